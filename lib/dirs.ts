@@ -1,0 +1,98 @@
+/**
+ * Default directories, matching Go's `os.UserConfigDir` and `os.UserCacheDir` as ty uses them.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+
+function env(name: string): string | undefined {
+  const value = Deno.env.get(name);
+  return value === undefined || value === "" ? undefined : value;
+}
+
+function home(): string {
+  const value = env("HOME");
+  if (value === undefined) throw new Error("Cannot find the home directory: $HOME is not set");
+  return value;
+}
+
+/**
+ * The user config dir: `$XDG_CONFIG_HOME`, else `$HOME/.config` (macOS:
+ * `$HOME/Library/Application Support`). Requires `--allow-env`.
+ *
+ * @returns The directory.
+ * @example
+ * ```ts
+ * import { configDir } from "./dirs.ts";
+ * console.log(configDir());
+ * ```
+ */
+export function configDir(): string {
+  const xdg = env("XDG_CONFIG_HOME");
+  if (xdg !== undefined) return xdg;
+  if (Deno.build.os === "darwin") return join(home(), "Library", "Application Support");
+  return join(home(), ".config");
+}
+
+/**
+ * The user cache dir: `$XDG_CACHE_HOME`, else `$HOME/.cache` (macOS: `$HOME/Library/Caches`).
+ * Requires `--allow-env`.
+ *
+ * @returns The directory.
+ * @example
+ * ```ts
+ * import { cacheDir } from "./dirs.ts";
+ * console.log(cacheDir());
+ * ```
+ */
+export function cacheDir(): string {
+  const xdg = env("XDG_CACHE_HOME");
+  if (xdg !== undefined) return xdg;
+  if (Deno.build.os === "darwin") return join(home(), "Library", "Caches");
+  return join(home(), ".cache");
+}
+
+/**
+ * The plugins dir: `flag`, else `$TY_PLUGINS_DIR`, else `<config>/task/plugins`.
+ *
+ * @param flag The `--plugins-dir` value, if given.
+ * @returns The directory (it may not exist: then it holds no plugins).
+ * @example
+ * ```ts
+ * import { pluginsDir } from "./dirs.ts";
+ * console.assert(pluginsDir("/x") === "/x");
+ * ```
+ */
+export function pluginsDir(flag?: string): string {
+  return flag ?? env("TY_PLUGINS_DIR") ?? join(configDir(), "task", "plugins");
+}
+
+/**
+ * The legacy hooks dir: `flag`, else `<config>/task/hooks`.
+ *
+ * @param flag The `--hooks-dir` value, if given.
+ * @returns The directory.
+ * @example
+ * ```ts
+ * import { hooksDir } from "./dirs.ts";
+ * console.assert(hooksDir("/h") === "/h");
+ * ```
+ */
+export function hooksDir(flag?: string): string {
+  return flag ?? join(configDir(), "task", "hooks");
+}
+
+/**
+ * The daemon's runtime dir: `$XDG_RUNTIME_DIR`, else `<cache>/tyhooks`.
+ *
+ * @returns The directory.
+ * @example
+ * ```ts
+ * import { runtimeDir } from "./dirs.ts";
+ * console.log(runtimeDir());
+ * ```
+ */
+export function runtimeDir(): string {
+  return env("XDG_RUNTIME_DIR") ?? join(cacheDir(), "tyhooks");
+}

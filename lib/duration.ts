@@ -1,0 +1,27 @@
+/**
+ * Durations on the command line: `500ms`, `15s`, `2m`, or plain seconds (`1.5`).
+ *
+ * @module
+ */
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
+
+/**
+ * Parses a duration into milliseconds.
+ *
+ * @param text The value as typed.
+ * @returns Milliseconds, or `undefined` when `text` is not a duration.
+ * @example
+ * ```ts
+ * import { parseDuration } from "./duration.ts";
+ * console.assert(parseDuration("500ms") === 500);
+ * console.assert(parseDuration("2") === 2000);
+ * console.assert(parseDuration("soon") === undefined);
+ * ```
+ */
+export function parseDuration(text: string): number | undefined {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$/.exec(text);
+  if (match === null) return undefined;
+  const ms = Number(match[1]) * UNITS[match[2] ?? "s"];
+  return Number.isFinite(ms) ? Math.round(ms) : undefined;
+}

@@ -1,0 +1,79 @@
+/**
+ * Logging to stderr, as text or as one JSON object a line. Stdout is never touched: it carries
+ * only a command's answer.
+ *
+ * @module
+ */
+
+/** Log levels, lowest first. */
+export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
+/** A log level. */
+export type LogLevel = typeof LOG_LEVELS[number];
+/** Structured fields attached to a log line. */
+export type LogFields = Record<string, unknown>;
+
+/** Where library code reports what happened; the CLI passes one that writes to stderr. */
+export interface Logger {
+  /** Logs at `level` unless it is below the logger's threshold. */
+  log(level: LogLevel, message: string, fields?: LogFields): void;
+}
+
+/** Options of {@linkcode createLogger}. */
+export interface LoggerOptions {
+  /** `text` (default) or `json`. */
+  format?: "text" | "json";
+  /** Lowest level written; default `info`. */
+  level?: LogLevel;
+  /** Where lines go; default stderr. */
+  write?: (line: string) => void;
+}
+
+const encoder = new TextEncoder();
+
+function writeStderr(line: string): void {
+  try {
+    Deno.stderr.writeSync(encoder.encode(line));
+  } catch {
+    // A closed stderr (detached run, broken pipe) must never take a call down.
+  }
+}
+
+/**
+ * Creates a logger writing to stderr.
+ *
+ * @param options Format, threshold and sink.
+ * @returns The logger.
+ *
+ * @example
+ * ```ts
+ * import { createLogger } from "./log.ts";
+ * const lines: string[] = [];
+ * const log = createLogger({ format: "json", write: (l) => lines.push(l) });
+ * log.log("warn", "Router failed", { plugin: "r" });
+ * console.assert(JSON.parse(lines[0]).plugin === "r");
+ * ```
+ */
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const format = options.format ?? "text";
+  const threshold = LOG_LEVELS.indexOf(options.level ?? "info");
+  const write = options.write ?? writeStderr;
+  return {
+    log(level, message, fields = {}) {
+      if (LOG_LEVELS.indexOf(level) < threshold) return;
+      if (format === "json") {
+        write(
+          JSON.stringify({ time: new Date().toISOString(), level, msg: message, ...fields }) + "\n",
+        );
+        return;
+      }
+      const details = Object.entries(fields)
+        .filter(([, v]) => v !== undefined)
+        .map(([k, v]) => `${k}=${typeof v === "string" && !/\s|"/.test(v) ? v : JSON.stringify(v)}`)
+        .join(" ");
+      write(`tyhooks: ${level}: ${message}${details ? ` (${details})` : ""}\n`);
+    },
+  };
+}
+
+/** A logger that drops everything; the library default. */
+export const silentLogger: Logger = { log() {} };

@@ -1,0 +1,126 @@
+/**
+ * Task input (`--task FILE`, `--task-json STRING`, HTTP bodies) and the environment hooks get.
+ *
+ * @module
+ */
+
+import type { z } from "zod";
+import type { TaskSchema } from "./task_schema.ts";
+import { UsageError } from "./errors.ts";
+
+/** A task, every field present (empty string or 0 when the host did not send it). */
+export type Task = z.output<typeof TaskSchema>;
+
+/** The empty task: what commands use when no task is given. */
+export const EMPTY_TASK: Task = Object.freeze({
+  id: 0,
+  title: "",
+  body: "",
+  status: "",
+  type: "",
+  project: "",
+  executor: "",
+  worktree_path: "",
+  repo_path: "",
+  claude_config_dir: "",
+  branch_name: "",
+});
+
+/**
+ * Validates a decoded JSON value as a task.
+ *
+ * @param value The decoded JSON.
+ * @param source Names the input in errors, e.g. `--task-json`.
+ * @returns The task.
+ * @throws {UsageError} Naming the bad field, e.g. `Invalid task in --task-json: "id" must be ...`.
+ * @example
+ * ```ts
+ * import { validateTask } from "./task.ts";
+ * const task = await validateTask({ id: 3, title: "x" }, "example");
+ * console.assert(task.title === "x");
+ * ```
+ */
+export async function validateTask(value: unknown, source: string): Promise<Task> {
+  const { TaskSchema } = await import("./task_schema.ts");
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new UsageError(`Invalid task in ${source}: expected a JSON object`);
+  }
+  const result = TaskSchema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const field = issue.path.join(".") || "(task)";
+  throw new UsageError(`Invalid task in ${source}: "${field}": ${issue.message}`);
+}
+
+/**
+ * Parses task JSON text.
+ *
+ * @param text The JSON text.
+ * @param source Names the input in errors.
+ * @returns The task.
+ * @throws {UsageError} On malformed JSON or a bad field.
+ * @example
+ * ```ts
+ * import { parseTask } from "./task.ts";
+ * const task = await parseTask('{"id": 1, "title": "Ship"}', "--task-json");
+ * console.assert(task.id === 1);
+ * ```
+ */
+export async function parseTask(text: string, source: string): Promise<Task> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`Invalid task in ${source}: malformed JSON: ${(error as Error).message}`);
+  }
+  return await validateTask(value, source);
+}
+
+/** Removes NUL bytes, which no environment variable can hold. */
+export function cleanEnvValue(value: string): string {
+  return value.includes("\0") ? value.replaceAll("\0", "") : value;
+}
+
+/** Options of {@linkcode taskEnv}. */
+export interface TaskEnvOptions {
+  /** Adds `TASK_EVENT` and `TASK_MESSAGE` (event hooks). */
+  event?: string;
+  /** The message for `TASK_MESSAGE`; default empty. */
+  message?: string;
+  /** Adds `TASK_EXECUTOR` and `TASK_CLAUDE_CONFIG_DIR` (`task.route`). */
+  route?: boolean;
+}
+
+/**
+ * The task variables of ty's hook environment, NUL bytes cleaned.
+ *
+ * @param task The task.
+ * @param options Which extra variables to add.
+ * @returns Variables to add to the inherited environment.
+ * @example
+ * ```ts
+ * import { EMPTY_TASK, taskEnv } from "./task.ts";
+ * const env = taskEnv({ ...EMPTY_TASK, id: 9 }, { event: "task.done" });
+ * console.assert(env.TASK_ID === "9" && env.TASK_EVENT === "task.done");
+ * ```
+ */
+export function taskEnv(task: Task, options: TaskEnvOptions = {}): Record<string, string> {
+  const env: Record<string, string> = {
+    TASK_ID: String(task.id),
+    TASK_TITLE: task.title,
+    TASK_STATUS: task.status,
+    TASK_PROJECT: task.project,
+    TASK_TYPE: task.type,
+    WORKTREE_PATH: task.worktree_path,
+  };
+  if (options.event !== undefined) {
+    env.TASK_EVENT = options.event;
+    env.TASK_MESSAGE = options.message ?? "";
+  }
+  if (options.route) {
+    env.TASK_EXECUTOR = task.executor;
+    env.TASK_CLAUDE_CONFIG_DIR = task.claude_config_dir;
+  }
+  for (const key of Object.keys(env)) env[key] = cleanEnvValue(env[key]);
+  return env;
+}

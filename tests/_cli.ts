@@ -1,0 +1,76 @@
+/**
+ * Test helpers: run the CLI from source exactly as `deno task cli` does (the permission set in
+ * deno.json, spelled as flags so Deno prints no "experimental" warning into stderr), and make
+ * temp plugin dirs.
+ */
+
+import { dirname, fromFileUrl, join } from "node:path";
+
+/** The repository root. */
+export const ROOT = join(dirname(fromFileUrl(import.meta.url)), "..");
+/** main.ts. */
+export const MAIN = join(ROOT, "main.ts");
+
+const config = JSON.parse(Deno.readTextFileSync(join(ROOT, "deno.json")));
+
+/** The binary's grants as `--allow-*` flags, read from deno.json's `tyhooks` permission set. */
+export const PERMISSION_FLAGS: string[] = Object.entries(
+  config.permissions.tyhooks as Record<string, boolean | string[]>,
+).flatMap(([name, grant]) =>
+  grant === true
+    ? [`--allow-${name}`]
+    : Array.isArray(grant)
+    ? [`--allow-${name}=${grant.join(",")}`]
+    : []
+);
+
+/** What a CLI run produced. */
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Options of {@linkcode cli}. */
+export interface CliOptions {
+  env?: Record<string, string>;
+  stdin?: string;
+  cwd?: string;
+}
+
+/** Runs `tyhooks <args>` from source and collects its output. */
+export async function cli(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", ...PERMISSION_FLAGS, MAIN, ...args],
+    env: { NO_COLOR: "1", ...options.env },
+    cwd: options.cwd,
+    stdin: options.stdin === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  if (options.stdin !== undefined) {
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(options.stdin));
+    await writer.close();
+  }
+  const out = await child.output();
+  const decoder = new TextDecoder();
+  return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
+}
+
+/** Writes `files` (path -> content; content starting with "#!" is made executable) under a new temp dir. */
+export async function makeTree(files: Record<string, string>): Promise<string> {
+  const dir = await Deno.makeTempDir({ prefix: "tyhooks-test-" });
+  await writeTree(dir, files);
+  return dir;
+}
+
+/** Writes `files` under `dir` (see {@linkcode makeTree}). */
+export async function writeTree(dir: string, files: Record<string, string>): Promise<void> {
+  for (const [path, content] of Object.entries(files)) {
+    const full = join(dir, path);
+    await Deno.mkdir(dirname(full), { recursive: true });
+    await Deno.writeTextFile(full, content);
+    if (content.startsWith("#!")) await Deno.chmod(full, 0o755);
+  }
+}
