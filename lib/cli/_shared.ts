@@ -1,0 +1,112 @@
+/**
+ * What several commands share: reading the task, loading the plugin index, building a Runner
+ * from the flags, and `--detach`.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import type { CommandContext } from "./command.ts";
+import { stringOption } from "./command.ts";
+import { UsageError } from "../errors.ts";
+import { parseDuration } from "../duration.ts";
+import { EMPTY_TASK, parseTask, type Task } from "../task.ts";
+import { cacheDir, hooksDir, pluginsDir } from "../dirs.ts";
+import type { PluginIndex } from "../plugins/types.ts";
+import { Runner, type RunnerOptions } from "../hooks/runner.ts";
+import { selfCommand, spawnDetached } from "../process/detach.ts";
+
+/** Reads `--task FILE|-` or `--task-json`; undefined when neither is given. */
+export async function readTaskOption(ctx: CommandContext): Promise<Task | undefined> {
+  const file = stringOption(ctx.values, "task");
+  const inline = stringOption(ctx.values, "task-json");
+  if (file !== undefined && inline !== undefined) {
+    throw new UsageError('Flags "--task" and "--task-json" cannot be used together');
+  }
+  if (inline !== undefined) return await parseTask(inline, "--task-json");
+  if (file === undefined) return undefined;
+  let text: string;
+  try {
+    text = file === "-"
+      ? await new Response(Deno.stdin.readable).text()
+      : await Deno.readTextFile(file);
+  } catch (error) {
+    throw new UsageError(`Cannot read --task "${file}": ${(error as Error).message}`);
+  }
+  return await parseTask(text, file === "-" ? "--task - (stdin)" : `--task "${file}"`);
+}
+
+/** Reads the task, or the empty task. */
+export async function taskOrEmpty(ctx: CommandContext): Promise<Task> {
+  return (await readTaskOption(ctx)) ?? EMPTY_TASK;
+}
+
+/** Parses a duration flag; undefined when absent. */
+export function durationOption(ctx: CommandContext, name: string): number | undefined {
+  const text = stringOption(ctx.values, name);
+  if (text === undefined) return undefined;
+  const ms = parseDuration(text);
+  if (ms === undefined || ms <= 0) {
+    throw new UsageError(
+      `Invalid duration "${text}" for flag "--${name}"`,
+      "hint: use 500ms, 15s, 2m or plain seconds",
+    );
+  }
+  return ms;
+}
+
+/** Loads the plugin index and logs its warnings. */
+export async function loadIndex(ctx: CommandContext): Promise<PluginIndex> {
+  const { loadPlugins } = await import("../plugins/load.ts");
+  const index = await loadPlugins(pluginsDir(ctx.globals.pluginsDir));
+  for (const w of index.warnings) {
+    ctx.log.log("warn", w.message, {
+      plugin: w.plugin ?? undefined,
+      path: w.path,
+      line: w.line ?? undefined,
+    });
+  }
+  return index;
+}
+
+/** A Runner over the plugin index with the command's logger, abort signal and timeouts. */
+export async function makeRunner(
+  ctx: CommandContext,
+  options: RunnerOptions = {},
+): Promise<Runner> {
+  return new Runner(await loadIndex(ctx), {
+    hooksDir: hooksDir(ctx.globals.hooksDir),
+    log: ctx.log,
+    signal: ctx.signal,
+    ...options,
+  });
+}
+
+/** Where detached runs write their output. */
+export function detachedLogPath(): string {
+  return join(cacheDir(), "tyhooks", "detached.log");
+}
+
+const NOT_RELAUNCHED = new Set(["detach", "task", "task-json", "help"]);
+
+/**
+ * Starts the same command again in the background, the task passed inline (stdin is not
+ * carried over), and returns at once.
+ */
+export function relaunchDetached(
+  ctx: CommandContext,
+  words: string[],
+  task: Task | undefined,
+): number {
+  const args = [...words, ...ctx.positionals];
+  for (const [name, value] of Object.entries(ctx.values)) {
+    if (NOT_RELAUNCHED.has(name) || value === undefined || value === false) continue;
+    for (const one of Array.isArray(value) ? value : [value]) {
+      args.push(`--${name}`, ...(one === true ? [] : [String(one)]));
+    }
+  }
+  if (task !== undefined) args.push("--task-json", JSON.stringify(task));
+  const pid = spawnDetached([...selfCommand(), ...args], detachedLogPath());
+  ctx.log.log("info", "Detached", { pid, log: detachedLogPath() });
+  return pid;
+}

@@ -1,0 +1,214 @@
+/**
+ * The Runner: fires events, maps status changes, runs actions, over one plugin index. Every
+ * script goes through `runScript`; failures are records and log lines, never exceptions.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import type { Plugin, PluginIndex } from "../plugins/types.ts";
+import { type Logger, silentLogger } from "../log.ts";
+import { EMPTY_TASK, type Task, taskEnv } from "../task.ts";
+import { UsageError } from "../errors.ts";
+import { runScript } from "../process/run_script.ts";
+import {
+  failureReason,
+  type RunRecord,
+  type RunResult,
+  succeeded,
+  toRecord,
+} from "../process/record.ts";
+import { DEFAULT_TIMEOUTS, type Timeouts } from "./timeouts.ts";
+import { statusEvent } from "./status_event.ts";
+
+/** Options of {@linkcode Runner}. */
+export interface RunnerOptions {
+  /** Legacy hooks dir (`<hooks-dir>/<event>`); none when omitted. */
+  hooksDir?: string;
+  /** Where failures are reported; default silent. */
+  log?: Logger;
+  /** Per-call timeouts; defaults from SPEC. */
+  timeouts?: Partial<Timeouts>;
+  /** SIGTERM-to-SIGKILL grace; default 500 ms. */
+  graceMs?: number;
+  /** Captured bytes per stream; default 1 MiB. */
+  maxOutputBytes?: number;
+  /** Aborting it terminates every running script (tyhooks is shutting down). */
+  signal?: AbortSignal;
+  /** Gate around every script run, e.g. the daemon's process limit. */
+  limit?: <T>(run: () => Promise<T>) => Promise<T>;
+}
+
+/** What a status change did. */
+export interface StatusChangeResult {
+  /** The event fired, or null when the status fires nothing. */
+  event: string | null;
+  runs: RunRecord[];
+}
+
+/** Plugin variables every plugin script gets. */
+export function pluginEnv(plugin: Plugin): Record<string, string> {
+  return { TASK_PLUGIN_NAME: plugin.name, TASK_PLUGIN_DIR: plugin.dir };
+}
+
+/**
+ * Runs the hooks and actions of a plugin index.
+ *
+ * Requires `--allow-run`, `--allow-read`, `--allow-env`.
+ *
+ * @example
+ * ```ts
+ * import { Runner } from "./runner.ts";
+ * const runner = new Runner({ dir: "/none", plugins: [], warnings: [] });
+ * const runs = await runner.fire("task.done", { ...(await import("../task.ts")).EMPTY_TASK, id: 1 });
+ * console.assert(runs.length === 0);
+ * ```
+ */
+export class Runner {
+  /** The plugin index this runner works from. */
+  readonly index: PluginIndex;
+  /** Effective timeouts. */
+  readonly timeouts: Timeouts;
+  #options: RunnerOptions;
+  #log: Logger;
+
+  /**
+   * @param index The loaded plugins.
+   * @param options Legacy hooks dir, logger, timeouts, abort signal, process gate.
+   */
+  constructor(index: PluginIndex, options: RunnerOptions = {}) {
+    this.index = index;
+    this.#options = options;
+    this.#log = options.log ?? silentLogger;
+    this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  }
+
+  /** The logger. */
+  get log(): Logger {
+    return this.#log;
+  }
+
+  /** Plugins handling `event`, in name order. */
+  handlers(event: string): Plugin[] {
+    return this.index.plugins.filter((plugin) => event in plugin.hooks);
+  }
+
+  /**
+   * Runs one script under the runner's settings and the process gate.
+   *
+   * @param script The script path.
+   * @param options What to run it with; `timeoutMs` defaults to the event timeout.
+   * @returns The run result.
+   */
+  run(script: string, options: Parameters<typeof runScript>[1] = {}): Promise<RunResult> {
+    const go = () =>
+      runScript(script, {
+        timeoutMs: this.timeouts.event,
+        graceMs: this.#options.graceMs,
+        maxOutputBytes: this.#options.maxOutputBytes,
+        signal: this.#options.signal,
+        ...options,
+      });
+    return this.#options.limit ? this.#options.limit(go) : go();
+  }
+
+  /**
+   * Fires `event`: the legacy hook `<hooks-dir>/<event>` (when a regular file) and every plugin
+   * handling it, all at once. Never rejects: failures are logged and returned as records.
+   *
+   * @param event Any event name, e.g. `task.done`.
+   * @param task The task; its fields become `TASK_*` variables.
+   * @param message `TASK_MESSAGE`; default empty.
+   * @returns One record per script run.
+   */
+  async fire(event: string, task: Task = EMPTY_TASK, message = ""): Promise<RunRecord[]> {
+    const env = taskEnv(task, { event, message });
+    const runs: Promise<RunResult>[] = [];
+    const legacy = await this.#legacyHook(event);
+    if (legacy !== null) runs.push(this.run(legacy, { cwd: this.#options.hooksDir, env }));
+    for (const plugin of this.handlers(event)) {
+      runs.push(
+        this.run(plugin.hooks[event], {
+          cwd: plugin.dir,
+          env: { ...env, ...pluginEnv(plugin) },
+          plugin: plugin.name,
+        }),
+      );
+    }
+    const results = await Promise.all(runs);
+    for (const result of results) {
+      if (!succeeded(result)) {
+        this.#log.log(
+          "warn",
+          `Hook for "${event}" failed: ${failureReason(result, this.timeouts.event)}`,
+          {
+            plugin: result.plugin ?? "(legacy)",
+            script: result.script,
+            stderr: result.stderr.trim().slice(0, 500) || undefined,
+          },
+        );
+      }
+    }
+    return results.map(toRecord);
+  }
+
+  /**
+   * ty's OnStatusChange: maps `status` to an event (see `statusEvent`) and fires it.
+   *
+   * @param task The task.
+   * @param status The new status.
+   * @param message The status message (also decides `task.failed` vs `task.blocked`).
+   * @returns The event fired (or null) and the records.
+   */
+  async onStatusChange(task: Task, status: string, message = ""): Promise<StatusChangeResult> {
+    const event = statusEvent(status, message);
+    if (event === null) return { event, runs: [] };
+    return { event, runs: await this.fire(event, task, message) };
+  }
+
+  /**
+   * Runs a plugin action with the plugin variables, and the task variables when a task is given.
+   *
+   * @param pluginName The plugin.
+   * @param actionId The action's id.
+   * @param task The task, if any.
+   * @returns The run result with its output.
+   * @throws {UsageError} When the plugin or the action does not exist.
+   */
+  runAction(pluginName: string, actionId: string, task?: Task): Promise<RunResult> {
+    const plugin = this.index.plugins.find((p) => p.name === pluginName);
+    if (plugin === undefined) {
+      const names = this.index.plugins.map((p) => `"${p.name}"`).join(", ") || "none";
+      throw new UsageError(`Unknown plugin "${pluginName}"`, `hint: installed plugins: ${names}`);
+    }
+    const action = plugin.actions.find((a) => a.id === actionId);
+    if (action === undefined) {
+      const ids = plugin.actions.map((a) => `"${a.id}"`).join(", ") || "none";
+      throw new UsageError(
+        `Unknown action "${actionId}" in plugin "${pluginName}"`,
+        `hint: its actions: ${ids}`,
+      );
+    }
+    const env = { ...(task ? taskEnv(task) : {}), ...pluginEnv(plugin) };
+    return this.run(action.command, {
+      cwd: plugin.dir,
+      env,
+      plugin: plugin.name,
+      timeoutMs: this.timeouts.action,
+    });
+  }
+
+  async #legacyHook(event: string): Promise<string | null> {
+    const dir = this.#options.hooksDir;
+    // An event name is a file name here: never let one walk out of the hooks dir.
+    if (
+      dir === undefined || event === "" || event.includes("/") || event === "." || event === ".."
+    ) return null;
+    const path = join(dir, event);
+    try {
+      return (await Deno.stat(path)).isFile ? path : null;
+    } catch {
+      return null;
+    }
+  }
+}

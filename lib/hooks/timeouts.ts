@@ -1,0 +1,22 @@
+/** Per-call timeouts, in milliseconds, as SPEC sets them. */
+export interface Timeouts {
+  /** Event hooks (`fire`, `status-change`): 30 s. */
+  event: number;
+  /** Actions (`plugins run`): 60 s. */
+  action: number;
+  /** `task.route` handlers: 15 s. */
+  route: number;
+  /** `task.placement` handlers: 5 s. */
+  placement: number;
+  /** `pre_tool_call` / `post_tool_call` hooks: 30 s. */
+  tool: number;
+}
+
+/** The defaults. */
+export const DEFAULT_TIMEOUTS: Readonly<Timeouts> = Object.freeze({
+  event: 30_000,
+  action: 60_000,
+  route: 15_000,
+  placement: 5_000,
+  tool: 30_000,
+});

@@ -1,0 +1,194 @@
+/**
+ * The one runner every script, hook, action, probe and service check goes through. It combines
+ * the concerns in this folder: isolated spawn, output cap, timeout, group kill and cleanup, all
+ * torn down by one AbortController per run.
+ *
+ * Guarantee: the call returns no later than timeout + grace + 100 ms, whatever the script does
+ * (hangs, ignores SIGTERM, leaves children holding its pipes, escapes with setsid).
+ *
+ * @module
+ */
+
+import { capture, type Captured } from "./output_cap.ts";
+import { groupAlive, terminateGroup } from "./kill_group.ts";
+import type { RunResult } from "./record.ts";
+import { SETSID_EXEC_FAILURE, spawnIsolated } from "./spawn_isolated.ts";
+import { checkExecutable } from "./check_executable.ts";
+
+/** Default cap of captured output per stream. */
+export const DEFAULT_MAX_OUTPUT = 1024 * 1024;
+/** Default time between SIGTERM and SIGKILL. */
+export const DEFAULT_GRACE_MS = 500;
+/** How long output is drained after the script exits (or is killed). */
+export const DRAIN_MS = 100;
+
+/** Options of {@linkcode runScript}. */
+export interface RunOptions {
+  /** Arguments after the script. */
+  args?: string[];
+  /** Working directory; default the current one. */
+  cwd?: string;
+  /** Variables added to the inherited environment (NUL bytes are removed). */
+  env?: Record<string, string>;
+  /** Written to stdin, which is then closed; without it stdin is /dev/null. */
+  stdin?: string | Uint8Array;
+  /** Bound on the script's run; default 30 s. */
+  timeoutMs?: number;
+  /** SIGTERM-to-SIGKILL grace; default 500 ms. */
+  graceMs?: number;
+  /** Captured bytes per stream; default 1 MiB. */
+  maxOutputBytes?: number;
+  /** Aborting it terminates the run's group at once (tyhooks got SIGINT/SIGTERM). */
+  signal?: AbortSignal;
+  /** The plugin, for the record. */
+  plugin?: string | null;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const TIMEOUT = Symbol("timeout");
+
+function clean(env: Record<string, string> | undefined): Record<string, string> | undefined {
+  if (env === undefined) return undefined;
+  return Object.fromEntries(
+    Object.entries(env).map(([k, v]) => [k.replaceAll("\0", ""), v.replaceAll("\0", "")]),
+  );
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Runs `script` in its own process group and returns its record and output. Never throws for
+ * the script's sake: a script that cannot start yields a record with `error` set.
+ *
+ * Requires `--allow-run` (and `--allow-read` for the executable check).
+ *
+ * @param script Path of the script (or a program name looked up on PATH).
+ * @param options Arguments, cwd, env, stdin payload, timeout, grace, cap, abort signal.
+ * @returns The run result.
+ * @example
+ * ```ts
+ * import { runScript } from "./run_script.ts";
+ * const result = await runScript("sh", { args: ["-c", "echo hi; exit 3"], timeoutMs: 5000 });
+ * console.assert(result.stdout === "hi\n" && result.exit_code === 3);
+ * ```
+ */
+export async function runScript(script: string, options: RunOptions = {}): Promise<RunResult> {
+  const started = performance.now();
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
+  const cap = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
+  const result: RunResult = {
+    plugin: options.plugin ?? null,
+    script,
+    pid: null,
+    exit_code: null,
+    signal: null,
+    timed_out: false,
+    duration_ms: 0,
+    stdout_bytes: 0,
+    stderr_bytes: 0,
+    stdout_truncated: false,
+    stderr_truncated: false,
+    error: null,
+    stdout: "",
+    stderr: "",
+  };
+  const finish = () => {
+    result.duration_ms = Math.round(performance.now() - started);
+    return result;
+  };
+
+  result.error = await checkExecutable(script);
+  if (result.error !== null) return finish();
+  if (options.signal?.aborted) {
+    result.error = "Not started: interrupted";
+    return finish();
+  }
+
+  let child: Deno.ChildProcess;
+  try {
+    child = spawnIsolated(script, {
+      args: options.args,
+      cwd: options.cwd,
+      env: clean(options.env),
+      stdin: options.stdin !== undefined,
+    });
+  } catch (error) {
+    result.error = `Cannot start "${script}": ${(error as Error).message}`;
+    return finish();
+  }
+  result.pid = child.pid;
+
+  // One controller per run: the timeout and the caller's signal both abort it, and its abort
+  // is the only thing that starts the kill.
+  const run = new AbortController();
+  const timer = setTimeout(() => run.abort(TIMEOUT), timeoutMs);
+  const onOuterAbort = () => run.abort(options.signal?.reason);
+  options.signal?.addEventListener("abort", onOuterAbort, { once: true });
+  const aborted = new Promise<void>((resolve) =>
+    run.signal.addEventListener("abort", () => resolve(), { once: true })
+  );
+
+  const stdout = capture(child.stdout, cap);
+  const stderr = capture(child.stderr, cap);
+  const stdinDone = options.stdin === undefined ? undefined : writeStdin(child, options.stdin);
+  const status = child.status;
+
+  try {
+    await Promise.race([status, aborted]);
+    if (run.signal.aborted) {
+      result.timed_out = run.signal.reason === TIMEOUT;
+      if (!result.timed_out) result.error = "Interrupted";
+      await terminateGroup(child.pid, { graceMs, reaped: status });
+      await Promise.race([status, sleep(DRAIN_MS / 2)]);
+      await Promise.race([Promise.all([stdout.done, stderr.done]), sleep(DRAIN_MS / 2)]);
+    } else {
+      // Exited: give its output a short drain, then end whatever it left in its group.
+      await Promise.race([Promise.all([stdout.done, stderr.done]), sleep(DRAIN_MS), aborted]);
+      if (groupAlive(child.pid)) await terminateGroup(child.pid, { graceMs, reaped: status });
+    }
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener("abort", onOuterAbort);
+    // Pipes still held by escaped descendants are abandoned, never waited on.
+    stdout.abandon();
+    stderr.abandon();
+    stdinDone?.abandon();
+  }
+
+  const settled = await Promise.race([status, sleep(0).then(() => null)]);
+  if (settled !== null) {
+    result.exit_code = settled.signal === null ? settled.code : null;
+    result.signal = settled.signal;
+  }
+  fill(result, "stdout", await stdout.done);
+  fill(result, "stderr", await stderr.done);
+  if (result.error === null && (result.exit_code === 126 || result.exit_code === 127)) {
+    // setsid(1) could not exec the script (bad interpreter, vanished file): a start failure.
+    const failure = SETSID_EXEC_FAILURE.exec(result.stderr);
+    if (failure) result.error = `Cannot start "${script}": ${failure[0].replace(/^setsid: /, "")}`;
+  }
+  return finish();
+}
+
+function fill(result: RunResult, stream: "stdout" | "stderr", got: Captured): void {
+  result[stream] = decoder.decode(got.bytes);
+  result[`${stream}_bytes`] = got.total;
+  result[`${stream}_truncated`] = got.truncated;
+}
+
+// The payload is written in the background: a script that never reads its stdin must not hold
+// the call, and one that exits early must not make the write throw.
+function writeStdin(child: Deno.ChildProcess, payload: string | Uint8Array): { abandon(): void } {
+  const writer = child.stdin.getWriter();
+  const bytes = typeof payload === "string" ? encoder.encode(payload) : payload;
+  writer.write(bytes).then(() => writer.close()).catch(() => {});
+  return {
+    abandon() {
+      writer.abort().catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,52 @@
+/** Test helpers for processes: fixture paths, pid files, and "is anything of it still alive". */
+
+import { join } from "node:path";
+import { ROOT } from "./_cli.ts";
+import { liveGroupMembers } from "../lib/process/group_members.ts";
+
+/** Path of a fixture script in tests/fixtures/scripts/. */
+export function fixture(name: string): string {
+  return join(ROOT, "tests", "fixtures", "scripts", name);
+}
+
+/** True when `pid` is running (a zombie counts as gone). */
+export function alive(pid: number): boolean {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    const state = stat.slice(stat.lastIndexOf(")") + 2)[0];
+    return state !== "Z" && state !== "X";
+  } catch {
+    return false;
+  }
+}
+
+/** True when group `pgid` has no running member. */
+export function groupGone(pgid: number): boolean {
+  return liveGroupMembers(pgid).length === 0;
+}
+
+/** Reads a pid written by a fixture, waiting up to `ms` for it to appear. */
+export async function readPid(path: string, ms = 3000): Promise<number> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const text = await Deno.readTextFile(path).catch(() => "");
+    if (/^\d+\s*$/.test(text)) return Number(text);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`No pid in ${path}`);
+}
+
+/** Waits until `pid` is gone, up to `ms`; returns whether it went. */
+export async function waitGone(pid: number, ms = 3000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (!alive(pid)) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return !alive(pid);
+}
+
+/** A fresh pid-file path in a temp dir. */
+export async function pidFile(): Promise<string> {
+  return join(await Deno.makeTempDir({ prefix: "tyhooks-pid-" }), "pid");
+}

@@ -1,0 +1,113 @@
+import assert from "node:assert/strict";
+import { runScript } from "../../lib/process/run_script.ts";
+import { alive, fixture, groupGone, pidFile, readPid, waitGone } from "../_procs.ts";
+
+Deno.test("runScript() returns exit code, stdout, stderr and byte counts", async () => {
+  const r = await runScript(fixture("exit_code.sh"), { args: ["3"], stdin: "payload" });
+  assert.deepEqual(r.exit_code, 3);
+  assert.deepEqual(r.stdout, "args=3\npayload");
+  assert.deepEqual(r.stderr, "stderr line\n");
+  assert.deepEqual([r.stdout_bytes, r.stderr_bytes], [14, 12]);
+  assert.deepEqual([r.timed_out, r.signal, r.error], [false, null, null]);
+  assert(r.pid !== null && r.pid > 0);
+});
+
+Deno.test("runScript() gives each script its own process group", async () => {
+  const r = await runScript("sh", { args: ["-c", "ps -o pgid= -p $$"] });
+  assert.deepEqual(Number(r.stdout.trim()), r.pid);
+});
+
+Deno.test("runScript() kills a hung script at its timeout and keeps what it printed", async () => {
+  const r = await runScript(fixture("hang.sh"), { timeoutMs: 200 });
+  assert(r.timed_out);
+  assert.deepEqual(r.signal, "SIGTERM");
+  assert.deepEqual(r.exit_code, null);
+  assert.deepEqual(r.stdout, "started\n");
+  assert(groupGone(r.pid!));
+});
+
+Deno.test("runScript() SIGKILLs a script that ignores SIGTERM after the grace period", async () => {
+  const path = await pidFile();
+  const r = await runScript(fixture("ignores_term.sh"), {
+    timeoutMs: 300,
+    graceMs: 200,
+    env: { PID_FILE: path },
+  });
+  assert(r.timed_out);
+  assert.deepEqual(r.signal, "SIGKILL");
+  assert(!alive(await readPid(path)));
+});
+
+Deno.test("runScript() keeps the answer of a script whose child holds the pipe, and ends the child", async () => {
+  const path = await pidFile();
+  const r = await runScript(fixture("bg_child_holds_pipe.sh"), {
+    timeoutMs: 5000,
+    env: { PID_FILE: path },
+  });
+  assert.deepEqual([r.exit_code, r.stdout, r.timed_out], [0, "answer\n", false]);
+  assert(await waitGone(await readPid(path), 1000), "the leftover child was terminated");
+  assert(groupGone(r.pid!));
+});
+
+Deno.test("runScript() abandons a pipe held by a descendant that escaped with setsid", async () => {
+  const path = await pidFile();
+  const started = performance.now();
+  const r = await runScript(fixture("setsid_escape.sh"), {
+    timeoutMs: 5000,
+    env: { PID_FILE: path },
+  });
+  const elapsed = performance.now() - started;
+  assert.deepEqual([r.exit_code, r.stdout], [0, "answer\n"]);
+  // The escapee sleeps 3 s holding stdout; the call must not wait for it (a bound, not a timing).
+  assert(elapsed < 2500, `returned after ${elapsed} ms`);
+  const escapee = await readPid(path);
+  Deno.kill(escapee, "SIGKILL");
+});
+
+Deno.test("runScript() caps captured output, drops the rest, and says so", async () => {
+  const r = await runScript(fixture("floods.sh"), {
+    env: { BYTES: "3000000" },
+    maxOutputBytes: 1024,
+  });
+  assert.deepEqual(r.stdout.length, 1024);
+  assert.deepEqual(r.stdout_bytes, 3_000_000);
+  assert(r.stdout_truncated);
+  assert(!r.stderr_truncated);
+});
+
+Deno.test("runScript() reports a missing script as a start error, not a throw", async () => {
+  const r = await runScript("/nonexistent/dir/script.sh");
+  assert.deepEqual(r.pid, null);
+  assert.match(r.error!, /no such file/);
+});
+
+Deno.test("runScript() reports a script without the exec bit as a start error with a hint", async () => {
+  const dir = await Deno.makeTempDir();
+  await Deno.writeTextFile(`${dir}/x.sh`, "#!/bin/sh\necho hi\n");
+  const r = await runScript(`${dir}/x.sh`);
+  assert.match(r.error!, /not executable \(hint: chmod \+x/);
+});
+
+Deno.test("runScript() reports a missing shebang interpreter as a start error", async () => {
+  const r = await runScript(fixture("bad_interpreter.sh"));
+  assert.match(r.error!, /Cannot start .*bad_interpreter\.sh/);
+  assert.deepEqual(r.stdout, "");
+});
+
+Deno.test("runScript() cleans NUL bytes out of env values instead of crashing", async () => {
+  const r = await runScript("sh", { args: ["-c", 'printf %s "$V"'], env: { V: "a\0b" } });
+  assert.deepEqual([r.error, r.stdout], [null, "ab"]);
+});
+
+Deno.test("runScript() terminates the group at once when its signal aborts", async () => {
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), 100);
+  const r = await runScript(fixture("hang.sh"), { timeoutMs: 10_000, signal: controller.signal });
+  assert.deepEqual([r.timed_out, r.error, r.signal], [false, "Interrupted", "SIGTERM"]);
+  assert(groupGone(r.pid!));
+});
+
+Deno.test("runScript() does not hang on a large stdin payload the script never reads", async () => {
+  const r = await runScript("true", { stdin: "x".repeat(5_000_000) });
+  assert.deepEqual(r.exit_code, 0);
+});
