@@ -190,7 +190,7 @@ export class Runner {
       );
     }
     const env = { ...(task ? taskEnv(task) : {}), ...pluginEnv(plugin) };
-    return this.run(action.command, {
+    return await this.run(action.command, {
       cwd: plugin.dir,
       env,
       plugin: plugin.name,
