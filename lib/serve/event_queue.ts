@@ -1,0 +1,148 @@
+/**
+ * Fire-and-forget work (events, status changes, tool post) waits here, bounded: past
+ * `maxPending` waiting jobs a new one is dropped and counted in the log, never blocking the
+ * caller and never growing memory. At most `maxActive` jobs run at once; their hook processes
+ * still pass the event gate of the process limit.
+ *
+ * @module
+ */
+
+import { Fifo } from "./_fifo.ts";
+import { RunError } from "../errors.ts";
+import { type Logger, silentLogger } from "../log.ts";
+
+/** Default bound on waiting jobs. */
+export const DEFAULT_MAX_PENDING = 10_000;
+/** At most one "dropped" log line per this many ms; the count says how many. */
+const DROP_LOG_INTERVAL_MS = 1000;
+
+/** Options of {@linkcode EventQueue}. */
+export interface EventQueueOptions {
+  /** Jobs waiting at most; default 10,000. */
+  maxPending?: number;
+  /** Jobs running at once; default 56. */
+  maxActive?: number;
+  log?: Logger;
+}
+
+interface Job {
+  run(): void;
+  drop(): void;
+}
+
+/**
+ * The bounded queue of fire-and-forget jobs.
+ *
+ * @example
+ * ```ts
+ * import { EventQueue } from "./event_queue.ts";
+ * const queue = new EventQueue({ maxPending: 1, maxActive: 1 });
+ * const done = queue.submit("task.done", () => Promise.resolve("ran"));
+ * console.assert(done !== null && (await done) === "ran");
+ * ```
+ */
+export class EventQueue {
+  #pending = new Fifo<Job>();
+  #active = new Set<Promise<unknown>>();
+  #maxPending: number;
+  #maxActive: number;
+  #log: Logger;
+  #closed = false;
+  #dropped = 0;
+  #droppedLogged = 0;
+  #lastDropLog = -Infinity;
+  #dropTimer: ReturnType<typeof setTimeout> | undefined;
+
+  /** @param options Bounds and logger. */
+  constructor(options: EventQueueOptions = {}) {
+    this.#maxPending = options.maxPending ?? DEFAULT_MAX_PENDING;
+    this.#maxActive = Math.max(1, options.maxActive ?? 56);
+    this.#log = options.log ?? silentLogger;
+  }
+
+  /** Jobs dropped so far (queue full, or the daemon stopping). */
+  get dropped(): number {
+    return this.#dropped;
+  }
+
+  /** Jobs waiting, and running. */
+  get size(): { pending: number; active: number } {
+    return { pending: this.#pending.length, active: this.#active.size };
+  }
+
+  /**
+   * Queues `job`. The returned promise settles with the job's result; it rejects with a
+   * `RunError` when the job is dropped later because the queue closed.
+   *
+   * @param what Names the job in the log, e.g. the event.
+   * @param job The work.
+   * @returns The job's result, or null when it was dropped at once (queue full or closed).
+   */
+  submit<T>(what: string, job: () => Promise<T>): Promise<T> | null {
+    if (this.#closed || this.#pending.length >= this.#maxPending) {
+      this.#noteDrop(what);
+      return null;
+    }
+    const { promise, resolve, reject } = Promise.withResolvers<T>();
+    this.#pending.push({
+      run: () => {
+        const running = Promise.resolve().then(job).then(resolve, reject);
+        this.#active.add(running);
+        running.finally(() => {
+          this.#active.delete(running);
+          this.#next();
+        });
+      },
+      drop: () => reject(new RunError(`Dropped "${what}": the daemon is stopping`)),
+    });
+    this.#next();
+    return promise;
+  }
+
+  /**
+   * Stops taking jobs, drops the waiting ones (their promises reject), and waits for the
+   * running ones to settle (abort their scripts first to make that quick).
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const waiting = this.#pending.drain();
+    for (const job of waiting) job.drop();
+    this.#dropped += waiting.length;
+    this.#flushDropLog();
+    while (this.#active.size > 0) await Promise.allSettled([...this.#active]);
+  }
+
+  #next(): void {
+    while (this.#active.size < this.#maxActive && this.#pending.length > 0) {
+      this.#pending.shift()!.run();
+    }
+  }
+
+  #noteDrop(what: string): void {
+    this.#dropped++;
+    const now = performance.now();
+    if (now - this.#lastDropLog < DROP_LOG_INTERVAL_MS) {
+      // A burst of drops gives one line a second; the last of them is counted when it ends.
+      this.#dropTimer ??= setTimeout(() => this.#flushDropLog(), DROP_LOG_INTERVAL_MS);
+      return;
+    }
+    this.#lastDropLog = now;
+    this.#droppedLogged = this.#dropped;
+    this.#log.log(
+      "warn",
+      this.#closed
+        ? `Dropped "${what}": the daemon is stopping`
+        : `Event queue full: dropped "${what}"`,
+      { waiting: this.#pending.length, dropped_total: this.#dropped },
+    );
+  }
+
+  #flushDropLog(): void {
+    clearTimeout(this.#dropTimer);
+    this.#dropTimer = undefined;
+    if (this.#dropped === this.#droppedLogged) return;
+    this.#droppedLogged = this.#dropped;
+    this.#lastDropLog = performance.now();
+    this.#log.log("warn", "Events dropped", { dropped_total: this.#dropped });
+  }
+}
