@@ -17,7 +17,6 @@ export function pluginIndex(plugins: PluginScripts): Promise<PluginIndex> {
   );
 }
 
-
 /** One log line, as the JSON logger writes it. */
 export interface LogLine {
   level: string;
