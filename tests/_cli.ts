@@ -4,10 +4,11 @@
  * temp plugin dirs.
  */
 
-import { dirname, fromFileUrl, join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 
 /** The repository root. */
-export const ROOT = join(dirname(fromFileUrl(import.meta.url)), "..");
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 /** main.ts. */
 export const MAIN = join(ROOT, "main.ts");
 
