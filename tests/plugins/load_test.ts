@@ -204,3 +204,29 @@ Deno.test("loadPlugins() skips a plugin with invalid YAML with the line and colu
   assert.deepEqual([warning.line, warning.column], [4, 1]);
   assert.match(warning.message, /^Skipped plugin in "bad": invalid YAML: /);
 });
+
+Deno.test("loadPlugins() drops a second action or service with the same id or name", async () => {
+  const root = await makeTree({
+    "d/plugin.yaml": [
+      "name: d",
+      "actions:",
+      "  - id: sync",
+      "    command: a.sh",
+      "  - id: sync",
+      "    command: a.sh",
+      "services:",
+      "  - name: web",
+      "    command: sleep 1",
+      "  - name: web",
+      "    command: sleep 2",
+    ].join("\n") + "\n",
+    "d/a.sh": SCRIPT,
+  });
+  const index = await loadPlugins(root);
+  assert.equal(index.plugins[0].actions.length, 1);
+  assert.deepEqual(index.plugins[0].services.map((s) => s.command), ["sleep 1"]);
+  assert.deepEqual(index.warnings.map((w) => `${w.line}:${w.column} ${w.message}`), [
+    '5:5 Dropped action "sync": the id is already used by an earlier action',
+    '10:5 Dropped service "web": the name is already used by an earlier service',
+  ]);
+});
