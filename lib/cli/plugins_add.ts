@@ -4,6 +4,7 @@ import { pluginsDir } from "../dirs.ts";
 import { installPlugin } from "../plugins/install.ts";
 import { loadPlugins } from "../plugins/load.ts";
 import { isInside } from "../plugins/script_path.ts";
+import { logWarnings } from "../plugins/log_warnings.ts";
 
 export const spec: CommandSpec = {
   name: "plugins add",
@@ -30,9 +31,6 @@ export async function run(ctx: CommandContext): Promise<number> {
   await ctx.print(`${verb} ${JSON.stringify(result.name)} in ${JSON.stringify(result.dir)}\n`);
   // Say now, not at the first event, what loading will drop from the new plugin.
   const index = await loadPlugins(dir);
-  for (const w of index.warnings.filter((w) => isInside(result.dir, w.path))) {
-    const where = w.line === null ? w.path : `${w.path}:${w.line}:${w.column}`;
-    ctx.log.log("warn", w.message, { plugin: w.plugin ?? undefined, path: where });
-  }
+  logWarnings(ctx.log, index.warnings.filter((w) => isInside(result.dir, w.path)));
   return 0;
 }

@@ -3,6 +3,7 @@ import { pluginsDir } from "../dirs.ts";
 import { loadPlugins } from "../plugins/load.ts";
 import { pluginListJson } from "../plugins/index_json.ts";
 import type { Plugin } from "../plugins/types.ts";
+import { logWarnings } from "../plugins/log_warnings.ts";
 
 export const spec: CommandSpec = {
   name: "plugins list",
@@ -24,10 +25,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       ? `No plugins in ${JSON.stringify(index.dir)}\n`
       : table(index.plugins),
   );
-  for (const w of index.warnings) {
-    const where = w.line === null ? w.path : `${w.path}:${w.line}:${w.column}`;
-    ctx.log.log("warn", w.message, { plugin: w.plugin ?? undefined, path: where });
-  }
+  logWarnings(ctx.log, index.warnings);
   return 0;
 }
 

@@ -44,7 +44,7 @@ Deno.test("plugins list prints a table on stdout and the warnings on stderr", as
   assert.equal(
     result.stderr,
     'tyhooks: warn: Dropped hook "task.route": script "route.sh" does not exist ' +
-      `(plugin=tracker path=${join(root, "tracker/plugin.yaml")}:6:15)\n`,
+      `(plugin=tracker path=${join(root, "tracker/plugin.yaml")} line=6 column=15)\n`,
   );
 });
 
