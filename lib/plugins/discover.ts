@@ -12,7 +12,15 @@ import { createLimit, type Limit } from "./_limit.ts";
 import { quote } from "./messages.ts";
 import { byPath } from "./_sort.ts";
 
-/** The deepest level searched: the plugins dir's own children are depth 1. */
+/**
+ * The deepest level searched: the plugins dir's own children are depth 1.
+ *
+ * @example
+ * ```ts
+ * import { MAX_DEPTH } from "./discover.ts";
+ * console.assert(MAX_DEPTH === 4);
+ * ```
+ */
 export const MAX_DEPTH = 4;
 
 /** Options of {@linkcode discoverPluginDirs}. */

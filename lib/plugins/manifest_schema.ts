@@ -10,13 +10,37 @@
 
 import { z } from "zod";
 
-/** Names of the restart policies, in the order the docs list them. */
+/**
+ * Names of the restart policies, in the order the docs list them.
+ *
+ * @example
+ * ```ts
+ * import { RESTART_POLICIES } from "./manifest_schema.ts";
+ * console.assert(RESTART_POLICIES.includes("on-failure"));
+ * ```
+ */
 export const RESTART_POLICIES = ["always", "on-failure", "never"] as const;
 
-/** What an `env` entry must look like: `KEY=VALUE`, KEY a shell-safe name, no NUL byte. */
+/**
+ * What an `env` entry must look like: `KEY=VALUE`, KEY a shell-safe name, no NUL byte.
+ *
+ * @example
+ * ```ts
+ * import { ENV_ENTRY } from "./manifest_schema.ts";
+ * console.assert(ENV_ENTRY.test("FOO=bar") && !ENV_ENTRY.test("1FOO=bar"));
+ * ```
+ */
 export const ENV_ENTRY = /^[A-Za-z_][A-Za-z0-9_]*=[^\0]*$/;
 
-/** The events ty and tyhooks send; `hooks` may name others (`fire` accepts any string). */
+/**
+ * The events ty and tyhooks send; `hooks` may name others (`fire` accepts any string).
+ *
+ * @example
+ * ```ts
+ * import { KNOWN_EVENTS } from "./manifest_schema.ts";
+ * console.assert(KNOWN_EVENTS.includes("task.placement"));
+ * ```
+ */
 export const KNOWN_EVENTS: readonly string[] = [
   "task.started",
   "task.done",
@@ -145,5 +169,13 @@ export const ManifestSchema = z.strictObject({
 /** A manifest as the strict schema accepts it. */
 export type Manifest = z.infer<typeof ManifestSchema>;
 
-/** The keys a manifest may have, for "did you mean" hints. */
+/**
+ * The keys a manifest may have, for "did you mean" hints.
+ *
+ * @example
+ * ```ts
+ * import { MANIFEST_KEYS } from "./manifest_schema.ts";
+ * console.assert(MANIFEST_KEYS.includes("hooks"));
+ * ```
+ */
 export const MANIFEST_KEYS: readonly string[] = Object.keys(ManifestSchema.shape);

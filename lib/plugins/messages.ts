@@ -73,7 +73,15 @@ export function skipped(name: string | null, dir: string, reason: string): strin
   return `Skipped plugin${name === null ? "" : ` ${quote(name)}`} in ${quote(dir)}: ${reason}`;
 }
 
-/** Skip reasons. */
+/**
+ * Why a plugin is skipped, as the text after `Skipped plugin ... :`.
+ *
+ * @example
+ * ```ts
+ * import { REASONS } from "./messages.ts";
+ * console.assert(REASONS.duplicate("a").includes('"a"'));
+ * ```
+ */
 export const REASONS = {
   notAMap: "plugin.yaml must be a map of keys to values",
   empty: "plugin.yaml is empty",

@@ -9,7 +9,15 @@
 
 import { type Document, LineCounter, parseDocument, visit } from "yaml";
 
-/** Manifests larger than this are refused: real ones are a few hundred bytes. */
+/**
+ * Manifests larger than this are refused: real ones are a few hundred bytes.
+ *
+ * @example
+ * ```ts
+ * import { MAX_MANIFEST_BYTES } from "./read_manifest.ts";
+ * console.assert(MAX_MANIFEST_BYTES === 1024 * 1024);
+ * ```
+ */
 export const MAX_MANIFEST_BYTES = 1024 * 1024;
 // yaml's own default, written down: aliases may expand data at most this much.
 const MAX_ALIAS_COUNT = 100;
