@@ -43,4 +43,40 @@ export { failureReason, type RunRecord, type RunResult, succeeded } from "./proc
 export { Runner, type RunnerOptions, type StatusChangeResult } from "./hooks/runner.ts";
 export { statusEvent } from "./hooks/status_event.ts";
 export { DEFAULT_TIMEOUTS, type Timeouts } from "./hooks/timeouts.ts";
+export {
+  CONSULT_GRACE_MS,
+  type ConsultOptions,
+  type Deadline,
+  type HandlerBudget,
+  MIN_HANDLER_MS,
+  startDeadline,
+} from "./hooks/consult_deadline.ts";
+export { isEmptyDecision, parseRouteOutput, type RouteDecision } from "./resolve/route_output.ts";
+export { NO_ROUTE, route, ROUTE_EVENT, type RouteResult } from "./resolve/route.ts";
+export {
+  LOCAL_PLACEMENT,
+  type Placement,
+  PLACEMENT_EVENT,
+  type PlacementInfo,
+  resolvePlacement,
+} from "./resolve/placement.ts";
+export {
+  type FailurePolicy,
+  POST_TOOL_EVENT,
+  PRE_TOOL_EVENT,
+  type PreToolOptions,
+  ToolHooks,
+  type ToolHooksOptions,
+  type ToolVerdict,
+} from "./toolcalls/tool_hooks.ts";
+export { BLOCK_EXIT_CODE, judgePreRun, type PreOutcome } from "./toolcalls/pre_verdict.ts";
+// Types only: the schema modules load zod, which is only ever loaded lazily. The schemas
+// themselves: lib/resolve/placement_schema.ts, lib/toolcalls/tool_schema.ts.
+export type { PlacementAnswer, PlacementRequest } from "./resolve/placement_schema.ts";
+export type {
+  PostToolCall,
+  PreToolAnswer,
+  ToolCall,
+  ToolHookRequest,
+} from "./toolcalls/tool_schema.ts";
 export { VERSION } from "./version.ts";
