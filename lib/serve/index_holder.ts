@@ -10,6 +10,7 @@
 
 import type { LoadWarning, PluginIndex } from "../plugins/types.ts";
 import { type Logger, silentLogger } from "../log.ts";
+import { logWarnings } from "../plugins/log_warnings.ts";
 import { type DirWatch, watchDir, type WatchDirOptions } from "./watch_dir.ts";
 
 /** Options of {@linkcode IndexHolder}. */
@@ -94,7 +95,7 @@ export class IndexHolder<T> {
     }
     const index = await this.#options.load(this.dir);
     this.#swap(index);
-    for (const w of index.warnings) this.#logWarning(w);
+    logWarnings(this.#log, index.warnings);
   }
 
   /**
@@ -134,7 +135,7 @@ export class IndexHolder<T> {
     }
     // A warning seen at the previous load was logged then; log only the new ones.
     const seen = new Set(previous.index.warnings.map(warningKey));
-    for (const w of index.warnings) if (!seen.has(warningKey(w))) this.#logWarning(w);
+    logWarnings(this.#log, index.warnings.filter((w) => !seen.has(warningKey(w))));
     this.#swap(index);
     this.#log.log("info", "Reloaded the plugins", {
       reason,
@@ -146,13 +147,5 @@ export class IndexHolder<T> {
   #swap(index: PluginIndex): void {
     const generation = (this.#current?.generation ?? 0) + 1;
     this.#current = { index, built: this.#options.build(index), generation };
-  }
-
-  #logWarning(w: LoadWarning): void {
-    this.#log.log("warn", w.message, {
-      plugin: w.plugin ?? undefined,
-      path: w.path,
-      line: w.line ?? undefined,
-    });
   }
 }
