@@ -1,0 +1,112 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { makeTree, writeTree } from "../_cli.ts";
+import { type ServeProcess, startServe, tempSocket } from "./_serve.ts";
+
+const ROUTER = (dir: string) => `#!/bin/sh\necho CLAUDE_CONFIG_DIR=${dir}\n`;
+
+/** Asks `/v1/route` until `ok(answer)` or `ms` pass; returns the last answer. */
+async function routeUntil(
+  d: ServeProcess,
+  ok: (body: Record<string, unknown>) => boolean,
+  ms = 5000,
+): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + ms;
+  let body: Record<string, unknown> = {};
+  while (Date.now() < deadline) {
+    body = (await d.call("POST", "/v1/route", { task: { id: 1 } })).body;
+    if (ok(body)) return body;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return body;
+}
+
+Deno.test("serve: editing a router script changes the next answer, no restart", async () => {
+  const plugins = await makeTree({
+    "r/plugin.yaml": "name: r\nhooks:\n  task.route: route.sh\n",
+    "r/route.sh": ROUTER("/one"),
+  });
+  const d = await startServe(["--listen", `unix:${await tempSocket()}`, "--plugins-dir", plugins]);
+  try {
+    assert.equal((await d.call("POST", "/v1/route", {})).body.claude_config_dir, "/one");
+    await Deno.writeTextFile(join(plugins, "r/route.sh"), ROUTER("/two"));
+    assert.equal((await d.call("POST", "/v1/route", {})).body.claude_config_dir, "/two");
+  } finally {
+    await d.kill();
+  }
+});
+
+Deno.test("serve: editing a manifest while the daemon runs changes the answers (watch reload)", async () => {
+  const plugins = await makeTree({
+    "r/plugin.yaml": "name: r\nhooks:\n  task.done: route.sh\n",
+    "r/route.sh": ROUTER("/from-r"),
+  });
+  const d = await startServe(["--listen", `unix:${await tempSocket()}`, "--plugins-dir", plugins]);
+  try {
+    assert.equal((await d.call("POST", "/v1/route", {})).body.plugin, "");
+    await Deno.writeTextFile(
+      join(plugins, "r/plugin.yaml"),
+      "name: r\nhooks:\n  task.route: route.sh\n",
+    );
+    const after = await routeUntil(d, (b) => b.plugin === "r");
+    assert.deepEqual(after, { plugin: "r", claude_config_dir: "/from-r", hold: false, reason: "" });
+    // A new plugin dir appearing is picked up too.
+    await writeTree(plugins, {
+      "a/plugin.yaml": "name: a\nhooks:\n  task.route: route.sh\n",
+      "a/route.sh": ROUTER("/from-a"),
+    });
+    assert.equal((await routeUntil(d, (b) => b.plugin === "a")).plugin, "a");
+    assert.match(d.stderr(), /Reloaded the plugins/);
+  } finally {
+    await d.kill();
+  }
+});
+
+Deno.test("serve: a manifest broken while running drops that plugin only, and the warning is logged", async () => {
+  const plugins = await makeTree({
+    "a/plugin.yaml": "name: a\nhooks:\n  task.route: route.sh\n",
+    "a/route.sh": ROUTER("/from-a"),
+    "b/plugin.yaml": "name: b\nhooks:\n  task.done: done.sh\n",
+    "b/done.sh": "#!/bin/sh\n",
+  });
+  const d = await startServe(["--listen", `unix:${await tempSocket()}`, "--plugins-dir", plugins]);
+  try {
+    assert.equal((await d.call("GET", "/v1/health")).body.plugins, 2);
+    await Deno.writeTextFile(join(plugins, "b/plugin.yaml"), "name: b\nhooks: [unclosed\n");
+    const deadline = Date.now() + 5000;
+    let list = (await d.call("GET", "/v1/plugins")).body;
+    while (list.plugins.length !== 1 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      list = (await d.call("GET", "/v1/plugins")).body;
+    }
+    assert.deepEqual(list.plugins.map((p: { name: string }) => p.name), ["a"]);
+    assert.equal(list.warnings.length, 1);
+    assert.match(list.warnings[0].path, /b\/plugin\.yaml$/);
+    assert.equal((await d.call("POST", "/v1/route", {})).body.claude_config_dir, "/from-a");
+    assert.match(d.stderr(), /warn: .*b\/plugin\.yaml/);
+  } finally {
+    await d.kill();
+  }
+});
+
+Deno.test("serve: SIGHUP reloads the plugins, and the daemon keeps running", async () => {
+  const plugins = await makeTree({ "x/README": "not a plugin\n" });
+  const d = await startServe(["--listen", `unix:${await tempSocket()}`, "--plugins-dir", plugins]);
+  try {
+    await writeTree(plugins, {
+      "r/plugin.yaml": "name: r\nhooks:\n  task.route: route.sh\n",
+      "r/route.sh": ROUTER("/hup"),
+    });
+    Deno.kill(d.pid, "SIGHUP");
+    const body = await routeUntil(d, (b) => b.plugin === "r");
+    assert.equal(body.claude_config_dir, "/hup");
+    const deadline = Date.now() + 5000;
+    while (!/Reloaded the plugins \(reason=SIGHUP/.test(d.stderr()) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.match(d.stderr(), /Reloaded the plugins \(reason=SIGHUP plugins=1/);
+    assert.equal((await d.call("GET", "/v1/health")).status, 200);
+  } finally {
+    await d.kill();
+  }
+});

@@ -1,0 +1,121 @@
+import assert from "node:assert/strict";
+import { dirname } from "node:path";
+import { cli, makeTree } from "../_cli.ts";
+import { startServe, tempSocket } from "./_serve.ts";
+
+const PLUGINS = {
+  "router/plugin.yaml": "name: router\nhooks:\n  task.route: route.sh\n",
+  "router/route.sh": "#!/bin/sh\necho CLAUDE_CONFIG_DIR=/x\n",
+};
+
+Deno.test("serve: the socket is mode 0600, and it is removed when the daemon stops", async () => {
+  const socket = await tempSocket();
+  const d = await startServe([
+    "--listen",
+    `unix:${socket}`,
+    "--plugins-dir",
+    await makeTree(PLUGINS),
+  ]);
+  try {
+    const info = await Deno.lstat(socket);
+    assert.ok(info.isSocket);
+    assert.equal(info.mode! & 0o777, 0o600);
+    assert.equal((await d.call("GET", "/v1/health")).status, 200);
+    const { code, stderr } = await d.stop();
+    assert.equal(code, 0, stderr);
+    await assert.rejects(Deno.lstat(socket), Deno.errors.NotFound);
+  } finally {
+    await d.kill();
+  }
+});
+
+Deno.test("serve: the default socket is tyhooks.sock in $XDG_RUNTIME_DIR", async () => {
+  const runtime = await Deno.makeTempDir({ prefix: "tyh-" });
+  const d = await startServe(["--plugins-dir", await makeTree(PLUGINS)], {
+    env: { XDG_RUNTIME_DIR: runtime },
+  });
+  try {
+    assert.equal(d.socket, `${runtime}/tyhooks.sock`);
+    assert.equal((await d.call("GET", "/v1/health")).status, 200);
+  } finally {
+    await d.stop();
+  }
+});
+
+Deno.test("serve: a stale socket from a dead daemon is replaced", async () => {
+  const socket = await tempSocket();
+  const first = await startServe(["--listen", `unix:${socket}`]);
+  await first.stop("SIGKILL"); // Dies without cleaning up: its socket file stays.
+  assert.ok((await Deno.lstat(socket)).isSocket);
+  const second = await startServe(["--listen", `unix:${socket}`]);
+  try {
+    assert.equal((await second.call("GET", "/v1/health")).status, 200);
+  } finally {
+    await second.stop();
+  }
+});
+
+Deno.test("serve: a live daemon's socket is refused with an error naming the path", async () => {
+  const socket = await tempSocket();
+  const live = await startServe(["--listen", `unix:${socket}`]);
+  try {
+    const r = await cli(["serve", "--listen", `unix:${socket}`]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, new RegExp(`Another daemon is listening on "${socket}"`));
+    // The live daemon is untouched.
+    assert.equal((await live.call("GET", "/v1/health")).status, 200);
+  } finally {
+    await live.stop();
+  }
+});
+
+Deno.test("serve: a non-loopback TCP address without --token-file is a usage error (64)", async () => {
+  const r = await cli(["serve", "--listen", "0.0.0.0:0"]);
+  assert.equal(r.code, 64);
+  assert.match(r.stderr, /Refusing to listen on "0\.0\.0\.0:0" without "--token-file"/);
+  assert.match(r.stderr, /hint:/);
+});
+
+Deno.test("serve: loopback TCP needs no token", async () => {
+  const d = await startServe(["--listen", "127.0.0.1:0"]);
+  try {
+    assert.match(d.base, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.equal((await d.call("GET", "/v1/health")).status, 200);
+  } finally {
+    await d.stop();
+  }
+});
+
+Deno.test("serve: with --token-file every request needs the bearer token (401 otherwise)", async () => {
+  const tokenFile = `${dirname(await tempSocket())}/token`;
+  await Deno.writeTextFile(tokenFile, "s3cret-token\n");
+  // Any address: the token is what guards it. 0.0.0.0 would be reachable from elsewhere, so
+  // the test listens on loopback and checks the same rule.
+  const d = await startServe(["--listen", "127.0.0.1:0", "--token-file", tokenFile]);
+  try {
+    const none = await d.call("GET", "/v1/health");
+    assert.equal(none.status, 401);
+    assert.match(none.body.error, /bearer token/);
+    const wrong = await d.call("GET", "/v1/health", undefined, {
+      authorization: "Bearer s3cret-tokeX",
+    });
+    assert.equal(wrong.status, 401);
+    // Unknown paths are 401 too: nothing is told to a client without the token.
+    assert.equal((await d.call("GET", "/v1/nope")).status, 401);
+    const right = await d.call("GET", "/v1/health", undefined, {
+      authorization: "Bearer s3cret-token",
+    });
+    assert.equal(right.status, 200);
+  } finally {
+    await d.stop();
+  }
+});
+
+Deno.test("serve: a bad --listen or --max-procs is a usage error naming the flag", async () => {
+  const listen = await cli(["serve", "--listen", "nowhere"]);
+  assert.equal(listen.code, 64);
+  assert.match(listen.stderr, /Invalid value "nowhere" for flag "--listen"/);
+  const procs = await cli(["serve", "--max-procs", "0"]);
+  assert.equal(procs.code, 64);
+  assert.match(procs.stderr, /Invalid value "0" for flag "--max-procs"/);
+});

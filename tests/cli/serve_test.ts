@@ -1,0 +1,277 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { makeTree } from "../_cli.ts";
+import { type ServeProcess, startServe, tempSocket } from "./_serve.ts";
+
+const RUN_KEYS = [
+  "duration_ms",
+  "error",
+  "exit_code",
+  "pid",
+  "plugin",
+  "script",
+  "signal",
+  "stderr_bytes",
+  "stderr_truncated",
+  "stdout_bytes",
+  "stdout_truncated",
+  "timed_out",
+];
+
+/** Plugins for every endpoint; hooks write what they saw under `$OUT`. */
+async function pluginTree(): Promise<{ plugins: string; out: string }> {
+  const out = await Deno.makeTempDir({ prefix: "tyhooks-out-" });
+  const plugins = await makeTree({
+    "router/plugin.yaml": "name: router\nhooks:\n  task.route: route.sh\n",
+    "router/route.sh":
+      '#!/bin/sh\necho "CLAUDE_CONFIG_DIR=/profiles/$TASK_PROJECT"\necho REASON=by project\n',
+    "placer/plugin.yaml": "name: placer\nhooks:\n  task.placement: place.sh\n",
+    "placer/place.sh":
+      '#!/bin/sh\ngrep -q \'"remote_required":true\' && echo \'{"target":"gpu1","workdir":"~/w","reason":"remote"}\'\nexit 0\n',
+    "guard/plugin.yaml":
+      "name: guard\nhooks:\n  pre_tool_call: pre.sh\n  post_tool_call: post.sh\n",
+    "guard/pre.sh":
+      '#!/bin/sh\nif grep -q "rm -rf"; then echo "no rm" >&2; exit 2; fi\necho \'{"action":"allow","reason":"fine"}\'\n',
+    "guard/post.sh": '#!/bin/sh\ncat > "$OUT/post.json"\n',
+    "notifier/plugin.yaml":
+      "name: notifier\nhooks:\n  task.done: done.sh\n  task.started: started.sh\nactions:\n  - id: hello\n    command: hello.sh\n  - id: fail\n    command: fail.sh\n",
+    "notifier/done.sh": '#!/bin/sh\necho "$TASK_ID $TASK_MESSAGE" > "$OUT/done"\n',
+    "notifier/started.sh": '#!/bin/sh\necho "$TASK_ID" > "$OUT/started"\n',
+    "notifier/hello.sh": '#!/bin/sh\necho "hello $TASK_ID"\necho "to stderr" >&2\n',
+    "notifier/fail.sh": "#!/bin/sh\nexit 4\n",
+  });
+  return { plugins, out };
+}
+
+async function withDaemon(fn: (d: ServeProcess, out: string) => Promise<void>): Promise<void> {
+  const { plugins, out } = await pluginTree();
+  const d = await startServe(["--listen", `unix:${await tempSocket()}`, "--plugins-dir", plugins], {
+    env: { OUT: out },
+  });
+  try {
+    await fn(d, out);
+  } finally {
+    await d.kill();
+  }
+}
+
+async function waitForFile(path: string, ms = 5000): Promise<string> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const text = await Deno.readTextFile(path).catch(() => null);
+    if (text) return text;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`${path} was not written within ${ms} ms`);
+}
+
+Deno.test("serve: GET /v1/health and GET /v1/plugins answer with the documented shapes", async () => {
+  await withDaemon(async (d) => {
+    const health = await d.call("GET", "/v1/health");
+    assert.equal(health.status, 200);
+    assert.equal(health.headers.get("content-type"), "application/json");
+    assert.deepEqual(Object.keys(health.body).sort(), ["ok", "plugins", "uptime_s", "version"]);
+    assert.equal(health.body.ok, true);
+    assert.equal(health.body.plugins, 4);
+    assert.equal(typeof health.body.uptime_s, "number");
+    const list = await d.call("GET", "/v1/plugins");
+    assert.equal(list.status, 200);
+    assert.deepEqual(list.body.plugins.map((p: { name: string }) => p.name), [
+      "guard",
+      "notifier",
+      "placer",
+      "router",
+    ]);
+    assert.deepEqual(list.body.warnings, []);
+    assert.deepEqual(list.body.plugins[1].actions.map((a: { id: string }) => a.id), [
+      "hello",
+      "fail",
+    ]);
+  });
+});
+
+Deno.test("serve: POST /v1/route answers the route --json document", async () => {
+  await withDaemon(async (d) => {
+    const r = await d.call("POST", "/v1/route", { task: { id: 1, project: "web" } });
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.body, {
+      plugin: "router",
+      claude_config_dir: "/profiles/web",
+      hold: false,
+      reason: "by project",
+    });
+  });
+});
+
+Deno.test("serve: POST /v1/placement answers the place document, remote_required passed on", async () => {
+  await withDaemon(async (d) => {
+    const local = await d.call("POST", "/v1/placement", { task: { id: 1 } });
+    assert.equal(local.status, 200);
+    assert.deepEqual(local.body, { target: "", workdir: "", reason: "", handler: "" });
+    const remote = await d.call("POST", "/v1/placement", {
+      task: { id: 1 },
+      remote_required: true,
+    });
+    assert.deepEqual(remote.body, {
+      target: "gpu1",
+      workdir: "~/w",
+      reason: "remote",
+      handler: "placer",
+    });
+  });
+});
+
+Deno.test("serve: POST /v1/events/{event} accepts with 202 and runs the hooks", async () => {
+  await withDaemon(async (d, out) => {
+    const r = await d.call("POST", "/v1/events/task.done", { task: { id: 5 }, message: "green" });
+    assert.equal(r.status, 202);
+    assert.deepEqual(r.body, { accepted: true });
+    assert.equal(await waitForFile(join(out, "done")), "5 green\n");
+  });
+});
+
+Deno.test("serve: POST /v1/events/{event}?wait=1 answers the fire --json document", async () => {
+  await withDaemon(async (d) => {
+    const r = await d.call("POST", "/v1/events/task.done?wait=1", { task: { id: 6 } });
+    assert.equal(r.status, 200);
+    assert.equal(r.body.event, "task.done");
+    assert.equal(r.body.runs.length, 1);
+    assert.deepEqual(Object.keys(r.body.runs[0]).sort(), RUN_KEYS);
+    assert.equal(r.body.runs[0].plugin, "notifier");
+    assert.equal(r.body.runs[0].exit_code, 0);
+    const none = await d.call("POST", "/v1/events/nobody.handles?wait=1", {});
+    assert.deepEqual(none.body, { event: "nobody.handles", runs: [] });
+  });
+});
+
+Deno.test("serve: POST /v1/status-change maps the status like status-change does", async () => {
+  await withDaemon(async (d, out) => {
+    const accepted = await d.call("POST", "/v1/status-change", {
+      task: { id: 8 },
+      status: "processing",
+    });
+    assert.equal(accepted.status, 202);
+    assert.equal(await waitForFile(join(out, "started")), "8\n");
+    const waited = await d.call("POST", "/v1/status-change?wait=1", {
+      task: { id: 9 },
+      status: "done",
+      message: "ok",
+    });
+    assert.equal(waited.status, 200);
+    assert.equal(waited.body.event, "task.done");
+    assert.equal(waited.body.runs[0].exit_code, 0);
+    const nothing = await d.call("POST", "/v1/status-change?wait=1", { status: "archived" });
+    assert.deepEqual(nothing.body, { event: "", runs: [] });
+  });
+});
+
+Deno.test("serve: POST /v1/actions/{plugin}/{action} answers the plugins run --json record", async () => {
+  await withDaemon(async (d) => {
+    const r = await d.call("POST", "/v1/actions/notifier/hello", { task: { id: 3 } });
+    assert.equal(r.status, 200);
+    assert.deepEqual(Object.keys(r.body).sort(), [...RUN_KEYS, "stderr", "stdout"].sort());
+    assert.equal(r.body.stdout, "hello 3\n");
+    assert.equal(r.body.stderr, "to stderr\n");
+    assert.equal(r.body.plugin, "notifier");
+    // A failing action is still a record: the exit code is the answer, not an HTTP error.
+    const failed = await d.call("POST", "/v1/actions/notifier/fail");
+    assert.equal(failed.status, 200);
+    assert.equal(failed.body.exit_code, 4);
+  });
+});
+
+Deno.test("serve: an unknown plugin or action is 404 with an error naming it", async () => {
+  await withDaemon(async (d) => {
+    const plugin = await d.call("POST", "/v1/actions/ghost/hello");
+    assert.equal(plugin.status, 404);
+    assert.match(plugin.body.error, /Unknown plugin "ghost"/);
+    const action = await d.call("POST", "/v1/actions/notifier/ghost");
+    assert.equal(action.status, 404);
+    assert.match(action.body.error, /Unknown action "ghost" in plugin "notifier"/);
+  });
+});
+
+Deno.test("serve: POST /v1/tool/pre answers allow or block; POST /v1/tool/post is 202 and runs", async () => {
+  await withDaemon(async (d, out) => {
+    const allow = await d.call("POST", "/v1/tool/pre", { tool: "bash", args: { command: "ls" } });
+    assert.equal(allow.status, 200);
+    assert.deepEqual(allow.body, { action: "allow", reason: "fine" });
+    const block = await d.call("POST", "/v1/tool/pre", {
+      tool: "bash",
+      args: { command: "rm -rf /" },
+      platform: "claude",
+      user_id: "u1",
+    });
+    assert.deepEqual(block.body, { action: "block", reason: "no rm" });
+    const post = await d.call("POST", "/v1/tool/post", {
+      tool: "bash",
+      args: { command: "ls" },
+      result: "a b",
+      error: "",
+      platform: "claude",
+      user_id: "u1",
+    });
+    assert.equal(post.status, 202);
+    assert.deepEqual(post.body, { accepted: true });
+    const seen = JSON.parse(await waitForFile(join(out, "post.json")));
+    assert.equal(seen.hook, "post_tool_call");
+    assert.equal(seen.result, "a b");
+  });
+});
+
+Deno.test("serve: GET /v1/services is an empty list without --services", async () => {
+  await withDaemon(async (d) => {
+    const r = await d.call("GET", "/v1/services");
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.body, { services: [] });
+  });
+});
+
+Deno.test("serve: malformed JSON and a task failing validation are 400 with the reason", async () => {
+  await withDaemon(async (d) => {
+    const malformed = await d.call("POST", "/v1/route", '{"task": {');
+    assert.equal(malformed.status, 400);
+    assert.match(malformed.body.error, /^Malformed JSON in request body/);
+    const badTask = await d.call("POST", "/v1/route", { task: { id: "seven" } });
+    assert.equal(badTask.status, 400);
+    assert.match(badTask.body.error, /"task\.id"/);
+    const notObject = await d.call("POST", "/v1/events/task.done", "[1,2]");
+    assert.equal(notObject.status, 400);
+    const noStatus = await d.call("POST", "/v1/status-change", { task: { id: 1 } });
+    assert.equal(noStatus.status, 400);
+    assert.match(noStatus.body.error, /"status"/);
+    const noTool = await d.call("POST", "/v1/tool/pre", { args: {} });
+    assert.equal(noTool.status, 400);
+    assert.match(noTool.body.error, /"tool"/);
+  });
+});
+
+Deno.test("serve: unknown path is 404, wrong method is 405 with Allow", async () => {
+  await withDaemon(async (d) => {
+    const missing = await d.call("GET", "/v1/nope");
+    assert.equal(missing.status, 404);
+    assert.match(missing.body.error, /Unknown path "\/v1\/nope"/);
+    const wrong = await d.call("GET", "/v1/route");
+    assert.equal(wrong.status, 405);
+    assert.equal(wrong.headers.get("allow"), "POST");
+    assert.match(wrong.body.error, /GET/);
+    const wrongGet = await d.call("DELETE", "/v1/health");
+    assert.equal(wrongGet.status, 405);
+    assert.equal(wrongGet.headers.get("allow"), "GET");
+  });
+});
+
+Deno.test("serve: a body over 1 MiB is 413, and the daemon keeps serving", async () => {
+  await withDaemon(async (d) => {
+    const big = JSON.stringify({ task: { id: 1, body: "x".repeat(1024 * 1024) } });
+    const r = await d.call("POST", "/v1/route", big);
+    assert.equal(r.status, 413);
+    assert.match(r.body.error, /too large/);
+    // Streamed without a Content-Length, the cap still holds.
+    const stream = new Blob([big]).stream();
+    const streamed = await d.fetch("/v1/route", { method: "POST", body: stream });
+    assert.equal(streamed.status, 413);
+    await streamed.body?.cancel();
+    assert.equal((await d.call("GET", "/v1/health")).status, 200);
+  });
+});

@@ -1,0 +1,78 @@
+import assert from "node:assert/strict";
+import { startDaemon } from "../../lib/serve/server.ts";
+import { createLogger } from "../../lib/log.ts";
+import type { PluginIndex } from "../../lib/plugins/types.ts";
+import { indexOf } from "../hooks/_index.ts";
+
+async function daemonOver(index: PluginIndex, options: { maxProcs?: number; maxQueued?: number }) {
+  const lines: string[] = [];
+  const path = `${await Deno.makeTempDir({ prefix: "tyh-" })}/t.sock`;
+  const daemon = await startDaemon({
+    listen: { transport: "unix", path },
+    pluginsDir: index.dir,
+    load: () => Promise.resolve(index),
+    watch: false,
+    maxProcs: options.maxProcs,
+    maxQueuedEvents: options.maxQueued,
+    log: createLogger({ format: "json", write: (l) => lines.push(l) }),
+  });
+  const client = Deno.createHttpClient({ proxy: { transport: "unix", path } });
+  const post = async (route: string, body: unknown = {}) => {
+    const response = await fetch(`http://localhost${route}`, {
+      method: "POST",
+      body: JSON.stringify(body),
+      client,
+    });
+    return { status: response.status, body: await response.json() };
+  };
+  return {
+    post,
+    lines,
+    async stop() {
+      client.close();
+      await daemon.stop();
+    },
+  };
+}
+
+Deno.test("daemon: events past the queue bound get 503 and are counted in the log", async () => {
+  const index = await indexOf({ slow: { hooks: { "task.done": "#!/bin/sh\nsleep 1\n" } } });
+  const d = await daemonOver(index, { maxProcs: 1, maxQueued: 2 });
+  try {
+    const answers = [];
+    for (let i = 0; i < 6; i++) answers.push(await d.post("/v1/events/task.done"));
+    // One running, two waiting, the rest dropped.
+    assert.deepEqual(answers.map((a) => a.status), [202, 202, 202, 503, 503, 503]);
+    assert.match(answers[3].body.error, /Dropped "task\.done": the event queue is full/);
+    const logged = d.lines.map((l) => JSON.parse(l)).find((l) => l.msg.includes("queue full"));
+    assert.equal(logged?.dropped_total, 1);
+  } finally {
+    await d.stop();
+  }
+  const total = d.lines.map((l) => JSON.parse(l)).filter((l) => l.dropped_total !== undefined);
+  // Stopping drops the two that were waiting; the log ends with the full count.
+  assert.equal(total.at(-1).dropped_total, 5);
+});
+
+Deno.test("daemon: a route call is not stuck behind slow queued events", async () => {
+  const index = await indexOf({
+    a: {
+      hooks: {
+        "task.done": "#!/bin/sh\nsleep 3\n",
+        "task.route": "#!/bin/sh\necho CLAUDE_CONFIG_DIR=/fast\n",
+      },
+    },
+  });
+  const d = await daemonOver(index, { maxProcs: 4 });
+  try {
+    for (let i = 0; i < 20; i++) assert.equal((await d.post("/v1/events/task.done")).status, 202);
+    const started = performance.now();
+    const answer = await d.post("/v1/route", { task: { id: 1 } });
+    const elapsed = performance.now() - started;
+    assert.equal(answer.body.claude_config_dir, "/fast");
+    // Behind the events it would wait for 3 s hooks to end.
+    assert.ok(elapsed < 1500, `route took ${Math.round(elapsed)} ms`);
+  } finally {
+    await d.stop();
+  }
+});
