@@ -123,6 +123,24 @@ Deno.test("a warm tyhooks route loads neither yaml nor zod (it runs with npm dis
   assert.match(warmRun.stdout, /CLAUDE_CONFIG_DIR=\/profiles\/a/);
 });
 
+Deno.test("warm tyhooks place and tool pre with answering handlers run with npm disabled", async () => {
+  const dir = await makeTree({
+    "p/plugin.yaml": "name: p\nhooks:\n  task.placement: place.sh\n  pre_tool_call: guard.sh\n",
+    "p/place.sh": '#!/bin/sh\necho \'{"target":"gpu-1","workdir":"~/w","reason":"free"}\'\n',
+    "p/guard.sh": '#!/bin/sh\necho \'{"action":"block","reason":"no"}\'\n',
+  });
+  const env = { XDG_CACHE_HOME: await Deno.makeTempDir() };
+  const place = ["place", "--plugins-dir", dir, "--task-json", '{"id": 1}'];
+  const pre = ["tool", "pre", "--tool", "bash", "--args", '{"command":"ls"}', "--plugins-dir", dir];
+  assert.equal((await cli(place, { env })).code, 0);
+  const placed = await cli(place, { env, denoFlags: ["--no-npm"] });
+  assert.equal(placed.code, 0, placed.stderr);
+  assert.equal(JSON.parse(placed.stdout).target, "gpu-1");
+  const blocked = await cli(pre, { env, denoFlags: ["--no-npm"] });
+  assert.equal(blocked.code, 2, blocked.stderr);
+  assert.deepEqual(JSON.parse(blocked.stdout), { action: "block", reason: "no" });
+});
+
 Deno.test("the zod-free task fast path knows the same fields as TaskSchema", () => {
   assert.deepEqual([...TASK_TEXT_FIELDS, "id"].sort(), Object.keys(TaskSchema.shape).sort());
 });
