@@ -70,13 +70,37 @@ export {
   type ToolVerdict,
 } from "./toolcalls/tool_hooks.ts";
 export { BLOCK_EXIT_CODE, judgePreRun, type PreOutcome } from "./toolcalls/pre_verdict.ts";
-// Types only: the schema modules load zod, which is only ever loaded lazily. The schemas
-// themselves: lib/resolve/placement_schema.ts, lib/toolcalls/tool_schema.ts.
-export type { PlacementAnswer, PlacementRequest } from "./resolve/placement_schema.ts";
-export type {
-  PostToolCall,
-  PreToolAnswer,
-  ToolCall,
-  ToolHookRequest,
+export { type LoadOptions, loadPlugins } from "./plugins/load.ts";
+export { validatePlugins, type ValidationResult } from "./plugins/validate.ts";
+export { type PluginListJson, pluginListJson } from "./plugins/index_json.ts";
+export { manifestJsonSchema } from "./plugins/json_schema.ts";
+export { type InstallOptions, installPlugin, type InstallResult } from "./plugins/install.ts";
+export { removePlugin } from "./plugins/remove.ts";
+export { probeHost, type ProbeOptions } from "./hosts/probe.ts";
+export { defaultProbe, type HostEntry, parseHostsFile, readHostsFile } from "./hosts/hosts_file.ts";
+export { pickHost, type PickOptions, type PickResult } from "./hosts/pick.ts";
+export type { HostOutcome } from "./hosts/ask_host.ts";
+export { choose, STRATEGIES, type Strategy } from "./hosts/strategy.ts";
+
+// The zod schemas: the single source of truth of every format. Importing the library loads zod;
+// the CLI never imports this module, so its startup does not pay for that.
+export { type Manifest, ManifestSchema } from "./plugins/manifest_schema.ts";
+export { TaskSchema } from "./task_schema.ts";
+export {
+  type PlacementAnswer,
+  PlacementAnswerSchema,
+  type PlacementRequest,
+  PlacementRequestSchema,
+} from "./resolve/placement_schema.ts";
+export {
+  type PostToolCall,
+  PostToolCallSchema,
+  type PreToolAnswer,
+  PreToolAnswerSchema,
+  type ToolCall,
+  ToolCallSchema,
+  type ToolHookRequest,
+  ToolHookRequestSchema,
 } from "./toolcalls/tool_schema.ts";
+export { type HostFacts, HostFactsSchema } from "./hosts/probe_schema.ts";
 export { VERSION } from "./version.ts";
