@@ -12,8 +12,9 @@ import { toRecord } from "../process/record.ts";
 import type { Call } from "./context.ts";
 import { HttpError, json } from "./http.ts";
 import { parseBody } from "./body.ts";
+import { lazy } from "./_lazy.ts";
 
-const schemas = () => import("./schemas.ts");
+const schemas = lazy(() => import("./schemas.ts"));
 
 /**
  * `POST /v1/route` `{"task"?}` -> the `route --json` document

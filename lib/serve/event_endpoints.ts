@@ -13,8 +13,9 @@ import type { RunRecord } from "../process/record.ts";
 import type { Call } from "./context.ts";
 import { HttpError, json } from "./http.ts";
 import { parseBody } from "./body.ts";
+import { lazy } from "./_lazy.ts";
 
-const schemas = () => import("./schemas.ts");
+const schemas = lazy(() => import("./schemas.ts"));
 
 function wantsWait(url: URL): boolean {
   const wait = url.searchParams.get("wait");

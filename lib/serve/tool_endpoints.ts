@@ -9,11 +9,12 @@
 import type { Call } from "./context.ts";
 import { HttpError, json } from "./http.ts";
 import { parseBody } from "./body.ts";
+import { lazy } from "./_lazy.ts";
 
-const toolcalls = async () => ({
+const toolcalls = lazy(async () => ({
   ...(await import("../toolcalls/tool_schema.ts")),
   ...(await import("../toolcalls/tool_hooks.ts")),
-});
+}));
 
 /**
  * `POST /v1/tool/pre` `{"tool","args"?,"platform"?,"user_id"?}` -> `{"action","reason"}`.
