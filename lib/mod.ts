@@ -81,6 +81,8 @@ export { defaultProbe, type HostEntry, parseHostsFile, readHostsFile } from "./h
 export { pickHost, type PickOptions, type PickResult } from "./hosts/pick.ts";
 export type { HostOutcome } from "./hosts/ask_host.ts";
 export { choose, STRATEGIES, type Strategy } from "./hosts/strategy.ts";
+export { type Daemon, type DaemonOptions, startDaemon } from "./serve/server.ts";
+export { formatListen, type ListenAddress, parseListen } from "./serve/listen.ts";
 
 // The zod schemas: the single source of truth of every format. Importing the library loads zod;
 // the CLI never imports this module, so its startup does not pay for that.
@@ -103,4 +105,10 @@ export {
   ToolHookRequestSchema,
 } from "./toolcalls/tool_schema.ts";
 export { type HostFacts, HostFactsSchema } from "./hosts/probe_schema.ts";
+export {
+  EventBodySchema,
+  PlacementBodySchema,
+  StatusChangeBodySchema,
+  TaskBodySchema,
+} from "./serve/schemas.ts";
 export { VERSION } from "./version.ts";
