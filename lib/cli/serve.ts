@@ -73,8 +73,9 @@ export async function run(ctx: CommandContext): Promise<number> {
     log: ctx.log,
     startServices: ctx.values.services
       ? async (index) => {
-        const { startServices } = await import("../services/supervisor.ts");
-        return startServices(index, { log: ctx.log });
+        const { startServices } = await import("../services/service_set.ts");
+        const { stderrSink } = await import("../services/line_relay.ts");
+        return startServices(index, { log: ctx.log, output: stderrSink(ctx.globals.logFormat) });
       }
       : undefined,
   });
