@@ -275,3 +275,20 @@ Deno.test("serve: a body over 1 MiB is 413, and the daemon keeps serving", async
     assert.equal((await d.call("GET", "/v1/health")).status, 200);
   });
 });
+
+Deno.test("serve: hostile bodies (NUL bytes, deep nesting, a NUL event name) get clean answers", async () => {
+  await withDaemon(async (d) => {
+    const nul = await d.call("POST", "/v1/route", { task: { id: 1, project: "we\u0000b" } });
+    assert.equal(nul.status, 200);
+    // The NUL byte cannot reach the environment: it is removed, never a crash.
+    assert.equal(nul.body.claude_config_dir, "/profiles/web");
+    const deep = '{"task":{"id":1},"x":' + "[".repeat(100_000) + "]".repeat(100_000) + "}";
+    assert.equal((await d.call("POST", "/v1/route", deep)).status, 200);
+    const deepTask = '{"task":' + '{"a":'.repeat(50_000) + "1" + "}".repeat(50_000) + "}";
+    assert.equal((await d.call("POST", "/v1/route", deepTask)).status, 200);
+    const event = await d.call("POST", "/v1/events/%00?wait=1", {});
+    assert.equal(event.status, 200);
+    assert.deepEqual(event.body.runs, []);
+    assert.equal((await d.call("GET", "/v1/health")).status, 200);
+  });
+});

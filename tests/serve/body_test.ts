@@ -1,0 +1,45 @@
+import assert from "node:assert/strict";
+import { z } from "zod";
+import { MAX_BODY_BYTES, parseBody, readBody } from "../../lib/serve/body.ts";
+import { HttpError } from "../../lib/serve/http.ts";
+
+const post = (body: BodyInit | null, headers: HeadersInit = {}) =>
+  new Request("http://x/", { method: "POST", body, headers });
+
+function status(expected: number) {
+  return (e: Error) => e instanceof HttpError && e.status === expected;
+}
+
+Deno.test("parseBody() takes an empty body as {}", async () => {
+  const schema = z.object({ message: z.string().default("none") });
+  assert.deepEqual(await parseBody(post(null), schema), { message: "none" });
+  assert.deepEqual(await parseBody(post("  \n"), schema), { message: "none" });
+});
+
+Deno.test("parseBody() refuses malformed JSON, non-objects and bad fields with 400", async () => {
+  const schema = z.object({ task: z.object({ id: z.number() }).optional() });
+  await assert.rejects(parseBody(post("{"), schema), status(400));
+  await assert.rejects(parseBody(post("[]"), schema), status(400));
+  await assert.rejects(parseBody(post("null"), schema), status(400));
+  await assert.rejects(parseBody(post('{"task":{"id":"x"}}'), schema), (e: Error) => {
+    assert.ok(status(400)(e));
+    assert.match(e.message, /^Invalid request body: "task\.id": /);
+    return true;
+  });
+});
+
+Deno.test("parseBody() survives hostile JSON: deep nesting and NUL bytes", async () => {
+  const schema = z.object({ title: z.string().default("") });
+  const deep = "[".repeat(500_000) + "]".repeat(500_000);
+  await assert.rejects(parseBody(post(deep), schema), status(400));
+  const nul = await parseBody(post('{"title":"a\\u0000b"}'), schema);
+  assert.equal(nul.title, "a\0b");
+});
+
+Deno.test("readBody() refuses more than 1 MiB, declared or streamed, with 413", async () => {
+  const big = new Uint8Array(MAX_BODY_BYTES + 1);
+  await assert.rejects(readBody(post(big)), status(413));
+  const streamed = new Blob([big]).stream();
+  await assert.rejects(readBody(post(streamed)), status(413));
+  assert.equal((await readBody(post(new Uint8Array(MAX_BODY_BYTES)))).length, MAX_BODY_BYTES);
+});
