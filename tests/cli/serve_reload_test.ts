@@ -110,3 +110,37 @@ Deno.test("serve: SIGHUP reloads the plugins, and the daemon keeps running", asy
     await d.kill();
   }
 });
+
+Deno.test("serve: a call in flight keeps the plugins it started with across a reload", async () => {
+  const plugins = await makeTree({
+    // Asked first, takes a while, decides nothing: the call is in flight during the reload.
+    "a/plugin.yaml": "name: a\nhooks:\n  task.route: route.sh\n",
+    "a/route.sh": "#!/bin/sh\nsleep 1\n",
+    "b/plugin.yaml": "name: b\nhooks:\n  task.route: route.sh\n",
+    "b/route.sh": ROUTER("/from-b"),
+  });
+  const d = await startServe(["--listen", `unix:${await tempSocket()}`, "--plugins-dir", plugins]);
+  try {
+    const inFlight = d.call("POST", "/v1/route", {});
+    await new Promise((r) => setTimeout(r, 200));
+    // "b" stops handling task.route; its script stays where it was.
+    await Deno.writeTextFile(
+      join(plugins, "b/plugin.yaml"),
+      "name: b\nhooks:\n  task.done: route.sh\n",
+    );
+    Deno.kill(d.pid, "SIGHUP");
+    const routes = async () =>
+      (await d.call("GET", "/v1/plugins")).body.plugins.filter((p: { hooks: object }) =>
+        "task.route" in p.hooks
+      ).length;
+    const deadline = Date.now() + 5000;
+    while ((await routes()) !== 1 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal(await routes(), 1);
+    // The reloaded index has no "b" router, but the call that started before still asks it.
+    assert.equal((await inFlight).body.plugin, "b");
+  } finally {
+    await d.kill();
+  }
+});
