@@ -5,7 +5,8 @@
  * @module
  */
 
-import type { ListenAddress } from "./listen.ts";
+import { RunError } from "../errors.ts";
+import { formatListen, type ListenAddress } from "./listen.ts";
 import { bindSocket, claimSocketPath, type SocketIdentity } from "./unix_socket.ts";
 import { errorResponse } from "./http.ts";
 
@@ -27,7 +28,8 @@ export interface BoundServer {
  * @param address Where to listen.
  * @param handle The request handler.
  * @returns The server, its address and its socket.
- * @throws {RunError} When the socket path holds a live daemon or another file.
+ * @throws {RunError} When the socket path holds a live daemon or another file, or the address
+ * cannot be bound (in use, no permission), naming the address.
  * @example
  * ```ts
  * import { bindServer } from "./bind_server.ts";
@@ -40,6 +42,19 @@ export interface BoundServer {
  * ```
  */
 export async function bindServer(
+  address: ListenAddress,
+  handle: (request: Request) => Response | Promise<Response>,
+): Promise<BoundServer> {
+  try {
+    return await bind(address, handle);
+  } catch (error) {
+    if (error instanceof RunError) throw error;
+    // Deno's errors name no address ("Address already in use (os error 98)"): add it.
+    throw new RunError(`Cannot listen on "${formatListen(address)}": ${(error as Error).message}`);
+  }
+}
+
+async function bind(
   address: ListenAddress,
   handle: (request: Request) => Response | Promise<Response>,
 ): Promise<BoundServer> {

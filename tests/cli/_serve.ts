@@ -76,7 +76,7 @@ export async function startServe(
       if (!exited) child.kill("SIGKILL");
       const { code } = await status;
       await reading;
-      throw new Error(`tyhooks serve did not start (exit ${code}):\n${stderr}`);
+      throw new ServeStartError(code, stderr);
     }
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -131,6 +131,37 @@ export async function startServe(
     },
   };
   return daemon;
+}
+
+/** `tyhooks serve` exited (or hung) before listening. */
+export class ServeStartError extends Error {
+  /** Its exit code (137 when killed after the wait). */
+  readonly code: number;
+  /** What it wrote to stderr. */
+  readonly stderr: string;
+  constructor(code: number, stderr: string) {
+    super(`tyhooks serve did not start (exit ${code}):\n${stderr}`);
+    this.code = code;
+    this.stderr = stderr;
+  }
+}
+
+/**
+ * Runs `tyhooks serve <args>` expecting it to refuse to start. Unlike `cli()`, a daemon that
+ * starts by mistake does not hang the test: it is killed, and the code is -1.
+ */
+export async function serveFailure(
+  args: string[],
+  options: StartServeOptions = {},
+): Promise<{ code: number; stderr: string }> {
+  try {
+    const daemon = await startServe(args, options);
+    const { stderr } = await daemon.stop("SIGKILL");
+    return { code: -1, stderr: `Started, though it should not have:\n${stderr}` };
+  } catch (error) {
+    if (error instanceof ServeStartError) return { code: error.code, stderr: error.stderr };
+    throw error;
+  }
 }
 
 /** A temp socket path short enough for a unix socket address. */

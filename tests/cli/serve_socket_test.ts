@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { dirname } from "node:path";
-import { cli, makeTree } from "../_cli.ts";
-import { startServe, tempSocket } from "./_serve.ts";
+import { makeTree } from "../_cli.ts";
+import { serveFailure, startServe, tempSocket } from "./_serve.ts";
 
 const PLUGINS = {
   "router/plugin.yaml": "name: router\nhooks:\n  task.route: route.sh\n",
@@ -59,7 +59,7 @@ Deno.test("serve: a live daemon's socket is refused with an error naming the pat
   const socket = await tempSocket();
   const live = await startServe(["--listen", `unix:${socket}`]);
   try {
-    const r = await cli(["serve", "--listen", `unix:${socket}`]);
+    const r = await serveFailure(["--listen", `unix:${socket}`]);
     assert.equal(r.code, 1);
     assert.match(r.stderr, new RegExp(`Another daemon is listening on "${socket}"`));
     // The live daemon is untouched.
@@ -70,7 +70,7 @@ Deno.test("serve: a live daemon's socket is refused with an error naming the pat
 });
 
 Deno.test("serve: a non-loopback TCP address without --token-file is a usage error (64)", async () => {
-  const r = await cli(["serve", "--listen", "0.0.0.0:0"]);
+  const r = await serveFailure(["--listen", "0.0.0.0:0"]);
   assert.equal(r.code, 64);
   assert.match(r.stderr, /Refusing to listen on "0\.0\.0\.0:0" without "--token-file"/);
   assert.match(r.stderr, /hint:/);
@@ -112,10 +112,27 @@ Deno.test("serve: with --token-file every request needs the bearer token (401 ot
 });
 
 Deno.test("serve: a bad --listen or --max-procs is a usage error naming the flag", async () => {
-  const listen = await cli(["serve", "--listen", "nowhere"]);
+  const listen = await serveFailure(["--listen", "nowhere"]);
   assert.equal(listen.code, 64);
   assert.match(listen.stderr, /Invalid value "nowhere" for flag "--listen"/);
-  const procs = await cli(["serve", "--max-procs", "0"]);
+  const procs = await serveFailure(["--max-procs", "0"]);
   assert.equal(procs.code, 64);
   assert.match(procs.stderr, /Invalid value "0" for flag "--max-procs"/);
+});
+
+Deno.test("serve: an address that cannot be bound is an error naming it (exit 1)", async () => {
+  const taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  try {
+    const { port } = taken.addr as Deno.NetAddr;
+    const r = await serveFailure(["--listen", `127.0.0.1:${port}`]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, new RegExp(`Cannot listen on "127\\.0\\.0\\.1:${port}": `));
+    // A file where the socket's directory should be: no user, root included, can bind there.
+    const file = await Deno.makeTempFile({ prefix: "tyh-" });
+    const blocked = await serveFailure(["--listen", `unix:${file}/t.sock`]);
+    assert.equal(blocked.code, 1);
+    assert.match(blocked.stderr, new RegExp(`Cannot listen on "unix:${file}/t\\.sock": `));
+  } finally {
+    taken.close();
+  }
 });
