@@ -175,7 +175,7 @@ export class Runner {
    * @returns The run result with its output.
    * @throws {UsageError} When the plugin or the action does not exist.
    */
-  runAction(pluginName: string, actionId: string, task?: Task): Promise<RunResult> {
+  async runAction(pluginName: string, actionId: string, task?: Task): Promise<RunResult> {
     const plugin = this.index.plugins.find((p) => p.name === pluginName);
     if (plugin === undefined) {
       const names = this.index.plugins.map((p) => `"${p.name}"`).join(", ") || "none";
@@ -190,7 +190,7 @@ export class Runner {
       );
     }
     const env = { ...(task ? taskEnv(task) : {}), ...pluginEnv(plugin) };
-    return this.run(action.command, {
+    return await this.run(action.command, {
       cwd: plugin.dir,
       env,
       plugin: plugin.name,

@@ -1,0 +1,43 @@
+/** Benchmark helpers: medians and percentiles of repeated timings, and tidy figures. */
+
+/** Times `fn` `n` times (after `warmup` untimed runs); returns milliseconds per call. */
+export async function timeEach(
+  n: number,
+  fn: () => Promise<unknown>,
+  warmup = 5,
+): Promise<number[]> {
+  for (let i = 0; i < warmup; i++) await fn();
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const start = performance.now();
+    await fn();
+    times.push(performance.now() - start);
+  }
+  return times;
+}
+
+/** The q-th quantile (0..1) of `values`. */
+export function quantile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}
+
+/** The median. */
+export function median(values: number[]): number {
+  return quantile(values, 0.5);
+}
+
+/** `1.23 ms`. */
+export function ms(value: number): string {
+  return `${value.toFixed(2)} ms`;
+}
+
+/** `1.07x`. */
+export function ratio(value: number, base: number): string {
+  return `${(value / base).toFixed(2)}x`;
+}
+
+/** Resident memory of this process in MB. */
+export function rssMb(): number {
+  return Math.round(Deno.memoryUsage().rss / 1e6);
+}

@@ -1,0 +1,152 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { Runner } from "../../lib/hooks/runner.ts";
+import { statusEvent } from "../../lib/hooks/status_event.ts";
+import { EMPTY_TASK, type Task } from "../../lib/task.ts";
+import { UsageError } from "../../lib/errors.ts";
+import { createLogger } from "../../lib/log.ts";
+import { indexOf } from "./_index.ts";
+import { makeTree } from "../_cli.ts";
+
+const task: Task = {
+  ...EMPTY_TASK,
+  id: 42,
+  title: "Fix the build",
+  status: "done",
+  project: "web",
+  type: "bug",
+};
+const DUMP =
+  '#!/bin/sh\n{ echo "pwd=$(pwd)"; env | grep -E "^(TASK_|WORKTREE_PATH)" | sort; } > "$OUT_DIR/$TASK_PLUGIN_NAME"\n';
+
+Deno.test("fire() runs the legacy hook and every plugin's hook concurrently", async () => {
+  const sleeper = "#!/bin/sh\nsleep 1\n";
+  const index = await indexOf({
+    a: { hooks: { "task.done": sleeper } },
+    b: { hooks: { "task.done": sleeper } },
+  });
+  const hooksDir = await makeTree({ "task.done": sleeper });
+  const started = performance.now();
+  const runs = await new Runner(index, { hooksDir }).fire("task.done", task);
+  const elapsed = performance.now() - started;
+  assert.equal(runs.length, 3);
+  assert.deepEqual(runs.map((r) => r.plugin), [null, "a", "b"]);
+  assert.ok(runs.every((r) => r.exit_code === 0));
+  // Three 1-second hooks in sequence would take 3 s.
+  assert.ok(elapsed < 2500, `took ${elapsed} ms`);
+});
+
+Deno.test("fire() gives plugin hooks the task env, plugin name and dir, with cwd = plugin dir", async () => {
+  const out = await Deno.makeTempDir();
+  const index = await indexOf({ notifier: { hooks: { "task.done": DUMP } } });
+  Deno.env.set("OUT_DIR", out);
+  try {
+    await new Runner(index).fire("task.done", task, "all green");
+  } finally {
+    Deno.env.delete("OUT_DIR");
+  }
+  const lines = (await Deno.readTextFile(join(out, "notifier"))).trim().split("\n");
+  const dir = index.plugins[0].dir;
+  assert.deepEqual(lines, [
+    `pwd=${dir}`,
+    "TASK_EVENT=task.done",
+    "TASK_ID=42",
+    "TASK_MESSAGE=all green",
+    `TASK_PLUGIN_DIR=${dir}`,
+    "TASK_PLUGIN_NAME=notifier",
+    "TASK_PROJECT=web",
+    "TASK_STATUS=done",
+    "TASK_TITLE=Fix the build",
+    "TASK_TYPE=bug",
+    "WORKTREE_PATH=",
+  ]);
+});
+
+Deno.test("fire() runs the legacy hook from the hooks dir without plugin variables", async () => {
+  const hooksDir = await makeTree({
+    "task.failed": '#!/bin/sh\necho "$(pwd) ${TASK_PLUGIN_NAME-unset} $TASK_EVENT" > out\n',
+  });
+  await new Runner({ dir: "", plugins: [], warnings: [] }, { hooksDir }).fire("task.failed", task);
+  assert.equal(await Deno.readTextFile(join(hooksDir, "out")), `${hooksDir} unset task.failed\n`);
+});
+
+Deno.test("fire() never rejects on failing hooks: it logs them and returns their records", async () => {
+  const lines: string[] = [];
+  const index = await indexOf({
+    crash: { hooks: { "task.done": "#!/bin/sh\necho boom >&2\nexit 7\n" } },
+    hang: { hooks: { "task.done": "#!/bin/sh\nexec sleep 30\n" } },
+  });
+  const log = createLogger({ write: (l) => lines.push(l) });
+  const runs = await new Runner(index, { log, timeouts: { event: 200 } }).fire("task.done", task);
+  assert.deepEqual(runs.map((r) => [r.plugin, r.exit_code, r.timed_out]), [["crash", 7, false], [
+    "hang",
+    null,
+    true,
+  ]]);
+  assert.ok(lines.some((l) => l.includes("exited 7") && l.includes("crash") && l.includes("boom")));
+  assert.ok(lines.some((l) => l.includes("timed out after 200 ms") && l.includes("hang")));
+});
+
+Deno.test("fire() treats an event name as a file name only inside the hooks dir", async () => {
+  const hooksDir = await makeTree({ "sub/x": "#!/bin/sh\nexit 0\n" });
+  const runs = await new Runner({ dir: "", plugins: [], warnings: [] }, { hooksDir }).fire(
+    "sub/x",
+    task,
+  );
+  assert.equal(runs.length, 0);
+});
+
+Deno.test("fire() cleans NUL bytes and keeps newlines in task fields", async () => {
+  const out = await Deno.makeTempDir();
+  const index = await indexOf({
+    p: { hooks: { "task.done": '#!/bin/sh\nprintf %s "$TASK_TITLE" > "$OUT"\n' } },
+  });
+  const hostile = { ...task, title: "line one\nline\0two" };
+  Deno.env.set("OUT", join(out, "t"));
+  try {
+    const [run] = await new Runner(index).fire("task.done", hostile);
+    assert.equal(run.error, null);
+  } finally {
+    Deno.env.delete("OUT");
+  }
+  assert.equal(await Deno.readTextFile(join(out, "t")), "line one\nlinetwo");
+});
+
+Deno.test("statusEvent() maps statuses exactly as ty does", () => {
+  assert.equal(statusEvent("queued"), "task.started");
+  assert.equal(statusEvent("processing"), "task.started");
+  assert.equal(statusEvent("done"), "task.done");
+  assert.equal(statusEvent("blocked", "needs review"), "task.blocked");
+  assert.equal(statusEvent("blocked", "Build FAILED"), "task.failed");
+  assert.equal(statusEvent("blocked", "an Error occurred"), "task.failed");
+  assert.equal(statusEvent("backlog", "error"), null);
+  assert.equal(statusEvent("Done"), null);
+});
+
+Deno.test("onStatusChange() fires the mapped event and nothing for other statuses", async () => {
+  const index = await indexOf({ p: { hooks: { "task.failed": "#!/bin/sh\nexit 0\n" } } });
+  const runner = new Runner(index);
+  const failed = await runner.onStatusChange(task, "blocked", "tests error");
+  assert.equal(failed.event, "task.failed");
+  assert.equal(failed.runs.length, 1);
+  assert.deepEqual(await runner.onStatusChange(task, "archived"), { event: null, runs: [] });
+});
+
+Deno.test("runAction() gives task variables only when a task is given", async () => {
+  const script = '#!/bin/sh\necho "id=${TASK_ID-unset} plugin=$TASK_PLUGIN_NAME"\n';
+  const runner = new Runner(await indexOf({ sync: { actions: { push: script } } }));
+  assert.equal((await runner.runAction("sync", "push")).stdout, "id=unset plugin=sync\n");
+  assert.equal((await runner.runAction("sync", "push", task)).stdout, "id=42 plugin=sync\n");
+});
+
+Deno.test("runAction() names an unknown plugin or action in a usage error", async () => {
+  const runner = new Runner(await indexOf({ sync: { actions: { push: "#!/bin/sh\n" } } }));
+  await assert.rejects(
+    () => runner.runAction("nope", "push"),
+    (e) => e instanceof UsageError && /"nope"/.test(e.message),
+  );
+  await assert.rejects(
+    () => runner.runAction("sync", "pull"),
+    (e) => e instanceof UsageError && /"pull".*"sync"/.test(e.message),
+  );
+});
