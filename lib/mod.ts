@@ -43,4 +43,36 @@ export { failureReason, type RunRecord, type RunResult, succeeded } from "./proc
 export { Runner, type RunnerOptions, type StatusChangeResult } from "./hooks/runner.ts";
 export { statusEvent } from "./hooks/status_event.ts";
 export { DEFAULT_TIMEOUTS, type Timeouts } from "./hooks/timeouts.ts";
+export {
+  ServiceSet,
+  type ServiceSetOptions,
+  startServices,
+  type StopOptions,
+} from "./services/service_set.ts";
+export {
+  DEFAULT_STOP_TIMEOUT_MS,
+  Supervisor,
+  type SupervisorOptions,
+} from "./services/supervisor.ts";
+export {
+  type BackoffOptions,
+  DEFAULT_BACKOFF,
+  nextStep,
+  NO_STREAK,
+  type RunEnd,
+  type Step,
+  type Streak,
+} from "./services/backoff.ts";
+export {
+  DEFAULT_MAX_LINE_BYTES,
+  type LineSink,
+  type LineSource,
+  prefixedStderr,
+  type Relay,
+  relayLines,
+  stderrSink,
+} from "./services/line_relay.ts";
+export { parseEnvEntry, serviceEnv } from "./services/service_env.ts";
+export { listServices } from "./services/service_list.ts";
+export type { LastExit, ServiceEntry, ServiceState, ServiceStatus } from "./services/types.ts";
 export { VERSION } from "./version.ts";

@@ -114,22 +114,40 @@ function cutPoint(bytes: Uint8Array, length: number): number {
 }
 
 /**
- * The default sink: writes `[plugin/service] line` to stderr. A closed stderr is ignored.
+ * A sink writing to stderr: `[plugin/service] line` as text, or in `json` one object a line
+ * (`{"time","level":"info","msg":line,"plugin","service"}`) so a JSON log stays parseable.
+ * A closed stderr is ignored.
  *
- * @param line The line.
- * @param source Its service.
+ * @param format `text` (default) or `json`.
+ * @returns The sink.
+ * @example
+ * ```ts
+ * import { stderrSink } from "./line_relay.ts";
+ * stderrSink("json")("listening on :8080", { plugin: "search", service: "index" });
+ * ```
+ */
+export function stderrSink(format: "text" | "json" = "text"): LineSink {
+  return (line, source) => {
+    const text = format === "json"
+      ? JSON.stringify({ time: new Date().toISOString(), level: "info", msg: line, ...source })
+      : `[${source.plugin}/${source.service}] ${line}`;
+    const bytes = encoder.encode(text + "\n");
+    try {
+      let written = 0;
+      while (written < bytes.length) written += Deno.stderr.writeSync(bytes.subarray(written));
+    } catch {
+      // A closed stderr (detached run, broken pipe) must never take the supervisor down.
+    }
+  };
+}
+
+/**
+ * The default sink: `[plugin/service] line` on stderr.
+ *
  * @example
  * ```ts
  * import { prefixedStderr } from "./line_relay.ts";
  * prefixedStderr("listening on :8080", { plugin: "search", service: "index" });
  * ```
  */
-export function prefixedStderr(line: string, source: LineSource): void {
-  const bytes = encoder.encode(`[${source.plugin}/${source.service}] ${line}\n`);
-  try {
-    let written = 0;
-    while (written < bytes.length) written += Deno.stderr.writeSync(bytes.subarray(written));
-  } catch {
-    // A closed stderr (detached run, broken pipe) must never take the supervisor down.
-  }
-}
+export const prefixedStderr: LineSink = stderrSink("text");

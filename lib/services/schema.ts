@@ -1,12 +1,13 @@
 /**
  * Wire formats of services: the `services list --json` document and the status the daemon
- * serves at `GET /v1/services`. This module imports zod statically, so code that runs on every
- * start imports only its types (`import type`); the schemas are loaded on demand.
+ * serves at `GET /v1/services`. Each schema is typed with its shape from `types.ts`, so the two
+ * cannot drift apart. This module imports zod statically: load it with `await import(...)`.
  *
  * @module
  */
 
 import { z } from "zod";
+import type { LastExit, ServiceEntry, ServiceState, ServiceStatus } from "./types.ts";
 
 /**
  * One entry of `services list --json`: what would run, from the manifest.
@@ -18,7 +19,7 @@ import { z } from "zod";
  * console.assert(ServiceEntrySchema.safeParse(entry).success);
  * ```
  */
-export const ServiceEntrySchema = z.strictObject({
+export const ServiceEntrySchema: z.ZodType<ServiceEntry> = z.strictObject({
   plugin: z.string(),
   name: z.string(),
   command: z.string().meta({ description: "Run with sh -c" }),
@@ -35,7 +36,9 @@ export const ServiceEntrySchema = z.strictObject({
  * console.assert(ServicesListSchema.safeParse({ services: [] }).success);
  * ```
  */
-export const ServicesListSchema = z.strictObject({ services: z.array(ServiceEntrySchema) });
+export const ServicesListSchema: z.ZodType<{ services: ServiceEntry[] }> = z.strictObject({
+  services: z.array(ServiceEntrySchema),
+});
 
 /**
  * How a service's last run ended. `code` is null when it died by a signal or never started;
@@ -49,7 +52,7 @@ export const ServicesListSchema = z.strictObject({ services: z.array(ServiceEntr
  * console.assert(LastExitSchema.safeParse(exit).success);
  * ```
  */
-export const LastExitSchema = z.strictObject({
+export const LastExitSchema: z.ZodType<LastExit> = z.strictObject({
   code: z.number().int().nullable(),
   signal: z.string().nullable(),
   error: z.string().nullable(),
@@ -64,10 +67,16 @@ export const LastExitSchema = z.strictObject({
  * @example
  * ```ts
  * import { ServiceStateSchema } from "./schema.ts";
- * console.assert(ServiceStateSchema.options.includes("backoff"));
+ * console.assert(ServiceStateSchema.safeParse("backoff").success);
  * ```
  */
-export const ServiceStateSchema = z.enum(["starting", "running", "backoff", "given_up", "stopped"]);
+export const ServiceStateSchema: z.ZodType<ServiceState> = z.enum([
+  "starting",
+  "running",
+  "backoff",
+  "given_up",
+  "stopped",
+]);
 
 /**
  * One supervised service, as `GET /v1/services` lists it. `pid` (also its process-group id) is
@@ -81,7 +90,7 @@ export const ServiceStateSchema = z.enum(["starting", "running", "backoff", "giv
  * console.assert(ServiceStatusSchema.safeParse(status).success);
  * ```
  */
-export const ServiceStatusSchema = z.strictObject({
+export const ServiceStatusSchema: z.ZodType<ServiceStatus> = z.strictObject({
   plugin: z.string(),
   name: z.string(),
   state: ServiceStateSchema,
@@ -99,13 +108,5 @@ export const ServiceStatusSchema = z.strictObject({
  * console.assert(ServicesStatusSchema.safeParse({ services: [] }).success);
  * ```
  */
-export const ServicesStatusSchema = z.strictObject({ services: z.array(ServiceStatusSchema) });
-
-/** An entry of `services list --json`. */
-export type ServiceEntry = z.output<typeof ServiceEntrySchema>;
-/** How a service's last run ended. */
-export type LastExit = z.output<typeof LastExitSchema>;
-/** A service's state. */
-export type ServiceState = z.output<typeof ServiceStateSchema>;
-/** One supervised service's status. */
-export type ServiceStatus = z.output<typeof ServiceStatusSchema>;
+export const ServicesStatusSchema: z.ZodType<{ services: ServiceStatus[] }> = z
+  .strictObject({ services: z.array(ServiceStatusSchema) });

@@ -6,7 +6,7 @@
  */
 
 import type { PluginIndex } from "../plugins/types.ts";
-import type { ServiceEntry } from "./schema.ts";
+import type { ServiceEntry } from "./types.ts";
 
 /**
  * The services of `index`, plugins in index order (by name), services in manifest order.

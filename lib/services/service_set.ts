@@ -8,7 +8,7 @@
 import type { PluginIndex } from "../plugins/types.ts";
 import { silentLogger } from "../log.ts";
 import { DEFAULT_STOP_TIMEOUT_MS, Supervisor, type SupervisorOptions } from "./supervisor.ts";
-import type { ServiceStatus } from "./schema.ts";
+import type { ServiceStatus } from "./types.ts";
 
 /** Options of {@linkcode startServices}: see {@linkcode SupervisorOptions}. */
 export type ServiceSetOptions = SupervisorOptions;

@@ -20,7 +20,7 @@ import {
 } from "./backoff.ts";
 import { type LineSink, type LineSource, prefixedStderr, relayLines } from "./line_relay.ts";
 import { serviceEnv } from "./service_env.ts";
-import type { LastExit, ServiceState, ServiceStatus } from "./schema.ts";
+import type { LastExit, ServiceState, ServiceStatus } from "./types.ts";
 import { sleep, within } from "./_timers.ts";
 
 /** Default time between SIGTERM and SIGKILL when stopping. */
@@ -130,8 +130,15 @@ export class Supervisor {
       const child = this.#child;
       if (child !== undefined) {
         const graceMs = options.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_MS;
-        this.#kill = terminateGroup(child.pid, { graceMs, reaped: child.status })
-          .then(() => waitGroupEmpty(child.pid, KILL_SETTLE_MS));
+        this.#kill = terminateGroup(child.pid, { graceMs, reaped: child.status }).then((killed) => {
+          if (killed) {
+            this.#log.log(
+              "warn",
+              `Service ${this.#label} was still running ${graceMs} ms after SIGTERM: sent SIGKILL`,
+            );
+          }
+          return waitGroupEmpty(child.pid, KILL_SETTLE_MS);
+        });
       }
       await this.#kill;
       await this.done;
