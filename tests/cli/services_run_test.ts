@@ -4,13 +4,17 @@ import { cli, MAIN, makeTree, PERMISSION_FLAGS } from "../_cli.ts";
 import { alive, readPid } from "../_procs.ts";
 
 /** `tyhooks services run` in the background, so a test can signal it. */
-function serviceRun(args: string[], env: Record<string, string> = {}) {
+function serviceRun(
+  args: string[],
+  env: Record<string, string> = {},
+  stderr: "piped" | "null" = "piped",
+) {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "--quiet", ...PERMISSION_FLAGS, MAIN, "services", "run", ...args],
     env: { NO_COLOR: "1", ...env },
     stdin: "null",
     stdout: "piped",
-    stderr: "piped",
+    stderr,
   }).spawn();
   const output = child.output();
   return {
@@ -30,7 +34,7 @@ function serviceRun(args: string[], env: Record<string, string> = {}) {
       return {
         code: out.code,
         stdout: decoder.decode(out.stdout),
-        stderr: decoder.decode(out.stderr),
+        stderr: stderr === "piped" ? decoder.decode(out.stderr) : "",
       };
     },
   };
@@ -100,6 +104,28 @@ Deno.test("services run kills a service that ignores SIGTERM within --stop-timeo
     stderr,
     /Service "stubborn\/trap" was still running 1000 ms after SIGTERM: sent SIGKILL/,
   );
+});
+
+Deno.test("a service printing 300 MB without a newline leaves the supervisor's peak memory under 200 MB", async () => {
+  // In "sh -c", $PPID is tyhooks (setsid execs in place): the service reads its peak RSS.
+  const plugins = await makeTree({
+    "flood/plugin.yaml": manifest(
+      "flood",
+      "  - name: zeros\n    command: 'head -c 300000000 /dev/zero; " +
+        "grep VmHWM /proc/$PPID/status > hwm.tmp; mv hwm.tmp hwm; exec sleep 300'\n",
+    ),
+  });
+  await using run = serviceRun(["--plugins-dir", plugins], {}, "null");
+  const hwm = join(plugins, "flood", "hwm");
+  let text = "";
+  for (let i = 0; i < 1500 && text === ""; i++) {
+    text = await Deno.readTextFile(hwm).catch(() => "");
+    if (text === "") await new Promise((r) => setTimeout(r, 20));
+  }
+  run.child.kill("SIGTERM");
+  assert.equal((await run.finish()).code, 0);
+  const kb = Number(/VmHWM:\s+(\d+)/.exec(text)?.[1]);
+  assert.ok(kb > 0 && kb < 200 * 1024, `peak RSS ${kb} kB`);
 });
 
 Deno.test("services run rejects a malformed --env with a usage error naming it", async () => {
