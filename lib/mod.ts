@@ -44,6 +44,44 @@ export { Runner, type RunnerOptions, type StatusChangeResult } from "./hooks/run
 export { statusEvent } from "./hooks/status_event.ts";
 export { DEFAULT_TIMEOUTS, type Timeouts } from "./hooks/timeouts.ts";
 export {
+  CONSULT_GRACE_MS,
+  type ConsultOptions,
+  type Deadline,
+  type HandlerBudget,
+  MIN_HANDLER_MS,
+  startDeadline,
+} from "./hooks/consult_deadline.ts";
+export { isEmptyDecision, parseRouteOutput, type RouteDecision } from "./resolve/route_output.ts";
+export { NO_ROUTE, route, ROUTE_EVENT, type RouteResult } from "./resolve/route.ts";
+export {
+  LOCAL_PLACEMENT,
+  type Placement,
+  PLACEMENT_EVENT,
+  type PlacementInfo,
+  resolvePlacement,
+} from "./resolve/placement.ts";
+export {
+  type FailurePolicy,
+  POST_TOOL_EVENT,
+  PRE_TOOL_EVENT,
+  type PreToolOptions,
+  ToolHooks,
+  type ToolHooksOptions,
+  type ToolVerdict,
+} from "./toolcalls/tool_hooks.ts";
+export { BLOCK_EXIT_CODE, judgePreRun, type PreOutcome } from "./toolcalls/pre_verdict.ts";
+export { type LoadOptions, loadPlugins } from "./plugins/load.ts";
+export { validatePlugins, type ValidationResult } from "./plugins/validate.ts";
+export { type PluginListJson, pluginListJson } from "./plugins/index_json.ts";
+export { manifestJsonSchema } from "./plugins/json_schema.ts";
+export { type InstallOptions, installPlugin, type InstallResult } from "./plugins/install.ts";
+export { removePlugin } from "./plugins/remove.ts";
+export { probeHost, type ProbeOptions } from "./hosts/probe.ts";
+export { defaultProbe, type HostEntry, parseHostsFile, readHostsFile } from "./hosts/hosts_file.ts";
+export { pickHost, type PickOptions, type PickResult } from "./hosts/pick.ts";
+export type { HostOutcome } from "./hosts/ask_host.ts";
+export { choose, STRATEGIES, type Strategy } from "./hosts/strategy.ts";
+export {
   ServiceSet,
   type ServiceSetOptions,
   startServices,
@@ -75,4 +113,34 @@ export {
 export { parseEnvEntry, serviceEnv } from "./services/service_env.ts";
 export { listServices } from "./services/service_list.ts";
 export type { LastExit, ServiceEntry, ServiceState, ServiceStatus } from "./services/types.ts";
+
+// The zod schemas: the single source of truth of every format. Importing the library loads zod;
+// the CLI never imports this module, so its startup does not pay for that.
+export { type Manifest, ManifestSchema } from "./plugins/manifest_schema.ts";
+export { TaskSchema } from "./task_schema.ts";
+export {
+  type PlacementAnswer,
+  PlacementAnswerSchema,
+  type PlacementRequest,
+  PlacementRequestSchema,
+} from "./resolve/placement_schema.ts";
+export {
+  type PostToolCall,
+  PostToolCallSchema,
+  type PreToolAnswer,
+  PreToolAnswerSchema,
+  type ToolCall,
+  ToolCallSchema,
+  type ToolHookRequest,
+  ToolHookRequestSchema,
+} from "./toolcalls/tool_schema.ts";
+export { type HostFacts, HostFactsSchema } from "./hosts/probe_schema.ts";
+export {
+  LastExitSchema,
+  ServiceEntrySchema,
+  ServicesListSchema,
+  ServicesStatusSchema,
+  ServiceStateSchema,
+  ServiceStatusSchema,
+} from "./services/schema.ts";
 export { VERSION } from "./version.ts";

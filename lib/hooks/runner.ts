@@ -1,6 +1,7 @@
 /**
- * The Runner: fires events, maps status changes, runs actions, over one plugin index. Every
- * script goes through `runScript`; failures are records and log lines, never exceptions.
+ * The Runner: fires events, maps status changes, runs actions, and asks the consulted hooks
+ * (`task.route`, `task.placement`), over one plugin index. Every script goes through
+ * `runScript`; failures are records and log lines, never exceptions.
  *
  * @module
  */
@@ -10,7 +11,7 @@ import type { Plugin, PluginIndex } from "../plugins/types.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import { EMPTY_TASK, type Task, taskEnv } from "../task.ts";
 import { UsageError } from "../errors.ts";
-import { runScript } from "../process/run_script.ts";
+import { DEFAULT_GRACE_MS, type RunOptions, runScript } from "../process/run_script.ts";
 import {
   failureReason,
   type RunRecord,
@@ -20,6 +21,9 @@ import {
 } from "../process/record.ts";
 import { DEFAULT_TIMEOUTS, type Timeouts } from "./timeouts.ts";
 import { statusEvent } from "./status_event.ts";
+import type { ConsultOptions } from "./consult_deadline.ts";
+import { route, type RouteResult } from "../resolve/route.ts";
+import { type Placement, type PlacementInfo, resolvePlacement } from "../resolve/placement.ts";
 
 /** Options of {@linkcode Runner}. */
 export interface RunnerOptions {
@@ -88,6 +92,11 @@ export class Runner {
     return this.#log;
   }
 
+  /** The SIGTERM-to-SIGKILL grace scripts get, in ms. */
+  get graceMs(): number {
+    return this.#options.graceMs ?? DEFAULT_GRACE_MS;
+  }
+
   /** Plugins handling `event`, in name order. */
   handlers(event: string): Plugin[] {
     return this.index.plugins.filter((plugin) => event in plugin.hooks);
@@ -100,7 +109,7 @@ export class Runner {
    * @param options What to run it with; `timeoutMs` defaults to the event timeout.
    * @returns The run result.
    */
-  run(script: string, options: Parameters<typeof runScript>[1] = {}): Promise<RunResult> {
+  run(script: string, options: RunOptions = {}): Promise<RunResult> {
     const go = () =>
       runScript(script, {
         timeoutMs: this.timeouts.event,
@@ -110,6 +119,57 @@ export class Runner {
         ...options,
       });
     return this.#options.limit ? this.#options.limit(go) : go();
+  }
+
+  /**
+   * Runs `plugin`'s script for `event` from the plugin dir, the plugin variables added to `env`.
+   *
+   * @param plugin A plugin handling `event`.
+   * @param event The event.
+   * @param options What to run it with (see {@linkcode Runner.run}).
+   * @returns The run result.
+   */
+  runHook(plugin: Plugin, event: string, options: RunOptions = {}): Promise<RunResult> {
+    return this.run(plugin.hooks[event], {
+      ...options,
+      cwd: plugin.dir,
+      env: { ...options.env, ...pluginEnv(plugin) },
+      plugin: plugin.name,
+    });
+  }
+
+  /**
+   * Asks the `task.route` handlers, in name order, under which profile `task` runs; the first
+   * non-empty decision wins. See {@linkcode route}.
+   *
+   * @param task The task (`TASK_EXECUTOR` and `TASK_CLAUDE_CONFIG_DIR` included).
+   * @param options `deadlineMs`: bound on the whole call; default the route timeout.
+   * @returns The decision; `plugin` is `""` when nobody decided.
+   */
+  route(task: Task, options: ConsultOptions = {}): Promise<RouteResult> {
+    return route(this, task, options);
+  }
+
+  /** True when some plugin handles `task.route`. Starts no process. */
+  handlesRoute(): boolean {
+    return this.handlers("task.route").length > 0;
+  }
+
+  /**
+   * Asks the `task.placement` handlers, in name order, on which host the task runs; the first
+   * named target wins. See {@linkcode resolvePlacement}.
+   *
+   * @param info The task fields sent (a whole `Task` will do) and `remote_required`.
+   * @param options `deadlineMs`: bound on the whole call; default the placement timeout.
+   * @returns The placement; all fields `""` when nobody answered (run locally).
+   */
+  resolvePlacement(info: PlacementInfo, options: ConsultOptions = {}): Promise<Placement> {
+    return resolvePlacement(this, info, options);
+  }
+
+  /** True when some plugin handles `task.placement`. Starts no process. */
+  hasPlacementHandler(): boolean {
+    return this.handlers("task.placement").length > 0;
   }
 
   /**

@@ -1,0 +1,49 @@
+import { type CommandContext, type CommandSpec, TASK_OPTIONS } from "./command.ts";
+import { durationOption, makeRunner, taskOrEmpty } from "./_shared.ts";
+
+/** Exit code when a remote target was required and nobody named one. */
+const EXIT_NO_TARGET = 3;
+
+export const spec: CommandSpec = {
+  name: "place",
+  summary:
+    "Ask the task.placement handlers, one after another in name order, on which host the task runs; the first named target wins.",
+  options: {
+    ...TASK_OPTIONS,
+    "remote-required": {
+      type: "boolean",
+      help: "the task must run remotely: tell the handlers, and exit 3 when none names a target",
+    },
+    timeout: { type: "string", value: "DUR", help: "per-handler timeout (default 5s)" },
+    deadline: {
+      type: "string",
+      value: "DUR",
+      help: "bound on the whole call (default: the per-handler timeout)",
+    },
+  },
+  details: [
+    'Prints {"target","workdir","reason","handler"}; an empty target means "run locally".',
+    "Handlers that fail, time out or answer badly are logged at error level and count as local.",
+    "Exit 0; 3 with --remote-required when no handler named a target.",
+  ].join("\n"),
+};
+
+export async function run(ctx: CommandContext): Promise<number> {
+  const task = await taskOrEmpty(ctx);
+  const timeout = durationOption(ctx, "timeout");
+  const deadlineMs = durationOption(ctx, "deadline");
+  const remoteRequired = ctx.values["remote-required"] === true;
+  const runner = await makeRunner(ctx, { timeouts: timeout ? { placement: timeout } : {} });
+  const placement = await runner.resolvePlacement(
+    { ...task, remote_required: remoteRequired },
+    { deadlineMs },
+  );
+  await ctx.print(JSON.stringify(placement) + "\n");
+  if (remoteRequired && placement.target === "") {
+    ctx.log.log("error", "No placement handler named a target, and --remote-required was given", {
+      handlers: runner.handlers("task.placement").length,
+    });
+    return EXIT_NO_TARGET;
+  }
+  return 0;
+}

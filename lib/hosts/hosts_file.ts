@@ -1,0 +1,130 @@
+/**
+ * The hosts file `pick-host` reads: one host a line, `NAME [WORKDIR] [-- PROBE COMMAND]`.
+ *
+ * ```
+ * # name   workdir   probe (default: ssh -o BatchMode=yes -o ConnectTimeout=2 NAME tyhooks probe)
+ * gpu-1    ~/work
+ * gpu-2    /srv/ty   -- ssh -J bastion gpu-2 tyhooks probe
+ * build
+ * ```
+ *
+ * @module
+ */
+
+import { ManifestError, RunError } from "../errors.ts";
+
+/** One host of a hosts file. */
+export interface HostEntry {
+  /** The name: the placement answer's `target`, and the ssh destination of the default probe. */
+  name: string;
+  /** Path on the host given as the answer's `workdir`; empty when not set. `~` is left alone. */
+  workdir: string;
+  /** The probe's program and arguments, run directly (a custom probe is `/bin/sh -c COMMAND`). */
+  probe: string[];
+  /** 1-based line in the hosts file (0 for hosts built in code). */
+  line: number;
+}
+
+/**
+ * The default probe of host `name`: ssh without prompts (a password prompt would hang until the
+ * deadline) and a connect timeout under pick-host's default 3 s, so an unreachable host fails
+ * with ssh's own message rather than a bare timeout.
+ *
+ * @param name The host, as ssh understands it (`gpu-1`, `user@10.0.0.7`, an ssh_config alias).
+ * @returns Program and arguments.
+ * @example
+ * ```ts
+ * import { defaultProbe } from "./hosts_file.ts";
+ * console.assert(defaultProbe("gpu-1").join(" ") ===
+ *   "ssh -o BatchMode=yes -o ConnectTimeout=2 gpu-1 tyhooks probe");
+ * ```
+ */
+export function defaultProbe(name: string): string[] {
+  return ["ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=2", name, "tyhooks", "probe"];
+}
+
+const SHAPE = "expected NAME [WORKDIR] [-- PROBE COMMAND]";
+
+/**
+ * Parses a hosts file. Blank lines and lines starting with `#` are skipped; everything after a
+ * ` -- ` word is the probe command, run with `sh -c`. Any other shape is an error.
+ *
+ * @param text The file's content.
+ * @param path Names the file in errors.
+ * @returns The hosts, in file order.
+ * @throws {ManifestError} Naming `FILE:LINE`, for a line of another shape, a name starting with
+ * `-` (ssh would read it as an option), a repeated name, or a NUL byte.
+ * @example
+ * ```ts
+ * import { parseHostsFile } from "./hosts_file.ts";
+ * const hosts = parseHostsFile("# fleet\ngpu-1 ~/work\nstub -- echo '{}'\n", "hosts");
+ * console.assert(hosts[0].workdir === "~/work" && hosts[1].probe[0] === "/bin/sh");
+ * ```
+ */
+export function parseHostsFile(text: string, path: string): HostEntry[] {
+  const hosts: HostEntry[] = [];
+  const seen = new Map<string, number>();
+  text.split("\n").forEach((raw, index) => {
+    const line = index + 1;
+    const fail = (detail: string): never => {
+      throw new ManifestError(path, `Invalid line in hosts file "${path}:${line}": ${detail}`, {
+        line,
+      });
+    };
+    const content = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    if (content.trim() === "" || content.trimStart().startsWith("#")) return;
+    if (content.includes("\0")) fail("it holds a NUL byte");
+    const words: string[] = [];
+    let command: string | undefined;
+    for (const match of content.matchAll(/\S+/g)) {
+      if (match[0] === "--") {
+        command = content.slice(match.index + 2).trim();
+        break;
+      }
+      words.push(match[0]);
+    }
+    if (command === "") fail(`nothing after "--": ${SHAPE}`);
+    if (words.length === 0) fail(`no NAME before "--": ${SHAPE}`);
+    if (words.length > 2) {
+      const hint = command === undefined ? ' (hint: put "--" before a probe command)' : "";
+      fail(`${words.length} words before the probe command: ${SHAPE}${hint}`);
+    }
+    const [name, workdir = ""] = words;
+    if (name.startsWith("-")) fail(`host name "${name}" starts with "-"`);
+    const first = seen.get(name);
+    if (first !== undefined) fail(`host "${name}" is already listed on line ${first}`);
+    seen.set(name, line);
+    const probe = command === undefined ? defaultProbe(name) : ["/bin/sh", "-c", command];
+    hosts.push({ name, workdir, probe, line });
+  });
+  return hosts;
+}
+
+/**
+ * Reads and parses a hosts file.
+ *
+ * Requires `--allow-read`.
+ *
+ * @param path The file.
+ * @returns The hosts.
+ * @throws {RunError} When the file cannot be read.
+ * @throws {ManifestError} For a bad line (see {@linkcode parseHostsFile}).
+ * @example
+ * ```ts
+ * import { readHostsFile } from "./hosts_file.ts";
+ * const path = await Deno.makeTempFile();
+ * await Deno.writeTextFile(path, "a -- true\n");
+ * console.assert((await readHostsFile(path))[0].name === "a");
+ * ```
+ */
+export async function readHostsFile(path: string): Promise<HostEntry[]> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (error) {
+    throw new RunError(`Cannot read hosts file "${path}": ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  return parseHostsFile(text, path);
+}

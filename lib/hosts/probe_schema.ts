@@ -1,0 +1,43 @@
+/**
+ * The wire format of `tyhooks probe`: one JSON object of host facts. `pick-host` validates every
+ * host's answer with this schema, so it is the single source of truth for both ends. Loaded
+ * lazily: `tyhooks probe` itself never needs zod, only the side that reads answers does.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+
+const bytes = z.number().int().nonnegative();
+
+/**
+ * Zod schema of a probe answer. Unknown keys are stripped rather than refused, so a control host
+ * keeps reading answers from agent hosts that run a newer tyhooks with more facts.
+ *
+ * @example
+ * ```ts
+ * import { HostFactsSchema } from "./probe_schema.ts";
+ * const facts = HostFactsSchema.parse({
+ *   hostname: "gpu-1", os: "linux", arch: "x86_64", cpus: 8, load_avg: [0.5, 0.4, 0.3],
+ *   mem_total_bytes: 34359738368, mem_available_bytes: 17179869184,
+ *   disk_free_bytes: 1e11, uptime_s: 3600, version: "0.1.0",
+ * });
+ * console.assert(facts.cpus === 8);
+ * ```
+ */
+export const HostFactsSchema = z.object({
+  hostname: z.string(),
+  os: z.string(),
+  arch: z.string(),
+  // At least one: least-loaded divides the load by it.
+  cpus: z.number().int().positive(),
+  load_avg: z.tuple([z.number().nonnegative(), z.number().nonnegative(), z.number().nonnegative()]),
+  mem_total_bytes: bytes,
+  mem_available_bytes: bytes,
+  disk_free_bytes: bytes,
+  uptime_s: z.number().nonnegative(),
+  version: z.string(),
+});
+
+/** One host's facts, as `tyhooks probe` prints them. */
+export type HostFacts = z.output<typeof HostFactsSchema>;

@@ -1,0 +1,68 @@
+/**
+ * The forgiving reading of `actions`: each well-formed action whose script passes the checks is
+ * kept, each other one is dropped with a problem.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import type { PluginAction } from "./types.ts";
+import { ActionSchema } from "./manifest_schema.ts";
+import { dropped, type Problem, quote } from "./messages.ts";
+import { describeIssue, kindOf } from "./issues.ts";
+import { isRecord, withoutNulls } from "./_record.ts";
+import { checkScript, type PluginRoot } from "./script_path.ts";
+
+// The same fields as the strict schema, but unknown keys are ignored rather than refused: only
+// `plugins validate` reports them.
+const LooseAction = z.object(ActionSchema.shape);
+
+/**
+ * Reads the `actions` list. Requires `--allow-read`.
+ *
+ * @param root The plugin dir.
+ * @param raw The lenient value of `actions` (undefined or null when absent).
+ * @returns The kept actions, and the problems.
+ * @example
+ * ```ts
+ * import { buildActions } from "./build_actions.ts";
+ * const { actions, problems } = await buildActions({ dir: "/tmp", realDir: "/tmp" }, [{ id: "x" }]);
+ * console.assert(actions.length === 0 && problems[0].message.includes('"command" is missing'));
+ * ```
+ */
+export async function buildActions(
+  root: PluginRoot,
+  raw: unknown,
+): Promise<{ actions: PluginAction[]; problems: Problem[] }> {
+  const actions: PluginAction[] = [];
+  const problems: Problem[] = [];
+  if (raw === undefined || raw === null) return { actions, problems };
+  if (!Array.isArray(raw)) {
+    const reason = `must be a list of actions, not ${kindOf(raw)}`;
+    return { actions, problems: [dropped('"actions"', reason, ["actions"])] };
+  }
+  for (const [index, item] of raw.entries()) {
+    const at = ["actions", index];
+    const id = isRecord(item) && typeof item.id === "string" && item.id !== "" ? item.id : null;
+    const what = id === null ? `action #${index + 1}` : `action ${quote(id)}`;
+    const parsed = LooseAction.safeParse(withoutNulls(item), { reportInput: true });
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      problems.push(dropped(what, describeIssue(issue), [...at, ...issue.path]));
+      continue;
+    }
+    const action = parsed.data;
+    if (actions.some((a) => a.id === action.id)) {
+      problems.push(dropped(what, "the id is already used by an earlier action", at));
+      continue;
+    }
+    const check = await checkScript(root, action.command);
+    if (!check.ok) {
+      const reason = `script ${quote(action.command)} ${check.reason}`;
+      problems.push(dropped(what, reason, [...at, "command"], check.hint));
+      continue;
+    }
+    actions.push({ id: action.id, label: action.label || action.id, command: check.path });
+  }
+  return { actions, problems };
+}

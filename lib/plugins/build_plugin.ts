@@ -1,0 +1,85 @@
+/**
+ * The forgiving reading of a manifest's fields once it has a name: everything usable is kept,
+ * everything else becomes a problem (not yet located in the text).
+ *
+ * @module
+ */
+
+import type { Plugin } from "./types.ts";
+import { dropped, type Problem } from "./messages.ts";
+import { kindOf } from "./issues.ts";
+import type { PluginRoot } from "./script_path.ts";
+import { buildHooks } from "./build_hooks.ts";
+import { buildActions } from "./build_actions.ts";
+import { buildServices } from "./build_services.ts";
+import { findRoutines, findWorkflows } from "./conventions.ts";
+
+/** A plugin's contents, everything but its name. */
+export type PluginParts = Omit<Plugin, "name">;
+
+/**
+ * Reads version, description, hooks, actions and services from the lenient data, and finds the
+ * workflows and routines. Requires `--allow-read`.
+ *
+ * @param root The plugin dir.
+ * @param data The manifest's lenient data (a map).
+ * @returns The parts and the problems.
+ * @example
+ * ```ts
+ * import { buildPlugin } from "./build_plugin.ts";
+ * const { parts } = await buildPlugin({ dir: "/tmp", realDir: "/tmp" }, { version: "1" });
+ * console.assert(parts.version === "1" && parts.actions.length === 0);
+ * ```
+ */
+export async function buildPlugin(
+  root: PluginRoot,
+  data: Record<string, unknown>,
+): Promise<{ parts: PluginParts; problems: Problem[] }> {
+  const problems: Problem[] = [];
+  const text = (key: "version" | "description"): string => {
+    const value = data[key];
+    if (value === undefined || value === null) return "";
+    if (typeof value === "string") return value;
+    problems.push(dropped(`"${key}"`, `must be a string, not ${kindOf(value)}`, [key]));
+    return "";
+  };
+  const version = text("version");
+  const description = text("description");
+  const hooks = await buildHooks(root, data.hooks);
+  const actions = await buildActions(root, data.actions);
+  const services = await buildServices(root, data.services);
+  const [workflows, routines] = await Promise.all([
+    findWorkflows(root.dir),
+    findRoutines(root.dir),
+  ]);
+  problems.push(...hooks.problems, ...actions.problems, ...services.problems);
+  return {
+    parts: {
+      version,
+      description,
+      dir: root.dir,
+      hooks: hooks.hooks,
+      actions: actions.actions,
+      services: services.services,
+      workflows,
+      routines,
+    },
+    problems,
+  };
+}
+
+/**
+ * Does the plugin handle anything at all?
+ *
+ * @example
+ * ```ts
+ * import { isUsable } from "./build_plugin.ts";
+ * console.assert(!isUsable({ hooks: {}, actions: [], services: [], workflows: [], routines: [] }));
+ * ```
+ */
+export function isUsable(
+  parts: Pick<PluginParts, "hooks" | "actions" | "services" | "workflows" | "routines">,
+): boolean {
+  return Object.keys(parts.hooks).length + parts.actions.length + parts.services.length +
+      parts.workflows.length + parts.routines.length > 0;
+}

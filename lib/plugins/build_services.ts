@@ -1,0 +1,81 @@
+/**
+ * The forgiving reading of `services`: each well-formed service is kept, each other one is
+ * dropped whole with a problem. A service is never started with a configuration other than the
+ * one written, so a bad `env` entry or `restart` value drops the service rather than the value.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import type { PluginService } from "./types.ts";
+import { ServiceSchema } from "./manifest_schema.ts";
+import { dropped, type Problem, quote } from "./messages.ts";
+import { describeIssue, kindOf } from "./issues.ts";
+import { isRecord, withoutNulls } from "./_record.ts";
+import { checkCwd, type PluginRoot } from "./script_path.ts";
+
+// The strict schema's fields; unknown keys are left to `plugins validate`.
+const LooseService = z.object(ServiceSchema.shape);
+
+/**
+ * Reads the `services` list. Requires `--allow-read`.
+ *
+ * @param root The plugin dir.
+ * @param raw The lenient value of `services` (undefined or null when absent).
+ * @returns The kept services, and the problems.
+ * @example
+ * ```ts
+ * import { buildServices } from "./build_services.ts";
+ * const { services } = await buildServices({ dir: "/tmp", realDir: "/tmp" }, [
+ *   { name: "web", command: "python3 -m http.server" },
+ * ]);
+ * console.assert(services[0].restart === "on-failure" && services[0].cwd === "/tmp");
+ * ```
+ */
+export async function buildServices(
+  root: PluginRoot,
+  raw: unknown,
+): Promise<{ services: PluginService[]; problems: Problem[] }> {
+  const services: PluginService[] = [];
+  const problems: Problem[] = [];
+  if (raw === undefined || raw === null) return { services, problems };
+  if (!Array.isArray(raw)) {
+    const reason = `must be a list of services, not ${kindOf(raw)}`;
+    return { services, problems: [dropped('"services"', reason, ["services"])] };
+  }
+  for (const [index, item] of raw.entries()) {
+    const at = ["services", index];
+    const name = isRecord(item) && typeof item.name === "string" && item.name !== ""
+      ? item.name
+      : null;
+    const what = name === null ? `service #${index + 1}` : `service ${quote(name)}`;
+    const parsed = LooseService.safeParse(withoutNulls(item), { reportInput: true });
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      problems.push(dropped(what, describeIssue(issue), [...at, ...issue.path]));
+      continue;
+    }
+    const service = parsed.data;
+    if (services.some((s) => s.name === service.name)) {
+      problems.push(dropped(what, "the name is already used by an earlier service", at));
+      continue;
+    }
+    if (service.command.includes("\0")) {
+      problems.push(dropped(what, '"command" contains a NUL byte', [...at, "command"]));
+      continue;
+    }
+    const cwd = await checkCwd(root, service.cwd ?? "");
+    if (!cwd.ok) {
+      problems.push(dropped(what, `cwd ${quote(service.cwd ?? "")} ${cwd.reason}`, [...at, "cwd"]));
+      continue;
+    }
+    services.push({
+      name: service.name,
+      command: service.command,
+      cwd: cwd.path,
+      env: service.env ?? [],
+      restart: service.restart ?? "on-failure",
+    });
+  }
+  return { services, problems };
+}

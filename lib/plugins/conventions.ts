@@ -1,0 +1,73 @@
+/**
+ * What a plugin holds by convention rather than in its manifest: `workflows/*.yaml|*.yml` and
+ * `routines/<name>/prompt.md`.
+ *
+ * @module
+ */
+
+import { extname, join } from "node:path";
+import { byCodeUnit } from "./_sort.ts";
+
+const WORKFLOW_EXTENSIONS = [".yaml", ".yml"];
+
+/**
+ * Workflow names: the stems of the `.yaml`/`.yml` files in `<dir>/workflows`, sorted, each once.
+ * Requires `--allow-read`.
+ *
+ * @param dir The plugin dir.
+ * @returns The names (none when the folder is missing).
+ * @example
+ * ```ts
+ * import { findWorkflows } from "./conventions.ts";
+ * console.assert((await findWorkflows("/nonexistent")).length === 0);
+ * ```
+ */
+export async function findWorkflows(dir: string): Promise<string[]> {
+  const names = new Set<string>();
+  for (const entry of await listDir(join(dir, "workflows"))) {
+    const ext = extname(entry.name);
+    if (!WORKFLOW_EXTENSIONS.includes(ext) || entry.name.startsWith(".")) continue;
+    if (await isFile(join(dir, "workflows", entry.name), entry)) {
+      names.add(entry.name.slice(0, -ext.length));
+    }
+  }
+  return [...names].sort(byCodeUnit);
+}
+
+/**
+ * Routine names: the folders of `<dir>/routines` that hold a `prompt.md` file, sorted.
+ * Requires `--allow-read`.
+ *
+ * @param dir The plugin dir.
+ * @returns The names (none when the folder is missing).
+ * @example
+ * ```ts
+ * import { findRoutines } from "./conventions.ts";
+ * console.assert((await findRoutines("/nonexistent")).length === 0);
+ * ```
+ */
+export async function findRoutines(dir: string): Promise<string[]> {
+  const names: string[] = [];
+  for (const entry of await listDir(join(dir, "routines"))) {
+    if (entry.name.startsWith(".")) continue;
+    const prompt = await Deno.stat(join(dir, "routines", entry.name, "prompt.md")).catch(() =>
+      null
+    );
+    if (prompt?.isFile) names.push(entry.name);
+  }
+  return names.sort(byCodeUnit);
+}
+
+async function listDir(path: string): Promise<Deno.DirEntry[]> {
+  try {
+    return await Array.fromAsync(Deno.readDir(path));
+  } catch {
+    // Missing, not a folder, or unreadable: the plugin simply has none.
+    return [];
+  }
+}
+
+async function isFile(path: string, entry: Deno.DirEntry): Promise<boolean> {
+  if (!entry.isSymlink) return entry.isFile;
+  return (await Deno.stat(path).catch(() => null))?.isFile ?? false;
+}

@@ -1,0 +1,109 @@
+/**
+ * Loads one plugin dir, forgivingly: reads the manifest, keeps every usable entry and records a
+ * problem (with its line and column) for every one it drops. Whether the plugin as a whole is
+ * skipped is decided here too; name clashes between plugins are decided by the caller.
+ *
+ * This module pulls in zod and yaml, so it is only ever imported dynamically.
+ *
+ * @module
+ */
+
+import { join, relative } from "node:path";
+import type { LoadWarning, Plugin } from "./types.ts";
+import { type ParsedManifest, readManifest } from "./read_manifest.ts";
+import { locate, type Position } from "./locate.ts";
+import { REASONS, skipped } from "./messages.ts";
+import { isRecord } from "./_record.ts";
+import { hasControlCharacters } from "./dir_name.ts";
+import { buildPlugin, isUsable } from "./build_plugin.ts";
+
+/** Everything learned about one plugin dir. */
+export interface PluginReport {
+  /** Absolute plugin dir. */
+  dir: string;
+  /** The dir relative to the plugins dir, for messages. */
+  relDir: string;
+  /** Absolute path of its `plugin.yaml`. */
+  manifest: string;
+  /** The plugin's name, when the manifest gives a usable one. */
+  name: string | null;
+  /** Where the name is written, for a duplicate-name warning. */
+  nameAt: Position | null;
+  /** The plugin, or null when it is skipped. */
+  plugin: Plugin | null;
+  /** One warning per dropped entry. */
+  problems: LoadWarning[];
+  /** The one warning of a skipped plugin, else null. */
+  skip: LoadWarning | null;
+  /** The parsed manifest, for the strict lint; null when it could not be parsed. */
+  parsed: ParsedManifest | null;
+}
+
+/**
+ * Loads the plugin in `dir`. Never throws for anything a plugin contains. Requires
+ * `--allow-read`.
+ *
+ * @param root The plugins dir (absolute), for relative names in messages.
+ * @param dir The plugin dir (absolute), holding `plugin.yaml`.
+ * @returns The report.
+ * @example
+ * ```ts
+ * import { inspectPlugin } from "./inspect_plugin.ts";
+ * const report = await inspectPlugin("/nonexistent", "/nonexistent/x");
+ * console.assert(report.plugin === null && report.skip !== null);
+ * ```
+ */
+export async function inspectPlugin(root: string, dir: string): Promise<PluginReport> {
+  const manifest = join(dir, "plugin.yaml");
+  const report: PluginReport = {
+    dir,
+    relDir: relative(root, dir) || ".",
+    manifest,
+    name: null,
+    nameAt: null,
+    plugin: null,
+    problems: [],
+    skip: null,
+    parsed: null,
+  };
+  const warning = (message: string, at: Position | null): LoadWarning => ({
+    plugin: report.name,
+    path: manifest,
+    line: at?.line ?? null,
+    column: at?.column ?? null,
+    message,
+  });
+  const skip = (reason: string, at: Position | null) => {
+    report.skip = warning(skipped(report.name, report.relDir, reason), at);
+    return report;
+  };
+
+  const read = await readManifest(manifest);
+  if (!read.ok) return skip(read.message, read.at);
+  report.parsed = read;
+  const data = read.lenient;
+  if (data === null || data === undefined) return skip(REASONS.empty, { line: 1, column: 1 });
+  if (!isRecord(data)) return skip(REASONS.notAMap, locate(read, []));
+  const nameAt = locate(read, ["name"]);
+  const name = data.name;
+  if (name === undefined || name === null || name === "") return skip(REASONS.noName, nameAt);
+  if (typeof name !== "string") return skip(REASONS.nameNotText, nameAt);
+  if (hasControlCharacters(name)) return skip(REASONS.nameControl, nameAt);
+  report.name = name;
+  report.nameAt = nameAt;
+
+  let realDir: string;
+  try {
+    realDir = await Deno.realPath(dir);
+  } catch (error) {
+    return skip(`cannot resolve the plugin dir: ${(error as Error).message}`, null);
+  }
+  const { parts, problems } = await buildPlugin({ dir, realDir }, data);
+  report.problems = problems.map((p) => warning(p.message, locate(read, p.at, { key: p.key })));
+  if (!isUsable(parts)) {
+    const drops = problems.flatMap((p) => p.dropped === undefined ? [] : [p.dropped]);
+    return skip(REASONS.nothingUsable(drops), nameAt);
+  }
+  report.plugin = { name, ...parts };
+  return report;
+}

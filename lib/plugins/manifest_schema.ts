@@ -1,0 +1,181 @@
+/**
+ * The zod schema of `plugin.yaml`: the single source of truth for what a manifest may hold. The
+ * strict lint (`plugins validate`) and the JSON Schema (`plugins schema`) use it whole; the
+ * forgiving loader checks each entry against the same pieces and drops only the bad ones.
+ *
+ * This module imports zod statically, so it is only ever imported dynamically (see `load.ts`).
+ *
+ * @module
+ */
+
+import { z } from "zod";
+
+/**
+ * Names of the restart policies, in the order the docs list them.
+ *
+ * @example
+ * ```ts
+ * import { RESTART_POLICIES } from "./manifest_schema.ts";
+ * console.assert(RESTART_POLICIES.includes("on-failure"));
+ * ```
+ */
+export const RESTART_POLICIES = ["always", "on-failure", "never"] as const;
+
+/**
+ * What an `env` entry must look like: `KEY=VALUE`, KEY a shell-safe name, no NUL byte.
+ *
+ * @example
+ * ```ts
+ * import { ENV_ENTRY } from "./manifest_schema.ts";
+ * console.assert(ENV_ENTRY.test("FOO=bar") && !ENV_ENTRY.test("1FOO=bar"));
+ * ```
+ */
+export const ENV_ENTRY = /^[A-Za-z_][A-Za-z0-9_]*=[^\0]*$/;
+
+/**
+ * The events ty and tyhooks send; `hooks` may name others (`fire` accepts any string).
+ *
+ * @example
+ * ```ts
+ * import { KNOWN_EVENTS } from "./manifest_schema.ts";
+ * console.assert(KNOWN_EVENTS.includes("task.placement"));
+ * ```
+ */
+export const KNOWN_EVENTS: readonly string[] = [
+  "task.started",
+  "task.done",
+  "task.blocked",
+  "task.failed",
+  "task.auth_required",
+  "task.route",
+  "task.placement",
+  "pre_tool_call",
+  "post_tool_call",
+];
+
+const text = z.string().min(1);
+
+/**
+ * A hook or action script: a path relative to the plugin dir.
+ *
+ * @example
+ * ```ts
+ * import { ScriptSchema } from "./manifest_schema.ts";
+ * console.assert(ScriptSchema.safeParse("on-done.sh").success);
+ * ```
+ */
+export const ScriptSchema = text.meta({
+  description: "Path of an executable file, relative to the plugin dir (it must stay inside it)",
+});
+
+/**
+ * The `hooks` map: event name -> script.
+ *
+ * @example
+ * ```ts
+ * import { HooksSchema } from "./manifest_schema.ts";
+ * console.assert(HooksSchema.safeParse({ "task.done": "on-done.sh" }).success);
+ * ```
+ */
+export const HooksSchema = z.record(text, ScriptSchema).meta({
+  description: `Event -> script. Events: ${KNOWN_EVENTS.join(", ")} (others may be fired)`,
+});
+
+/**
+ * One entry of `actions`.
+ *
+ * @example
+ * ```ts
+ * import { ActionSchema } from "./manifest_schema.ts";
+ * console.assert(ActionSchema.safeParse({ id: "sync", command: "sync.sh" }).success);
+ * ```
+ */
+export const ActionSchema = z.strictObject({
+  id: text.meta({ description: "Unique within the plugin" }),
+  label: z.string().optional().meta({ description: "Shown to users; defaults to the id" }),
+  command: ScriptSchema,
+}).meta({ description: "An action a user invokes" });
+
+/**
+ * One entry of a service's `env`: `KEY=VALUE`.
+ *
+ * @example
+ * ```ts
+ * import { EnvEntrySchema } from "./manifest_schema.ts";
+ * console.assert(EnvEntrySchema.safeParse("FOO=bar").success);
+ * console.assert(!EnvEntrySchema.safeParse("FOO").success);
+ * ```
+ */
+export const EnvEntrySchema = z.string().regex(ENV_ENTRY, {
+  error: "must be KEY=VALUE (KEY: letters, digits and _, not starting with a digit)",
+}).meta({
+  description: "KEY=VALUE, KEY made of letters, digits and _ (not starting with a digit)",
+});
+
+/**
+ * A service's restart policy.
+ *
+ * @example
+ * ```ts
+ * import { RestartSchema } from "./manifest_schema.ts";
+ * console.assert(RestartSchema.safeParse("never").success);
+ * ```
+ */
+export const RestartSchema = z.enum(RESTART_POLICIES).meta({
+  description: "When to restart the service (tyhooks extension); default on-failure",
+});
+
+/**
+ * One entry of `services`.
+ *
+ * @example
+ * ```ts
+ * import { ServiceSchema } from "./manifest_schema.ts";
+ * console.assert(ServiceSchema.safeParse({ name: "index", command: "./server" }).success);
+ * ```
+ */
+export const ServiceSchema = z.strictObject({
+  name: text.meta({ description: "Unique within the plugin" }),
+  command: text.meta({ description: "Run with sh -c" }),
+  cwd: z.string().optional().meta({
+    description: "Working directory relative to the plugin dir (it must stay inside it)",
+  }),
+  env: z.array(EnvEntrySchema).optional(),
+  restart: RestartSchema.optional(),
+}).meta({ description: "A long-running, supervised process" });
+
+/**
+ * The whole manifest, strict: unknown keys are errors.
+ *
+ * @example
+ * ```ts
+ * import { ManifestSchema } from "./manifest_schema.ts";
+ * console.assert(ManifestSchema.safeParse({ name: "x", hooks: { "task.done": "a.sh" } }).success);
+ * console.assert(!ManifestSchema.safeParse({ name: "x", hook: {} }).success);
+ * ```
+ */
+export const ManifestSchema = z.strictObject({
+  name: text.meta({ description: "Unique plugin name" }),
+  version: z.string().optional(),
+  description: z.string().optional(),
+  hooks: HooksSchema.optional(),
+  actions: z.array(ActionSchema).optional(),
+  services: z.array(ServiceSchema).optional(),
+}).meta({
+  title: "tyhooks plugin manifest (plugin.yaml)",
+  description: "A ty plugin: a directory holding this file and executable scripts",
+});
+
+/** A manifest as the strict schema accepts it. */
+export type Manifest = z.infer<typeof ManifestSchema>;
+
+/**
+ * The keys a manifest may have, for "did you mean" hints.
+ *
+ * @example
+ * ```ts
+ * import { MANIFEST_KEYS } from "./manifest_schema.ts";
+ * console.assert(MANIFEST_KEYS.includes("hooks"));
+ * ```
+ */
+export const MANIFEST_KEYS: readonly string[] = Object.keys(ManifestSchema.shape);

@@ -1,0 +1,128 @@
+/**
+ * Every warning text the loader and the lint produce, in one place so they read alike: capital
+ * first letter, no final period, quoted values, a colon before details, a hint when the fix is
+ * known.
+ *
+ * @module
+ */
+
+/** A problem found in one manifest, before it is given a line and column. */
+export interface Problem {
+  /** The full warning text. */
+  message: string;
+  /** Where in the manifest's data: keys and indexes from the root. */
+  at: readonly PropertyKey[];
+  /** Point at the last key rather than its value. */
+  key?: boolean;
+  /** For a dropped entry, the short form used when the whole plugin is skipped. */
+  dropped?: string;
+}
+
+/**
+ * Quotes a value for a message.
+ *
+ * @example
+ * ```ts
+ * import { quote } from "./messages.ts";
+ * console.assert(quote('a"b') === '"a\\"b"');
+ * ```
+ */
+export function quote(value: string): string {
+  return JSON.stringify(value);
+}
+
+/**
+ * A dropped entry: `Dropped hook "task.done": script "a.sh" does not exist`.
+ *
+ * @param what The entry, e.g. `hook "task.done"` or `action #2`.
+ * @param reason Why.
+ * @param at Where in the data.
+ * @param hint The fix, when known.
+ * @returns The problem.
+ * @example
+ * ```ts
+ * import { dropped } from "./messages.ts";
+ * const p = dropped('hook "x"', 'script "x.sh" does not exist', ["hooks", "x"]);
+ * console.assert(p.message === 'Dropped hook "x": script "x.sh" does not exist');
+ * ```
+ */
+export function dropped(
+  what: string,
+  reason: string,
+  at: readonly PropertyKey[],
+  hint?: string,
+): Problem {
+  const short = `${what}: ${reason}`;
+  return { message: `Dropped ${short}${hint ? ` (hint: ${hint})` : ""}`, at, dropped: short };
+}
+
+/**
+ * The one warning of a skipped plugin.
+ *
+ * @param name The plugin's name, when known.
+ * @param dir The plugin dir, relative to the plugins dir.
+ * @param reason Why it is skipped.
+ * @returns `Skipped plugin "x" in "team/x": reason`.
+ * @example
+ * ```ts
+ * import { skipped } from "./messages.ts";
+ * console.assert(skipped(null, "x", "bad") === 'Skipped plugin in "x": bad');
+ * ```
+ */
+export function skipped(name: string | null, dir: string, reason: string): string {
+  return `Skipped plugin${name === null ? "" : ` ${quote(name)}`} in ${quote(dir)}: ${reason}`;
+}
+
+/**
+ * Why a plugin is skipped, as the text after `Skipped plugin ... :`.
+ *
+ * @example
+ * ```ts
+ * import { REASONS } from "./messages.ts";
+ * console.assert(REASONS.duplicate("a").includes('"a"'));
+ * ```
+ */
+export const REASONS = {
+  notAMap: "plugin.yaml must be a map of keys to values",
+  empty: "plugin.yaml is empty",
+  noName: '"name" is missing or empty',
+  nameNotText: '"name" must be a string',
+  nameControl: '"name" contains control characters',
+  duplicate: (first: string) => `the name is already used by the plugin in ${quote(first)}`,
+  nothingUsable: (drops: string[]) => {
+    const base = "no usable hook, action, service, workflow or routine";
+    if (drops.length === 0) return base;
+    const shown = drops.slice(0, 3).join("; ");
+    const more = drops.length > 3 ? `; and ${drops.length - 3} more` : "";
+    return `${base} (dropped ${shown}${more})`;
+  },
+} as const;
+
+/**
+ * An unknown key, with a suggestion when one is close.
+ *
+ * @example
+ * ```ts
+ * import { unknownKey } from "./messages.ts";
+ * console.assert(unknownKey("hook", "", "hooks") === 'Unknown key "hook": did you mean "hooks"?');
+ * ```
+ */
+export function unknownKey(key: string, where: string, suggestion?: string): string {
+  const place = where === "" ? "" : ` in ${quote(where)}`;
+  return `Unknown key ${quote(key)}${place}${
+    suggestion ? `: did you mean ${quote(suggestion)}?` : ""
+  }`;
+}
+
+/**
+ * A hook event name close to, but not equal to, a known event: probably a typo.
+ *
+ * @example
+ * ```ts
+ * import { unknownEvent } from "./messages.ts";
+ * console.assert(unknownEvent("task.don", "task.done").startsWith('Unknown event "task.don"'));
+ * ```
+ */
+export function unknownEvent(event: string, suggestion: string): string {
+  return `Unknown event ${quote(event)}: did you mean ${quote(suggestion)}?`;
+}

@@ -1,0 +1,73 @@
+/**
+ * The strict half of `plugins validate`: the whole manifest against the strict zod schema
+ * (unknown keys, wrong types), plus event names that look like typos of known ones.
+ *
+ * This module pulls in zod and yaml, so it is only ever imported dynamically.
+ *
+ * @module
+ */
+
+import type { LoadWarning } from "./types.ts";
+import type { PluginReport } from "./inspect_plugin.ts";
+import {
+  ActionSchema,
+  KNOWN_EVENTS,
+  MANIFEST_KEYS,
+  ManifestSchema,
+  ServiceSchema,
+} from "./manifest_schema.ts";
+import { describeIssue, pathText } from "./issues.ts";
+import { locate } from "./locate.ts";
+import { unknownEvent, unknownKey } from "./messages.ts";
+import { closest } from "./_suggest.ts";
+import { isRecord } from "./_record.ts";
+
+const ACTION_KEYS = Object.keys(ActionSchema.shape);
+const SERVICE_KEYS = Object.keys(ServiceSchema.shape);
+
+/**
+ * Lints one parsed manifest strictly. Returns nothing for a manifest that could not be parsed
+ * (the loader already said why).
+ *
+ * @param report The plugin's report from the loader.
+ * @returns The problems, each with a line and column.
+ * @example
+ * ```ts
+ * import { inspectPlugin } from "./inspect_plugin.ts";
+ * import { strictProblems } from "./strict_check.ts";
+ * const report = await inspectPlugin("/nonexistent", "/nonexistent/x");
+ * console.assert(strictProblems(report).length === 0);
+ * ```
+ */
+export function strictProblems(report: PluginReport): LoadWarning[] {
+  const parsed = report.parsed;
+  if (parsed === null) return [];
+  const problems: LoadWarning[] = [];
+  const add = (message: string, at: readonly PropertyKey[], key = false) => {
+    const { line, column } = locate(parsed, at, { key });
+    problems.push({ plugin: report.name, path: report.manifest, line, column, message });
+  };
+  const result = ManifestSchema.safeParse(parsed.typed, { reportInput: true });
+  for (const issue of result.error?.issues ?? []) {
+    if (issue.code !== "unrecognized_keys") {
+      add(describeIssue(issue), issue.path);
+      continue;
+    }
+    const known = issue.path.length === 0
+      ? MANIFEST_KEYS
+      : issue.path[0] === "actions"
+      ? ACTION_KEYS
+      : SERVICE_KEYS;
+    for (const key of issue.keys) {
+      add(unknownKey(key, pathText(issue.path), closest(key, known)), [...issue.path, key], true);
+    }
+  }
+  const typed = parsed.typed;
+  if (isRecord(typed) && isRecord(typed.hooks)) {
+    for (const event of Object.keys(typed.hooks)) {
+      const suggestion = closest(event, KNOWN_EVENTS);
+      if (suggestion !== undefined) add(unknownEvent(event, suggestion), ["hooks", event], true);
+    }
+  }
+  return problems;
+}

@@ -1,0 +1,59 @@
+/**
+ * `plugins validate` as a library call: every load warning (including the dropped entries of
+ * plugins left out), unknown keys and type errors, each with file, line and column.
+ *
+ * @module
+ */
+
+import type { LoadWarning } from "./types.ts";
+import { type CollectOptions, collectReports, foldReports } from "./reports.ts";
+
+/** The lint's verdict. */
+export interface ValidationResult {
+  /** True when there is no problem at all. */
+  ok: boolean;
+  /** Sorted by plugin path, then line and column. */
+  problems: LoadWarning[];
+  /** How many plugin dirs were checked. */
+  checked: number;
+}
+
+/**
+ * Lints every plugin under `dir`, strictly. Requires `--allow-read`.
+ *
+ * @param dir The plugins dir.
+ * @param options The concurrency bound.
+ * @returns The verdict.
+ * @example
+ * ```ts
+ * import { validatePlugins } from "./validate.ts";
+ * const result = await validatePlugins("/nonexistent");
+ * console.assert(result.ok && result.problems.length === 0);
+ * ```
+ */
+export async function validatePlugins(
+  dir: string,
+  options: CollectOptions = {},
+): Promise<ValidationResult> {
+  const collected = await collectReports(dir, options);
+  const { warnings } = foldReports(collected, { everyProblem: true });
+  const problems = [...warnings];
+  if (collected.reports.length > 0) {
+    const { strictProblems } = await import("./strict_check.ts");
+    // A place the loader already complained about needs no second, zod-worded message.
+    const seen = new Set(warnings.map(where));
+    for (const report of collected.reports) {
+      problems.push(...strictProblems(report).filter((p) => !seen.has(where(p))));
+    }
+  }
+  const order = new Map(collected.reports.map((r, i) => [r.manifest, i]));
+  const rank = (p: LoadWarning) => order.get(p.path) ?? -1;
+  problems.sort((a, b) =>
+    rank(a) - rank(b) || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0)
+  );
+  return { ok: problems.length === 0, problems, checked: collected.reports.length };
+}
+
+function where(p: LoadWarning): string {
+  return `${p.path}:${p.line}:${p.column}`;
+}

@@ -1,0 +1,200 @@
+/**
+ * The tool-call guards: `pre_tool_call` hooks decide whether an agent's tool call may run,
+ * `post_tool_call` hooks are told about it afterwards.
+ *
+ * @module
+ */
+
+import type { Runner } from "../hooks/runner.ts";
+import { type ConsultOptions, notAskedReason, startDeadline } from "../hooks/consult_deadline.ts";
+import {
+  failureReason,
+  type RunRecord,
+  type RunResult,
+  succeeded,
+  toRecord,
+} from "../process/record.ts";
+import type { RunOptions } from "../process/run_script.ts";
+import { judgePreRun } from "./pre_verdict.ts";
+import type { PostToolCall, ToolCall, ToolHookRequest } from "./tool_schema.ts";
+
+/** The event of pre hooks. */
+export const PRE_TOOL_EVENT = "pre_tool_call";
+/** The event of post hooks. */
+export const POST_TOOL_EVENT = "post_tool_call";
+
+/** What a failing pre hook (timeout, crash, bad answer) means: `block` (fail closed) or `allow`. */
+export type FailurePolicy = "block" | "allow";
+
+/** Options of {@linkcode ToolHooks}. */
+export interface ToolHooksOptions {
+  /** Explicit pre hook scripts, asked before the plugins' (as `--pre-hook PATH`). */
+  preHooks?: string[];
+  /** Explicit post hook scripts (as `--post-hook PATH`). */
+  postHooks?: string[];
+  /** Default `block`. */
+  onFailure?: FailurePolicy;
+}
+
+/** Options of {@linkcode ToolHooks.preToolCall}. */
+export interface PreToolOptions extends ConsultOptions {
+  /** Overrides the policy given to the constructor. */
+  onFailure?: FailurePolicy;
+}
+
+/** The answer to "may this tool call run?" (`tool pre` prints exactly this). */
+export interface ToolVerdict {
+  action: "allow" | "block";
+  reason: string;
+}
+
+interface Hook {
+  /** `"/path/guard.sh"` or `of plugin "name"`, for messages. */
+  label: string;
+  plugin: string | null;
+  run(options: RunOptions): Promise<RunResult>;
+}
+
+/**
+ * The tool-call hooks of one host: explicit scripts plus the plugins handling `pre_tool_call`
+ * and `post_tool_call`. Explicit scripts run from the current directory with the inherited
+ * environment; plugin scripts from their plugin dir with `TASK_PLUGIN_NAME`/`TASK_PLUGIN_DIR`.
+ *
+ * Requires `--allow-run`, `--allow-read`, `--allow-env`.
+ *
+ * @example
+ * ```ts
+ * import { Runner } from "../hooks/runner.ts";
+ * import { ToolHooks } from "./tool_hooks.ts";
+ * const hooks = new ToolHooks(new Runner({ dir: "/none", plugins: [], warnings: [] }));
+ * const verdict = await hooks.preToolCall({ tool: "bash", args: { command: "ls" } });
+ * console.assert(!hooks.hasPreHook() && verdict.action === "allow");
+ * ```
+ */
+export class ToolHooks {
+  #runner: Runner;
+  #pre: string[];
+  #post: string[];
+  #onFailure: FailurePolicy;
+
+  /**
+   * @param runner The runner (plugin index, tool timeout, grace, logger, abort signal).
+   * @param options Explicit hook scripts and the failure policy.
+   */
+  constructor(runner: Runner, options: ToolHooksOptions = {}) {
+    this.#runner = runner;
+    this.#pre = options.preHooks ?? [];
+    this.#post = options.postHooks ?? [];
+    this.#onFailure = options.onFailure ?? "block";
+  }
+
+  /** True when any pre hook is configured. Starts no process. */
+  hasPreHook(): boolean {
+    return this.#pre.length > 0 || this.#runner.handlers(PRE_TOOL_EVENT).length > 0;
+  }
+
+  /** True when any post hook is configured. Starts no process. */
+  hasPostHook(): boolean {
+    return this.#post.length > 0 || this.#runner.handlers(POST_TOOL_EVENT).length > 0;
+  }
+
+  /**
+   * Asks the pre hooks, explicit ones first, then plugins by name, one after another; the first
+   * block wins and later hooks are not run. A failing hook (or one the deadline left unasked)
+   * blocks under the `block` policy and is skipped under `allow`. No hook: allow. Never rejects.
+   *
+   * @param call The tool call.
+   * @param options `deadlineMs` (default the tool timeout, 30 s) and `onFailure`.
+   * @returns The verdict; a block always carries a reason naming who blocked.
+   */
+  async preToolCall(call: ToolCall, options: PreToolOptions = {}): Promise<ToolVerdict> {
+    const hooks = this.#hooks(PRE_TOOL_EVENT, this.#pre);
+    if (hooks.length === 0) return { action: "allow", reason: "" };
+    const log = this.#runner.log;
+    const policy = options.onFailure ?? this.#onFailure;
+    const timeoutMs = this.#runner.timeouts.tool;
+    const deadline = startDeadline(options.deadlineMs ?? timeoutMs);
+    const stdin = JSON.stringify(request(PRE_TOOL_EVENT, call));
+    let allowReason = "";
+    for (const hook of hooks) {
+      const budget = deadline.next(timeoutMs, this.#runner.graceMs);
+      const outcome = budget === null
+        ? { kind: "failure" as const, reason: notAskedReason(deadline) }
+        : await judgePreRun(await hook.run({ stdin, ...budget }), budget.timeoutMs);
+      const fields = { plugin: hook.plugin ?? undefined, tool: call.tool };
+      if (outcome.kind === "block") {
+        const reason = outcome.reason || `Blocked by the pre-tool-call hook ${hook.label}`;
+        log.log("info", `Tool call blocked by the hook ${hook.label}`, { ...fields, reason });
+        return { action: "block", reason };
+      }
+      if (outcome.kind === "allow") {
+        allowReason ||= outcome.reason;
+        continue;
+      }
+      const failed = `Pre-tool-call hook ${hook.label} failed: ${outcome.reason}`;
+      if (policy === "block") {
+        log.log("error", `${failed}; blocking the call`, {
+          ...fields,
+          hint: "--on-failure allow lets failing hooks through",
+        });
+        return { action: "block", reason: `${failed} (failure policy: block)` };
+      }
+      log.log("warn", `${failed}; allowed by the failure policy`, fields);
+      allowReason ||= `${failed} (failure policy: allow)`;
+    }
+    return { action: "allow", reason: allowReason };
+  }
+
+  /**
+   * Tells every post hook about a finished call, all at once: fire-and-forget (failures are
+   * logged, never returned as errors). The request carries `result`, and `error` only when
+   * there is one. Never rejects.
+   *
+   * @param call The finished call.
+   * @returns The run records, when every hook has ended.
+   */
+  async postToolCall(call: PostToolCall): Promise<RunRecord[]> {
+    const hooks = this.#hooks(POST_TOOL_EVENT, this.#post);
+    if (hooks.length === 0) return [];
+    const timeoutMs = this.#runner.timeouts.tool;
+    const stdin = JSON.stringify(request(POST_TOOL_EVENT, call));
+    const results = await Promise.all(hooks.map((hook) => hook.run({ stdin, timeoutMs })));
+    results.forEach((result, i) => {
+      if (succeeded(result)) return;
+      this.#runner.log.log(
+        "warn",
+        `Post-tool-call hook ${hooks[i].label} failed: ${failureReason(result, timeoutMs)}`,
+        { plugin: hooks[i].plugin ?? undefined, tool: call.tool },
+      );
+    });
+    return results.map(toRecord);
+  }
+
+  #hooks(event: string, explicit: string[]): Hook[] {
+    const runner = this.#runner;
+    return [
+      ...explicit.map((script) => ({
+        label: `"${script}"`,
+        plugin: null,
+        run: (options: RunOptions) => runner.run(script, options),
+      })),
+      ...runner.handlers(event).map((plugin) => ({
+        label: `of plugin "${plugin.name}"`,
+        plugin: plugin.name,
+        run: (options: RunOptions) => runner.runHook(plugin, event, options),
+      })),
+    ];
+  }
+}
+
+function request(hook: ToolHookRequest["hook"], call: PostToolCall): ToolHookRequest {
+  return {
+    hook,
+    tool: call.tool,
+    args: call.args ?? {},
+    ...(hook === POST_TOOL_EVENT ? { result: call.result ?? "" } : {}),
+    ...(hook === POST_TOOL_EVENT && call.error ? { error: call.error } : {}),
+    platform: call.platform ?? "",
+    user_id: call.user_id ?? "",
+  };
+}

@@ -1,0 +1,112 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { cli, makeTree } from "../_cli.ts";
+import { groupGone, readPid, waitGone } from "../_procs.ts";
+import { cliTest, pluginFiles } from "./_loader.ts";
+
+const TASK = JSON.stringify({ id: 8, title: "Build", project: "web", repo_path: "/src/web" });
+const EMPTY = { target: "", workdir: "", reason: "", handler: "" };
+
+cliTest("tyhooks place prints the first named target with its handler", async () => {
+  const plugins = await makeTree({
+    ...pluginFiles(
+      "a",
+      "task.placement",
+      `#!/bin/sh\necho '{"target":"","reason":"local is fine"}'\n`,
+    ),
+    ...pluginFiles(
+      "b",
+      "task.placement",
+      `#!/bin/sh\nid=$(cat | sed 's/.*"id":\\([0-9]*\\).*/\\1/')\necho "{\\"target\\":\\"gpu-$id\\",\\"workdir\\":\\"~/w\\"}"\n`,
+    ),
+  });
+  const r = await cli(["place", "--task-json", TASK, "--plugins-dir", plugins]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout), {
+    target: "gpu-8",
+    workdir: "~/w",
+    reason: "",
+    handler: "b",
+  });
+});
+
+cliTest("tyhooks place with no handler prints the all-empty answer", async () => {
+  const plugins = await makeTree({});
+  const r = await cli(["place", "--plugins-dir", plugins]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout), EMPTY);
+});
+
+cliTest(
+  "tyhooks place --remote-required exits 3 without a target, and tells the handlers",
+  async () => {
+    const trace = await Deno.makeTempDir();
+    const plugins = await makeTree({
+      ...pluginFiles(
+        "a",
+        "task.placement",
+        `#!/bin/sh\ncat > ${trace}/request\necho '{"target":"","reason":"no host free"}'\n`,
+      ),
+      ...pluginFiles("b", "task.placement", "#!/bin/sh\necho '{not json'\n"),
+    });
+    const r = await cli([
+      "place",
+      "--remote-required",
+      "--task-json",
+      TASK,
+      "--plugins-dir",
+      plugins,
+    ]);
+    assert.equal(r.code, 3, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout), {
+      target: "",
+      workdir: "",
+      reason: "no host free",
+      handler: "a",
+    });
+    assert.match(r.stderr, /error: Placement handler "b" failed: malformed JSON/);
+    assert.match(r.stderr, /--remote-required/);
+    const request = JSON.parse(await Deno.readTextFile(join(trace, "request")));
+    assert.equal(request.task.remote_required, true);
+    const none = await cli(["place", "--remote-required", "--plugins-dir", await makeTree({})]);
+    assert.equal(none.code, 3);
+    assert.deepEqual(JSON.parse(none.stdout), EMPTY);
+  },
+);
+
+cliTest(
+  "tyhooks place keeps an answer whose background probe holds stdout and returns within its deadline + 1 s past a setsid escape",
+  async () => {
+    const trace = await Deno.makeTempDir();
+    const plugins = await makeTree({
+      ...pluginFiles(
+        "a",
+        "task.placement",
+        `#!/bin/sh\nsetsid sh -c 'echo $$ > ${trace}/escapee; exec sleep 5' &\nexec sleep 30\n`,
+      ),
+      ...pluginFiles(
+        "b",
+        "task.placement",
+        `#!/bin/sh\necho '{"target":"h2"}'\nsleep 30 &\necho $! > ${trace}/probe\necho $$ > ${trace}/b\n`,
+      ),
+    });
+    const started = performance.now();
+    const r = await cli([
+      "place",
+      "--deadline",
+      "1500ms",
+      "--timeout",
+      "600ms",
+      "--plugins-dir",
+      plugins,
+    ]);
+    const elapsed = performance.now() - started;
+    Deno.kill(await readPid(join(trace, "escapee")), "SIGKILL");
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).target, "h2");
+    assert.ok(elapsed < 2500, `returned after ${Math.round(elapsed)} ms`);
+    assert.match(r.stderr, /Placement handler "a" failed: timed out after 600 ms/);
+    assert.ok(await waitGone(await readPid(join(trace, "probe")), 1000));
+    assert.ok(groupGone(await readPid(join(trace, "b"))));
+  },
+);

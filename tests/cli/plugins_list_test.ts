@@ -1,0 +1,134 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { cli, makeTree } from "../_cli.ts";
+
+const SCRIPT = "#!/bin/sh\nexit 0\n";
+
+const TREE = {
+  "tracker/plugin.yaml": [
+    "name: tracker",
+    "version: 0.2.0",
+    "description: Sync tasks to the tracker",
+    "hooks:",
+    "  task.done: on-done.sh",
+    "  task.route: route.sh",
+    "actions:",
+    "  - id: sync",
+    "    label: Sync now",
+    "    command: on-done.sh",
+    "services:",
+    "  - name: index",
+    "    command: sleep 1000",
+  ].join("\n") + "\n",
+  "tracker/on-done.sh": SCRIPT,
+  "tracker/workflows/release.yaml": "steps: []\n",
+  "tracker/routines/triage/prompt.md": "Triage\n",
+  "team/guard/plugin.yaml": "name: guard\nhooks:\n  pre_tool_call: guard.sh\n",
+  "team/guard/guard.sh": SCRIPT,
+};
+
+Deno.test("plugins list prints a table on stdout and the warnings on stderr", async () => {
+  const root = await makeTree(TREE);
+  const result = await cli(["plugins", "list", "--plugins-dir", root]);
+  assert.equal(result.code, 0);
+  assert.equal(
+    result.stdout,
+    [
+      "NAME     VERSION  HANDLES",
+      "guard    -        hooks pre_tool_call",
+      "tracker  0.2.0    hooks task.done; actions sync; services index; workflows release; " +
+      "routines triage",
+      "",
+    ].join("\n"),
+  );
+  assert.equal(
+    result.stderr,
+    'tyhooks: warn: Dropped hook "task.route": script "route.sh" does not exist ' +
+      `(plugin=tracker path=${join(root, "tracker/plugin.yaml")} line=6 column=15)\n`,
+  );
+});
+
+Deno.test("plugins list --json prints SPEC's document with every field present", async () => {
+  const root = await makeTree(TREE);
+  const result = await cli(["plugins", "list", "--json", "--plugins-dir", root]);
+  assert.equal(result.code, 0);
+  assert.equal(result.stderr, "");
+  const dir = join(root, "tracker");
+  assert.deepEqual(JSON.parse(result.stdout), {
+    plugins: [
+      {
+        name: "guard",
+        version: "",
+        description: "",
+        dir: join(root, "team/guard"),
+        hooks: { pre_tool_call: join(root, "team/guard/guard.sh") },
+        actions: [],
+        services: [],
+        workflows: [],
+        routines: [],
+      },
+      {
+        name: "tracker",
+        version: "0.2.0",
+        description: "Sync tasks to the tracker",
+        dir,
+        hooks: { "task.done": join(dir, "on-done.sh") },
+        actions: [{ id: "sync", label: "Sync now", command: join(dir, "on-done.sh") }],
+        services: [{
+          name: "index",
+          command: "sleep 1000",
+          cwd: dir,
+          env: [],
+          restart: "on-failure",
+        }],
+        workflows: ["release"],
+        routines: ["triage"],
+      },
+    ],
+    warnings: [{
+      plugin: "tracker",
+      path: join(dir, "plugin.yaml"),
+      line: 6,
+      column: 15,
+      message: 'Dropped hook "task.route": script "route.sh" does not exist',
+    }],
+  });
+});
+
+Deno.test("plugins list --json gives null plugin, line and column when they are unknown", async () => {
+  const root = await makeTree({ "x/plugin.yaml": "version: 1\n" });
+  const result = await cli(["plugins", "list", "--json", "--plugins-dir", root]);
+  const doc = JSON.parse(result.stdout);
+  assert.deepEqual(doc.plugins, []);
+  assert.equal(doc.warnings[0].plugin, null);
+  const unreadable = await cli([
+    "plugins",
+    "list",
+    "--json",
+    "--plugins-dir",
+    join(root, "x/plugin.yaml"),
+  ]);
+  const warning = JSON.parse(unreadable.stdout).warnings[0];
+  assert.deepEqual([warning.plugin, warning.line, warning.column], [null, null, null]);
+  assert.match(warning.message, /^Cannot read the plugins dir: /);
+});
+
+Deno.test("plugins list reads the plugins dir from $TY_PLUGINS_DIR", async () => {
+  const root = await makeTree(TREE);
+  const result = await cli(["plugins", "list", "--json"], { env: { TY_PLUGINS_DIR: root } });
+  assert.deepEqual(JSON.parse(result.stdout).plugins.map((p: { name: string }) => p.name), [
+    "guard",
+    "tracker",
+  ]);
+});
+
+Deno.test("plugins list says so when there are no plugins, and exits 0", async () => {
+  const root = await makeTree({});
+  const missing = join(root, "nothing-here");
+  const result = await cli(["plugins", "list", "--plugins-dir", missing]);
+  assert.deepEqual(result, {
+    code: 0,
+    stdout: `No plugins in ${JSON.stringify(missing)}\n`,
+    stderr: "",
+  });
+});

@@ -1,0 +1,98 @@
+import assert from "node:assert/strict";
+import { cli, makeTree } from "../_cli.ts";
+import { groupGone } from "../_procs.ts";
+import { cliTest, pidsIn, pluginFiles } from "./_loader.ts";
+
+const TASK = JSON.stringify({
+  id: 5,
+  title: "Refactor",
+  executor: "claude",
+  claude_config_dir: "/p/0",
+});
+
+cliTest("tyhooks route prints the first decision as KEY=VALUE lines, or as JSON", async () => {
+  const plugins = await makeTree({
+    ...pluginFiles("a-quiet", "task.route", "#!/bin/sh\necho REASON=only talking\n"),
+    ...pluginFiles(
+      "b-decides",
+      "task.route",
+      `#!/bin/sh\nprintf 'CLAUDE_CONFIG_DIR="%s-b"\\r\\nDEFER=yes\\r\\nREASON=quota low\\r\\n' "$TASK_CLAUDE_CONFIG_DIR"\n`,
+    ),
+  });
+  const text = await cli(["route", "--task-json", TASK, "--plugins-dir", plugins]);
+  assert.equal(text.code, 0, text.stderr);
+  assert.equal(
+    text.stdout,
+    "PLUGIN=b-decides\nCLAUDE_CONFIG_DIR=/p/0-b\nHOLD=1\nREASON=quota low\n",
+  );
+  const json = await cli(["route", "--json", "--task-json", TASK, "--plugins-dir", plugins]);
+  assert.equal(json.code, 0, json.stderr);
+  assert.deepEqual(JSON.parse(json.stdout), {
+    plugin: "b-decides",
+    claude_config_dir: "/p/0-b",
+    hold: true,
+    reason: "quota low",
+  });
+});
+
+cliTest(
+  "tyhooks route prints nothing at all when no router decides, and logs the failing one",
+  async () => {
+    const plugins = await makeTree({
+      ...pluginFiles("a", "task.route", "#!/bin/sh\necho CLAUDE_CONFIG_DIR=/p/a\nexit 1\n"),
+      ...pluginFiles("b", "task.route", "#!/bin/sh\necho REASON=nothing to say\n"),
+    });
+    const r = await cli(["route", "--task-json", TASK, "--plugins-dir", plugins]);
+    assert.deepEqual([r.code, r.stdout], [0, ""]);
+    assert.match(r.stderr, /warn: Router "a" skipped: exited 1/);
+    const json = await cli(["route", "--json", "--plugins-dir", plugins]);
+    assert.deepEqual(JSON.parse(json.stdout), {
+      plugin: "",
+      claude_config_dir: "",
+      hold: false,
+      reason: "",
+    });
+  },
+);
+
+cliTest(
+  "tyhooks route with three hung routers returns within the default deadline (= --timeout) + 1 s, their groups gone",
+  async () => {
+    const trace = await Deno.makeTempDir();
+    const hung = `#!/bin/sh\necho $$ > ${trace}/$TASK_PLUGIN_NAME\nsleep 30 &\nexec sleep 30\n`;
+    const plugins = await makeTree({
+      ...pluginFiles("a", "task.route", hung),
+      ...pluginFiles("b", "task.route", hung),
+      ...pluginFiles("c", "task.route", hung),
+    });
+    const started = performance.now();
+    const r = await cli(["route", "--timeout", "1s", "--plugins-dir", plugins]);
+    const elapsed = performance.now() - started;
+    assert.deepEqual([r.code, r.stdout], [0, ""]);
+    assert.ok(elapsed < 2000, `returned after ${Math.round(elapsed)} ms`);
+    assert.match(r.stderr, /Router "c" skipped: not asked: the 1000 ms deadline was spent/);
+    const pids = await pidsIn(trace, ["a", "b", "c"]);
+    assert.ok(pids.length >= 1);
+    for (const pid of pids) assert.ok(groupGone(pid), `group ${pid} is gone`);
+  },
+);
+
+cliTest("tyhooks route --deadline bounds the whole call below the per-router timeout", async () => {
+  const hung = "#!/bin/sh\nexec sleep 30\n";
+  const plugins = await makeTree({
+    ...pluginFiles("a", "task.route", hung),
+    ...pluginFiles("b", "task.route", "#!/bin/sh\necho CLAUDE_CONFIG_DIR=/p/b\n"),
+  });
+  const started = performance.now();
+  const r = await cli(["route", "--timeout", "20s", "--deadline", "1s", "--plugins-dir", plugins]);
+  const elapsed = performance.now() - started;
+  assert.deepEqual([r.code, r.stdout], [0, ""]);
+  assert.ok(elapsed < 2000, `returned after ${Math.round(elapsed)} ms`);
+  assert.match(r.stderr, /Router "a" skipped: timed out/);
+});
+
+cliTest("tyhooks route rejects a bad --deadline with exit 64 naming the flag", async () => {
+  const r = await cli(["route", "--deadline", "soon"]);
+  assert.equal(r.code, 64);
+  assert.match(r.stderr, /Invalid duration "soon" for flag "--deadline"/);
+});

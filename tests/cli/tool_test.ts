@@ -1,0 +1,207 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { cli, makeTree } from "../_cli.ts";
+import { groupGone, readPid } from "../_procs.ts";
+import { cliTest, pluginFiles } from "./_loader.ts";
+
+const ARGS = JSON.stringify({ command: "rm -rf /tmp/x" });
+
+async function pre(plugins: string, ...extra: string[]) {
+  const r = await cli([
+    "tool",
+    "pre",
+    "--tool",
+    "bash",
+    "--args",
+    ARGS,
+    "--plugins-dir",
+    plugins,
+    ...extra,
+  ]);
+  return { ...r, verdict: r.stdout ? JSON.parse(r.stdout) : undefined };
+}
+
+cliTest("tyhooks tool pre allows with exit 0 when no hook is configured", async () => {
+  const r = await pre(await makeTree({}));
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(r.verdict, { action: "allow", reason: "" });
+});
+
+cliTest("tyhooks tool pre exits 2 on a JSON block answer, with its reason", async () => {
+  const plugins = await makeTree(
+    pluginFiles(
+      "guard",
+      "pre_tool_call",
+      `#!/bin/sh\necho '{"action":"block","reason":"no rm"}'\n`,
+    ),
+  );
+  const r = await pre(plugins);
+  assert.equal(r.code, 2, r.stderr);
+  assert.deepEqual(r.verdict, { action: "block", reason: "no rm" });
+});
+
+cliTest("tyhooks tool pre exits 2 when a hook exits 2, with its stderr as the reason", async () => {
+  const hooks = await makeTree({
+    "guard.sh": "#!/bin/sh\necho 'outside the sandbox' >&2\nexit 2\n",
+  });
+  // A relative --pre-hook is resolved against the working directory.
+  const r = await cli(
+    ["tool", "pre", "--tool", "bash", "--pre-hook", "./guard.sh", "--plugins-dir", hooks],
+    { cwd: hooks },
+  );
+  assert.equal(r.code, 2, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout), { action: "block", reason: "outside the sandbox" });
+});
+
+cliTest("tyhooks tool pre fails closed when a --pre-hook cannot start", async () => {
+  const r = await pre(await makeTree({}), "--pre-hook", "/nonexistent/guard.sh");
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.verdict.reason, /"\/nonexistent\/guard.sh" failed: Cannot start/);
+});
+
+const FAILURES: Record<string, string> = {
+  "exit 1": "#!/bin/sh\nexit 1\n",
+  "a timeout": "#!/bin/sh\nexec sleep 30\n",
+  "malformed JSON": "#!/bin/sh\necho '{nope'\n",
+  "an unknown action": `#!/bin/sh\necho '{"action":"ask"}'\n`,
+};
+
+for (const [what, script] of Object.entries(FAILURES)) {
+  cliTest(
+    `tyhooks tool pre blocks on ${what} by default and allows with --on-failure allow`,
+    async () => {
+      const plugins = await makeTree(pluginFiles("guard", "pre_tool_call", script));
+      const closed = await pre(plugins, "--timeout", "500ms");
+      assert.equal(closed.code, 2, closed.stderr);
+      assert.equal(closed.verdict.action, "block");
+      assert.match(closed.verdict.reason, /hook of plugin "guard" failed/);
+      const open = await pre(plugins, "--timeout", "500ms", "--on-failure", "allow");
+      assert.equal(open.code, 0, open.stderr);
+      assert.equal(open.verdict.action, "allow");
+    },
+  );
+}
+
+cliTest(
+  "tyhooks tool pre asks --pre-hook first, then plugins by name, and runs none after the first block",
+  async () => {
+    const trace = await Deno.makeTempDir();
+    const note = (name: string, rest = "") =>
+      `#!/bin/sh\necho ${name} >> ${trace}/order\n${rest}\n`;
+    const plugins = await makeTree({
+      ...pluginFiles("b-blocks", "pre_tool_call", note("b-blocks", "echo stop >&2; exit 2")),
+      ...pluginFiles("a-allows", "pre_tool_call", note("a-allows")),
+      ...pluginFiles("c-later", "pre_tool_call", note("c-later")),
+      "explicit.sh": note("explicit"),
+    });
+    const r = await pre(plugins, "--pre-hook", join(plugins, "explicit.sh"));
+    assert.equal(r.code, 2, r.stderr);
+    assert.deepEqual(r.verdict, { action: "block", reason: "stop" });
+    assert.equal(await Deno.readTextFile(join(trace, "order")), "explicit\na-allows\nb-blocks\n");
+  },
+);
+
+cliTest(
+  "tyhooks tool pre returns within its default deadline + 1 s with hung hooks, their groups gone",
+  async () => {
+    const trace = await Deno.makeTempDir();
+    const hung = `#!/bin/sh\necho $$ > ${trace}/$TASK_PLUGIN_NAME\nsleep 30 &\nexec sleep 30\n`;
+    const plugins = await makeTree({
+      ...pluginFiles("a", "pre_tool_call", hung),
+      ...pluginFiles("b", "pre_tool_call", hung),
+    });
+    const started = performance.now();
+    const r = await pre(plugins, "--timeout", "1s", "--on-failure", "allow");
+    const elapsed = performance.now() - started;
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(elapsed < 2000, `returned after ${Math.round(elapsed)} ms`);
+    assert.ok(groupGone(await readPid(join(trace, "a"))));
+  },
+);
+
+cliTest(
+  "tyhooks tool pre and post reject a missing --tool, bad --args JSON and a bad --on-failure with exit 64",
+  async () => {
+    const noTool = await cli(["tool", "pre"]);
+    assert.equal(noTool.code, 64);
+    assert.match(noTool.stderr, /Missing flag "--tool"/);
+    const badArgs = await cli(["tool", "post", "--tool", "bash", "--args", "{oops"]);
+    assert.equal(badArgs.code, 64);
+    assert.match(badArgs.stderr, /Invalid JSON for flag "--args"/);
+    const badPolicy = await cli(["tool", "pre", "--tool", "bash", "--on-failure", "maybe"]);
+    assert.equal(badPolicy.code, 64);
+    assert.match(badPolicy.stderr, /"--on-failure"/);
+  },
+);
+
+cliTest(
+  "tyhooks tool post sends hook, tool, args, result, platform and user_id, and no error key without an error",
+  async () => {
+    const trace = await Deno.makeTempDir();
+    const plugins = await makeTree(
+      pluginFiles("audit", "post_tool_call", `#!/bin/sh\ncat > ${trace}/request\n`),
+    );
+    const r = await cli([
+      "tool",
+      "post",
+      "--tool",
+      "bash",
+      "--args",
+      ARGS,
+      "--result",
+      "removed",
+      "--platform",
+      "slack",
+      "--user",
+      "u7",
+      "--plugins-dir",
+      plugins,
+    ]);
+    assert.deepEqual([r.code, r.stdout], [0, ""], r.stderr);
+    assert.deepEqual(JSON.parse(await Deno.readTextFile(join(trace, "request"))), {
+      hook: "post_tool_call",
+      tool: "bash",
+      args: { command: "rm -rf /tmp/x" },
+      result: "removed",
+      platform: "slack",
+      user_id: "u7",
+    });
+    await cli([
+      "tool",
+      "post",
+      "--tool",
+      "bash",
+      "--error",
+      "denied",
+      "--plugins-dir",
+      plugins,
+    ]);
+    assert.equal(JSON.parse(await Deno.readTextFile(join(trace, "request"))).error, "denied");
+  },
+);
+
+cliTest("tyhooks tool post --detach returns at once and the post hook still runs", async () => {
+  const trace = await Deno.makeTempDir();
+  const hooks = await makeTree({ "post.sh": `#!/bin/sh\nsleep 0.5\ncat > ${trace}/request\n` });
+  const r = await cli(
+    [
+      "tool",
+      "post",
+      "--tool",
+      "edit",
+      "--post-hook",
+      "post.sh",
+      "--detach",
+      "--plugins-dir",
+      hooks,
+    ],
+    { cwd: hooks, env: { XDG_CACHE_HOME: trace } },
+  );
+  assert.deepEqual([r.code, r.stdout], [0, ""], r.stderr);
+  const request = join(trace, "request");
+  const until = Date.now() + 10_000;
+  while (Date.now() < until && !(await Deno.stat(request).catch(() => null))?.size) {
+    await new Promise((f) => setTimeout(f, 50));
+  }
+  assert.equal(JSON.parse(await Deno.readTextFile(request)).tool, "edit");
+});

@@ -1,0 +1,85 @@
+import assert from "node:assert/strict";
+import { defaultProbe, parseHostsFile, readHostsFile } from "../../lib/hosts/hosts_file.ts";
+import { ManifestError, RunError } from "../../lib/errors.ts";
+
+const SSH = ["ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=2"];
+
+Deno.test("parseHostsFile() reads names, workdirs and probe commands, skipping comments and blanks", () => {
+  const text = [
+    "# the fleet",
+    "",
+    "gpu-1 ~/work",
+    "   # indented comment",
+    "gpu-2\t/srv/ty",
+    "user@10.0.0.7",
+    "stub  ~/w  --  printf '%s' '{\"a\": 1}'  # sh sees this comment",
+    "bare -- exit 3\r",
+  ].join("\n") + "\n";
+  const hosts = parseHostsFile(text, "hosts");
+  assert.deepEqual(hosts.map((h) => [h.name, h.workdir, h.line]), [
+    ["gpu-1", "~/work", 3],
+    ["gpu-2", "/srv/ty", 5],
+    ["user@10.0.0.7", "", 6],
+    ["stub", "~/w", 7],
+    ["bare", "", 8],
+  ]);
+  assert.deepEqual(hosts[0].probe, [...SSH, "gpu-1", "tyhooks", "probe"]);
+  assert.deepEqual(hosts[2].probe, defaultProbe("user@10.0.0.7"));
+  assert.deepEqual(hosts[3].probe, [
+    "/bin/sh",
+    "-c",
+    "printf '%s' '{\"a\": 1}'  # sh sees this comment",
+  ]);
+  assert.deepEqual(hosts[4].probe, ["/bin/sh", "-c", "exit 3"], "CRLF accepted");
+});
+
+Deno.test("parseHostsFile() keeps a -- inside the probe command for sh", () => {
+  const [host] = parseHostsFile("a -- ssh a -- tyhooks probe --workdir /x\n", "hosts");
+  assert.deepEqual(host.probe, ["/bin/sh", "-c", "ssh a -- tyhooks probe --workdir /x"]);
+});
+
+Deno.test("parseHostsFile() of an empty file lists no host", () => {
+  assert.deepEqual(parseHostsFile("\n# nothing yet\n", "hosts"), []);
+});
+
+function badLine(text: string): ManifestError {
+  try {
+    parseHostsFile(text, "/etc/fleet/hosts");
+  } catch (error) {
+    assert.ok(error instanceof ManifestError);
+    return error;
+  }
+  throw new Error("no error");
+}
+
+Deno.test("parseHostsFile() rejects any other shape, naming FILE:LINE", () => {
+  const cases: [string, number, RegExp][] = [
+    ["a\nb ~/w extra\n", 2, /3 words before the probe command.*hint: put "--" before/],
+    ["a\n\nb ~/w --\n", 3, /nothing after "--"/],
+    ["b ~/w --   \n", 1, /nothing after "--"/],
+    ["-- echo hi\n", 1, /no NAME before "--"/],
+    ["a b c -- echo\n", 1, /3 words before the probe command: expected NAME \[WORKDIR\]/],
+    ["-oProxyCommand=evil\n", 1, /host name "-oProxyCommand=evil" starts with "-"/],
+    ["a\n# c\na -- true\n", 3, /host "a" is already listed on line 1/],
+    ["a\0b\n", 1, /NUL byte/],
+  ];
+  for (const [text, line, message] of cases) {
+    const error = badLine(text);
+    assert.equal(error.line, line, text);
+    assert.equal(error.path, "/etc/fleet/hosts");
+    assert.ok(
+      error.message.startsWith(`Invalid line in hosts file "/etc/fleet/hosts:${line}": `),
+      error.message,
+    );
+    assert.match(error.message, message);
+  }
+});
+
+Deno.test("readHostsFile() says which file it cannot read", async () => {
+  await assert.rejects(
+    () => readHostsFile("/nonexistent/hosts"),
+    (error) =>
+      error instanceof RunError &&
+      /Cannot read hosts file "\/nonexistent\/hosts"/.test(error.message),
+  );
+});

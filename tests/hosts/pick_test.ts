@@ -1,0 +1,217 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { pickHost } from "../../lib/hosts/pick.ts";
+import type { HostEntry } from "../../lib/hosts/hosts_file.ts";
+import { createLogger } from "../../lib/log.ts";
+import { alive, fixture, groupGone, readPid, waitGone } from "../_procs.ts";
+
+const STUB = fixture("probe_stub.sh");
+const GiB = 2 ** 30;
+
+function stub(name: string, ...args: (string | number)[]): HostEntry {
+  return { name, workdir: `/w/${name}`, probe: [STUB, ...args.map(String)], line: 0 };
+}
+
+function ok(name: string, memGiB: number, load = 0.5, cpus = 4): HostEntry {
+  return stub(name, "ok", name, Math.round(memGiB * GiB), load, cpus);
+}
+
+function logSink(): { lines: string[]; log: ReturnType<typeof createLogger> } {
+  const lines: string[] = [];
+  return { lines, log: createLogger({ write: (line) => lines.push(line) }) };
+}
+
+Deno.test("pickHost() over 3 hosts picks the most free memory and gives its workdir", async () => {
+  const { answer, outcomes } = await pickHost([ok("a", 4), ok("b", 12.3), ok("c", 8)], {
+    timeoutMs: 5000,
+  });
+  assert.deepEqual(answer, {
+    target: "b",
+    workdir: "/w/b",
+    reason: "most free memory: 12.3 GiB of 32.0 GiB",
+  });
+  assert.deepEqual(outcomes.map((o) => [o.host.name, o.reason]), [["a", null], ["b", null], [
+    "c",
+    null,
+  ]]);
+});
+
+Deno.test("pickHost() over 20 hosts with least-loaded picks the lowest load per cpu", async () => {
+  const hosts = Array.from(
+    { length: 20 },
+    (_, i) => ok(`h${String(i).padStart(2, "0")}`, 8, 1 + i, 4),
+  );
+  hosts[13] = ok("h13", 1, 0.2, 8);
+  const { answer } = await pickHost(hosts, { strategy: "least-loaded", timeoutMs: 5000 });
+  assert.deepEqual(answer, {
+    target: "h13",
+    workdir: "/w/h13",
+    reason: "least loaded: 0.03 per cpu (load 0.20, 8 cpus)",
+  });
+});
+
+Deno.test("pickHost() breaks a tie by name under both strategies", async () => {
+  const hosts = [ok("zeta", 8, 0.4, 4), ok("alpha", 8, 0.2, 2), ok("mid", 2, 3, 1)];
+  for (const strategy of ["most-free-memory", "least-loaded"] as const) {
+    const { answer } = await pickHost(hosts, { strategy, timeoutMs: 5000 });
+    assert.equal(answer.target, "alpha", strategy);
+  }
+});
+
+Deno.test("pickHost() drops hosts that fail, print garbage or a wrong answer, and logs why", async () => {
+  const { lines, log } = logSink();
+  const wrong = {
+    name: "wrong",
+    workdir: "",
+    line: 0,
+    probe: ["/bin/sh", "-c", `echo '{"hostname":"x","cpus":"8"}'`],
+  };
+  const { answer } = await pickHost(
+    [
+      stub("ssh-down", "fail", 255),
+      stub("noisy", "garbage"),
+      wrong,
+      ok("good", 1),
+      stub("gone", "fail", 1),
+    ],
+    { timeoutMs: 5000, log },
+  );
+  assert.equal(answer.target, "good");
+  const text = lines.join("");
+  assert.match(
+    text,
+    /warn: Host "ssh-down" dropped: exited 255: ssh: connect to host x port 22: Connection refused/,
+  );
+  assert.match(text, /warn: Host "noisy" dropped: printed garbage: "Welcome to the machine"/);
+  assert.match(
+    text,
+    /warn: Host "wrong" dropped: wrong probe answer: "os": missing \(and \d+ more\)/,
+  );
+  assert.match(text, /warn: Host "gone" dropped: exited 1/);
+  assert.equal(lines.length, 4);
+});
+
+Deno.test("pickHost() with no usable host answers local and lists why each was dropped", async () => {
+  const { answer } = await pickHost(
+    [
+      stub("a", "fail", 255),
+      stub("b", "garbage"),
+      stub("c", "hang", join(await Deno.makeTempDir(), "c")),
+    ],
+    { timeoutMs: 500 },
+  );
+  assert.deepEqual(answer, {
+    target: "",
+    workdir: "",
+    reason:
+      "no host answered: a (exited 255: ssh: connect to host x port 22: Connection refused), " +
+      'b (printed garbage: "Welcome to the machine"), c (timed out after 500 ms)',
+  });
+});
+
+Deno.test("pickHost() of no hosts answers local", async () => {
+  const { answer } = await pickHost([]);
+  assert.deepEqual(answer, { target: "", workdir: "", reason: "no host answered: no host listed" });
+});
+
+Deno.test("pickHost() says which probe could not start", async () => {
+  const missing = { name: "m", workdir: "", line: 0, probe: ["/nonexistent/probe"] };
+  const { answer } = await pickHost([missing], { timeoutMs: 2000 });
+  assert.match(
+    answer.reason,
+    /^no host answered: m \(Cannot start "\/nonexistent\/probe": no such file\)$/,
+  );
+});
+
+async function fleet(
+  size: number,
+  hung: number,
+): Promise<{ hosts: HostEntry[]; pidFiles: string[] }> {
+  const dir = await Deno.makeTempDir({ prefix: "tyhooks-fleet-" });
+  const hosts: HostEntry[] = [];
+  const pidFiles: string[] = [];
+  for (let i = 0; i < size; i++) {
+    const name = `host-${String(i).padStart(3, "0")}`;
+    if (i % 10 === 3 && pidFiles.length < hung) {
+      const pidFile = join(dir, name);
+      pidFiles.push(pidFile);
+      // Half of them ignore SIGTERM, so the grace and SIGKILL are inside the bound too.
+      hosts.push(stub(name, pidFiles.length % 2 ? "hang" : "stubborn", pidFile));
+    } else if (i === 57) {
+      hosts.push(stub(name, "late", name, 64 * GiB)); // Would win, but answers after the deadline.
+    } else {
+      hosts.push(ok(name, i === 42 ? 20 : 1 + (i % 7)));
+    }
+  }
+  return { hosts, pidFiles };
+}
+
+Deno.test("pickHost() over 100 hosts, 10 hung, picks the right host within timeout + 1 s and ends every hung group", async () => {
+  const { hosts, pidFiles } = await fleet(100, 10);
+  const { lines, log } = logSink();
+  const started = performance.now();
+  const { answer, outcomes } = await pickHost(hosts, { timeoutMs: 1000, log });
+  const elapsed = performance.now() - started;
+  assert.ok(elapsed < 2000, `returned after ${Math.round(elapsed)} ms`);
+  assert.deepEqual(answer, {
+    target: "host-042",
+    workdir: "/w/host-042",
+    reason: "most free memory: 20.0 GiB of 32.0 GiB",
+  });
+  const dropped = outcomes.filter((o) => o.facts === null).map((o) => o.host.name);
+  assert.equal(dropped.length, 11);
+  assert.equal(lines.length, 11);
+  assert.match(lines.join(""), /Host "host-057" dropped: timed out after 1000 ms/);
+  for (const outcome of outcomes.filter((o) => o.facts === null)) {
+    assert.ok(groupGone(outcome.pid!), `group of ${outcome.host.name} is gone`);
+  }
+  for (const pidFile of pidFiles) {
+    assert.ok(!alive(await readPid(pidFile)), pidFile);
+    assert.ok(await waitGone(await readPid(`${pidFile}.child`), 500), `${pidFile}.child`);
+  }
+});
+
+Deno.test("pickHost() keeps its deadline when hung hosts outnumber the parallelism", async () => {
+  const { hosts } = await fleet(40, 4);
+  const started = performance.now();
+  const { answer, outcomes } = await pickHost(hosts.toReversed(), {
+    timeoutMs: 700,
+    parallelism: 2,
+  });
+  const elapsed = performance.now() - started;
+  assert.ok(elapsed < 1700, `returned after ${Math.round(elapsed)} ms`);
+  // Two slots: host-033, the first hung host met, holds one until the deadline; the other
+  // probes host-032 down to host-024 and is then held by host-023. Nobody asks the rest.
+  const unasked = outcomes.filter((o) => o.reason?.startsWith("not probed"));
+  assert.deepEqual(
+    unasked.map((o) => o.host.name),
+    hosts.slice(0, 23).map((h) => h.name).toReversed(),
+  );
+  assert.equal(unasked[0].reason, "not probed: the 700 ms deadline passed first");
+  assert.equal(answer.target, "host-027", "7 GiB, tied with host-034, first by name");
+});
+
+Deno.test("pickHost() stops every probe at once when its signal aborts", async () => {
+  const dir = await Deno.makeTempDir();
+  const controller = new AbortController();
+  const hosts = [
+    stub("a", "hang", join(dir, "a")),
+    stub("b", "stubborn", join(dir, "b")),
+    ok("c", 1),
+  ];
+  setTimeout(() => controller.abort(), 200);
+  const started = performance.now();
+  const { answer, outcomes } = await pickHost(hosts, {
+    timeoutMs: 10_000,
+    signal: controller.signal,
+    parallelism: 2,
+  });
+  assert.ok(performance.now() - started < 1500);
+  assert.deepEqual(outcomes.map((o) => o.reason), [
+    "Interrupted",
+    "Interrupted",
+    "not probed: interrupted",
+  ]);
+  assert.equal(answer.target, "");
+  for (const name of ["a", "b"]) assert.ok(groupGone(await readPid(join(dir, name))));
+});

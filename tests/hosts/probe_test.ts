@@ -1,0 +1,88 @@
+import assert from "node:assert/strict";
+import { probeHost } from "../../lib/hosts/probe.ts";
+import { HostFactsSchema } from "../../lib/hosts/probe_schema.ts";
+import { diskFree, parseDfOutput } from "../../lib/hosts/disk_free.ts";
+import { createLogger } from "../../lib/log.ts";
+import { VERSION } from "../../lib/version.ts";
+
+const FIELDS = [
+  "hostname",
+  "os",
+  "arch",
+  "cpus",
+  "load_avg",
+  "mem_total_bytes",
+  "mem_available_bytes",
+  "disk_free_bytes",
+  "uptime_s",
+  "version",
+];
+
+Deno.test("probeHost() describes this machine with answers its own schema accepts", async () => {
+  const facts = HostFactsSchema.parse(await probeHost({ workdir: "/" }));
+  assert.deepEqual(Object.keys(facts), FIELDS);
+  assert.ok(facts.cpus > 0);
+  assert.ok(facts.mem_total_bytes > 0 && facts.mem_available_bytes > 0);
+  assert.ok(facts.mem_available_bytes <= facts.mem_total_bytes);
+  assert.ok(facts.disk_free_bytes > 0, "df of / was measured");
+  assert.equal(facts.hostname, Deno.hostname());
+  assert.equal(facts.version, VERSION);
+});
+
+Deno.test("probeHost() reports 0 free disk and a warning when the workdir does not exist", async () => {
+  const lines: string[] = [];
+  const facts = await probeHost({
+    workdir: "/nonexistent/tyhooks-dir",
+    log: createLogger({ write: (line) => lines.push(line) }),
+  });
+  assert.equal(facts.disk_free_bytes, 0);
+  assert.ok(facts.mem_total_bytes > 0, "the other facts are still there");
+  assert.equal(lines.length, 1);
+  assert.match(
+    lines[0],
+    /warn: Cannot measure free disk of "\/nonexistent\/tyhooks-dir": df exited/,
+  );
+});
+
+Deno.test("diskFree() measures a directory whose name looks like a flag", async () => {
+  const dir = await Deno.makeTempDir();
+  await Deno.mkdir(`${dir}/-h`);
+  const cwd = Deno.cwd();
+  Deno.chdir(dir);
+  try {
+    assert.equal(typeof await diskFree("-h"), "number");
+  } finally {
+    Deno.chdir(cwd);
+  }
+  assert.match(String(await diskFree("-h")), /df exited 1: .*No such file/);
+});
+
+Deno.test("parseDfOutput() reads available blocks whatever the names around them hold", () => {
+  const header = "Filesystem     1024-blocks     Used Available Capacity Mounted on\n";
+  assert.equal(
+    parseDfOutput(header + "/dev/vda 264212084 22880912 83510000 22% /\n"),
+    83510000 * 1024,
+  );
+  assert.equal(
+    parseDfOutput(header + "map auto_home 0 0 0 100% /System/Volumes/Data/home 2 3 4 5%\n"),
+    0,
+    "a file system name with spaces and a mount point with numbers",
+  );
+  assert.equal(parseDfOutput(header + "tmpfs 10 - 7 - /mnt/my disk\r\n"), 7 * 1024);
+  assert.match(String(parseDfOutput("")), /unexpected df output/);
+  assert.match(String(parseDfOutput(header + "/dev/x 1 2 - 3% /\n")), /unexpected df output/);
+  assert.match(String(parseDfOutput(header + "garbage\n")), /unexpected df output: "garbage"/);
+});
+
+Deno.test("probeHost() measures $HOME when no workdir is given", async () => {
+  const home = Deno.env.get("HOME");
+  const lines: string[] = [];
+  Deno.env.set("HOME", "/nonexistent/home");
+  try {
+    await probeHost({ log: createLogger({ write: (line) => lines.push(line) }) });
+  } finally {
+    if (home === undefined) Deno.env.delete("HOME");
+    else Deno.env.set("HOME", home);
+  }
+  assert.match(lines.join(""), /Cannot measure free disk of "\/nonexistent\/home"/);
+});

@@ -1,0 +1,115 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { loadPlugins } from "../../lib/plugins/load.ts";
+import { makeTree } from "../_cli.ts";
+
+const SCRIPT = "#!/bin/sh\nexit 0\n";
+const GOOD = { "good/plugin.yaml": "name: good\nhooks:\n  task.done: a.sh\n", "good/a.sh": SCRIPT };
+
+/** Loads a tree holding `good` and one hostile plugin `bad`; returns bad's one warning. */
+async function loadHostile(write: (dir: string) => Promise<void>): Promise<string> {
+  const root = await makeTree(GOOD);
+  const dir = join(root, "bad");
+  await Deno.mkdir(dir);
+  await write(dir);
+  try {
+    const index = await loadPlugins(root);
+    assert.deepEqual(index.plugins.map((p) => p.name), ["good"]);
+    assert.equal(index.warnings.length, 1, JSON.stringify(index.warnings));
+    return index.warnings[0].message;
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+}
+
+Deno.test("loadPlugins() refuses a 10 MB manifest with a warning", async () => {
+  const message = await loadHostile(async (dir) => {
+    const line = `# ${"x".repeat(98)}\n`;
+    await Deno.writeTextFile(join(dir, "plugin.yaml"), "name: big\n" + line.repeat(100_000));
+  });
+  assert.equal(message, 'Skipped plugin in "bad": plugin.yaml is larger than 1048576 bytes');
+});
+
+Deno.test("loadPlugins() survives a YAML alias bomb with a warning", async () => {
+  const message = await loadHostile(async (dir) => {
+    const levels = ["a: &a [x, x, x, x, x, x, x, x, x, x]"];
+    for (let i = 1; i < 10; i++) {
+      const previous = String.fromCharCode(96 + i);
+      const alias = Array(10).fill(`*${previous}`).join(", ");
+      levels.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${alias}]`);
+    }
+    await Deno.writeTextFile(join(dir, "plugin.yaml"), `name: bomb\n${levels.join("\n")}\n`);
+  });
+  assert.equal(
+    message,
+    'Skipped plugin in "bad": cannot parse plugin.yaml: too many aliases (a YAML bomb?)',
+  );
+});
+
+Deno.test("loadPlugins() survives deeply nested YAML with a warning", async () => {
+  const message = await loadHostile(async (dir) => {
+    const depth = 100_000;
+    await Deno.writeTextFile(
+      join(dir, "plugin.yaml"),
+      `name: deep\nx: ${"[".repeat(depth)}${"]".repeat(depth)}\n`,
+    );
+  });
+  assert.match(message, /^Skipped plugin in "bad": /);
+});
+
+Deno.test("loadPlugins() skips a plugin whose name holds a NUL byte", async () => {
+  const message = await loadHostile(async (dir) => {
+    await Deno.writeTextFile(
+      join(dir, "plugin.yaml"),
+      'name: "a\\0b"\nhooks:\n  task.done: a.sh\n',
+    );
+    await Deno.writeTextFile(join(dir, "a.sh"), SCRIPT, { mode: 0o755 });
+  });
+  assert.equal(message, 'Skipped plugin in "bad": "name" contains control characters');
+});
+
+Deno.test("loadPlugins() drops a hook whose script path holds a raw NUL byte", async () => {
+  const root = await makeTree({
+    "p/plugin.yaml": "name: p\nhooks:\n  task.done: a.sh\n  task.failed: a\0.sh\n",
+    "p/a.sh": SCRIPT,
+  });
+  const index = await loadPlugins(root);
+  assert.deepEqual(Object.keys(index.plugins[0].hooks), ["task.done"]);
+  assert.deepEqual(index.warnings.map((w) => w.message), [
+    'Dropped hook "task.failed": script "a\\u0000.sh" contains a NUL byte',
+  ]);
+});
+
+Deno.test("loadPlugins() does not block on a plugin.yaml that is a FIFO", async () => {
+  const message = await loadHostile(async (dir) => {
+    const mkfifo = await new Deno.Command("mkfifo", { args: [join(dir, "plugin.yaml")] }).output();
+    assert.equal(mkfifo.code, 0);
+  });
+  assert.equal(message, 'Skipped plugin in "bad": plugin.yaml is not a regular file');
+});
+
+Deno.test("loadPlugins() skips a plugin.yaml that is not valid UTF-8", async () => {
+  const message = await loadHostile(async (dir) => {
+    await Deno.writeFile(
+      join(dir, "plugin.yaml"),
+      new Uint8Array([0x6e, 0x3a, 0x20, 0xff, 0xfe, 0x0a]),
+    );
+  });
+  assert.equal(message, 'Skipped plugin in "bad": plugin.yaml is not valid UTF-8');
+});
+
+Deno.test("loadPlugins() skips a manifest that is a list, or empty", async () => {
+  assert.equal(
+    await loadHostile((dir) => Deno.writeTextFile(join(dir, "plugin.yaml"), "- name: x\n")),
+    'Skipped plugin in "bad": plugin.yaml must be a map of keys to values',
+  );
+  assert.equal(
+    await loadHostile((dir) => Deno.writeTextFile(join(dir, "plugin.yaml"), "")),
+    'Skipped plugin in "bad": plugin.yaml is empty',
+  );
+});
+
+Deno.test("loadPlugins() skips a plugin.yaml that is a folder", async () => {
+  const message = await loadHostile((dir) => Deno.mkdir(join(dir, "plugin.yaml")));
+  assert.equal(message, 'Skipped plugin in "bad": plugin.yaml is not a regular file');
+});

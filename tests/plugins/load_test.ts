@@ -1,0 +1,232 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { loadPlugins } from "../../lib/plugins/load.ts";
+import { makeTree } from "../_cli.ts";
+
+const SCRIPT = "#!/bin/sh\nexit 0\n";
+
+Deno.test("loadPlugins() skips a manifest without a name with exactly one warning", async () => {
+  const root = await makeTree({
+    "nameless/plugin.yaml": "version: 1.0.0\nhooks:\n  task.done: on-done.sh\n",
+    "nameless/on-done.sh": SCRIPT,
+    "empty-name/plugin.yaml": 'name: ""\nhooks:\n  task.done: on-done.sh\n',
+    "empty-name/on-done.sh": SCRIPT,
+  });
+  const index = await loadPlugins(root);
+  assert.deepEqual(index.plugins, []);
+  assert.deepEqual(index.warnings.map((w) => [w.plugin, w.message]), [
+    [null, 'Skipped plugin in "empty-name": "name" is missing or empty'],
+    [null, 'Skipped plugin in "nameless": "name" is missing or empty'],
+  ]);
+});
+
+Deno.test("loadPlugins() skips a plugin whose only scripts are missing with exactly one warning", async () => {
+  const root = await makeTree({
+    "ghost/plugin.yaml": "name: ghost\nhooks:\n  task.done: gone.sh\n  task.failed: also-gone.sh\n",
+  });
+  const index = await loadPlugins(root);
+  assert.deepEqual(index.plugins, []);
+  assert.equal(index.warnings.length, 1);
+  assert.equal(
+    index.warnings[0].message,
+    'Skipped plugin "ghost" in "ghost": no usable hook, action, service, workflow or routine ' +
+      '(dropped hook "task.done": script "gone.sh" does not exist; ' +
+      'hook "task.failed": script "also-gone.sh" does not exist)',
+  );
+  assert.equal(index.warnings[0].plugin, "ghost");
+});
+
+Deno.test("loadPlugins() drops a hook whose script is missing and keeps the rest of the plugin", async () => {
+  const root = await makeTree({
+    "p/plugin.yaml": "name: p\nhooks:\n  task.done: on-done.sh\n  task.route: route.sh\n",
+    "p/on-done.sh": SCRIPT,
+  });
+  const index = await loadPlugins(root);
+  assert.deepEqual(index.plugins[0].hooks, { "task.done": join(root, "p", "on-done.sh") });
+  assert.deepEqual(index.warnings, [{
+    plugin: "p",
+    path: join(root, "p", "plugin.yaml"),
+    line: 4,
+    column: 15,
+    message: 'Dropped hook "task.route": script "route.sh" does not exist',
+  }]);
+});
+
+Deno.test("loadPlugins() loads a plugin that only has a service", async () => {
+  const root = await makeTree({
+    "svc/plugin.yaml": [
+      "name: svc",
+      "services:",
+      "  - name: index",
+      "    command: ./search-server --port 7000",
+      "    cwd: data",
+      '    env: ["FOO=bar", "EMPTY="]',
+      "    restart: always",
+      "  - name: plain",
+      "    command: sleep 1",
+    ].join("\n") + "\n",
+    "svc/data/.keep": "",
+  });
+  const index = await loadPlugins(root);
+  assert.deepEqual(index.warnings, []);
+  assert.deepEqual(index.plugins[0].services, [
+    {
+      name: "index",
+      command: "./search-server --port 7000",
+      cwd: join(root, "svc", "data"),
+      env: ["FOO=bar", "EMPTY="],
+      restart: "always",
+    },
+    { name: "plain", command: "sleep 1", cwd: join(root, "svc"), env: [], restart: "on-failure" },
+  ]);
+});
+
+Deno.test("loadPlugins() drops each malformed service with a warning and keeps the good one", async () => {
+  const root = await makeTree({
+    "svc/plugin.yaml": [
+      "name: svc",
+      "services:",
+      "  - name: good",
+      "    command: sleep 1",
+      "  - command: no-name",
+      "  - name: no-command",
+      "  - name: escapes",
+      "    command: sleep 1",
+      "    cwd: ../..",
+      "  - name: bad-env",
+      "    command: sleep 1",
+      '    env: ["1X=y"]',
+      "  - name: bad-restart",
+      "    command: sleep 1",
+      "    restart: sometimes",
+    ].join("\n") + "\n",
+  });
+  const index = await loadPlugins(root);
+  assert.deepEqual(index.plugins[0].services.map((s) => s.name), ["good"]);
+  assert.deepEqual(index.warnings.map((w) => `${w.line}:${w.column} ${w.message}`), [
+    '5:5 Dropped service #2: "name" is missing',
+    '6:5 Dropped service "no-command": "command" is missing',
+    '9:10 Dropped service "escapes": cwd "../.." is outside the plugin dir',
+    '12:11 Dropped service "bad-env": "env[0]" must be KEY=VALUE (KEY: letters, digits and _, ' +
+    'not starting with a digit), not "1X=y"',
+    '15:14 Dropped service "bad-restart": "restart" must be one of "always", "on-failure", ' +
+    '"never", not "sometimes"',
+  ]);
+});
+
+Deno.test("loadPlugins() drops an action without id or command and defaults the label to the id", async () => {
+  const root = await makeTree({
+    "a/plugin.yaml": [
+      "name: a",
+      "actions:",
+      "  - id: sync",
+      "    command: sync.sh",
+      "  - id: labelled",
+      "    label: Sync to tracker",
+      "    command: sync.sh",
+      "  - label: no id",
+      "    command: sync.sh",
+      "  - id: no-command",
+    ].join("\n") + "\n",
+    "a/sync.sh": SCRIPT,
+  });
+  const index = await loadPlugins(root);
+  const script = join(root, "a", "sync.sh");
+  assert.deepEqual(index.plugins[0].actions, [
+    { id: "sync", label: "sync", command: script },
+    { id: "labelled", label: "Sync to tracker", command: script },
+  ]);
+  assert.deepEqual(index.warnings.map((w) => w.message), [
+    'Dropped action #3: "id" is missing',
+    'Dropped action "no-command": "command" is missing',
+  ]);
+});
+
+Deno.test("loadPlugins() discovers workflows and routines by convention, sorted", async () => {
+  const root = await makeTree({
+    "w/plugin.yaml": "name: w\n",
+    "w/workflows/release.yml": "steps: []\n",
+    "w/workflows/bugfix.yaml": "steps: []\n",
+    "w/workflows/notes.txt": "not a workflow\n",
+    "w/routines/triage/prompt.md": "Triage the inbox\n",
+    "w/routines/digest/prompt.md": "Write a digest\n",
+    "w/routines/empty/readme.md": "no prompt here\n",
+  });
+  const index = await loadPlugins(root);
+  assert.deepEqual(index.warnings, []);
+  assert.deepEqual(index.plugins[0].workflows, ["bugfix", "release"]);
+  assert.deepEqual(index.plugins[0].routines, ["digest", "triage"]);
+});
+
+Deno.test("loadPlugins() reads scalars as written, as ty does (version 1.10 stays 1.10)", async () => {
+  const root = await makeTree({
+    "v/plugin.yaml": "name: 2048\nversion: 1.10\ndescription:\nhooks:\n  task.done: on-done.sh\n",
+    "v/on-done.sh": SCRIPT,
+  });
+  const index = await loadPlugins(root);
+  assert.deepEqual(index.warnings, []);
+  assert.equal(index.plugins[0].name, "2048");
+  assert.equal(index.plugins[0].version, "1.10");
+  assert.equal(index.plugins[0].description, "");
+});
+
+Deno.test("loadPlugins() leaves unknown keys out of the plugin without a warning", async () => {
+  const root = await makeTree({
+    "k/plugin.yaml": "name: k\nhook:\n  task.done: on-done.sh\nhooks:\n  task.done: on-done.sh\n",
+    "k/on-done.sh": SCRIPT,
+  });
+  const index = await loadPlugins(root);
+  assert.deepEqual(index.warnings, []);
+  assert.deepEqual(Object.keys(index.plugins[0]).sort(), [
+    "actions",
+    "description",
+    "dir",
+    "hooks",
+    "name",
+    "routines",
+    "services",
+    "version",
+    "workflows",
+  ]);
+});
+
+Deno.test("loadPlugins() skips a plugin with invalid YAML with the line and column of the error", async () => {
+  const root = await makeTree({
+    "bad/plugin.yaml": "name: bad\nhooks:\n  task.done: a.sh\n task.route: b.sh\n",
+    "good/plugin.yaml": "name: good\nhooks:\n  task.done: a.sh\n",
+    "good/a.sh": SCRIPT,
+  });
+  const index = await loadPlugins(root);
+  assert.deepEqual(index.plugins.map((p) => p.name), ["good"]);
+  assert.equal(index.warnings.length, 1);
+  const [warning] = index.warnings;
+  assert.equal(warning.plugin, null);
+  assert.deepEqual([warning.line, warning.column], [4, 1]);
+  assert.match(warning.message, /^Skipped plugin in "bad": invalid YAML: /);
+});
+
+Deno.test("loadPlugins() drops a second action or service with the same id or name", async () => {
+  const root = await makeTree({
+    "d/plugin.yaml": [
+      "name: d",
+      "actions:",
+      "  - id: sync",
+      "    command: a.sh",
+      "  - id: sync",
+      "    command: a.sh",
+      "services:",
+      "  - name: web",
+      "    command: sleep 1",
+      "  - name: web",
+      "    command: sleep 2",
+    ].join("\n") + "\n",
+    "d/a.sh": SCRIPT,
+  });
+  const index = await loadPlugins(root);
+  assert.equal(index.plugins[0].actions.length, 1);
+  assert.deepEqual(index.plugins[0].services.map((s) => s.command), ["sleep 1"]);
+  assert.deepEqual(index.warnings.map((w) => `${w.line}:${w.column} ${w.message}`), [
+    '5:5 Dropped action "sync": the id is already used by an earlier action',
+    '10:5 Dropped service "web": the name is already used by an earlier service',
+  ]);
+});

@@ -1,0 +1,106 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { loadPlugins } from "../../lib/plugins/load.ts";
+import { makeTree } from "../_cli.ts";
+
+const SCRIPT = "#!/bin/sh\nexit 0\n";
+
+/** Loads one plugin with a good hook plus `hooks`, and returns its hooks and warning texts. */
+async function loadWithHooks(
+  hooks: Record<string, string>,
+  files: Record<string, string> = {},
+  setup: (dir: string) => Promise<void> = async () => {},
+): Promise<{ hooks: Record<string, string>; messages: string[]; dir: string }> {
+  const lines = Object.entries({ "task.done": "ok.sh", ...hooks }).map(([e, s]) => `  ${e}: ${s}`);
+  const root = await makeTree({
+    "p/plugin.yaml": `name: p\nhooks:\n${lines.join("\n")}\n`,
+    "p/ok.sh": SCRIPT,
+    ...Object.fromEntries(Object.entries(files).map(([k, v]) => [`p/${k}`, v])),
+  });
+  const dir = join(root, "p");
+  await setup(dir);
+  const index = await loadPlugins(root);
+  return { hooks: index.plugins[0].hooks, messages: index.warnings.map((w) => w.message), dir };
+}
+
+Deno.test("loadPlugins() drops a hook whose script is not executable, with a chmod hint", async () => {
+  const { hooks, messages, dir } = await loadWithHooks({ "task.failed": "plain.sh" }, {
+    "plain.sh": "echo no shebang, no exec bit\n",
+  });
+  assert.deepEqual(Object.keys(hooks), ["task.done"]);
+  assert.deepEqual(messages, [
+    `Dropped hook "task.failed": script "plain.sh" is not executable ` +
+    `(hint: chmod +x "${join(dir, "plain.sh")}")`,
+  ]);
+});
+
+Deno.test("loadPlugins() drops a hook whose script is a folder", async () => {
+  const { messages } = await loadWithHooks({ "task.failed": "scripts" }, {
+    "scripts/a.sh": SCRIPT,
+  });
+  assert.deepEqual(messages, [
+    `Dropped hook "task.failed": script "scripts" is not a regular file`,
+  ]);
+});
+
+Deno.test("loadPlugins() drops a hook whose script path climbs out with ../", async () => {
+  const { hooks, messages } = await loadWithHooks({ "task.failed": "../outside.sh" });
+  assert.deepEqual(Object.keys(hooks), ["task.done"]);
+  assert.deepEqual(messages, [
+    'Dropped hook "task.failed": script "../outside.sh" is outside the plugin dir',
+  ]);
+});
+
+Deno.test("loadPlugins() drops a hook whose script path is absolute", async () => {
+  const { messages } = await loadWithHooks({ "task.failed": "/bin/sh" });
+  assert.deepEqual(messages, [
+    'Dropped hook "task.failed": script "/bin/sh" is outside the plugin dir',
+  ]);
+});
+
+Deno.test("loadPlugins() drops a hook whose script is a symlink leading out of the plugin dir", async () => {
+  const outside = await makeTree({ "evil.sh": SCRIPT });
+  const { hooks, messages } = await loadWithHooks({ "task.failed": "link.sh" }, {}, async (dir) => {
+    await Deno.symlink(join(outside, "evil.sh"), join(dir, "link.sh"));
+  });
+  assert.deepEqual(Object.keys(hooks), ["task.done"]);
+  assert.equal(messages.length, 1);
+  assert.match(
+    messages[0],
+    /^Dropped hook "task.failed": script "link.sh" resolves outside the plugin dir \(to ".*evil.sh"\)$/,
+  );
+});
+
+Deno.test("loadPlugins() keeps a symlink that stays inside the plugin dir, at its own path", async () => {
+  const { hooks, messages, dir } = await loadWithHooks(
+    { "task.failed": "alias.sh" },
+    {},
+    async (d) => {
+      await Deno.symlink("ok.sh", join(d, "alias.sh"));
+    },
+  );
+  assert.deepEqual(messages, []);
+  assert.equal(hooks["task.failed"], join(dir, "alias.sh"));
+});
+
+Deno.test("loadPlugins() drops a hook whose script is not a string", async () => {
+  const { messages } = await loadWithHooks({ "task.failed": "[a.sh, b.sh]" });
+  assert.deepEqual(messages, ['Dropped hook "task.failed": the script must be a path, not a list']);
+});
+
+Deno.test("loadPlugins() drops an action whose script escapes through a symlinked folder", async () => {
+  const outside = await makeTree({ "bin/run.sh": SCRIPT });
+  const root = await makeTree({
+    "p/plugin.yaml":
+      "name: p\nactions:\n  - id: run\n    command: bin/run.sh\n  - id: ok\n    command: ok.sh\n",
+    "p/ok.sh": SCRIPT,
+  });
+  await Deno.symlink(join(outside, "bin"), join(root, "p", "bin"));
+  const index = await loadPlugins(root);
+  assert.deepEqual(index.plugins[0].actions.map((a) => a.id), ["ok"]);
+  assert.match(
+    index.warnings[0].message,
+    /^Dropped action "run": script "bin\/run.sh" resolves outside/,
+  );
+  assert.deepEqual([index.warnings[0].line, index.warnings[0].column], [4, 14]);
+});

@@ -1,0 +1,149 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { Runner } from "../../lib/hooks/runner.ts";
+import { EMPTY_TASK } from "../../lib/task.ts";
+import { LOCAL_PLACEMENT } from "../../lib/resolve/placement.ts";
+import { groupGone, readPid, waitGone } from "../_procs.ts";
+import { pluginIndex, type PluginScripts, recordingLogger, traceDir } from "./_consult.ts";
+
+const TASK = {
+  ...EMPTY_TASK,
+  id: 31,
+  title: "Train model",
+  body: "secret body",
+  project: "ml",
+  repo_path: "/src/ml",
+  executor: "codex",
+};
+
+async function placementRunner(handlers: Record<string, string>, placementMs?: number) {
+  const scripts: PluginScripts = {};
+  for (const [name, script] of Object.entries(handlers)) {
+    scripts[name] = { "task.placement": script };
+  }
+  const { log, lines } = recordingLogger();
+  const runner = new Runner(await pluginIndex(scripts), {
+    log,
+    timeouts: placementMs ? { placement: placementMs } : {},
+  });
+  return { runner, lines };
+}
+
+const answer = (json: string) => `#!/bin/sh\ncat >/dev/null\necho '${json}'\n`;
+
+Deno.test("resolvePlacement() sends id, title, project, repo_path and executor on stdin", async () => {
+  const trace = await traceDir();
+  const { runner } = await placementRunner({
+    p: `#!/bin/sh\ncat > ${trace}/request\necho "$TASK_EVENT $TASK_ID" > ${trace}/env\n`,
+  });
+  assert.deepEqual(await runner.resolvePlacement(TASK), LOCAL_PLACEMENT);
+  assert.deepEqual(JSON.parse(await Deno.readTextFile(join(trace, "request"))), {
+    event: "task.placement",
+    task: { id: 31, title: "Train model", project: "ml", repo_path: "/src/ml", executor: "codex" },
+  });
+  assert.equal(await Deno.readTextFile(join(trace, "env")), "task.placement 31\n");
+  await runner.resolvePlacement({ ...TASK, remote_required: true });
+  const request = JSON.parse(await Deno.readTextFile(join(trace, "request")));
+  assert.equal(request.task.remote_required, true);
+});
+
+Deno.test("resolvePlacement() returns the first named target, trimmed, with ~ left alone, and asks no one after", async () => {
+  const trace = await traceDir();
+  const { runner } = await placementRunner({
+    a: answer('{"target":"","reason":"a would keep it local"}'),
+    b: answer('{"target":" gpu-1 ","workdir":"~/src/ml","reason":"most free memory","cost":3}'),
+    c: `#!/bin/sh\ntouch ${trace}/c-ran\necho '{"target":"gpu-2"}'\n`,
+  });
+  assert.deepEqual(await runner.resolvePlacement(TASK), {
+    target: "gpu-1",
+    workdir: "~/src/ml",
+    reason: "most free memory",
+    handler: "b",
+  });
+  assert.equal(await Deno.stat(join(trace, "c-ran")).catch(() => null), null);
+});
+
+Deno.test("resolvePlacement() logs malformed JSON, wrong types, crashes and timeouts at error level with the plugin's name, and falls back to local", async () => {
+  const { runner, lines } = await placementRunner({
+    a: answer("{oops"),
+    b: answer('{"target":7,"workdir":"/w"}'),
+    c: '#!/bin/sh\necho \'{"target":"crashed"}\'\nkill -9 $$\n',
+    d: '#!/bin/sh\necho \'{"target":"failed"}\'\nexit 3\n',
+    e: "#!/bin/sh\nexec sleep 30\n",
+    f: answer("[]"),
+  }, 300);
+  assert.deepEqual(await runner.resolvePlacement(TASK, { deadlineMs: 10_000 }), LOCAL_PLACEMENT);
+  const errors = lines.filter((l) => l.level === "error");
+  assert.deepEqual(errors.map((l) => l.plugin), ["a", "b", "c", "d", "e", "f"]);
+  const reasons = errors.map((l) => l.msg);
+  assert.match(reasons[0], /^Placement handler "a" failed: malformed JSON/);
+  assert.match(reasons[1], /^Placement handler "b" failed: wrong type: "target"/);
+  assert.match(reasons[2], /^Placement handler "c" failed: killed by SIGKILL/);
+  assert.match(reasons[3], /^Placement handler "d" failed: exited 3/);
+  assert.match(reasons[4], /^Placement handler "e" failed: timed out after 300 ms/);
+  assert.match(reasons[5], /^Placement handler "f" failed: wrong type: answer/);
+});
+
+Deno.test("resolvePlacement() returns the first deliberate local answer with its reason when nobody names a target", async () => {
+  const { runner } = await placementRunner({
+    a: "#!/bin/sh\ncat >/dev/null\n",
+    b: answer('{"target":"","workdir":"","reason":"  small task, keep it local "}'),
+    c: answer('{"target":null,"reason":"second local answer"}'),
+    d: answer("{bad"),
+  });
+  assert.deepEqual(await runner.resolvePlacement(TASK), {
+    target: "",
+    workdir: "",
+    reason: "small task, keep it local",
+    handler: "b",
+  });
+});
+
+Deno.test("resolvePlacement() with no handler answers all-empty", async () => {
+  const runner = new Runner({ dir: "/none", plugins: [], warnings: [] });
+  assert.equal(runner.hasPlacementHandler(), false);
+  assert.deepEqual(await runner.resolvePlacement(TASK), {
+    target: "",
+    workdir: "",
+    reason: "",
+    handler: "",
+  });
+});
+
+Deno.test("resolvePlacement() keeps the answer of a handler whose background probe holds its stdout, and ends the probe", async () => {
+  const trace = await traceDir();
+  const { runner } = await placementRunner({
+    p: [
+      "#!/bin/sh",
+      "cat >/dev/null",
+      `echo '{"target":"h1","workdir":"/w"}'`,
+      "sleep 30 &",
+      `echo $! > ${trace}/probe`,
+      `echo $$ > ${trace}/handler`,
+    ].join("\n"),
+  });
+  const placed = await runner.resolvePlacement(TASK);
+  assert.deepEqual([placed.target, placed.handler], ["h1", "p"]);
+  assert.ok(await waitGone(await readPid(join(trace, "probe")), 1000));
+  assert.ok(groupGone(await readPid(join(trace, "handler"))));
+});
+
+Deno.test("resolvePlacement() returns within its deadline + 1 s when handlers ignore SIGTERM and hang with children", async () => {
+  const trace = await traceDir();
+  const stubborn = [
+    "#!/bin/sh",
+    "trap '' TERM",
+    `echo $$ > ${trace}/$TASK_PLUGIN_NAME`,
+    "sleep 30 &",
+    "while :; do sleep 0.05; done",
+  ].join("\n");
+  const { runner, lines } = await placementRunner({ a: stubborn, b: stubborn, c: stubborn });
+  const started = performance.now();
+  const placed = await runner.resolvePlacement(TASK, { deadlineMs: 800 });
+  const elapsed = performance.now() - started;
+  assert.deepEqual(placed, LOCAL_PLACEMENT);
+  assert.ok(elapsed < 1800, `returned after ${Math.round(elapsed)} ms`);
+  const pgid = await readPid(join(trace, "a"));
+  assert.ok(groupGone(pgid), "the handler's group is gone");
+  assert.ok(lines.some((l) => l.plugin === "c" && /not asked/.test(l.msg)));
+});

@@ -1,0 +1,164 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { Runner } from "../../lib/hooks/runner.ts";
+import { EMPTY_TASK } from "../../lib/task.ts";
+import { NO_ROUTE } from "../../lib/resolve/route.ts";
+import { groupGone, readPid, waitGone } from "../_procs.ts";
+import { pluginIndex, type PluginScripts, recordingLogger, traceDir } from "./_consult.ts";
+
+const TASK = {
+  ...EMPTY_TASK,
+  id: 12,
+  title: "Fix login",
+  executor: "claude",
+  claude_config_dir: "/p/default",
+};
+
+async function routerRunner(routers: Record<string, string>, options: { routeMs?: number } = {}) {
+  const scripts: PluginScripts = {};
+  for (const [name, script] of Object.entries(routers)) scripts[name] = { "task.route": script };
+  const { log, lines } = recordingLogger();
+  const runner = new Runner(await pluginIndex(scripts), {
+    log,
+    timeouts: options.routeMs ? { route: options.routeMs } : {},
+  });
+  return { runner, lines };
+}
+
+Deno.test("route() returns the third router's decision after a silent one and a failing one that printed a config dir", async () => {
+  const { runner, lines } = await routerRunner({
+    "a-silent": "#!/bin/sh\nexit 0\n",
+    "b-failing": "#!/bin/sh\necho CLAUDE_CONFIG_DIR=/p/wrong\nexit 1\n",
+    "c-answers":
+      `#!/bin/sh\nprintf '# chosen by load\\r\\nclaude_config_dir = "/p/work"\\r\\nREASON=second profile is idle\\r\\n'\n`,
+  });
+  const decision = await runner.route(TASK);
+  assert.deepEqual(decision, {
+    plugin: "c-answers",
+    claude_config_dir: "/p/work",
+    hold: false,
+    reason: "second profile is idle",
+  });
+  const warning = lines.find((l) => l.level === "warn" && l.plugin === "b-failing");
+  assert.ok(warning, "the failing router is logged as a warning");
+  assert.match(warning.msg, /Router "b-failing" skipped: exited 1/);
+});
+
+Deno.test("route() returns a HOLD or DEFER decision without a config dir", async () => {
+  for (const line of ["HOLD=1", "DEFER=yes", "hold=on", "Defer='true'"]) {
+    const { runner } = await routerRunner({ r: `#!/bin/sh\necho '${line}'\necho REASON=quota\n` });
+    assert.deepEqual(
+      await runner.route(TASK),
+      { plugin: "r", claude_config_dir: "", hold: true, reason: "quota" },
+      line,
+    );
+  }
+});
+
+Deno.test("route() treats a decision with only REASON as empty and asks the next router", async () => {
+  const { runner } = await routerRunner({
+    a: "#!/bin/sh\necho REASON=no opinion\n",
+    b: "#!/bin/sh\necho HOLD=no\necho REASON=not holding either\n",
+  });
+  assert.deepEqual(await runner.route(TASK), NO_ROUTE);
+  const { runner: second } = await routerRunner({
+    a: "#!/bin/sh\necho REASON=no opinion\n",
+    b: "#!/bin/sh\necho CLAUDE_CONFIG_DIR=/p/b\n",
+  });
+  assert.deepEqual(await second.route(TASK), {
+    plugin: "b",
+    claude_config_dir: "/p/b",
+    hold: false,
+    reason: "",
+  });
+});
+
+Deno.test("route() gives routers TASK_EXECUTOR and TASK_CLAUDE_CONFIG_DIR with the event variables", async () => {
+  const { runner } = await routerRunner({
+    r: [
+      "#!/bin/sh",
+      'echo "CLAUDE_CONFIG_DIR=$TASK_CLAUDE_CONFIG_DIR-routed"',
+      'echo "REASON=$TASK_EXECUTOR $TASK_EVENT $TASK_ID $TASK_PLUGIN_NAME $(pwd)"',
+    ].join("\n"),
+  });
+  const decision = await runner.route(TASK);
+  assert.equal(decision.claude_config_dir, "/p/default-routed");
+  assert.equal(decision.reason, `claude task.route 12 r ${runner.index.plugins[0].dir}`);
+});
+
+Deno.test("route() never parses a router's stderr", async () => {
+  const { runner, lines } = await routerRunner({
+    r: "#!/bin/sh\necho CLAUDE_CONFIG_DIR=/p/stderr >&2\n",
+  });
+  assert.deepEqual(await runner.route(TASK), NO_ROUTE);
+  assert.ok(lines.some((l) => l.level === "debug" && String(l.stderr).includes("/p/stderr")));
+});
+
+Deno.test("route() skips a router that cannot start or times out, with a warning naming it", async () => {
+  const { runner, lines } = await routerRunner({
+    a: "#!/nonexistent/interpreter\necho CLAUDE_CONFIG_DIR=/p/a\n",
+    b: "#!/bin/sh\necho CLAUDE_CONFIG_DIR=/p/b\nexec sleep 30\n",
+    c: "#!/bin/sh\necho CLAUDE_CONFIG_DIR=/p/c\n",
+  }, { routeMs: 300 });
+  assert.equal((await runner.route(TASK, { deadlineMs: 5000 })).plugin, "c");
+  const warned = lines.filter((l) => l.level === "warn").map((l) => [l.plugin, l.msg]);
+  assert.equal(warned.length, 2);
+  assert.match(String(warned[0][1]), /Router "a" skipped: Cannot start "[^"]*task.route.sh"/);
+  assert.match(String(warned[1][1]), /Router "b" skipped: timed out after 300 ms/);
+});
+
+Deno.test("route() keeps an answer whose router left a child holding stdout, and ends the child", async () => {
+  const trace = await traceDir();
+  const { runner } = await routerRunner({
+    r: `#!/bin/sh\necho CLAUDE_CONFIG_DIR=/p/r\nsleep 30 &\necho $! > ${trace}/child\n`,
+  });
+  assert.equal((await runner.route(TASK)).claude_config_dir, "/p/r");
+  assert.ok(await waitGone(await readPid(join(trace, "child")), 1000));
+});
+
+Deno.test("route() returns within its deadline + 1 s when a router escapes with setsid holding stdout", async () => {
+  const trace = await traceDir();
+  const { runner } = await routerRunner({
+    r: [
+      "#!/bin/sh",
+      "echo CLAUDE_CONFIG_DIR=/p/escaped",
+      `setsid sh -c 'echo $$ > ${trace}/escapee; exec sleep 5' &`,
+      `echo $$ > ${trace}/router`,
+    ].join("\n"),
+  });
+  const started = performance.now();
+  const decision = await runner.route(TASK, { deadlineMs: 1000 });
+  const elapsed = performance.now() - started;
+  const escapee = await readPid(join(trace, "escapee"));
+  Deno.kill(escapee, "SIGKILL");
+  assert.equal(decision.claude_config_dir, "/p/escaped");
+  assert.ok(elapsed < 2000, `returned after ${Math.round(elapsed)} ms`);
+  assert.ok(groupGone(await readPid(join(trace, "router"))));
+});
+
+Deno.test("route() with three hung routers returns within the default deadline (= the route timeout) + 1 s and leaves no group behind", async () => {
+  const trace = await traceDir();
+  const hung = `#!/bin/sh\necho $$ > ${trace}/$TASK_PLUGIN_NAME\nsleep 30 &\nexec sleep 30\n`;
+  const { runner, lines } = await routerRunner({ a: hung, b: hung, c: hung }, { routeMs: 1000 });
+  const started = performance.now();
+  const decision = await runner.route(TASK);
+  const elapsed = performance.now() - started;
+  assert.deepEqual(decision, NO_ROUTE);
+  assert.ok(elapsed < 2000, `returned after ${Math.round(elapsed)} ms`);
+  const pids = [];
+  for (const name of ["a", "b", "c"]) {
+    const text = await Deno.readTextFile(join(trace, name)).catch(() => "");
+    if (text) pids.push(Number(text));
+  }
+  assert.ok(pids.length >= 1);
+  for (const pid of pids) assert.ok(groupGone(pid), `group ${pid} is gone`);
+  const notAsked = lines.filter((l) => /not asked: the 1000 ms deadline was spent/.test(l.msg));
+  assert.deepEqual(notAsked.map((l) => l.plugin), ["b", "c"], "the routers not reached are logged");
+});
+
+Deno.test("handlesRoute() says whether any plugin routes", async () => {
+  assert.equal(new Runner({ dir: "/none", plugins: [], warnings: [] }).handlesRoute(), false);
+  const { runner } = await routerRunner({ r: "#!/bin/sh\n" });
+  assert.equal(runner.handlesRoute(), true);
+  assert.equal(runner.hasPlacementHandler(), false);
+});
