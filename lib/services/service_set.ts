@@ -6,7 +6,7 @@
  */
 
 import type { PluginIndex } from "../plugins/types.ts";
-import { silentLogger } from "../log.ts";
+import { safeLogger } from "./_safe_logger.ts";
 import { DEFAULT_STOP_TIMEOUT_MS, Supervisor, type SupervisorOptions } from "./supervisor.ts";
 import type { ServiceStatus } from "./types.ts";
 
@@ -68,7 +68,7 @@ export class ServiceSet {
   async stop(options: StopOptions = {}): Promise<void> {
     const stopTimeoutMs = options.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_MS;
     if (this.size > 0) {
-      (this.#options.log ?? silentLogger).log("info", `Stopping ${this.size} service(s)`, {
+      safeLogger(this.#options.log).log("info", `Stopping ${this.size} service(s)`, {
         stop_timeout_ms: stopTimeoutMs,
       });
     }

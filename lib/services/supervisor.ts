@@ -7,7 +7,8 @@
  */
 
 import type { PluginService } from "../plugins/types.ts";
-import { type Logger, silentLogger } from "../log.ts";
+import type { Logger } from "../log.ts";
+import { safeLogger } from "./_safe_logger.ts";
 import { spawnIsolated } from "../process/spawn_isolated.ts";
 import { groupAlive, terminateGroup } from "../process/kill_group.ts";
 import { waitGroupEmpty } from "../process/wait_group.ts";
@@ -96,11 +97,14 @@ export class Supervisor {
     this.service = service;
     this.#options = options;
     this.#backoff = { ...DEFAULT_BACKOFF, ...options.backoff };
-    this.#log = options.log ?? silentLogger;
+    this.#log = safeLogger(options.log);
     this.#label = `"${plugin}/${service.name}"`;
-    this.done = this.#supervise().catch((error) => {
+    this.done = this.#supervise().catch(async (error) => {
+      // A bug, not a service failure: say so, and leave nothing of the service running.
       this.#state = "given_up";
       this.#log.log("error", `Supervisor of service ${this.#label} failed: ${error}`);
+      const child = this.#child;
+      if (child !== undefined) await terminateGroup(child.pid, { reaped: child.status });
     });
   }
 

@@ -205,3 +205,22 @@ Deno.test("a service that cannot start is logged, retried and given up, never th
     await set.stop();
   }
 });
+
+Deno.test("a logger that throws does not stop supervision", async () => {
+  const { index, dir } = await serviceIndex([{
+    name: "crash",
+    command: "echo x >> starts; exit 1",
+  }]);
+  const log = {
+    log() {
+      throw new Error("logger broke");
+    },
+  };
+  const set = startServices(index, { log, backoff: FAST });
+  try {
+    assert.ok(await until(() => set.status()[0].state === "given_up"));
+    assert.equal((await fileLines(join(dir, "starts"))).length, 5);
+  } finally {
+    await set.stop();
+  }
+});
