@@ -41,6 +41,9 @@ export const EMPTY_TASK: Task = Object.freeze({
  * ```
  */
 export async function validateTask(value: unknown, source: string): Promise<Task> {
+  const fast = wellFormedTask(value);
+  if (fast !== null) return fast;
+  // Something is off: zod, the source of truth, says precisely what.
   const { TaskSchema } = await import("./task_schema.ts");
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new UsageError(`Invalid task in ${source}: expected a JSON object`);
@@ -50,6 +53,41 @@ export async function validateTask(value: unknown, source: string): Promise<Task
   const issue = result.error.issues[0];
   const field = issue.path.join(".") || "(task)";
   throw new UsageError(`Invalid task in ${source}: "${field}": ${issue.message}`);
+}
+
+/** The text fields of a task; a test keeps this list equal to TaskSchema's. */
+export const TASK_TEXT_FIELDS = [
+  "title",
+  "body",
+  "status",
+  "type",
+  "project",
+  "executor",
+  "worktree_path",
+  "repo_path",
+  "claude_config_dir",
+  "branch_name",
+] as const;
+
+/**
+ * The spawn-time fast path: a task whose every known field has the right type is built without
+ * loading zod (about 13 ms of startup here); anything else returns null and goes to zod.
+ */
+function wellFormedTask(value: unknown): Task | null {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return null;
+  const input = value as Record<string, unknown>;
+  const id = input.id ?? 0;
+  if (typeof id !== "number" || !Number.isSafeInteger(id) || id < 0 || input.id === null) {
+    return null;
+  }
+  const task: Record<string, unknown> = { id };
+  for (const field of TASK_TEXT_FIELDS) {
+    const text = input[field];
+    if (text === undefined) task[field] = "";
+    else if (typeof text === "string") task[field] = text;
+    else return null;
+  }
+  return task as Task;
 }
 
 /**

@@ -37,12 +37,14 @@ export interface CliOptions {
   env?: Record<string, string>;
   stdin?: string;
   cwd?: string;
+  /** Extra flags for `deno run`, e.g. `--no-npm`. */
+  denoFlags?: string[];
 }
 
 /** Runs `tyhooks <args>` from source and collects its output. */
 export async function cli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", ...PERMISSION_FLAGS, MAIN, ...args],
+    args: ["run", "--quiet", ...(options.denoFlags ?? []), ...PERMISSION_FLAGS, MAIN, ...args],
     env: { NO_COLOR: "1", ...options.env },
     cwd: options.cwd,
     stdin: options.stdin === undefined ? "null" : "piped",

@@ -55,10 +55,23 @@ export function durationOption(ctx: CommandContext, name: string): number | unde
   return ms;
 }
 
-/** Loads the plugin index and logs its warnings. */
+/**
+ * Loads the plugin index and logs its warnings. Spawn-time commands go through the index cache
+ * (`<cache>/tyhooks/index-*.json`, revalidated against every path it depends on on each call);
+ * `TYHOOKS_NO_CACHE=1` turns it off.
+ */
 export async function loadIndex(ctx: CommandContext): Promise<PluginIndex> {
-  const { loadPlugins } = await import("../plugins/load.ts");
-  const index = await loadPlugins(pluginsDir(ctx.globals.pluginsDir));
+  const dir = pluginsDir(ctx.globals.pluginsDir);
+  let index: PluginIndex;
+  if (Deno.env.get("TYHOOKS_NO_CACHE") === "1") {
+    const { loadPlugins } = await import("../plugins/load.ts");
+    index = await loadPlugins(dir);
+  } else {
+    const { loadPluginsCached } = await import("../plugins/cache.ts");
+    const loaded = await loadPluginsCached(dir, { cacheDir: join(cacheDir(), "tyhooks") });
+    ctx.log.log("debug", loaded.hit ? "Plugin index from cache" : "Plugin index loaded", { dir });
+    index = loaded.index;
+  }
   for (const w of index.warnings) {
     ctx.log.log("warn", w.message, {
       plugin: w.plugin ?? undefined,

@@ -7,6 +7,7 @@
 
 import { extname, join } from "node:path";
 import { byCodeUnit } from "./_sort.ts";
+import { observe } from "./_observe.ts";
 
 const WORKFLOW_EXTENSIONS = [".yaml", ".yml"];
 
@@ -50,6 +51,7 @@ export async function findRoutines(dir: string): Promise<string[]> {
   const names: string[] = [];
   for (const entry of await listDir(join(dir, "routines"))) {
     if (entry.name.startsWith(".")) continue;
+    observe(join(dir, "routines", entry.name, "prompt.md"));
     const prompt = await Deno.stat(join(dir, "routines", entry.name, "prompt.md")).catch(() =>
       null
     );
@@ -59,6 +61,7 @@ export async function findRoutines(dir: string): Promise<string[]> {
 }
 
 async function listDir(path: string): Promise<Deno.DirEntry[]> {
+  observe(path);
   try {
     return await Array.fromAsync(Deno.readDir(path));
   } catch {
@@ -69,5 +72,6 @@ async function listDir(path: string): Promise<Deno.DirEntry[]> {
 
 async function isFile(path: string, entry: Deno.DirEntry): Promise<boolean> {
   if (!entry.isSymlink) return entry.isFile;
+  observe(path);
   return (await Deno.stat(path).catch(() => null))?.isFile ?? false;
 }

@@ -11,6 +11,7 @@ import type { LoadWarning } from "./types.ts";
 import { createLimit, type Limit } from "./_limit.ts";
 import { quote } from "./messages.ts";
 import { byPath } from "./_sort.ts";
+import { observe } from "./_observe.ts";
 
 /**
  * The deepest level searched: the plugins dir's own children are depth 1.
@@ -61,6 +62,7 @@ export async function discoverPluginDirs(
 
   async function search(dir: string, depth: number): Promise<void> {
     let entries: Deno.DirEntry[];
+    observe(dir);
     try {
       entries = await limit(() => Array.fromAsync(Deno.readDir(dir)));
     } catch (error) {
@@ -85,6 +87,7 @@ export async function discoverPluginDirs(
 }
 
 async function isDirectory(path: string, limit: Limit): Promise<boolean> {
+  observe(path);
   const info = await limit(() => Deno.stat(path)).catch(() => null);
   return info?.isDirectory ?? false;
 }
@@ -92,5 +95,6 @@ async function isDirectory(path: string, limit: Limit): Promise<boolean> {
 async function exists(path: string, limit: Limit): Promise<boolean> {
   // lstat: a plugin.yaml that is a dangling link or a folder still makes this a plugin dir, and
   // the loader then says what is wrong with it.
+  observe(path);
   return await limit(() => Deno.lstat(path)).then(() => true, () => false);
 }

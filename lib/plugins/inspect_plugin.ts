@@ -16,6 +16,7 @@ import { REASONS, skipped } from "./messages.ts";
 import { isRecord } from "./_record.ts";
 import { hasControlCharacters } from "./dir_name.ts";
 import { buildPlugin, isUsable } from "./build_plugin.ts";
+import { observe } from "./_observe.ts";
 
 /** Everything learned about one plugin dir. */
 export interface PluginReport {
@@ -93,6 +94,7 @@ export async function inspectPlugin(root: string, dir: string): Promise<PluginRe
   report.nameAt = nameAt;
 
   let realDir: string;
+  observe(dir);
   try {
     realDir = await Deno.realPath(dir);
   } catch (error) {

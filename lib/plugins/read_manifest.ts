@@ -8,6 +8,7 @@
  */
 
 import { type Document, LineCounter, parseDocument, visit } from "yaml";
+import { observe } from "./_observe.ts";
 
 /**
  * Manifests larger than this are refused: real ones are a few hundred bytes.
@@ -63,6 +64,7 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
  */
 export async function readManifest(path: string): Promise<ParsedManifest | ManifestFailure> {
   let bytes: Uint8Array;
+  observe(path);
   try {
     const info = await Deno.stat(path);
     // Reading a FIFO or a device would block or never end.

@@ -7,6 +7,7 @@
  */
 
 import { isAbsolute, resolve, sep } from "node:path";
+import { observe } from "./_observe.ts";
 
 /** A plugin dir as given and as resolved through symlinks. */
 export interface PluginRoot {
@@ -100,6 +101,7 @@ async function resolveInside(root: PluginRoot, relative: string): Promise<Resolv
     return { ok: false, reason: "is outside the plugin dir" };
   }
   let real: string;
+  observe(path);
   try {
     real = await Deno.realPath(path);
   } catch (error) {
@@ -111,5 +113,6 @@ async function resolveInside(root: PluginRoot, relative: string): Promise<Resolv
   if (!isInside(root.realDir, real)) {
     return { ok: false, reason: `resolves outside the plugin dir (to ${JSON.stringify(real)})` };
   }
+  observe(real);
   return { ok: true, path, real };
 }

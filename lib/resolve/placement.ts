@@ -9,6 +9,7 @@ import { type ConsultOptions, notAskedReason, startDeadline } from "../hooks/con
 import { failureReason, succeeded } from "../process/record.ts";
 import { EMPTY_TASK, type Task, taskEnv } from "../task.ts";
 import type { PlacementAnswer, PlacementRequest } from "./placement_schema.ts";
+import { readPlacementAnswer } from "./placement_answer.ts";
 
 /** The event placement handlers handle. */
 export const PLACEMENT_EVENT = "task.placement";
@@ -69,7 +70,6 @@ export async function resolvePlacement(
 ): Promise<Placement> {
   const handlers = runner.handlers(PLACEMENT_EVENT);
   if (handlers.length === 0) return { ...LOCAL_PLACEMENT };
-  const { parsePlacementAnswer } = await import("./placement_schema.ts");
   const task = { ...EMPTY_TASK, ...info };
   const stdin = JSON.stringify(placementRequest(info));
   const env = taskEnv(task, { event: PLACEMENT_EVENT });
@@ -95,7 +95,7 @@ export async function resolvePlacement(
       continue;
     }
     if (result.stdout.trim() === "") continue;
-    const parsed = parsePlacementAnswer(result.stdout);
+    const parsed = await readPlacementAnswer(result.stdout);
     if (!parsed.ok) {
       fail(plugin.name, parsed.error, { stdout: result.stdout.trim().slice(0, 500) });
       continue;

@@ -5,6 +5,7 @@
  */
 
 import { failureReason, type RunResult } from "../process/record.ts";
+import { readPreAnswer } from "./pre_answer.ts";
 
 /** The meaning of one pre hook's run. */
 export type PreOutcome =
@@ -38,8 +39,7 @@ export async function judgePreRun(result: RunResult, timeoutMs: number): Promise
     return { kind: "failure", reason: failureReason(result, timeoutMs) };
   }
   if (result.stdout.trim() === "") return { kind: "allow", reason: "" };
-  const { parsePreAnswer } = await import("./tool_schema.ts");
-  const parsed = parsePreAnswer(result.stdout);
+  const parsed = await readPreAnswer(result.stdout);
   if (!parsed.ok) return { kind: "failure", reason: parsed.error };
   return { kind: parsed.answer.action, reason: parsed.answer.reason };
 }

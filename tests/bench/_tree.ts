@@ -1,0 +1,26 @@
+/** Plugin trees for benchmarks. */
+
+import { writeTree } from "../_cli.ts";
+
+/** A plugins dir with `count` plugins, each handling `event` with a trivial script. */
+export async function pluginTree(count: number, event = "task.done"): Promise<string> {
+  const dir = await Deno.makeTempDir({ prefix: "tyhooks-bench-" });
+  const files: Record<string, string> = {};
+  for (let i = 0; i < count; i++) {
+    const name = `p${String(i).padStart(4, "0")}`;
+    files[`${name}/plugin.yaml`] = `name: ${name}\nhooks:\n  ${event}: hook.sh\n`;
+    files[`${name}/hook.sh`] = "#!/bin/sh\nexit 0\n";
+  }
+  await writeTree(dir, files);
+  return dir;
+}
+
+/** A plugins dir with one router answering a config dir. */
+export async function routerTree(): Promise<{ dir: string; router: string }> {
+  const dir = await Deno.makeTempDir({ prefix: "tyhooks-bench-" });
+  await writeTree(dir, {
+    "r/plugin.yaml": "name: r\nhooks:\n  task.route: route.sh\n",
+    "r/route.sh": "#!/bin/sh\necho CLAUDE_CONFIG_DIR=/profiles/a\n",
+  });
+  return { dir, router: `${dir}/r/route.sh` };
+}

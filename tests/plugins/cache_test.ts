@@ -1,0 +1,146 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { loadPluginsCached } from "../../lib/plugins/cache.ts";
+import { loadPlugins } from "../../lib/plugins/load.ts";
+import { cli, makeTree, writeTree } from "../_cli.ts";
+import { TASK_TEXT_FIELDS } from "../../lib/task.ts";
+import { TaskSchema } from "../../lib/task_schema.ts";
+
+const ROUTER = {
+  "r/plugin.yaml": "name: r\nhooks:\n  task.route: route.sh\n",
+  "r/route.sh": "#!/bin/sh\necho CLAUDE_CONFIG_DIR=/profiles/a\n",
+};
+
+async function warm(files: Record<string, string>) {
+  const dir = await makeTree(files);
+  const cacheDir = await Deno.makeTempDir();
+  const first = await loadPluginsCached(dir, { cacheDir });
+  assert.equal(first.hit, false);
+  assert.equal((await loadPluginsCached(dir, { cacheDir })).hit, true);
+  return { dir, cacheDir, reload: () => loadPluginsCached(dir, { cacheDir }) };
+}
+
+Deno.test("loadPluginsCached() returns exactly what loadPlugins() returns, from the cache the second time", async () => {
+  const { dir, reload } = await warm({ ...ROUTER, "bad/plugin.yaml": "name: [" });
+  const cached = await reload();
+  assert.equal(cached.hit, true);
+  assert.deepEqual(cached.index, await loadPlugins(dir));
+});
+
+Deno.test("loadPluginsCached() reloads when a manifest is edited", async () => {
+  const { dir, reload } = await warm(ROUTER);
+  await Deno.writeTextFile(
+    join(dir, "r/plugin.yaml"),
+    "name: renamed\nhooks:\n  task.route: route.sh\n",
+  );
+  const after = await reload();
+  assert.equal(after.hit, false);
+  assert.equal(after.index.plugins[0].name, "renamed");
+});
+
+Deno.test("loadPluginsCached() reloads when a plugin is added inside a collection", async () => {
+  const { dir, reload } = await warm({
+    ...ROUTER,
+    "team/a/plugin.yaml": "name: a\nhooks:\n  task.done: d.sh\n",
+    "team/a/d.sh": "#!/bin/sh\n",
+  });
+  await writeTree(dir, {
+    "team/b/plugin.yaml": "name: b\nhooks:\n  task.done: d.sh\n",
+    "team/b/d.sh": "#!/bin/sh\n",
+  });
+  const after = await reload();
+  assert.equal(after.hit, false);
+  assert.deepEqual(after.index.plugins.map((p) => p.name), ["a", "b", "r"]);
+});
+
+Deno.test("loadPluginsCached() reloads when a script loses its exec bit", async () => {
+  const { dir, reload } = await warm(ROUTER);
+  await Deno.chmod(join(dir, "r/route.sh"), 0o644);
+  const after = await reload();
+  assert.equal(after.hit, false);
+  assert.equal(after.index.plugins.length, 0);
+});
+
+Deno.test("loadPluginsCached() reloads when a missing script in a subfolder appears", async () => {
+  const { dir, reload } = await warm({
+    "p/plugin.yaml": "name: p\nhooks:\n  task.done: bin/done.sh\n  task.failed: f.sh\n",
+    "p/f.sh": "#!/bin/sh\n",
+    "p/bin/keep": "",
+  });
+  await writeTree(dir, { "p/bin/done.sh": "#!/bin/sh\n" });
+  const after = await reload();
+  assert.equal(after.hit, false);
+  assert.deepEqual(Object.keys(after.index.plugins[0].hooks).sort(), ["task.done", "task.failed"]);
+});
+
+Deno.test("loadPluginsCached() reloads when a script symlink is pointed elsewhere", async () => {
+  const { dir, reload } = await warm({
+    ...ROUTER,
+    "r/real.sh": "#!/bin/sh\n",
+    "r/other.sh": "#!/bin/sh\n",
+  });
+  await Deno.remove(join(dir, "r/route.sh"));
+  await Deno.symlink("/bin/sh", join(dir, "r/route.sh"));
+  const after = await reload();
+  assert.equal(after.hit, false);
+  assert.equal(after.index.plugins.length, 0, "a link out of the plugin dir is dropped");
+});
+
+Deno.test("loadPluginsCached() ignores a corrupt cache file and an unwritable cache dir", async () => {
+  const { dir, cacheDir, reload } = await warm(ROUTER);
+  for (const entry of Deno.readDirSync(cacheDir)) {
+    await Deno.writeTextFile(join(cacheDir, entry.name), "{not json");
+  }
+  assert.equal((await reload()).hit, false);
+  const readOnly = join(await Deno.makeTempDir(), "file-not-dir");
+  await Deno.writeTextFile(readOnly, "");
+  const loaded = await loadPluginsCached(dir, { cacheDir: readOnly });
+  assert.equal(loaded.index.plugins[0].name, "r");
+});
+
+Deno.test("a warm tyhooks route loads neither yaml nor zod (it runs with npm disabled)", async () => {
+  const dir = await makeTree(ROUTER);
+  const env = { XDG_CACHE_HOME: await Deno.makeTempDir() };
+  const args = [
+    "route",
+    "--plugins-dir",
+    dir,
+    "--task-json",
+    '{"id": 3, "title": "t", "unknown": [1]}',
+  ];
+  // Control: a cold call needs yaml, so with npm disabled it fails; the check below can fail.
+  const control = await cli(args, {
+    env: { XDG_CACHE_HOME: await Deno.makeTempDir() },
+    denoFlags: ["--no-npm"],
+  });
+  assert.notEqual(control.code, 0);
+  const cold = await cli(args, { env });
+  assert.equal(cold.code, 0, cold.stderr);
+  // --no-npm makes any import of an npm package fail: the warm path must not need one.
+  const warmRun = await cli(args, { env, denoFlags: ["--no-npm"] });
+  assert.equal(warmRun.code, 0, warmRun.stderr);
+  assert.equal(warmRun.stdout, cold.stdout);
+  assert.match(warmRun.stdout, /CLAUDE_CONFIG_DIR=\/profiles\/a/);
+});
+
+Deno.test("warm tyhooks place and tool pre with answering handlers run with npm disabled", async () => {
+  const dir = await makeTree({
+    "p/plugin.yaml": "name: p\nhooks:\n  task.placement: place.sh\n  pre_tool_call: guard.sh\n",
+    "p/place.sh": '#!/bin/sh\necho \'{"target":"gpu-1","workdir":"~/w","reason":"free"}\'\n',
+    "p/guard.sh": '#!/bin/sh\necho \'{"action":"block","reason":"no"}\'\n',
+  });
+  const env = { XDG_CACHE_HOME: await Deno.makeTempDir() };
+  const place = ["place", "--plugins-dir", dir, "--task-json", '{"id": 1}'];
+  const pre = ["tool", "pre", "--tool", "bash", "--args", '{"command":"ls"}', "--plugins-dir", dir];
+  assert.equal((await cli(place, { env })).code, 0);
+  const placed = await cli(place, { env, denoFlags: ["--no-npm"] });
+  assert.equal(placed.code, 0, placed.stderr);
+  assert.equal(JSON.parse(placed.stdout).target, "gpu-1");
+  const blocked = await cli(pre, { env, denoFlags: ["--no-npm"] });
+  assert.equal(blocked.code, 2, blocked.stderr);
+  assert.deepEqual(JSON.parse(blocked.stdout), { action: "block", reason: "no" });
+});
+
+Deno.test("the zod-free task fast path knows the same fields as TaskSchema", () => {
+  assert.deepEqual([...TASK_TEXT_FIELDS, "id"].sort(), Object.keys(TaskSchema.shape).sort());
+});
