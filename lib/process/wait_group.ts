@@ -6,15 +6,14 @@
  * @module
  */
 
-import { groupAlive } from "./kill_group.ts";
-import { liveGroupMembers } from "./group_members.ts";
+import { groupHasLiveMembers } from "./group_members.ts";
 
 const POLL_MS = 5;
 
 /**
  * Waits until group `pgid` has no live member (zombies do not count), at most `ms`.
  *
- * Requires `--allow-read` of /proc (elsewhere, a signal probe is used).
+ * Requires `--allow-run` where /proc cannot be read (see `groupHasLiveMembers`).
  *
  * @param pgid The group id.
  * @param ms The bound.
@@ -28,7 +27,7 @@ const POLL_MS = 5;
 export async function waitGroupEmpty(pgid: number, ms: number): Promise<boolean> {
   const deadline = performance.now() + ms;
   while (true) {
-    if (!groupAlive(pgid) || liveGroupMembers(pgid).length === 0) return true;
+    if (!(await groupHasLiveMembers(pgid))) return true;
     if (performance.now() >= deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
