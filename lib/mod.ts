@@ -81,6 +81,38 @@ export { defaultProbe, type HostEntry, parseHostsFile, readHostsFile } from "./h
 export { pickHost, type PickOptions, type PickResult } from "./hosts/pick.ts";
 export type { HostOutcome } from "./hosts/ask_host.ts";
 export { choose, STRATEGIES, type Strategy } from "./hosts/strategy.ts";
+export {
+  ServiceSet,
+  type ServiceSetOptions,
+  startServices,
+  type StopOptions,
+} from "./services/service_set.ts";
+export {
+  DEFAULT_STOP_TIMEOUT_MS,
+  Supervisor,
+  type SupervisorOptions,
+} from "./services/supervisor.ts";
+export {
+  type BackoffOptions,
+  DEFAULT_BACKOFF,
+  nextStep,
+  NO_STREAK,
+  type RunEnd,
+  type Step,
+  type Streak,
+} from "./services/backoff.ts";
+export {
+  DEFAULT_MAX_LINE_BYTES,
+  type LineSink,
+  type LineSource,
+  prefixedStderr,
+  type Relay,
+  relayLines,
+  stderrSink,
+} from "./services/line_relay.ts";
+export { parseEnvEntry, serviceEnv } from "./services/service_env.ts";
+export { listServices } from "./services/service_list.ts";
+export type { LastExit, ServiceEntry, ServiceState, ServiceStatus } from "./services/types.ts";
 export { type Daemon, type DaemonOptions, startDaemon } from "./serve/server.ts";
 export { formatListen, type ListenAddress, parseListen } from "./serve/listen.ts";
 
@@ -105,6 +137,14 @@ export {
   ToolHookRequestSchema,
 } from "./toolcalls/tool_schema.ts";
 export { type HostFacts, HostFactsSchema } from "./hosts/probe_schema.ts";
+export {
+  LastExitSchema,
+  ServiceEntrySchema,
+  ServicesListSchema,
+  ServicesStatusSchema,
+  ServiceStateSchema,
+  ServiceStatusSchema,
+} from "./services/schema.ts";
 export {
   EventBodySchema,
   PlacementBodySchema,

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { liveGroupMembers } from "./group_members.ts";
+import { groupHasLiveMembers } from "./group_members.ts";
 
 const POLL_MS = 10;
 
@@ -99,8 +99,7 @@ export async function terminateGroup(
   const deadline = performance.now() + graceMs;
   while (performance.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    // The cheap probe first; /proc only while the probe still sees members (they may be zombies).
-    if (reaped && (!groupAlive(pgid) || liveGroupMembers(pgid).length === 0)) return false;
+    if (reaped && !(await groupHasLiveMembers(pgid))) return false;
   }
   return signalGroup(pgid, "SIGKILL");
 }

@@ -131,7 +131,12 @@ export async function runScript(script: string, options: RunOptions = {}): Promi
   // One controller per run: the timeout and the caller's signal both abort it, and its abort
   // is the only thing that starts the kill.
   const run = new AbortController();
-  const timer = setTimeout(() => run.abort(TIMEOUT), timeoutMs);
+  // AbortSignal.timeout rather than setTimeout: in Deno 2.9 the first setTimeout of a process
+  // loads Node's timers (about 5 ms), which a spawn-time call would pay on every start. Its
+  // timer is unref'd, so a finished run leaves nothing keeping the process alive.
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const onTimeout = () => run.abort(TIMEOUT);
+  timeout.addEventListener("abort", onTimeout, { once: true });
   const onOuterAbort = () => run.abort(options.signal?.reason);
   options.signal?.addEventListener("abort", onOuterAbort, { once: true });
   const aborted = new Promise<void>((resolve) =>
@@ -162,7 +167,7 @@ export async function runScript(script: string, options: RunOptions = {}): Promi
       if (groupAlive(child.pid)) await terminateGroup(child.pid, { graceMs, reaped: exited });
     }
   } finally {
-    clearTimeout(timer);
+    timeout.removeEventListener("abort", onTimeout);
     options.signal?.removeEventListener("abort", onOuterAbort);
     // Pipes still held by escaped descendants are abandoned, never waited on.
     stdout.abandon();

@@ -1,0 +1,74 @@
+import type { CommandContext, CommandSpec } from "./command.ts";
+import { durationOption, loadIndex } from "./_shared.ts";
+import { UsageError } from "../errors.ts";
+import { parseEnvEntry } from "../services/service_env.ts";
+import { stderrSink } from "../services/line_relay.ts";
+import { startServices } from "../services/service_set.ts";
+import { DEFAULT_STOP_TIMEOUT_MS } from "../services/supervisor.ts";
+
+export const spec: CommandSpec = {
+  name: "services run",
+  summary: "Supervise every plugin service until SIGINT/SIGTERM, then stop them all and exit 0.",
+  options: {
+    env: {
+      type: "string",
+      multiple: true,
+      value: "K=V",
+      help: "set a variable for every service (a service's own env still wins)",
+    },
+    "stop-timeout": {
+      type: "string",
+      value: "DUR",
+      help: "time between SIGTERM and SIGKILL when stopping (default 5s)",
+    },
+  },
+  handlesSignals: true,
+  details: `
+Each service runs "sh -c <command>" in its own process group from its plugin dir (or its cwd),
+with tyhooks' environment, then the --env pairs (TY_DB_PATH and TY_API_URL are passed through),
+then its own env. Its output lines go to stderr prefixed [plugin/service].
+Restarts (policy always, on-failure, never): 1 s, 2 s, 4 s ... up to 30 s, back to 1 s after
+10 s up; 5 failures in a row within 10 s of starting and the service is given up.
+On SIGINT/SIGTERM every group gets SIGTERM, then SIGKILL after --stop-timeout; exit 0.`,
+};
+
+export async function run(ctx: CommandContext): Promise<number> {
+  const env = envPairs(ctx.values.env);
+  const stopTimeoutMs = durationOption(ctx, "stop-timeout") ?? DEFAULT_STOP_TIMEOUT_MS;
+  const index = await loadIndex(ctx);
+  if (ctx.signal.aborted) return 0; // Told to stop before anything started.
+  const set = startServices(index, {
+    env,
+    log: ctx.log,
+    output: stderrSink(ctx.globals.logFormat),
+  });
+  if (set.size === 0) {
+    // Nothing to supervise: waiting for a signal would only look like work.
+    ctx.log.log("info", "No services to supervise", { plugins_dir: index.dir });
+    return 0;
+  }
+  ctx.log.log("info", `Supervising ${set.size} service(s)`, { plugins_dir: index.dir });
+  await new Promise<void>((resolve) => {
+    if (ctx.signal.aborted) resolve();
+    ctx.signal.addEventListener("abort", () => resolve(), { once: true });
+  });
+  await set.stop({ stopTimeoutMs });
+  return 0;
+}
+
+function envPairs(value: CommandContext["values"][string]): Record<string, string> {
+  const entries = Array.isArray(value) ? value : typeof value === "string" ? [value] : [];
+  const env: Record<string, string> = {};
+  for (const entry of entries) {
+    const pair = parseEnvEntry(entry);
+    if (pair === null) {
+      throw new UsageError(
+        `Invalid value "${entry}" for flag "--env": expected KEY=VALUE with KEY made of letters, ` +
+          "digits and _ (not starting with a digit)",
+        "hint: e.g. --env TY_API_URL=http://127.0.0.1:7000",
+      );
+    }
+    env[pair[0]] = pair[1];
+  }
+  return env;
+}

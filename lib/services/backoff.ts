@@ -1,0 +1,91 @@
+/**
+ * The restart policy as a pure function: given how a service ended and its streak of quick
+ * exits, restart it (after how long), leave it stopped, or give up on it.
+ *
+ * @module
+ */
+
+import type { RestartPolicy } from "../plugins/types.ts";
+
+/** Timings of the restart policy. */
+export interface BackoffOptions {
+  /** Delay before the first restart of a streak; default 1 s. */
+  initialMs: number;
+  /** The delay doubles per quick exit up to this; default 30 s. */
+  maxMs: number;
+  /** A run this long ends the streak: the next delay is `initialMs` again; default 10 s. */
+  resetAfterMs: number;
+  /** Quick failures in a row after which the service is given up; default 5. */
+  maxFailures: number;
+}
+
+/** SPEC's timings. */
+export const DEFAULT_BACKOFF: Readonly<BackoffOptions> = Object.freeze({
+  initialMs: 1000,
+  maxMs: 30_000,
+  resetAfterMs: 10_000,
+  maxFailures: 5,
+});
+
+/**
+ * Consecutive runs shorter than `resetAfterMs`. Exits of any kind set the delay; only failures
+ * count toward giving up, so a quick clean-exit loop under `always` is slowed to one run per
+ * `maxMs` but never given up (it may be a periodic job), while a crash loop is.
+ */
+export interface Streak {
+  quickExits: number;
+  quickFailures: number;
+}
+
+/** No streak: a fresh service. */
+export const NO_STREAK: Readonly<Streak> = Object.freeze({ quickExits: 0, quickFailures: 0 });
+
+/** How one run ended, as far as the policy cares. */
+export interface RunEnd {
+  /** Non-zero exit, death by signal, or could not start. */
+  failed: boolean;
+  uptimeMs: number;
+}
+
+/** What to do next. */
+export type Step =
+  | { kind: "restart"; delayMs: number; streak: Streak }
+  | { kind: "stop"; reason: string; streak: Streak }
+  | { kind: "give_up"; streak: Streak };
+
+/**
+ * Decides what follows the end of a run.
+ *
+ * @param policy The service's restart policy.
+ * @param end How the run ended.
+ * @param streak The streak before this run ended.
+ * @param options Timings; default {@linkcode DEFAULT_BACKOFF}.
+ * @returns The step, with the streak to carry into the next decision.
+ * @example
+ * ```ts
+ * import { nextStep, NO_STREAK } from "./backoff.ts";
+ * const first = nextStep("on-failure", { failed: true, uptimeMs: 5 }, NO_STREAK);
+ * console.assert(first.kind === "restart" && first.delayMs === 1000);
+ * const second = nextStep("on-failure", { failed: true, uptimeMs: 5 }, first.streak);
+ * console.assert(second.kind === "restart" && second.delayMs === 2000);
+ * ```
+ */
+export function nextStep(
+  policy: RestartPolicy,
+  end: RunEnd,
+  streak: Streak,
+  options: BackoffOptions = DEFAULT_BACKOFF,
+): Step {
+  const base = end.uptimeMs >= options.resetAfterMs ? NO_STREAK : streak;
+  const next: Streak = {
+    quickExits: base.quickExits + 1,
+    quickFailures: end.failed ? base.quickFailures + 1 : 0,
+  };
+  if (policy === "never") return { kind: "stop", reason: "restart policy is never", streak: next };
+  if (policy === "on-failure" && !end.failed) {
+    return { kind: "stop", reason: "exited cleanly under restart policy on-failure", streak: next };
+  }
+  if (next.quickFailures >= options.maxFailures) return { kind: "give_up", streak: next };
+  const delayMs = Math.min(options.maxMs, options.initialMs * 2 ** (next.quickExits - 1));
+  return { kind: "restart", delayMs, streak: next };
+}

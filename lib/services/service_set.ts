@@ -1,0 +1,104 @@
+/**
+ * Supervising every service of a plugin index at once, and stopping them all within one stop
+ * timeout.
+ *
+ * @module
+ */
+
+import type { PluginIndex } from "../plugins/types.ts";
+import { safeLogger } from "./_safe_logger.ts";
+import { DEFAULT_STOP_TIMEOUT_MS, Supervisor, type SupervisorOptions } from "./supervisor.ts";
+import type { ServiceStatus } from "./types.ts";
+
+/** Options of {@linkcode startServices}: see {@linkcode SupervisorOptions}. */
+export type ServiceSetOptions = SupervisorOptions;
+
+/** Options of {@linkcode ServiceSet.stop}. */
+export interface StopOptions {
+  /** How long the groups get between SIGTERM and SIGKILL; default 5 s. */
+  stopTimeoutMs?: number;
+}
+
+/**
+ * The supervised services of a plugin index. Made by {@linkcode startServices}.
+ *
+ * @example
+ * ```ts
+ * import { startServices } from "./service_set.ts";
+ * const set = startServices({ dir: "/none", plugins: [], warnings: [] });
+ * console.assert(set.size === 0);
+ * await set.stop();
+ * ```
+ */
+export class ServiceSet {
+  #supervisors: Supervisor[];
+  #options: ServiceSetOptions;
+
+  /**
+   * Starts every service of `index` at once. Prefer {@linkcode startServices}.
+   *
+   * @param index The plugin index.
+   * @param options Injected env, logger, output sink and timings.
+   */
+  constructor(index: PluginIndex, options: ServiceSetOptions = {}) {
+    this.#options = options;
+    this.#supervisors = index.plugins.flatMap((plugin) =>
+      plugin.services.map((service) => new Supervisor(plugin.name, service, options))
+    );
+  }
+
+  /** How many services are supervised. */
+  get size(): number {
+    return this.#supervisors.length;
+  }
+
+  /** The status of each service, plugins by name, services in manifest order. */
+  status(): ServiceStatus[] {
+    return this.#supervisors.map((supervisor) => supervisor.status());
+  }
+
+  /**
+   * Stops every service concurrently: pending restarts are cancelled, every group gets SIGTERM,
+   * and what is left after `stopTimeoutMs` gets SIGKILL. Returns within the stop timeout plus
+   * about 150 ms, with no process of any group left.
+   *
+   * @param options The stop timeout (default 5 s).
+   * @returns Resolves when every service has stopped.
+   */
+  async stop(options: StopOptions = {}): Promise<void> {
+    const stopTimeoutMs = options.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_MS;
+    if (this.size > 0) {
+      safeLogger(this.#options.log).log("info", `Stopping ${this.size} service(s)`, {
+        stop_timeout_ms: stopTimeoutMs,
+      });
+    }
+    await Promise.all(this.#supervisors.map((s) => s.stop({ stopTimeoutMs })));
+  }
+}
+
+/**
+ * Starts supervising every service of `index`: each runs `sh -c command` in its own process
+ * group from its `cwd`, with the parent env, then `options.env` (and `TY_DB_PATH`/`TY_API_URL`
+ * passed through), then its own `env`; its output lines go to `options.output` (default:
+ * stderr, prefixed `[plugin/service]`); it is restarted per its policy with exponential backoff
+ * and given up after 5 quick failures in a row. Call {@linkcode ServiceSet.stop} to end it all.
+ *
+ * Requires `--allow-run`, `--allow-env`, and `--allow-read` (of /proc).
+ *
+ * @param index The plugin index.
+ * @param options Injected env, logger, output sink and timings.
+ * @returns The running set.
+ * @example
+ * ```ts
+ * import { startServices } from "./service_set.ts";
+ * const service = { name: "web", command: "sleep 30", cwd: "/tmp", env: ["FOO=bar"], restart: "on-failure" as const };
+ * const plugin = { name: "demo", version: "", description: "", dir: "/tmp", hooks: {}, actions: [],
+ *   services: [service], workflows: [], routines: [] };
+ * const set = startServices({ dir: "/tmp", plugins: [plugin], warnings: [] }, { env: { TY_API_URL: "http://127.0.0.1:7000" } });
+ * console.assert(set.status()[0].pid !== null);
+ * await set.stop({ stopTimeoutMs: 1000 });
+ * ```
+ */
+export function startServices(index: PluginIndex, options: ServiceSetOptions = {}): ServiceSet {
+  return new ServiceSet(index, options);
+}

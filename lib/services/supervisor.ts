@@ -1,0 +1,256 @@
+/**
+ * One service's lifecycle: start it (`sh -c command` in its own process group), relay its
+ * output, and when it ends, clean up what it left in its group and restart it, leave it stopped,
+ * or give up on it, as its restart policy says. Every wait is cancelled by `stop()`.
+ *
+ * @module
+ */
+
+import type { PluginService } from "../plugins/types.ts";
+import type { Logger } from "../log.ts";
+import { safeLogger } from "./_safe_logger.ts";
+import { spawnIsolated } from "../process/spawn_isolated.ts";
+import { groupAlive, terminateGroup } from "../process/kill_group.ts";
+import { waitGroupEmpty } from "../process/wait_group.ts";
+import {
+  type BackoffOptions,
+  DEFAULT_BACKOFF,
+  nextStep,
+  NO_STREAK,
+  type Streak,
+} from "./backoff.ts";
+import { type LineSink, type LineSource, prefixedStderr, relayLines } from "./line_relay.ts";
+import { serviceEnv } from "./service_env.ts";
+import type { LastExit, ServiceState, ServiceStatus } from "./types.ts";
+import { sleep, within } from "./_timers.ts";
+
+/** Default time between SIGTERM and SIGKILL when stopping. */
+export const DEFAULT_STOP_TIMEOUT_MS = 5000;
+// How long output is drained after the service's process exits, as the runner does for hooks.
+const DRAIN_MS = 100;
+// How long SIGKILLed processes get to actually die before a stop reports the group empty.
+const KILL_SETTLE_MS = 200;
+
+/** Options of a {@linkcode Supervisor} (and of `startServices`). */
+export interface SupervisorOptions {
+  /** Injected variables (`--env`), above the passed-through `TY_*`, below the service's own. */
+  env?: Record<string, string>;
+  /** Where starts, exits, restarts and give-ups are logged; default silent. */
+  log?: Logger;
+  /** Receives each output line; default `[plugin/service] line` on stderr. */
+  output?: LineSink;
+  /** Restart timings; default 1 s doubling to 30 s, reset after 10 s up, give up after 5. */
+  backoff?: Partial<BackoffOptions>;
+  /** TERM-to-KILL grace for what an exited service left in its group; default 500 ms. */
+  graceMs?: number;
+  /** A started service counts as `running` once up this long; default 1 s. */
+  runningAfterMs?: number;
+  /** Longer output lines are relayed in pieces; default 64 KiB. */
+  maxLineBytes?: number;
+}
+
+/**
+ * Supervises one service from construction until {@linkcode Supervisor.stop}.
+ *
+ * Requires `--allow-run`, `--allow-env`, and `--allow-read` (of /proc, to tell live group
+ * members from zombies).
+ *
+ * @example
+ * ```ts
+ * import { Supervisor } from "./supervisor.ts";
+ * const service = { name: "tick", command: "sleep 30", cwd: "/tmp", env: [], restart: "always" as const };
+ * const supervisor = new Supervisor("demo", service);
+ * console.assert(supervisor.status().pid !== null);
+ * await supervisor.stop({ stopTimeoutMs: 1000 });
+ * console.assert(supervisor.status().state === "stopped");
+ * ```
+ */
+export class Supervisor {
+  /** The plugin the service belongs to. */
+  readonly plugin: string;
+  /** The service. */
+  readonly service: PluginService;
+  /** Resolves when supervision has ended (stopped, given up, or not restarted by policy). */
+  readonly done: Promise<void>;
+  #options: SupervisorOptions;
+  #backoff: BackoffOptions;
+  #log: Logger;
+  #label: string;
+  #state: ServiceState = "starting";
+  #restarts = 0;
+  #lastExit: LastExit | null = null;
+  #child: Deno.ChildProcess | undefined;
+  #pid: number | null = null;
+  #stop = new AbortController();
+  #kill: Promise<unknown> = Promise.resolve();
+  #stopped: Promise<void> | undefined;
+
+  /**
+   * Starts the service at once.
+   *
+   * @param plugin The plugin's name.
+   * @param service The service (its `cwd` absolute, as the loader resolves it).
+   * @param options Injected env, logger, output sink and timings.
+   */
+  constructor(plugin: string, service: PluginService, options: SupervisorOptions = {}) {
+    this.plugin = plugin;
+    this.service = service;
+    this.#options = options;
+    this.#backoff = { ...DEFAULT_BACKOFF, ...options.backoff };
+    this.#log = safeLogger(options.log);
+    this.#label = `"${plugin}/${service.name}"`;
+    this.done = this.#supervise().catch(async (error) => {
+      // A bug, not a service failure: say so, and leave nothing of the service running.
+      this.#state = "given_up";
+      this.#log.log("error", `Supervisor of service ${this.#label} failed: ${error}`);
+      const child = this.#child;
+      if (child !== undefined) await terminateGroup(child.pid, { reaped: child.status });
+    });
+  }
+
+  /** The service's current status. */
+  status(): ServiceStatus {
+    return {
+      plugin: this.plugin,
+      name: this.service.name,
+      state: this.#state,
+      pid: this.#pid,
+      restarts: this.#restarts,
+      last_exit: this.#lastExit === null ? null : { ...this.#lastExit },
+    };
+  }
+
+  /**
+   * Stops supervising: cancels a pending restart, sends SIGTERM to the service's group, waits up
+   * to `stopTimeoutMs` (default 5 s) for the group to empty, then SIGKILLs what is left.
+   * Calling it again returns the same promise.
+   *
+   * @param options The stop timeout.
+   * @returns Resolves when no process of the group is left and supervision has ended.
+   */
+  stop(options: { stopTimeoutMs?: number } = {}): Promise<void> {
+    this.#stopped ??= (async () => {
+      this.#stop.abort();
+      const child = this.#child;
+      if (child !== undefined) {
+        const graceMs = options.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_MS;
+        this.#kill = terminateGroup(child.pid, { graceMs, reaped: child.status }).then((killed) => {
+          if (killed) {
+            this.#log.log(
+              "warn",
+              `Service ${this.#label} was still running ${graceMs} ms after SIGTERM: sent SIGKILL`,
+            );
+          }
+          return waitGroupEmpty(child.pid, KILL_SETTLE_MS);
+        });
+      }
+      await this.#kill;
+      await this.done;
+    })();
+    return this.#stopped;
+  }
+
+  async #supervise(): Promise<void> {
+    let streak: Streak = NO_STREAK;
+    while (!this.#stop.signal.aborted) {
+      this.#state = "starting";
+      const exit = await this.#runOnce();
+      this.#lastExit = exit;
+      if (this.#stop.signal.aborted) break;
+      const failed = exit.error !== null || exit.signal !== null || exit.code !== 0;
+      const step = nextStep(
+        this.service.restart,
+        { failed, uptimeMs: exit.uptime_ms },
+        streak,
+        this.#backoff,
+      );
+      streak = step.streak;
+      if (step.kind === "give_up") {
+        this.#state = "given_up";
+        this.#log.log(
+          "error",
+          `Giving up on service ${this.#label}: it failed ${step.streak.quickFailures} times in a ` +
+            `row, each within ${this.#backoff.resetAfterMs} ms of starting (hint: run its command ` +
+            `by hand from "${this.service.cwd}" to see why)`,
+          { plugin: this.plugin, service: this.service.name },
+        );
+        return;
+      }
+      if (step.kind === "stop") {
+        this.#state = "stopped";
+        this.#log.log("info", `Not restarting service ${this.#label}: ${step.reason}`);
+        return;
+      }
+      this.#state = "backoff";
+      this.#log.log("info", `Restarting service ${this.#label} in ${step.delayMs} ms`, {
+        restarts: this.#restarts + 1,
+      });
+      if (!await sleep(step.delayMs, this.#stop.signal)) break;
+      this.#restarts++;
+    }
+    this.#state = "stopped";
+  }
+
+  async #runOnce(): Promise<LastExit> {
+    const started = performance.now();
+    let child: Deno.ChildProcess;
+    try {
+      child = spawnIsolated("sh", {
+        args: ["-c", this.service.command],
+        cwd: this.service.cwd,
+        env: serviceEnv(this.service, this.#options.env),
+      });
+    } catch (error) {
+      const message = `Cannot start service ${this.#label}: ${(error as Error).message}`;
+      this.#log.log("error", message, { cwd: this.service.cwd });
+      return { code: null, signal: null, error: message, uptime_ms: 0 };
+    }
+    this.#child = child;
+    this.#pid = child.pid;
+    this.#log.log("info", `Started service ${this.#label}`, { pid: child.pid });
+    const relays = [child.stdout, child.stderr].map((stream) =>
+      relayLines(stream, (line) => this.#emit(line), { maxLineBytes: this.#options.maxLineBytes })
+    );
+    const drained = Promise.all(relays.map((relay) => relay.done));
+    const up = setTimeout(() => {
+      if (this.#state === "starting") this.#state = "running";
+    }, this.#options.runningAfterMs ?? 1000);
+
+    const status = await child.status;
+    clearTimeout(up);
+    this.#pid = null;
+    const uptime = Math.round(performance.now() - started);
+    if (this.#stop.signal.aborted) await this.#kill;
+    await within(drained, DRAIN_MS);
+    if (!this.#stop.signal.aborted && groupAlive(child.pid)) {
+      // What it left in its group must not outlive it, nor run next to its restart (systemd's
+      // KillMode=control-group). A descendant that escaped with setsid is on its own.
+      await terminateGroup(child.pid, { graceMs: this.#options.graceMs ?? 500 });
+      await waitGroupEmpty(child.pid, KILL_SETTLE_MS);
+      await within(drained, DRAIN_MS);
+    }
+    for (const relay of relays) relay.abandon(); // Flushes a partial last line.
+    await drained;
+    this.#child = undefined;
+
+    const exit = {
+      code: status.signal === null ? status.code : null,
+      signal: status.signal,
+      error: null,
+      uptime_ms: uptime,
+    };
+    const ended = exit.signal !== null ? `was killed by ${exit.signal}` : `exited ${exit.code}`;
+    const level = this.#stop.signal.aborted || exit.code === 0 ? "info" : "warn";
+    this.#log.log(level, `Service ${this.#label} ${ended}`, { uptime_ms: uptime });
+    return exit;
+  }
+
+  #emit(line: string): void {
+    const source: LineSource = { plugin: this.plugin, service: this.service.name };
+    try {
+      (this.#options.output ?? prefixedStderr)(line, source);
+    } catch {
+      // A failing sink must not stop the relay: the service would block on a full pipe.
+    }
+  }
+}

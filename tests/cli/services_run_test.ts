@@ -1,0 +1,157 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { cli, MAIN, makeTree, PERMISSION_FLAGS } from "../_cli.ts";
+import { alive, readPid } from "../_procs.ts";
+
+/** `tyhooks services run` in the background, so a test can signal it. */
+function serviceRun(
+  args: string[],
+  env: Record<string, string> = {},
+  stderr: "piped" | "null" = "piped",
+) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", ...PERMISSION_FLAGS, MAIN, "services", "run", ...args],
+    env: { NO_COLOR: "1", ...env },
+    stdin: "null",
+    stdout: "piped",
+    stderr,
+  }).spawn();
+  const output = child.output();
+  return {
+    child,
+    /** For a failing test: SIGTERM the supervisor (which stops its services) and wait for it. */
+    async [Symbol.asyncDispose]() {
+      try {
+        child.kill("SIGTERM");
+      } catch {
+        // Already exited.
+      }
+      await output;
+    },
+    async finish(): Promise<{ code: number; stdout: string; stderr: string }> {
+      const out = await output;
+      const decoder = new TextDecoder();
+      return {
+        code: out.code,
+        stdout: decoder.decode(out.stdout),
+        stderr: stderr === "piped" ? decoder.decode(out.stderr) : "",
+      };
+    },
+  };
+}
+
+function manifest(name: string, services: string): string {
+  return `name: ${name}\nservices:\n${services}`;
+}
+
+Deno.test("services run starts a service with the injected TY_API_URL and its own FOO=bar, and SIGTERM stops it with exit 0", async () => {
+  const plugins = await makeTree({
+    "web/plugin.yaml": manifest(
+      "web",
+      '  - name: api\n    command: ./serve.sh\n    env: ["FOO=bar"]\n',
+    ),
+    // The pid is written last: once it is there, the output is in the pipe.
+    "web/serve.sh": '#!/bin/sh\nenv > env.txt\necho ready\nprintf partial\necho "$$" > pid\n' +
+      "exec sleep 300\n",
+  });
+  await using run = serviceRun(
+    ["--plugins-dir", plugins, "--env", "TY_API_URL=http://127.0.0.1:7777", "--env", "FOO=flag"],
+    { TY_DB_PATH: "/tmp/ty-test.db" },
+  );
+  const pid = await readPid(join(plugins, "web", "pid"), 15_000);
+  const env = (await Deno.readTextFile(join(plugins, "web", "env.txt"))).split("\n");
+  assert.ok(env.includes("TY_API_URL=http://127.0.0.1:7777"));
+  assert.ok(env.includes("FOO=bar"), "the service's own env wins over --env");
+  assert.ok(env.includes("TY_DB_PATH=/tmp/ty-test.db"), "TY_DB_PATH is passed through");
+  run.child.kill("SIGTERM");
+  const { code, stdout, stderr } = await run.finish();
+  assert.equal(code, 0);
+  assert.equal(stdout, "");
+  assert.ok(!alive(pid), "the service is gone");
+  assert.match(stderr, /^\[web\/api\] ready$/m);
+  assert.match(stderr, /^\[web\/api\] partial$/m, "the partial last line is flushed at exit");
+  assert.match(stderr, /Started service "web\/api" \(pid=\d+\)/);
+  assert.match(stderr, /Service "web\/api" was killed by SIGTERM/);
+});
+
+Deno.test("services run kills a service that ignores SIGTERM within --stop-timeout + 1 s and leaves no child", async () => {
+  const plugins = await makeTree({
+    "stubborn/plugin.yaml": manifest(
+      "stubborn",
+      "  - name: trap\n    command: ./trap.sh\n  - name: forker\n    command: ./fork.sh\n",
+    ),
+    "stubborn/trap.sh": "#!/bin/sh\ntrap '' TERM\necho \"$$\" > trap.pid\n" +
+      "while :; do sleep 0.05; done\n",
+    "stubborn/fork.sh": "#!/bin/sh\nsleep 300 &\necho $! > child1.pid\n" +
+      "(trap '' TERM; sleep 300) &\necho $! > child2.pid\nwait\n",
+  });
+  await using run = serviceRun(["--plugins-dir", plugins, "--stop-timeout", "1s"]);
+  const dir = join(plugins, "stubborn");
+  const pids = [
+    await readPid(join(dir, "trap.pid"), 15_000),
+    await readPid(join(dir, "child1.pid"), 5000),
+    await readPid(join(dir, "child2.pid"), 5000),
+  ];
+  for (const pid of pids) assert.ok(alive(pid), `pid ${pid} is running before the signal`);
+  const sent = performance.now();
+  run.child.kill("SIGINT");
+  const { code, stderr } = await run.finish();
+  const elapsed = performance.now() - sent;
+  assert.equal(code, 0);
+  assert.ok(elapsed < 2000, `exited ${Math.round(elapsed)} ms after SIGINT`);
+  for (const pid of pids) assert.ok(!alive(pid), `pid ${pid} survived`);
+  assert.match(
+    stderr,
+    /Service "stubborn\/trap" was still running 1000 ms after SIGTERM: sent SIGKILL/,
+  );
+});
+
+Deno.test("a service printing 300 MB without a newline leaves the supervisor's peak memory under 200 MB", async () => {
+  // In "sh -c", $PPID is tyhooks (setsid execs in place): the service reads its peak RSS.
+  const plugins = await makeTree({
+    "flood/plugin.yaml": manifest(
+      "flood",
+      "  - name: zeros\n    command: 'head -c 300000000 /dev/zero; " +
+        "grep VmHWM /proc/$PPID/status > hwm.tmp; mv hwm.tmp hwm; exec sleep 300'\n",
+    ),
+  });
+  await using run = serviceRun(["--plugins-dir", plugins], {}, "null");
+  const hwm = join(plugins, "flood", "hwm");
+  let text = "";
+  for (let i = 0; i < 1500 && text === ""; i++) {
+    text = await Deno.readTextFile(hwm).catch(() => "");
+    if (text === "") await new Promise((r) => setTimeout(r, 20));
+  }
+  run.child.kill("SIGTERM");
+  assert.equal((await run.finish()).code, 0);
+  const kb = Number(/VmHWM:\s+(\d+)/.exec(text)?.[1]);
+  assert.ok(kb > 0 && kb < 200 * 1024, `peak RSS ${kb} kB`);
+});
+
+Deno.test("services run rejects a malformed --env with a usage error naming it", async () => {
+  for (const bad of ["NOEQUALS", "1X=y", "=v"]) {
+    const r = await cli(["services", "run", "--plugins-dir", "/nonexistent", "--env", bad]);
+    assert.equal(r.code, 64);
+    assert.ok(r.stderr.includes(`Invalid value "${bad}" for flag "--env"`), r.stderr);
+  }
+});
+
+Deno.test("services run with no services says so and exits 0 at once", async () => {
+  const plugins = await makeTree({});
+  const r = await cli(["services", "run", "--plugins-dir", plugins]);
+  assert.equal(r.code, 0);
+  assert.match(r.stderr, /No services to supervise/);
+});
+
+Deno.test("services run rejects a bad --stop-timeout", async () => {
+  const r = await cli([
+    "services",
+    "run",
+    "--plugins-dir",
+    "/nonexistent",
+    "--stop-timeout",
+    "soon",
+  ]);
+  assert.equal(r.code, 64);
+  assert.match(r.stderr, /Invalid duration "soon" for flag "--stop-timeout"/);
+});

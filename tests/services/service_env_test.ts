@@ -1,0 +1,45 @@
+import assert from "node:assert/strict";
+import { parseEnvEntry, serviceEnv } from "../../lib/services/service_env.ts";
+import type { PluginService } from "../../lib/plugins/types.ts";
+
+const service = (env: string[]): PluginService => ({
+  name: "s",
+  command: "true",
+  cwd: "/",
+  env,
+  restart: "on-failure",
+});
+
+Deno.test("serviceEnv() layers passed-through TY_* under --env pairs under the service's own env", () => {
+  const before = Deno.env.get("TY_DB_PATH");
+  Deno.env.set("TY_DB_PATH", "/parent/ty.db");
+  try {
+    const env = serviceEnv(service(["FOO=bar", "SHARED=own"]), {
+      SHARED: "injected",
+      INJECTED: "yes",
+    });
+    assert.equal(env.TY_DB_PATH, "/parent/ty.db");
+    assert.equal(env.FOO, "bar");
+    assert.equal(env.SHARED, "own");
+    assert.equal(env.INJECTED, "yes");
+    assert.equal(serviceEnv(service([]), { TY_DB_PATH: "/injected" }).TY_DB_PATH, "/injected");
+  } finally {
+    if (before === undefined) Deno.env.delete("TY_DB_PATH");
+    else Deno.env.set("TY_DB_PATH", before);
+  }
+});
+
+Deno.test("serviceEnv() keeps = in values, skips malformed entries and removes NUL bytes", () => {
+  const env = serviceEnv(service(["URL=a=b", "NOEQUALS", "=x", "BAD\0=1", "NUL=a\0b"]));
+  assert.equal(env.URL, "a=b");
+  assert.equal(env.NUL, "ab");
+  assert.ok(!("NOEQUALS" in env) && !("" in env));
+  assert.ok(Object.keys(env).every((k) => !k.includes("\0")));
+});
+
+Deno.test("parseEnvEntry() accepts KEY=VALUE with a shell-safe key only", () => {
+  assert.deepEqual(parseEnvEntry("A_1="), ["A_1", ""]);
+  assert.equal(parseEnvEntry("A-B=1"), null);
+  assert.equal(parseEnvEntry("9A=1"), null);
+  assert.equal(parseEnvEntry("A"), null);
+});
