@@ -6,25 +6,15 @@
  */
 
 import type { Logger } from "../log.ts";
+import type { ServiceStatus } from "../services/types.ts";
 import type { EventQueue } from "./event_queue.ts";
 import type { IndexHolder, Snapshot } from "./index_holder.ts";
 import type { DaemonRunners } from "./runners.ts";
 
-/** One supervised service as `GET /v1/services` lists it. */
-export interface ServiceStatusJson {
-  plugin: string;
-  name: string;
-  /** starting, running, backoff, given_up, stopped. */
-  state: string;
-  pid: number | null;
-  restarts: number;
-  last_exit: unknown;
-}
-
-/** The services the daemon supervises (`--services`). */
+/** The services the daemon supervises (`--services`): a `ServiceSet`. */
 export interface ServiceSupervisor {
   /** Every service and its state. */
-  status(): ServiceStatusJson[];
+  status(): ServiceStatus[];
   /** SIGTERM to every group, SIGKILL after `stopTimeoutMs`. */
   stop(options?: { stopTimeoutMs?: number }): Promise<unknown>;
 }
