@@ -95,9 +95,7 @@ console.log("   ...and once the quota file says exhausted:");
 show((await tyhooks("route", "--task-json", TASK)).out);
 
 step("On which host? (tyhooks place -> fleet-placement -> tyhooks pick-host)");
-const placed = await tyhooks("place", "--task-json", TASK);
-show(placed.out);
-show(placed.err.split("\n").filter((l) => l.includes("gpu-3")).join("\n"));
+show((await tyhooks("place", "--task-json", TASK)).out);
 
 step("May the agent run these tool calls? (tyhooks tool pre)");
 for (const command of ["ls -la", "rm -rf / --no-preserve-root"]) {
