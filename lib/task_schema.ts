@@ -19,7 +19,19 @@ const text = z.string().default("");
  * console.assert(task.id === 7 && task.status === "");
  * ```
  */
-export const TaskSchema = z.object({
+export const TaskSchema: z.ZodObject<{
+  id: z.ZodDefault<z.ZodNumber>;
+  title: z.ZodDefault<z.ZodString>;
+  body: z.ZodDefault<z.ZodString>;
+  status: z.ZodDefault<z.ZodString>;
+  type: z.ZodDefault<z.ZodString>;
+  project: z.ZodDefault<z.ZodString>;
+  executor: z.ZodDefault<z.ZodString>;
+  worktree_path: z.ZodDefault<z.ZodString>;
+  repo_path: z.ZodDefault<z.ZodString>;
+  claude_config_dir: z.ZodDefault<z.ZodString>;
+  branch_name: z.ZodDefault<z.ZodString>;
+}> = z.object({
   id: z.number().int().nonnegative().default(0),
   title: text,
   body: text,

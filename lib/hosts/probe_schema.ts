@@ -25,7 +25,18 @@ const bytes = z.number().int().nonnegative();
  * console.assert(facts.cpus === 8);
  * ```
  */
-export const HostFactsSchema = z.object({
+export const HostFactsSchema: z.ZodObject<{
+  hostname: z.ZodString;
+  os: z.ZodString;
+  arch: z.ZodString;
+  cpus: z.ZodNumber;
+  load_avg: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
+  mem_total_bytes: z.ZodNumber;
+  mem_available_bytes: z.ZodNumber;
+  disk_free_bytes: z.ZodNumber;
+  uptime_s: z.ZodNumber;
+  version: z.ZodString;
+}> = z.object({
   hostname: z.string(),
   os: z.string(),
   arch: z.string(),
@@ -39,5 +50,15 @@ export const HostFactsSchema = z.object({
   version: z.string(),
 });
 
-/** One host's facts, as `tyhooks probe` prints them. */
+/**
+ * One host's facts, as `tyhooks probe` prints them.
+ *
+ * @example
+ * ```ts
+ * import { probeHost } from "./probe.ts";
+ * import type { HostFacts } from "./probe_schema.ts";
+ * const facts: HostFacts = await probeHost({ workdir: "/" });
+ * console.assert(facts.load_avg.length === 3 && facts.mem_total_bytes > 0);
+ * ```
+ */
 export type HostFacts = z.output<typeof HostFactsSchema>;

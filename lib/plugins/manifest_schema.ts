@@ -154,7 +154,34 @@ export const ServiceSchema = z.strictObject({
  * console.assert(!ManifestSchema.safeParse({ name: "x", hook: {} }).success);
  * ```
  */
-export const ManifestSchema = z.strictObject({
+export const ManifestSchema: z.ZodObject<{
+  name: z.ZodString;
+  version: z.ZodOptional<z.ZodString>;
+  description: z.ZodOptional<z.ZodString>;
+  hooks: z.ZodOptional<z.ZodRecord<z.ZodString, z.ZodString>>;
+  actions: z.ZodOptional<
+    z.ZodArray<
+      z.ZodObject<{
+        id: z.ZodString;
+        label: z.ZodOptional<z.ZodString>;
+        command: z.ZodString;
+      }, z.core.$strict>
+    >
+  >;
+  services: z.ZodOptional<
+    z.ZodArray<
+      z.ZodObject<{
+        name: z.ZodString;
+        command: z.ZodString;
+        cwd: z.ZodOptional<z.ZodString>;
+        env: z.ZodOptional<z.ZodArray<z.ZodString>>;
+        restart: z.ZodOptional<
+          z.ZodEnum<{ always: "always"; "on-failure": "on-failure"; never: "never" }>
+        >;
+      }, z.core.$strict>
+    >
+  >;
+}, z.core.$strict> = z.strictObject({
   name: text.meta({ description: "Unique plugin name" }),
   version: z.string().optional(),
   description: z.string().optional(),
@@ -166,7 +193,20 @@ export const ManifestSchema = z.strictObject({
   description: "A ty plugin: a directory holding this file and executable scripts",
 });
 
-/** A manifest as the strict schema accepts it. */
+/**
+ * A manifest as the strict schema accepts it.
+ *
+ * @example
+ * ```ts
+ * import type { Manifest } from "./manifest_schema.ts";
+ * const manifest: Manifest = {
+ *   name: "search",
+ *   hooks: { "task.done": "reindex.sh" },
+ *   services: [{ name: "index", command: "./search-server", restart: "always" }],
+ * };
+ * console.assert(manifest.services?.[0].restart === "always");
+ * ```
+ */
 export type Manifest = z.infer<typeof ManifestSchema>;
 
 /**

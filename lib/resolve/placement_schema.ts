@@ -17,7 +17,17 @@ import { z } from "zod";
  * console.assert(req.task.title === "" && req.task.remote_required === undefined);
  * ```
  */
-export const PlacementRequestSchema = z.object({
+export const PlacementRequestSchema: z.ZodObject<{
+  event: z.ZodLiteral<"task.placement">;
+  task: z.ZodObject<{
+    id: z.ZodDefault<z.ZodNumber>;
+    title: z.ZodDefault<z.ZodString>;
+    project: z.ZodDefault<z.ZodString>;
+    repo_path: z.ZodDefault<z.ZodString>;
+    executor: z.ZodDefault<z.ZodString>;
+    remote_required: z.ZodOptional<z.ZodBoolean>;
+  }>;
+}> = z.object({
   event: z.literal("task.placement"),
   task: z.object({
     id: z.number().int().nonnegative().default(0),
@@ -30,7 +40,19 @@ export const PlacementRequestSchema = z.object({
   }),
 });
 
-/** The request as sent (`remote_required` only when true). */
+/**
+ * The request as sent (`remote_required` only when true).
+ *
+ * @example
+ * ```ts
+ * import type { PlacementRequest } from "./placement_schema.ts";
+ * const request: PlacementRequest = {
+ *   event: "task.placement",
+ *   task: { id: 7, title: "Train", project: "ml", repo_path: "/src/ml", executor: "claude" },
+ * };
+ * console.assert(!("remote_required" in request.task));
+ * ```
+ */
 export type PlacementRequest = z.output<typeof PlacementRequestSchema>;
 
 // A JSON null counts as empty, as in ty: Go leaves a string untouched when it decodes null.
@@ -47,9 +69,31 @@ const text = z.string().nullish().transform((value) => (value ?? "").trim());
  * console.assert(a.target === "gpu-1" && a.workdir === "~/src" && a.reason === "");
  * ```
  */
-export const PlacementAnswerSchema = z.object({ target: text, workdir: text, reason: text });
+export const PlacementAnswerSchema: z.ZodObject<{
+  target: z.ZodPipe<
+    z.ZodOptional<z.ZodNullable<z.ZodString>>,
+    z.ZodTransform<string, string | null | undefined>
+  >;
+  workdir: z.ZodPipe<
+    z.ZodOptional<z.ZodNullable<z.ZodString>>,
+    z.ZodTransform<string, string | null | undefined>
+  >;
+  reason: z.ZodPipe<
+    z.ZodOptional<z.ZodNullable<z.ZodString>>,
+    z.ZodTransform<string, string | null | undefined>
+  >;
+}> = z.object({ target: text, workdir: text, reason: text });
 
-/** A validated placement answer. */
+/**
+ * A validated placement answer.
+ *
+ * @example
+ * ```ts
+ * import { type PlacementAnswer, PlacementAnswerSchema } from "./placement_schema.ts";
+ * const answer: PlacementAnswer = PlacementAnswerSchema.parse({ target: "gpu-1", workdir: null });
+ * console.assert(answer.workdir === "" && answer.reason === "");
+ * ```
+ */
 export type PlacementAnswer = z.output<typeof PlacementAnswerSchema>;
 
 /**

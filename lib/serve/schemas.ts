@@ -21,7 +21,9 @@ const message = z.string().default("");
  * console.assert(TaskBodySchema.parse({}).task === undefined);
  * ```
  */
-export const TaskBodySchema = z.object({ task });
+export const TaskBodySchema: z.ZodObject<{ task: z.ZodOptional<typeof TaskSchema> }> = z.object({
+  task,
+});
 
 /**
  * `POST /v1/placement`: `{"task"?, "remote_required"?}`.
@@ -32,7 +34,10 @@ export const TaskBodySchema = z.object({ task });
  * console.assert(PlacementBodySchema.parse({}).remote_required === false);
  * ```
  */
-export const PlacementBodySchema = z.object({ task, remote_required: z.boolean().default(false) });
+export const PlacementBodySchema: z.ZodObject<{
+  task: z.ZodOptional<typeof TaskSchema>;
+  remote_required: z.ZodDefault<z.ZodBoolean>;
+}> = z.object({ task, remote_required: z.boolean().default(false) });
 
 /**
  * `POST /v1/events/{event}`: `{"task"?, "message"?}`.
@@ -43,7 +48,10 @@ export const PlacementBodySchema = z.object({ task, remote_required: z.boolean()
  * console.assert(EventBodySchema.parse({ message: "ok" }).message === "ok");
  * ```
  */
-export const EventBodySchema = z.object({ task, message });
+export const EventBodySchema: z.ZodObject<{
+  task: z.ZodOptional<typeof TaskSchema>;
+  message: z.ZodDefault<z.ZodString>;
+}> = z.object({ task, message });
 
 /**
  * `POST /v1/status-change`: `{"task"?, "status", "message"?}`.
@@ -54,4 +62,8 @@ export const EventBodySchema = z.object({ task, message });
  * console.assert(!StatusChangeBodySchema.safeParse({}).success);
  * ```
  */
-export const StatusChangeBodySchema = z.object({ task, status: z.string().min(1), message });
+export const StatusChangeBodySchema: z.ZodObject<{
+  task: z.ZodOptional<typeof TaskSchema>;
+  status: z.ZodString;
+  message: z.ZodDefault<z.ZodString>;
+}> = z.object({ task, status: z.string().min(1), message });

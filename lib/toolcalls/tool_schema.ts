@@ -18,7 +18,12 @@ import { z } from "zod";
  * console.assert(call.platform === "" && call.user_id === "");
  * ```
  */
-export const ToolCallSchema = z.object({
+export const ToolCallSchema: z.ZodObject<{
+  tool: z.ZodString;
+  args: z.ZodDefault<z.ZodUnknown>;
+  platform: z.ZodDefault<z.ZodString>;
+  user_id: z.ZodDefault<z.ZodString>;
+}> = z.object({
   tool: z.string().min(1),
   args: z.unknown().default({}),
   platform: z.string().default(""),
@@ -36,14 +41,39 @@ export const ToolCallSchema = z.object({
  * console.assert(call.error === "" && call.result === "ok");
  * ```
  */
-export const PostToolCallSchema = ToolCallSchema.extend({
+export const PostToolCallSchema: z.ZodObject<{
+  tool: z.ZodString;
+  args: z.ZodDefault<z.ZodUnknown>;
+  platform: z.ZodDefault<z.ZodString>;
+  user_id: z.ZodDefault<z.ZodString>;
+  result: z.ZodDefault<z.ZodString>;
+  error: z.ZodDefault<z.ZodString>;
+}> = ToolCallSchema.extend({
   result: z.string().default(""),
   error: z.string().default(""),
 });
 
-/** A tool call (input shape: every field but `tool` optional). */
+/**
+ * A tool call (input shape: every field but `tool` optional).
+ *
+ * @example
+ * ```ts
+ * import type { ToolCall } from "./tool_schema.ts";
+ * const call: ToolCall = { tool: "bash", args: { command: "rm -rf /" }, user_id: "u1" };
+ * console.assert(call.platform === undefined);
+ * ```
+ */
 export type ToolCall = z.input<typeof ToolCallSchema>;
-/** A finished tool call (input shape). */
+/**
+ * A finished tool call (input shape).
+ *
+ * @example
+ * ```ts
+ * import type { PostToolCall } from "./tool_schema.ts";
+ * const call: PostToolCall = { tool: "bash", args: { command: "ls" }, result: "a b c" };
+ * console.assert(call.error === undefined);
+ * ```
+ */
 export type PostToolCall = z.input<typeof PostToolCallSchema>;
 
 /**
@@ -59,7 +89,15 @@ export type PostToolCall = z.input<typeof PostToolCallSchema>;
  * console.assert(!("error" in req));
  * ```
  */
-export const ToolHookRequestSchema = z.object({
+export const ToolHookRequestSchema: z.ZodObject<{
+  hook: z.ZodEnum<{ pre_tool_call: "pre_tool_call"; post_tool_call: "post_tool_call" }>;
+  tool: z.ZodString;
+  args: z.ZodUnknown;
+  result: z.ZodOptional<z.ZodString>;
+  error: z.ZodOptional<z.ZodString>;
+  platform: z.ZodString;
+  user_id: z.ZodString;
+}> = z.object({
   hook: z.enum(["pre_tool_call", "post_tool_call"]),
   tool: z.string(),
   args: z.unknown(),
@@ -69,7 +107,23 @@ export const ToolHookRequestSchema = z.object({
   user_id: z.string(),
 });
 
-/** The request a tool hook reads. */
+/**
+ * The request a tool hook reads.
+ *
+ * @example
+ * ```ts
+ * import type { ToolHookRequest } from "./tool_schema.ts";
+ * const request: ToolHookRequest = {
+ *   hook: "post_tool_call",
+ *   tool: "bash",
+ *   args: { command: "ls" },
+ *   result: "a b c",
+ *   platform: "cli",
+ *   user_id: "",
+ * };
+ * console.assert(request.error === undefined);
+ * ```
+ */
 export type ToolHookRequest = z.output<typeof ToolHookRequestSchema>;
 
 /**
@@ -84,12 +138,31 @@ export type ToolHookRequest = z.output<typeof ToolHookRequestSchema>;
  * console.assert(a.action === "block" && a.reason === "rm -rf");
  * ```
  */
-export const PreToolAnswerSchema = z.object({
+export const PreToolAnswerSchema: z.ZodObject<{
+  action: z.ZodPipe<
+    z.ZodPipe<z.ZodString, z.ZodTransform<string, string>>,
+    z.ZodEnum<{ allow: "allow"; block: "block" }>
+  >;
+  reason: z.ZodPipe<
+    z.ZodOptional<z.ZodNullable<z.ZodString>>,
+    z.ZodTransform<string, string | null | undefined>
+  >;
+}> = z.object({
   action: z.string().transform((a) => a.trim().toLowerCase()).pipe(z.enum(["allow", "block"])),
   reason: z.string().nullish().transform((r) => (r ?? "").trim()),
 });
 
-/** A validated `pre_tool_call` answer. */
+/**
+ * A validated `pre_tool_call` answer.
+ *
+ * @example
+ * ```ts
+ * import { parsePreAnswer, type PreToolAnswer } from "./tool_schema.ts";
+ * const parsed = parsePreAnswer('{"action":"ALLOW"}');
+ * const answer: PreToolAnswer | null = parsed.ok ? parsed.answer : null;
+ * console.assert(answer?.action === "allow" && answer.reason === "");
+ * ```
+ */
 export type PreToolAnswer = z.output<typeof PreToolAnswerSchema>;
 
 /**
