@@ -16,10 +16,13 @@
  * ```
  */
 export class UsageError extends Error {
+  /** Always `"UsageError"`. */
   override name = "UsageError";
   /** A line telling the user how to fix it, printed after the message. */
   readonly hint: string | undefined;
   /**
+   * Makes the error.
+   *
    * @param message What was wrong, naming the bad input.
    * @param hint The fix, when known.
    */
@@ -40,6 +43,7 @@ export class UsageError extends Error {
  * ```
  */
 export class ManifestError extends Error {
+  /** Always `"ManifestError"`. */
   override name = "ManifestError";
   /** The file. */
   readonly path: string;
@@ -48,6 +52,8 @@ export class ManifestError extends Error {
   /** 1-based column, or null when unknown. */
   readonly column: number | null;
   /**
+   * Makes the error.
+   *
    * @param path The file that is wrong.
    * @param message What is wrong with it.
    * @param where Line and column, when known.
@@ -72,5 +78,6 @@ export class ManifestError extends Error {
  * ```
  */
 export class RunError extends Error {
+  /** Always `"RunError"`. */
   override name = "RunError";
 }

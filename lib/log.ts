@@ -5,20 +5,72 @@
  * @module
  */
 
-/** Log levels, lowest first. */
+/**
+ * Log levels, lowest first.
+ *
+ * @example
+ * ```ts
+ * import { LOG_LEVELS } from "./log.ts";
+ * console.assert(LOG_LEVELS.indexOf("warn") > LOG_LEVELS.indexOf("info"));
+ * ```
+ */
 export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
-/** A log level. */
+/**
+ * A log level.
+ *
+ * @example
+ * ```ts
+ * import { createLogger, type LogLevel } from "./log.ts";
+ * const level: LogLevel = "warn";
+ * const lines: string[] = [];
+ * createLogger({ level, write: (l) => lines.push(l) }).log("info", "Below the threshold");
+ * console.assert(lines.length === 0);
+ * ```
+ */
 export type LogLevel = typeof LOG_LEVELS[number];
-/** Structured fields attached to a log line. */
+/**
+ * Structured fields attached to a log line: `key=value` pairs in text, keys in JSON.
+ *
+ * @example
+ * ```ts
+ * import { createLogger, type LogFields } from "./log.ts";
+ * const fields: LogFields = { plugin: "notify", exit_code: 1 };
+ * const lines: string[] = [];
+ * createLogger({ write: (l) => lines.push(l) }).log("warn", "Hook failed", fields);
+ * console.assert(lines[0] === "tyhooks: warn: Hook failed (plugin=notify exit_code=1)\n");
+ * ```
+ */
 export type LogFields = Record<string, unknown>;
 
-/** Where library code reports what happened; the CLI passes one that writes to stderr. */
+/**
+ * Where library code reports what happened; the CLI passes one that writes to stderr.
+ *
+ * @example
+ * ```ts
+ * import type { Logger } from "./log.ts";
+ * const seen: string[] = [];
+ * const log: Logger = { log: (level, message) => seen.push(`${level}: ${message}`) };
+ * log.log("info", "Loaded 3 plugins");
+ * console.assert(seen[0] === "info: Loaded 3 plugins");
+ * ```
+ */
 export interface Logger {
   /** Logs at `level` unless it is below the logger's threshold. */
   log(level: LogLevel, message: string, fields?: LogFields): void;
 }
 
-/** Options of {@linkcode createLogger}. */
+/**
+ * Options of {@linkcode createLogger}.
+ *
+ * @example
+ * ```ts
+ * import { createLogger, type LoggerOptions } from "./log.ts";
+ * const lines: string[] = [];
+ * const options: LoggerOptions = { format: "json", level: "debug", write: (l) => lines.push(l) };
+ * createLogger(options).log("debug", "Written at debug level");
+ * console.assert(JSON.parse(lines[0]).level === "debug");
+ * ```
+ */
 export interface LoggerOptions {
   /** `text` (default) or `json`. */
   format?: "text" | "json";
@@ -75,5 +127,13 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   };
 }
 
-/** A logger that drops everything; the library default. */
+/**
+ * A logger that drops everything; the library default.
+ *
+ * @example
+ * ```ts
+ * import { silentLogger } from "./log.ts";
+ * silentLogger.log("error", "Nobody sees this");
+ * ```
+ */
 export const silentLogger: Logger = { log() {} };

@@ -15,6 +15,8 @@
 export { ManifestError, RunError, UsageError } from "./errors.ts";
 export {
   createLogger,
+  LOG_LEVELS,
+  type LogFields,
   type Logger,
   type LoggerOptions,
   type LogLevel,
@@ -72,7 +74,7 @@ export {
 export { BLOCK_EXIT_CODE, judgePreRun, type PreOutcome } from "./toolcalls/pre_verdict.ts";
 export { type LoadOptions, loadPlugins } from "./plugins/load.ts";
 export { validatePlugins, type ValidationResult } from "./plugins/validate.ts";
-export { type PluginListJson, pluginListJson } from "./plugins/index_json.ts";
+export { type PluginJson, type PluginListJson, pluginListJson } from "./plugins/index_json.ts";
 export { manifestJsonSchema } from "./plugins/json_schema.ts";
 export { type InstallOptions, installPlugin, type InstallResult } from "./plugins/install.ts";
 export { removePlugin } from "./plugins/remove.ts";
@@ -80,7 +82,13 @@ export { probeHost, type ProbeOptions } from "./hosts/probe.ts";
 export { defaultProbe, type HostEntry, parseHostsFile, readHostsFile } from "./hosts/hosts_file.ts";
 export { pickHost, type PickOptions, type PickResult } from "./hosts/pick.ts";
 export type { HostOutcome } from "./hosts/ask_host.ts";
-export { choose, STRATEGIES, type Strategy } from "./hosts/strategy.ts";
+export {
+  type Candidate,
+  type Choice,
+  choose,
+  STRATEGIES,
+  type Strategy,
+} from "./hosts/strategy.ts";
 export {
   ServiceSet,
   type ServiceSetOptions,
@@ -114,10 +122,16 @@ export { parseEnvEntry, serviceEnv } from "./services/service_env.ts";
 export { listServices } from "./services/service_list.ts";
 export type { LastExit, ServiceEntry, ServiceState, ServiceStatus } from "./services/types.ts";
 export { type Daemon, type DaemonOptions, startDaemon } from "./serve/server.ts";
+export type { ServiceSupervisor } from "./serve/context.ts";
+export type { WatchDirOptions } from "./serve/watch_dir.ts";
 export { formatListen, type ListenAddress, parseListen } from "./serve/listen.ts";
 
 // The zod schemas: the single source of truth of every format. Importing the library loads zod;
-// the CLI never imports this module, so its startup does not pay for that.
+// the CLI never imports this module, so its startup does not pay for that. Each is annotated with
+// its full zod type (checked against the schema by the compiler): importers get `.shape`,
+// `.extend` and exact inferred types without re-inferring them, and `deno doc` shows the fields.
+// Deno 2.9's doc lint calls those zod types private (denoland/deno#27364); that is the one
+// finding tests/docs/doc_lint_test.ts tolerates.
 export { type Manifest, ManifestSchema } from "./plugins/manifest_schema.ts";
 export { TaskSchema } from "./task_schema.ts";
 export {

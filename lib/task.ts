@@ -8,10 +8,27 @@ import type { z } from "zod";
 import type { TaskSchema } from "./task_schema.ts";
 import { UsageError } from "./errors.ts";
 
-/** A task, every field present (empty string or 0 when the host did not send it). */
+/**
+ * A task, every field present (empty string or 0 when the host did not send it).
+ *
+ * @example
+ * ```ts
+ * import { EMPTY_TASK, type Task } from "./task.ts";
+ * const task: Task = { ...EMPTY_TASK, id: 42, title: "Fix the login page", project: "web" };
+ * console.assert(task.status === "");
+ * ```
+ */
 export type Task = z.output<typeof TaskSchema>;
 
-/** The empty task: what commands use when no task is given. */
+/**
+ * The empty task: what commands use when no task is given.
+ *
+ * @example
+ * ```ts
+ * import { EMPTY_TASK } from "./task.ts";
+ * console.assert(EMPTY_TASK.id === 0 && EMPTY_TASK.title === "" && Object.isFrozen(EMPTY_TASK));
+ * ```
+ */
 export const EMPTY_TASK: Task = Object.freeze({
   id: 0,
   title: "",
@@ -119,7 +136,17 @@ export function cleanEnvValue(value: string): string {
   return value.includes("\0") ? value.replaceAll("\0", "") : value;
 }
 
-/** Options of {@linkcode taskEnv}. */
+/**
+ * Options of {@linkcode taskEnv}.
+ *
+ * @example
+ * ```ts
+ * import { EMPTY_TASK, taskEnv, type TaskEnvOptions } from "./task.ts";
+ * const options: TaskEnvOptions = { route: true };
+ * const env = taskEnv({ ...EMPTY_TASK, executor: "claude" }, options);
+ * console.assert(env.TASK_EXECUTOR === "claude" && !("TASK_EVENT" in env));
+ * ```
+ */
 export interface TaskEnvOptions {
   /** Adds `TASK_EVENT` and `TASK_MESSAGE` (event hooks). */
   event?: string;

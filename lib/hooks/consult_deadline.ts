@@ -8,7 +8,20 @@
 
 import { DRAIN_MS } from "../process/run_script.ts";
 
-/** Options every consulted call takes. */
+/**
+ * Options every consulted call takes.
+ *
+ * @example
+ * ```ts
+ * import { Runner } from "./runner.ts";
+ * import { EMPTY_TASK } from "../task.ts";
+ * import type { ConsultOptions } from "./consult_deadline.ts";
+ * const options: ConsultOptions = { deadlineMs: 2000 };
+ * const runner = new Runner({ dir: "/none", plugins: [], warnings: [] });
+ * const placement = await runner.resolvePlacement(EMPTY_TASK, options);
+ * console.assert(placement.target === "");
+ * ```
+ */
 export interface ConsultOptions {
   /**
    * Bound on the whole call, in ms; default the per-handler timeout of the call (so one handler
@@ -21,6 +34,12 @@ export interface ConsultOptions {
  * SIGTERM-to-SIGKILL grace for consulted handlers: at most this, whatever the runner's grace.
  * A router or guard has a caller waiting on it; one that ignores SIGTERM gets less patience
  * than an event hook, which keeps the kill's share of the deadline small.
+ *
+ * @example
+ * ```ts
+ * import { CONSULT_GRACE_MS, startDeadline } from "./consult_deadline.ts";
+ * console.assert(startDeadline(5000).next(5000, 500)?.graceMs === CONSULT_GRACE_MS);
+ * ```
  */
 export const CONSULT_GRACE_MS = 200;
 
@@ -30,16 +49,44 @@ export const CONSULT_GRACE_MS = 200;
  * first handler is always asked, with at least this much, so that a tiny deadline still asks
  * someone: the call may then end up to MIN_HANDLER_MS + CONSULT_GRACE_MS + DRAIN_MS (350 ms)
  * past the deadline, well inside the "deadline + 1 s" SPEC promises.
+ *
+ * @example
+ * ```ts
+ * import { MIN_HANDLER_MS, startDeadline } from "./consult_deadline.ts";
+ * // Even a deadline too short to be useful asks its first handler, for MIN_HANDLER_MS.
+ * console.assert(startDeadline(10).next(5000, 500)?.timeoutMs === MIN_HANDLER_MS);
+ * ```
  */
 export const MIN_HANDLER_MS = 50;
 
-/** What one handler runs with. */
+/**
+ * What one handler runs with.
+ *
+ * @example
+ * ```ts
+ * import { type HandlerBudget, startDeadline } from "./consult_deadline.ts";
+ * const budget: HandlerBudget | null = startDeadline(1000).next(5000, 500);
+ * console.assert(budget !== null && budget.timeoutMs < 1000);
+ * ```
+ */
 export interface HandlerBudget {
+  /** The handler's timeout: its own, or less when the deadline is nearer. */
   timeoutMs: number;
+  /** Its SIGTERM-to-SIGKILL grace: at most {@linkcode CONSULT_GRACE_MS}. */
   graceMs: number;
 }
 
-/** A started deadline: hands out per-handler budgets until it is spent. */
+/**
+ * A started deadline: hands out per-handler budgets until it is spent.
+ *
+ * @example
+ * ```ts
+ * import { type Deadline, startDeadline } from "./consult_deadline.ts";
+ * const deadline: Deadline = startDeadline(300);
+ * console.assert(deadline.next(5000, 500) !== null); // the first handler is always asked
+ * console.assert(deadline.next(5000, 500) === null); // no room left for a second one
+ * ```
+ */
 export interface Deadline {
   /** The whole-call bound, in ms. */
   readonly deadlineMs: number;

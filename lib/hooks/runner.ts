@@ -25,7 +25,17 @@ import type { ConsultOptions } from "./consult_deadline.ts";
 import { route, type RouteResult } from "../resolve/route.ts";
 import { type Placement, type PlacementInfo, resolvePlacement } from "../resolve/placement.ts";
 
-/** Options of {@linkcode Runner}. */
+/**
+ * Options of {@linkcode Runner}.
+ *
+ * @example
+ * ```ts
+ * import { Runner, type RunnerOptions } from "./runner.ts";
+ * const options: RunnerOptions = { hooksDir: "/nonexistent", timeouts: { placement: 2000 } };
+ * const runner = new Runner({ dir: "/none", plugins: [], warnings: [] }, options);
+ * console.assert(runner.timeouts.placement === 2000 && runner.timeouts.route === 15_000);
+ * ```
+ */
 export interface RunnerOptions {
   /** Legacy hooks dir (`<hooks-dir>/<event>`); none when omitted. */
   hooksDir?: string;
@@ -43,10 +53,22 @@ export interface RunnerOptions {
   limit?: <T>(run: () => Promise<T>) => Promise<T>;
 }
 
-/** What a status change did. */
+/**
+ * What a status change did.
+ *
+ * @example
+ * ```ts
+ * import { EMPTY_TASK } from "../task.ts";
+ * import { Runner, type StatusChangeResult } from "./runner.ts";
+ * const runner = new Runner({ dir: "/none", plugins: [], warnings: [] });
+ * const result: StatusChangeResult = await runner.onStatusChange(EMPTY_TASK, "blocked", "tests fail");
+ * console.assert(result.event === "task.failed" && result.runs.length === 0);
+ * ```
+ */
 export interface StatusChangeResult {
   /** The event fired, or null when the status fires nothing. */
   event: string | null;
+  /** One record per script the event ran. */
   runs: RunRecord[];
 }
 
@@ -77,6 +99,7 @@ export class Runner {
   #log: Logger;
 
   /**
+   * Makes a runner over `index`; it starts nothing until called.
    * @param index The loaded plugins.
    * @param options Legacy hooks dir, logger, timeouts, abort signal, process gate.
    */

@@ -1,4 +1,13 @@
-/** Per-call timeouts, in milliseconds, as SPEC sets them. */
+/**
+ * Per-call timeouts, in milliseconds, as SPEC sets them.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_TIMEOUTS, type Timeouts } from "./timeouts.ts";
+ * const patient: Timeouts = { ...DEFAULT_TIMEOUTS, placement: 10_000 };
+ * console.assert(patient.placement === 10_000 && patient.route === 15_000);
+ * ```
+ */
 export interface Timeouts {
   /** Event hooks (`fire`, `status-change`): 30 s. */
   event: number;
@@ -12,7 +21,15 @@ export interface Timeouts {
   tool: number;
 }
 
-/** The defaults. */
+/**
+ * The defaults.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_TIMEOUTS } from "./timeouts.ts";
+ * console.assert(DEFAULT_TIMEOUTS.placement === 5_000 && DEFAULT_TIMEOUTS.event === 30_000);
+ * ```
+ */
 export const DEFAULT_TIMEOUTS: Readonly<Timeouts> = Object.freeze({
   event: 30_000,
   action: 60_000,

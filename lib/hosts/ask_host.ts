@@ -14,8 +14,21 @@ import { failureReason } from "../process/record.ts";
 /** A probe answer is one small JSON object; anything bigger is not one. */
 export const PROBE_OUTPUT_CAP = 64 * 1024;
 
-/** What asking one host gave. */
+/**
+ * What asking one host gave.
+ *
+ * @example
+ * ```ts
+ * import { pickHost } from "./pick.ts";
+ * import type { HostOutcome } from "./ask_host.ts";
+ * const gone = { name: "gone", workdir: "", probe: ["/nonexistent/probe"], line: 0 };
+ * const { outcomes } = await pickHost([gone], { timeoutMs: 1000 });
+ * const outcome: HostOutcome = outcomes[0];
+ * console.assert(outcome.facts === null && outcome.reason !== null);
+ * ```
+ */
 export interface HostOutcome {
+  /** The host asked. */
   host: HostEntry;
   /** The facts, or null when the host was dropped. */
   facts: HostFacts | null;

@@ -13,7 +13,16 @@
 
 import { ManifestError, RunError } from "../errors.ts";
 
-/** One host of a hosts file. */
+/**
+ * One host of a hosts file.
+ *
+ * @example
+ * ```ts
+ * import { type HostEntry, parseHostsFile } from "./hosts_file.ts";
+ * const [gpu]: HostEntry[] = parseHostsFile("gpu-1 ~/work -- tyhooks probe\n", "hosts");
+ * console.assert(gpu.workdir === "~/work" && gpu.probe[0] === "/bin/sh" && gpu.line === 1);
+ * ```
+ */
 export interface HostEntry {
   /** The name: the placement answer's `target`, and the ssh destination of the default probe. */
   name: string;

@@ -6,6 +6,7 @@
  */
 
 import type { HostEntry } from "./hosts_file.ts";
+import type { PlacementAnswer } from "../resolve/placement_schema.ts";
 import { askHost, type HostOutcome } from "./ask_host.ts";
 import { type Candidate, choose, type Strategy } from "./strategy.ts";
 import { type Logger, silentLogger } from "../log.ts";
@@ -21,24 +22,36 @@ export const DEFAULT_PARALLELISM = 64;
  */
 export const DEFAULT_PROBE_GRACE_MS = 200;
 
-/** A placement answer, as a `task.placement` handler prints it. */
-export interface PlacementAnswer {
-  /** The chosen host's name; empty = run locally. */
-  target: string;
-  /** The chosen host's workdir from the hosts file (may be empty; `~` left alone). */
-  workdir: string;
-  /** Why, for a person. */
-  reason: string;
-}
-
-/** What {@linkcode pickHost} found. */
+/**
+ * What {@linkcode pickHost} found.
+ *
+ * @example
+ * ```ts
+ * import { pickHost, type PickResult } from "./pick.ts";
+ * const result: PickResult = await pickHost([]);
+ * console.assert(result.answer.target === "" && result.outcomes.length === 0);
+ * ```
+ */
 export interface PickResult {
+  /**
+   * The placement answer: `target` is the chosen host's name (empty = run locally), `workdir` its
+   * workdir from the hosts file (may be empty; `~` left alone), `reason` why, for a person.
+   */
   answer: PlacementAnswer;
   /** One outcome per host, in the order given. */
   outcomes: HostOutcome[];
 }
 
-/** Options of {@linkcode pickHost}. */
+/**
+ * Options of {@linkcode pickHost}.
+ *
+ * @example
+ * ```ts
+ * import { pickHost, type PickOptions } from "./pick.ts";
+ * const options: PickOptions = { strategy: "least-loaded", timeoutMs: 500, parallelism: 8 };
+ * console.assert((await pickHost([], options)).answer.target === "");
+ * ```
+ */
 export interface PickOptions {
   /** Default `most-free-memory`. */
   strategy?: Strategy;

@@ -7,22 +7,62 @@
 
 import type { LoadWarning, PluginIndex } from "./types.ts";
 
-/** One plugin in the listing. */
+/**
+ * One plugin in the listing.
+ *
+ * @example
+ * ```ts
+ * import { type PluginJson, pluginListJson } from "./index_json.ts";
+ * const plugin = {
+ *   name: "notify",
+ *   version: "",
+ *   description: "",
+ *   dir: "/p/notify",
+ *   hooks: { "task.done": "/p/notify/on-done.sh" },
+ *   actions: [],
+ *   services: [],
+ *   workflows: [],
+ *   routines: [],
+ * };
+ * const [json]: PluginJson[] = pluginListJson({ dir: "/p", plugins: [plugin], warnings: [] }).plugins;
+ * console.assert(json.hooks["task.done"] === "/p/notify/on-done.sh");
+ * ```
+ */
 export interface PluginJson {
+  /** The plugin's name. */
   name: string;
+  /** From the manifest; empty when it has none. */
   version: string;
+  /** From the manifest; empty when it has none. */
   description: string;
+  /** Absolute plugin directory. */
   dir: string;
+  /** Event -> absolute script path. */
   hooks: Record<string, string>;
+  /** The usable actions. */
   actions: { id: string; label: string; command: string }[];
+  /** The usable services. */
   services: { name: string; command: string; cwd: string; env: string[]; restart: string }[];
+  /** Workflow names, sorted. */
   workflows: string[];
+  /** Routine names, sorted. */
   routines: string[];
 }
 
-/** The listing. */
+/**
+ * The listing.
+ *
+ * @example
+ * ```ts
+ * import { type PluginListJson, pluginListJson } from "./index_json.ts";
+ * const doc: PluginListJson = pluginListJson({ dir: "/p", plugins: [], warnings: [] });
+ * console.assert(doc.plugins.length === 0 && doc.warnings.length === 0);
+ * ```
+ */
 export interface PluginListJson {
+  /** The plugins, sorted by name. */
   plugins: PluginJson[];
+  /** What was skipped or dropped while loading. */
   warnings: LoadWarning[];
 }
 

@@ -15,7 +15,20 @@ import { readPluginName } from "./manifest_name.ts";
 import { loadPlugins } from "./load.ts";
 import { isInside } from "./script_path.ts";
 
-/** Options of {@linkcode installPlugin}. */
+/**
+ * Options of {@linkcode installPlugin}.
+ *
+ * @example
+ * ```ts
+ * import { type InstallOptions, installPlugin } from "./install.ts";
+ * const source = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${source}/plugin.yaml`, "name: hello\nhooks:\n  task.done: done.sh\n");
+ * await Deno.writeTextFile(`${source}/done.sh`, "#!/bin/sh\n", { mode: 0o755 });
+ * const options: InstallOptions = { name: "hello-copy" };
+ * const result = await installPlugin(await Deno.makeTempDir(), source, options);
+ * console.assert(result.dir.endsWith("/hello-copy") && result.via === "copy");
+ * ```
+ */
 export interface InstallOptions {
   /** Folder name to install under; default the manifest's name (else the source's base name). */
   name?: string;
@@ -23,7 +36,21 @@ export interface InstallOptions {
   signal?: AbortSignal;
 }
 
-/** What was installed. */
+/**
+ * What was installed.
+ *
+ * @example
+ * ```ts
+ * import { installPlugin, type InstallResult } from "./install.ts";
+ * const source = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${source}/plugin.yaml`, "name: hello\nhooks:\n  task.done: done.sh\n");
+ * await Deno.writeTextFile(`${source}/done.sh`, "#!/bin/sh\n", { mode: 0o755 });
+ * const plugins = await Deno.makeTempDir();
+ * await installPlugin(plugins, source);
+ * const again: InstallResult = await installPlugin(plugins, source);
+ * console.assert(again.name === "hello" && again.updated);
+ * ```
+ */
 export interface InstallResult {
   /** The plugin's name (from its manifest). */
   name: string;

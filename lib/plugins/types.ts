@@ -4,7 +4,16 @@
  * @module
  */
 
-/** An action a user can invoke. */
+/**
+ * An action a user can invoke.
+ *
+ * @example
+ * ```ts
+ * import type { PluginAction } from "./types.ts";
+ * const sync: PluginAction = { id: "sync", label: "Sync to tracker", command: "/p/sync/sync.sh" };
+ * console.assert(sync.label !== sync.id);
+ * ```
+ */
 export interface PluginAction {
   /** Unique within the plugin. */
   id: string;
@@ -14,10 +23,35 @@ export interface PluginAction {
   command: string;
 }
 
-/** Restart policies of a service. */
+/**
+ * Restart policies of a service.
+ *
+ * @example
+ * ```ts
+ * import type { RestartPolicy } from "./types.ts";
+ * import { nextStep, NO_STREAK } from "../services/backoff.ts";
+ * const policy: RestartPolicy = "on-failure";
+ * console.assert(nextStep(policy, { failed: false, uptimeMs: 5 }, NO_STREAK).kind === "stop");
+ * ```
+ */
 export type RestartPolicy = "always" | "on-failure" | "never";
 
-/** A long-running, supervised service. */
+/**
+ * A long-running, supervised service.
+ *
+ * @example
+ * ```ts
+ * import type { PluginService } from "./types.ts";
+ * const index: PluginService = {
+ *   name: "index",
+ *   command: "./search-server",
+ *   cwd: "/p/search",
+ *   env: ["PORT=7700"],
+ *   restart: "on-failure",
+ * };
+ * console.assert(index.env[0] === "PORT=7700");
+ * ```
+ */
 export interface PluginService {
   /** Unique within the plugin. */
   name: string;
@@ -31,16 +65,40 @@ export interface PluginService {
   restart: RestartPolicy;
 }
 
-/** One loaded plugin. */
+/**
+ * One loaded plugin.
+ *
+ * @example
+ * ```ts
+ * import type { Plugin } from "./types.ts";
+ * const notify: Plugin = {
+ *   name: "notify",
+ *   version: "0.1.0",
+ *   description: "Says when a task is done",
+ *   dir: "/p/notify",
+ *   hooks: { "task.done": "/p/notify/on-done.sh" },
+ *   actions: [],
+ *   services: [],
+ *   workflows: [],
+ *   routines: [],
+ * };
+ * console.assert("task.done" in notify.hooks);
+ * ```
+ */
 export interface Plugin {
+  /** Unique among the loaded plugins. */
   name: string;
+  /** From the manifest; empty when it has none. */
   version: string;
+  /** From the manifest; empty when it has none. */
   description: string;
   /** Absolute plugin directory. */
   dir: string;
   /** Event -> absolute script path. */
   hooks: Record<string, string>;
+  /** The usable actions, in manifest order. */
   actions: PluginAction[];
+  /** The usable services, in manifest order. */
   services: PluginService[];
   /** Workflow names (file stems under `workflows/`), sorted. */
   workflows: string[];
@@ -48,22 +106,51 @@ export interface Plugin {
   routines: string[];
 }
 
-/** A problem found while loading; the plugin or entry it concerns was skipped or dropped. */
+/**
+ * A problem found while loading; the plugin or entry it concerns was skipped or dropped.
+ *
+ * @example
+ * ```ts
+ * import type { LoadWarning } from "./types.ts";
+ * const w: LoadWarning = {
+ *   plugin: "notify",
+ *   path: "/p/notify/plugin.yaml",
+ *   line: 3,
+ *   column: 7,
+ *   message: 'Hook "task.done": script "on-done.sh" is not executable',
+ * };
+ * console.assert(`${w.path}:${w.line}:${w.column}` === "/p/notify/plugin.yaml:3:7");
+ * ```
+ */
 export interface LoadWarning {
   /** The plugin's name, or null when unknown (e.g. unreadable manifest). */
   plugin: string | null;
   /** The file concerned (usually the manifest). */
   path: string;
+  /** 1-based line in `path`, or null when unknown. */
   line: number | null;
+  /** 1-based column in `path`, or null when unknown. */
   column: number | null;
+  /** What is wrong, in the project's message style. */
   message: string;
 }
 
-/** The result of loading a plugins dir. */
+/**
+ * The result of loading a plugins dir. Build one by hand to drive a `Runner` without a
+ * plugins dir.
+ *
+ * @example
+ * ```ts
+ * import type { PluginIndex } from "./types.ts";
+ * const empty: PluginIndex = { dir: "/nonexistent", plugins: [], warnings: [] };
+ * console.assert(empty.plugins.length === 0);
+ * ```
+ */
 export interface PluginIndex {
   /** The directory that was searched. */
   dir: string;
   /** Sorted by name. */
   plugins: Plugin[];
+  /** What was skipped or dropped while loading, and why. */
   warnings: LoadWarning[];
 }

@@ -6,9 +6,19 @@
  */
 
 import type { LoadWarning } from "./types.ts";
-import { type CollectOptions, collectReports, foldReports } from "./reports.ts";
+import { collectReports, foldReports } from "./reports.ts";
+import type { LoadOptions } from "./load.ts";
 
-/** The lint's verdict. */
+/**
+ * The lint's verdict.
+ *
+ * @example
+ * ```ts
+ * import { validatePlugins, type ValidationResult } from "./validate.ts";
+ * const result: ValidationResult = await validatePlugins("/nonexistent");
+ * console.assert(result.ok && result.checked === 0);
+ * ```
+ */
 export interface ValidationResult {
   /** True when there is no problem at all. */
   ok: boolean;
@@ -33,7 +43,7 @@ export interface ValidationResult {
  */
 export async function validatePlugins(
   dir: string,
-  options: CollectOptions = {},
+  options: LoadOptions = {},
 ): Promise<ValidationResult> {
   const collected = await collectReports(dir, options);
   const { warnings } = foldReports(collected, { everyProblem: true });

@@ -4,7 +4,17 @@
  * @module
  */
 
-/** One script run, as `--json` prints it (field names are the wire names). */
+/**
+ * One script run, as `--json` prints it (field names are the wire names).
+ *
+ * @example
+ * ```ts
+ * import { runScript } from "./run_script.ts";
+ * import type { RunRecord } from "./record.ts";
+ * const record: RunRecord = await runScript("/bin/false");
+ * console.assert(record.exit_code === 1 && record.error === null && !record.timed_out);
+ * ```
+ */
 export interface RunRecord {
   /** The plugin the script belongs to; null for a legacy hook or a bare script. */
   plugin: string | null;
@@ -32,9 +42,21 @@ export interface RunRecord {
   error: string | null;
 }
 
-/** A run record plus the captured output (decoded as UTF-8, up to the cap). */
+/**
+ * A run record plus the captured output (decoded as UTF-8, up to the cap).
+ *
+ * @example
+ * ```ts
+ * import { runScript } from "./run_script.ts";
+ * import type { RunResult } from "./record.ts";
+ * const result: RunResult = await runScript("/bin/echo", { args: ["hi"] });
+ * console.assert(result.stdout === "hi\n" && result.stdout_bytes === 3);
+ * ```
+ */
 export interface RunResult extends RunRecord {
+  /** Captured stdout, up to the cap. */
   stdout: string;
+  /** Captured stderr, up to the cap. */
   stderr: string;
 }
 

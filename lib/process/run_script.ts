@@ -22,7 +22,17 @@ export const DEFAULT_GRACE_MS = 500;
 /** How long output is drained after the script exits (or is killed). */
 export const DRAIN_MS = 100;
 
-/** Options of {@linkcode runScript}. */
+/**
+ * Options of {@linkcode runScript}.
+ *
+ * @example
+ * ```ts
+ * import { runScript, type RunOptions } from "./run_script.ts";
+ * const options: RunOptions = { stdin: "ping", timeoutMs: 2000, maxOutputBytes: 2 };
+ * const result = await runScript("/bin/cat", options);
+ * console.assert(result.stdout === "pi" && result.stdout_truncated);
+ * ```
+ */
 export interface RunOptions {
   /** Arguments after the script. */
   args?: string[];

@@ -11,27 +11,74 @@ import { EMPTY_TASK, type Task, taskEnv } from "../task.ts";
 import type { PlacementAnswer, PlacementRequest } from "./placement_schema.ts";
 import { readPlacementAnswer } from "./placement_answer.ts";
 
-/** The event placement handlers handle. */
+/**
+ * The event placement handlers handle.
+ *
+ * @example
+ * ```ts
+ * import { PLACEMENT_EVENT } from "./placement.ts";
+ * console.assert(PLACEMENT_EVENT === "task.placement");
+ * ```
+ */
 export const PLACEMENT_EVENT = "task.placement";
 
-/** What a placement question is about: a whole `Task` will do. */
+/**
+ * What a placement question is about: a whole `Task` will do.
+ *
+ * @example
+ * ```ts
+ * import type { PlacementInfo } from "./placement.ts";
+ * const info: PlacementInfo = {
+ *   id: 42,
+ *   title: "Train the model",
+ *   project: "ml",
+ *   repo_path: "/src/ml",
+ *   executor: "claude",
+ *   remote_required: true,
+ * };
+ * console.assert(info.remote_required);
+ * ```
+ */
 export type PlacementInfo = Pick<Task, "id" | "title" | "project" | "repo_path" | "executor"> & {
   /** The task must run on a remote host (sent to handlers only when true). */
   remote_required?: boolean;
 };
 
-/** The placement (`place` prints exactly this). */
+/**
+ * The placement (`place` prints exactly this).
+ *
+ * @example
+ * ```ts
+ * import type { Placement } from "./placement.ts";
+ * const remote: Placement = {
+ *   target: "gpu-1",
+ *   workdir: "~/src/ml",
+ *   reason: "most free memory: 12.3 GiB of 31.2 GiB",
+ *   handler: "fleet-placement",
+ * };
+ * console.assert(remote.target !== "");
+ * ```
+ */
 export interface Placement {
   /** The host; `""` = run locally. */
   target: string;
   /** A path on the target host, as the handler gave it (a leading `~` is left alone). */
   workdir: string;
+  /** Why, in words a person can read; may be empty. */
   reason: string;
   /** The plugin whose answer this is; `""` when no handler answered. */
   handler: string;
 }
 
-/** The answer when no handler answered: run locally. */
+/**
+ * The answer when no handler answered: run locally.
+ *
+ * @example
+ * ```ts
+ * import { LOCAL_PLACEMENT } from "./placement.ts";
+ * console.assert(LOCAL_PLACEMENT.target === "" && LOCAL_PLACEMENT.handler === "");
+ * ```
+ */
 export const LOCAL_PLACEMENT: Readonly<Placement> = Object.freeze({
   target: "",
   workdir: "",

@@ -10,16 +10,46 @@ import { failureReason, succeeded } from "../process/record.ts";
 import { type Task, taskEnv } from "../task.ts";
 import { isEmptyDecision, parseRouteOutput, type RouteDecision } from "./route_output.ts";
 
-/** The event routers handle. */
+/**
+ * The event routers handle.
+ *
+ * @example
+ * ```ts
+ * import { ROUTE_EVENT } from "./route.ts";
+ * console.assert(ROUTE_EVENT === "task.route");
+ * ```
+ */
 export const ROUTE_EVENT = "task.route";
 
-/** A routing decision and the plugin that made it (`route --json` prints exactly this). */
+/**
+ * A routing decision and the plugin that made it (`route --json` prints exactly this).
+ *
+ * @example
+ * ```ts
+ * import type { RouteResult } from "./route.ts";
+ * const held: RouteResult = {
+ *   plugin: "quota-router",
+ *   claude_config_dir: "",
+ *   hold: true,
+ *   reason: "all profiles over quota",
+ * };
+ * console.assert(held.hold && held.plugin !== "");
+ * ```
+ */
 export interface RouteResult extends RouteDecision {
   /** The deciding plugin; `""` when no router decided. */
   plugin: string;
 }
 
-/** The answer when no router decided: start the task as it is. */
+/**
+ * The answer when no router decided: start the task as it is.
+ *
+ * @example
+ * ```ts
+ * import { NO_ROUTE } from "./route.ts";
+ * console.assert(NO_ROUTE.plugin === "" && !NO_ROUTE.hold);
+ * ```
+ */
 export const NO_ROUTE: Readonly<RouteResult> = Object.freeze({
   plugin: "",
   claude_config_dir: "",

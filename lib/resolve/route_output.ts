@@ -4,7 +4,16 @@
  * @module
  */
 
-/** A routing decision as one router printed it. */
+/**
+ * A routing decision as one router printed it.
+ *
+ * @example
+ * ```ts
+ * import { parseRouteOutput, type RouteDecision } from "./route_output.ts";
+ * const decision: RouteDecision = parseRouteOutput("CLAUDE_CONFIG_DIR=~/.claude-work\n");
+ * console.assert(decision.claude_config_dir === "~/.claude-work" && !decision.hold);
+ * ```
+ */
 export interface RouteDecision {
   /** `CLAUDE_CONFIG_DIR`: the profile the task runs under; empty when not named. */
   claude_config_dir: string;

@@ -11,7 +11,18 @@ import type { EventQueue } from "./event_queue.ts";
 import type { IndexHolder, Snapshot } from "./index_holder.ts";
 import type { DaemonRunners } from "./runners.ts";
 
-/** The services the daemon supervises (`--services`): a `ServiceSet`. */
+/**
+ * The services the daemon supervises (`--services`): a `ServiceSet`.
+ *
+ * @example
+ * ```ts
+ * import { startServices } from "../services/service_set.ts";
+ * import type { ServiceSupervisor } from "./context.ts";
+ * const services: ServiceSupervisor = startServices({ dir: "/none", plugins: [], warnings: [] });
+ * console.assert(services.status().length === 0);
+ * await services.stop({ stopTimeoutMs: 1000 });
+ * ```
+ */
 export interface ServiceSupervisor {
   /** Every service and its state. */
   status(): ServiceStatus[];

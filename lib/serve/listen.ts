@@ -9,7 +9,16 @@ import { isAbsolute, join, resolve } from "node:path";
 import { UsageError } from "../errors.ts";
 import { runtimeDir } from "../dirs.ts";
 
-/** A unix socket path or a TCP host and port. */
+/**
+ * A unix socket path or a TCP host and port.
+ *
+ * @example
+ * ```ts
+ * import { type ListenAddress, parseListen } from "./listen.ts";
+ * const address: ListenAddress = parseListen("127.0.0.1:8080");
+ * console.assert(address.transport === "tcp" && address.port === 8080);
+ * ```
+ */
 export type ListenAddress =
   | { transport: "unix"; path: string }
   | { transport: "tcp"; hostname: string; port: number };

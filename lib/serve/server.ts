@@ -21,11 +21,31 @@ import { buildRunners } from "./runners.ts";
 import type { DaemonState, ServiceSupervisor } from "./context.ts";
 import { requestHandler } from "./request_handler.ts";
 
-/** Options of {@linkcode startDaemon}. */
+/**
+ * Options of {@linkcode startDaemon}.
+ *
+ * @example
+ * ```ts
+ * import { type DaemonOptions, startDaemon } from "./server.ts";
+ * const dir = await Deno.makeTempDir();
+ * const options: DaemonOptions = {
+ *   listen: { transport: "tcp", hostname: "127.0.0.1", port: 0 },
+ *   pluginsDir: dir,
+ *   maxProcs: 8,
+ *   timeouts: { placement: 2000 },
+ *   watch: false,
+ * };
+ * const daemon = await startDaemon(options);
+ * console.assert(daemon.address.transport === "tcp" && daemon.address.port !== 0);
+ * await daemon.stop();
+ * ```
+ */
 export interface DaemonOptions {
+  /** Where to listen: a unix socket (created mode 0600) or a TCP address. */
   listen: ListenAddress;
   /** Required bearer token; none = no check (see `checkExposure`). */
   token?: string;
+  /** The plugins dir, loaded at start and reloaded when it changes or on SIGHUP. */
   pluginsDir: string;
   /** Legacy hooks dir for events. */
   hooksDir?: string;
@@ -33,7 +53,9 @@ export interface DaemonOptions {
   maxProcs?: number;
   /** Waiting fire-and-forget jobs at most; default 10,000. */
   maxQueuedEvents?: number;
+  /** Per-call timeouts; defaults from SPEC. */
   timeouts?: Partial<Timeouts>;
+  /** Where requests, reloads and failures are logged; default silent. */
   log?: Logger;
   /** The plugin loader; default `loadPlugins`. */
   load?: (dir: string) => Promise<PluginIndex>;
@@ -45,7 +67,23 @@ export interface DaemonOptions {
   stopTimeoutMs?: number;
 }
 
-/** A running daemon. */
+/**
+ * A running daemon.
+ *
+ * @example
+ * ```ts
+ * import { type Daemon, startDaemon } from "./server.ts";
+ * const dir = await Deno.makeTempDir();
+ * const daemon: Daemon = await startDaemon({
+ *   listen: { transport: "unix", path: `${dir}/tyhooks.sock` },
+ *   pluginsDir: dir,
+ *   watch: false,
+ * });
+ * console.assert(daemon.plugins === 0);
+ * await daemon.reload("example");
+ * await daemon.stop();
+ * ```
+ */
 export interface Daemon {
   /** Where it listens (a TCP port 0 resolved to the real port). */
   readonly address: ListenAddress;

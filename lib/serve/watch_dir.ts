@@ -9,12 +9,29 @@
 
 import { type Logger, silentLogger } from "../log.ts";
 
-/** Options of {@linkcode watchDir}. */
+/**
+ * Options of {@linkcode watchDir}: how the daemon watches the plugins dir.
+ *
+ * @example
+ * ```ts
+ * import { startDaemon } from "./server.ts";
+ * import type { WatchDirOptions } from "./watch_dir.ts";
+ * const dir = await Deno.makeTempDir();
+ * const watch: WatchDirOptions = { debounceMs: 50, pollMs: 200 };
+ * const daemon = await startDaemon({
+ *   listen: { transport: "unix", path: `${dir}/tyhooks.sock` },
+ *   pluginsDir: `${dir}/plugins`,
+ *   watch,
+ * });
+ * await daemon.stop();
+ * ```
+ */
 export interface WatchDirOptions {
   /** Quiet time after the last change before `onChange` runs; default 200 ms. */
   debounceMs?: number;
   /** How often a missing dir is looked for; default 1000 ms. */
   pollMs?: number;
+  /** Where a watch that cannot be set up is reported; default silent. */
   log?: Logger;
 }
 

@@ -7,19 +7,60 @@
  * @module
  */
 
-/** Default longest line relayed in one piece. */
+/**
+ * Default longest line relayed in one piece.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_MAX_LINE_BYTES } from "./line_relay.ts";
+ * console.assert(DEFAULT_MAX_LINE_BYTES === 65536);
+ * ```
+ */
 export const DEFAULT_MAX_LINE_BYTES = 64 * 1024;
 
-/** Where a relayed line came from. */
+/**
+ * Where a relayed line came from.
+ *
+ * @example
+ * ```ts
+ * import type { LineSource } from "./line_relay.ts";
+ * const source: LineSource = { plugin: "search", service: "index" };
+ * console.assert(`[${source.plugin}/${source.service}]` === "[search/index]");
+ * ```
+ */
 export interface LineSource {
+  /** The plugin the service belongs to. */
   plugin: string;
+  /** The service's name. */
   service: string;
 }
 
-/** Receives each relayed line (without its newline). */
+/**
+ * Receives each relayed line (without its newline).
+ *
+ * @example
+ * ```ts
+ * import type { LineSink } from "./line_relay.ts";
+ * const lines: string[] = [];
+ * const sink: LineSink = (line, source) => lines.push(`${source.service}: ${line}`);
+ * sink("ready", { plugin: "search", service: "index" });
+ * console.assert(lines[0] === "index: ready");
+ * ```
+ */
 export type LineSink = (line: string, source: LineSource) => void;
 
-/** A relay in progress. */
+/**
+ * A relay in progress.
+ *
+ * @example
+ * ```ts
+ * import { type Relay, relayLines } from "./line_relay.ts";
+ * const lines: string[] = [];
+ * const relay: Relay = relayLines(new Blob(["a\nb"]).stream(), (l) => lines.push(l));
+ * await relay.done;
+ * console.assert(lines.join(",") === "a,b");
+ * ```
+ */
 export interface Relay {
   /** Resolves when the stream ended or was abandoned, after the partial last line is flushed. */
   done: Promise<void>;

@@ -10,10 +10,29 @@ import { safeLogger } from "./_safe_logger.ts";
 import { DEFAULT_STOP_TIMEOUT_MS, Supervisor, type SupervisorOptions } from "./supervisor.ts";
 import type { ServiceStatus } from "./types.ts";
 
-/** Options of {@linkcode startServices}: see {@linkcode SupervisorOptions}. */
+/**
+ * Options of {@linkcode startServices}: see {@linkcode SupervisorOptions}.
+ *
+ * @example
+ * ```ts
+ * import { type ServiceSetOptions, startServices } from "./service_set.ts";
+ * const options: ServiceSetOptions = { env: { TY_API_URL: "http://127.0.0.1:7000" } };
+ * const set = startServices({ dir: "/none", plugins: [], warnings: [] }, options);
+ * await set.stop();
+ * ```
+ */
 export type ServiceSetOptions = SupervisorOptions;
 
-/** Options of {@linkcode ServiceSet.stop}. */
+/**
+ * Options of {@linkcode ServiceSet.stop}.
+ *
+ * @example
+ * ```ts
+ * import { startServices, type StopOptions } from "./service_set.ts";
+ * const options: StopOptions = { stopTimeoutMs: 1000 };
+ * await startServices({ dir: "/none", plugins: [], warnings: [] }).stop(options);
+ * ```
+ */
 export interface StopOptions {
   /** How long the groups get between SIGTERM and SIGKILL; default 5 s. */
   stopTimeoutMs?: number;

@@ -24,14 +24,35 @@ import { serviceEnv } from "./service_env.ts";
 import type { LastExit, ServiceState, ServiceStatus } from "./types.ts";
 import { sleep, within } from "./_timers.ts";
 
-/** Default time between SIGTERM and SIGKILL when stopping. */
+/**
+ * Default time between SIGTERM and SIGKILL when stopping.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_STOP_TIMEOUT_MS } from "./supervisor.ts";
+ * console.assert(DEFAULT_STOP_TIMEOUT_MS === 5000);
+ * ```
+ */
 export const DEFAULT_STOP_TIMEOUT_MS = 5000;
 // How long output is drained after the service's process exits, as the runner does for hooks.
 const DRAIN_MS = 100;
 // How long SIGKILLed processes get to actually die before a stop reports the group empty.
 const KILL_SETTLE_MS = 200;
 
-/** Options of a {@linkcode Supervisor} (and of `startServices`). */
+/**
+ * Options of a {@linkcode Supervisor} (and of `startServices`).
+ *
+ * @example
+ * ```ts
+ * import { Supervisor, type SupervisorOptions } from "./supervisor.ts";
+ * const lines: string[] = [];
+ * const options: SupervisorOptions = { env: { GREETING: "hi" }, output: (l) => lines.push(l) };
+ * const service = { name: "hi", command: 'echo "$GREETING"', cwd: "/tmp", env: [] };
+ * const supervisor = new Supervisor("demo", { ...service, restart: "never" }, options);
+ * while (supervisor.status().state !== "stopped") await new Promise((r) => setTimeout(r, 20));
+ * console.assert(lines[0] === "hi");
+ * ```
+ */
 export interface SupervisorOptions {
   /** Injected variables (`--env`), above the passed-through `TY_*`, below the service's own. */
   env?: Record<string, string>;

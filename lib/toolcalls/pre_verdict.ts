@@ -7,12 +7,32 @@
 import { failureReason, type RunResult } from "../process/record.ts";
 import { readPreAnswer } from "./pre_answer.ts";
 
-/** The meaning of one pre hook's run. */
+/**
+ * The meaning of one pre hook's run.
+ *
+ * @example
+ * ```ts
+ * import { judgePreRun, type PreOutcome } from "./pre_verdict.ts";
+ * import { runScript } from "../process/run_script.ts";
+ * const outcome: PreOutcome = await judgePreRun(await runScript("/bin/false"), 1000);
+ * console.assert(outcome.kind === "failure" && outcome.reason === "exited 1");
+ * ```
+ */
 export type PreOutcome =
   | { kind: "allow" | "block"; reason: string }
   | { kind: "failure"; reason: string };
 
-/** Exit code by which a pre hook blocks, its stderr being the reason. */
+/**
+ * Exit code by which a pre hook blocks, its stderr being the reason.
+ *
+ * @example
+ * ```ts
+ * import { BLOCK_EXIT_CODE, judgePreRun } from "./pre_verdict.ts";
+ * import { runScript } from "../process/run_script.ts";
+ * const run = await runScript("sh", { args: ["-c", `echo no >&2; exit ${BLOCK_EXIT_CODE}`] });
+ * console.assert((await judgePreRun(run, 1000)).kind === "block");
+ * ```
+ */
 export const BLOCK_EXIT_CODE = 2;
 
 /**

@@ -18,15 +18,58 @@ import type { RunOptions } from "../process/run_script.ts";
 import { judgePreRun } from "./pre_verdict.ts";
 import type { PostToolCall, ToolCall, ToolHookRequest } from "./tool_schema.ts";
 
-/** The event of pre hooks. */
+/**
+ * The event of pre hooks.
+ *
+ * @example
+ * ```ts
+ * import { PRE_TOOL_EVENT } from "./tool_hooks.ts";
+ * console.assert(PRE_TOOL_EVENT === "pre_tool_call");
+ * ```
+ */
 export const PRE_TOOL_EVENT = "pre_tool_call";
-/** The event of post hooks. */
+/**
+ * The event of post hooks.
+ *
+ * @example
+ * ```ts
+ * import { POST_TOOL_EVENT } from "./tool_hooks.ts";
+ * console.assert(POST_TOOL_EVENT === "post_tool_call");
+ * ```
+ */
 export const POST_TOOL_EVENT = "post_tool_call";
 
-/** What a failing pre hook (timeout, crash, bad answer) means: `block` (fail closed) or `allow`. */
+/**
+ * What a failing pre hook (timeout, crash, bad answer) means: `block` (fail closed) or `allow`.
+ *
+ * @example
+ * ```ts
+ * import { Runner } from "../hooks/runner.ts";
+ * import { type FailurePolicy, ToolHooks } from "./tool_hooks.ts";
+ * const onFailure: FailurePolicy = "allow";
+ * const hooks = new ToolHooks(new Runner({ dir: "/none", plugins: [], warnings: [] }), {
+ *   preHooks: ["/nonexistent/guard.sh"],
+ *   onFailure,
+ * });
+ * const verdict = await hooks.preToolCall({ tool: "bash" });
+ * console.assert(verdict.action === "allow"); // the guard could not start: policy says allow
+ * ```
+ */
 export type FailurePolicy = "block" | "allow";
 
-/** Options of {@linkcode ToolHooks}. */
+/**
+ * Options of {@linkcode ToolHooks}.
+ *
+ * @example
+ * ```ts
+ * import { Runner } from "../hooks/runner.ts";
+ * import { ToolHooks, type ToolHooksOptions } from "./tool_hooks.ts";
+ * const options: ToolHooksOptions = { preHooks: ["/nonexistent/guard.sh"] };
+ * const hooks = new ToolHooks(new Runner({ dir: "/none", plugins: [], warnings: [] }), options);
+ * const verdict = await hooks.preToolCall({ tool: "bash" });
+ * console.assert(hooks.hasPreHook() && verdict.action === "block"); // fails closed by default
+ * ```
+ */
 export interface ToolHooksOptions {
   /** Explicit pre hook scripts, asked before the plugins' (as `--pre-hook PATH`). */
   preHooks?: string[];
@@ -36,15 +79,39 @@ export interface ToolHooksOptions {
   onFailure?: FailurePolicy;
 }
 
-/** Options of {@linkcode ToolHooks.preToolCall}. */
+/**
+ * Options of {@linkcode ToolHooks.preToolCall}.
+ *
+ * @example
+ * ```ts
+ * import { Runner } from "../hooks/runner.ts";
+ * import { type PreToolOptions, ToolHooks } from "./tool_hooks.ts";
+ * const hooks = new ToolHooks(new Runner({ dir: "/none", plugins: [], warnings: [] }), {
+ *   preHooks: ["/nonexistent/guard.sh"],
+ * });
+ * const options: PreToolOptions = { onFailure: "allow", deadlineMs: 1000 };
+ * console.assert((await hooks.preToolCall({ tool: "bash" }, options)).action === "allow");
+ * ```
+ */
 export interface PreToolOptions extends ConsultOptions {
   /** Overrides the policy given to the constructor. */
   onFailure?: FailurePolicy;
 }
 
-/** The answer to "may this tool call run?" (`tool pre` prints exactly this). */
+/**
+ * The answer to "may this tool call run?" (`tool pre` prints exactly this).
+ *
+ * @example
+ * ```ts
+ * import type { ToolVerdict } from "./tool_hooks.ts";
+ * const verdict: ToolVerdict = { action: "block", reason: "rm -rf is not allowed" };
+ * console.assert(JSON.stringify(verdict) === '{"action":"block","reason":"rm -rf is not allowed"}');
+ * ```
+ */
 export interface ToolVerdict {
+  /** Whether the call may run. */
   action: "allow" | "block";
+  /** Why, from the hook that decided; may be empty. */
   reason: string;
 }
 
@@ -78,6 +145,8 @@ export class ToolHooks {
   #onFailure: FailurePolicy;
 
   /**
+   * Gathers the hooks: explicit scripts first, then the plugins handling the tool events.
+   *
    * @param runner The runner (plugin index, tool timeout, grace, logger, abort signal).
    * @param options Explicit hook scripts and the failure policy.
    */
