@@ -1,0 +1,61 @@
+/**
+ * README's "Using tyhooks as a library" example is tests/fixtures/library_example.ts, and it works.
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { MAIN, makeTree, PERMISSION_FLAGS, ROOT } from "../_cli.ts";
+import { runScript } from "../../lib/process/run_script.ts";
+
+const EXAMPLE = join(ROOT, "tests", "fixtures", "library_example.ts");
+
+/** Runs the example as README shows it, with the binary's permissions. */
+function runExample(args: string[], env: Record<string, string>) {
+  return runScript(Deno.execPath(), {
+    args: ["run", "--quiet", ...PERMISSION_FLAGS, EXAMPLE, ...args],
+    cwd: ROOT,
+    env: { NO_COLOR: "1", ...env },
+    timeoutMs: 30_000,
+  });
+}
+
+Deno.test("README's library example is tests/fixtures/library_example.ts, byte for byte", async () => {
+  const readme = await Deno.readTextFile(join(ROOT, "README.md"));
+  const example = await Deno.readTextFile(EXAMPLE);
+  const blocks = [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map(([, body]) => body);
+  const shown = blocks.filter((block) => block.includes("tests/fixtures/library_example.ts"));
+  assert.equal(shown.length, 1, "README shows the example in exactly one ts block");
+  assert.equal(shown[0], example);
+});
+
+Deno.test("the library example places a task on gpu-2 through the example fleet-placement plugin", async () => {
+  // fleet-placement's place.sh runs `tyhooks pick-host`: tyhooks on PATH, as README says.
+  const bin = await makeTree({
+    tyhooks: `#!/bin/sh\nexec '${Deno.execPath()}' run --quiet ${
+      PERMISSION_FLAGS.join(" ")
+    } '${MAIN}' "$@"\n`,
+  });
+  try {
+    const r = await runExample(["plugins-example"], { PATH: `${bin}:${Deno.env.get("PATH")}` });
+    assert.equal(r.exit_code, 0, r.stderr);
+    assert.equal(
+      r.stdout,
+      "Task 42 runs on gpu-2 in ~/work\n" +
+        "Why: most free memory: 39.0 GiB of 64.0 GiB (answered by fleet-placement)\n",
+    );
+  } finally {
+    await Deno.remove(bin, { recursive: true });
+  }
+});
+
+Deno.test("the library example reads TY_PLUGINS_DIR when given no argument, and no handler means local", async () => {
+  const empty = await Deno.makeTempDir({ prefix: "tyhooks-test-" });
+  try {
+    const r = await runExample([], { TY_PLUGINS_DIR: empty });
+    assert.equal(r.exit_code, 0, r.stderr);
+    assert.equal(r.stdout, "Task 42 runs locally: no placement handler named a host\n");
+    assert.equal(r.stderr, "");
+  } finally {
+    await Deno.remove(empty, { recursive: true });
+  }
+});
