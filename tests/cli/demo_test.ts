@@ -9,6 +9,7 @@ import { cli, PERMISSION_FLAGS, ROOT } from "../_cli.ts";
 
 const EXAMPLES = join(ROOT, "plugins-example");
 
+/** Running processes whose command line mentions `text` (zombies are dead: PID 1 here may never reap them). */
 function processesMentioning(text: string): string[] {
   const out = new Deno.Command("ps", { args: ["-eo", "pid,args"], stdout: "piped" }).outputSync();
   return new TextDecoder().decode(out.stdout).split("\n").filter((l) =>
