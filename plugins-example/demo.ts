@@ -32,7 +32,11 @@ await Deno.writeTextFile(
 );
 await Deno.chmod(join(bin, "tyhooks"), 0o755);
 
+// tyhooks' own cache goes to the temp dir; Deno's stays where it is (it lives under
+// $XDG_CACHE_HOME/deno by default, and a fresh one would fetch the npm packages again).
+const denoInfo = await runScript(Deno.execPath(), { args: ["info", "--json"] });
 const env = {
+  DENO_DIR: Deno.env.get("DENO_DIR") ?? JSON.parse(denoInfo.stdout).denoDir,
   PATH: `${bin}:${Deno.env.get("PATH")}`,
   TY_PLUGINS_DIR: HERE,
   XDG_CACHE_HOME: join(tmp, "cache"),

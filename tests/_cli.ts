@@ -14,6 +14,19 @@ export const MAIN = join(ROOT, "main.ts");
 
 const config = JSON.parse(Deno.readTextFileSync(join(ROOT, "deno.json")));
 
+// Deno keeps its module and npm caches under $XDG_CACHE_HOME/deno unless DENO_DIR says otherwise.
+// Tests give tyhooks a temp XDG_CACHE_HOME (for its index cache and detached log); pinning
+// DENO_DIR keeps every child on the warm Deno cache instead of re-fetching npm packages.
+if (Deno.env.get("DENO_DIR") === undefined) {
+  const info = new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json"],
+    stdout: "piped",
+    stderr: "null",
+  })
+    .outputSync();
+  Deno.env.set("DENO_DIR", JSON.parse(new TextDecoder().decode(info.stdout)).denoDir);
+}
+
 /** The binary's grants as `--allow-*` flags, read from deno.json's `tyhooks` permission set. */
 export const PERMISSION_FLAGS: string[] = Object.entries(
   config.permissions.tyhooks as Record<string, boolean | string[]>,

@@ -133,13 +133,17 @@ export class Runner {
    * @returns The run result.
    */
   run(script: string, options: RunOptions = {}): Promise<RunResult> {
+    const requested = performance.now();
+    const timeoutMs = options.timeoutMs ?? this.timeouts.event;
     const go = () =>
       runScript(script, {
-        timeoutMs: this.timeouts.event,
         graceMs: this.#options.graceMs,
         maxOutputBytes: this.#options.maxOutputBytes,
         signal: this.#options.signal,
         ...options,
+        // Time spent waiting for a slot counts: a timeout (and so a consulted call's deadline)
+        // bounds the call, not just the script.
+        timeoutMs: Math.max(1, timeoutMs - (performance.now() - requested)),
       });
     return this.#options.limit ? this.#options.limit(go) : go();
   }
