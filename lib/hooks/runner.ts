@@ -27,7 +27,6 @@ import { type Placement, type PlacementInfo, resolvePlacement } from "../resolve
 
 /**
  * Options of {@linkcode Runner}.
- *
  * @example
  * ```ts
  * import { Runner, type RunnerOptions } from "./runner.ts";
@@ -55,7 +54,6 @@ export interface RunnerOptions {
 
 /**
  * What a status change did.
- *
  * @example
  * ```ts
  * import { EMPTY_TASK } from "../task.ts";
