@@ -4,12 +4,11 @@
  * @module
  */
 
-import type { z } from "zod";
-import type { TaskSchema } from "./task_schema.ts";
 import { UsageError } from "./errors.ts";
 
 /**
- * A task, every field present (empty string or 0 when the host did not send it).
+ * A task, as hosts send it in snake_case JSON, every field present (empty string or 0 when the
+ * host did not send it). `TaskSchema` (`task_schema.ts`) validates it and is checked to match.
  *
  * @example
  * ```ts
@@ -18,7 +17,30 @@ import { UsageError } from "./errors.ts";
  * console.assert(task.status === "");
  * ```
  */
-export type Task = z.output<typeof TaskSchema>;
+export interface Task {
+  /** ty's task id, a non-negative integer (`TASK_ID`). */
+  id: number;
+  /** The title (`TASK_TITLE`). */
+  title: string;
+  /** The description: what the agent is asked to do. */
+  body: string;
+  /** ty's status, e.g. `queued`, `processing`, `done`, `blocked` (`TASK_STATUS`). */
+  status: string;
+  /** ty's task type (`TASK_TYPE`). */
+  type: string;
+  /** The project the task belongs to (`TASK_PROJECT`). */
+  project: string;
+  /** The agent that runs it, e.g. `claude` (`TASK_EXECUTOR`, for `task.route` only). */
+  executor: string;
+  /** The worktree the agent works in (`WORKTREE_PATH`). */
+  worktree_path: string;
+  /** The repository the worktree comes from. */
+  repo_path: string;
+  /** The agent's config dir (`TASK_CLAUDE_CONFIG_DIR`, for `task.route` only). */
+  claude_config_dir: string;
+  /** The worktree's git branch. */
+  branch_name: string;
+}
 
 /**
  * The empty task: what commands use when no task is given.
@@ -97,14 +119,15 @@ function wellFormedTask(value: unknown): Task | null {
   if (typeof id !== "number" || !Number.isSafeInteger(id) || id < 0 || input.id === null) {
     return null;
   }
-  const task: Record<string, unknown> = { id };
+  // Completed by the loop: TASK_TEXT_FIELDS names every other field (a test keeps it so).
+  const task = { id } as Task;
   for (const field of TASK_TEXT_FIELDS) {
     const text = input[field];
     if (text === undefined) task[field] = "";
     else if (typeof text === "string") task[field] = text;
     else return null;
   }
-  return task as Task;
+  return task;
 }
 
 /**

@@ -6,11 +6,13 @@
  */
 
 import { z } from "zod";
+import type { Same } from "./_type_check.ts";
+import type { Task } from "./task.ts";
 
 const text = z.string().default("");
 
 /**
- * Zod schema of a task. Unknown fields are ignored (stripped); every known field is optional.
+ * Zod schema of a {@linkcode Task}. Unknown fields are ignored (stripped); every known field is optional.
  *
  * @example
  * ```ts
@@ -19,19 +21,7 @@ const text = z.string().default("");
  * console.assert(task.id === 7 && task.status === "");
  * ```
  */
-export const TaskSchema: z.ZodObject<{
-  id: z.ZodDefault<z.ZodNumber>;
-  title: z.ZodDefault<z.ZodString>;
-  body: z.ZodDefault<z.ZodString>;
-  status: z.ZodDefault<z.ZodString>;
-  type: z.ZodDefault<z.ZodString>;
-  project: z.ZodDefault<z.ZodString>;
-  executor: z.ZodDefault<z.ZodString>;
-  worktree_path: z.ZodDefault<z.ZodString>;
-  repo_path: z.ZodDefault<z.ZodString>;
-  claude_config_dir: z.ZodDefault<z.ZodString>;
-  branch_name: z.ZodDefault<z.ZodString>;
-}> = z.object({
+export const TaskSchema = z.object({
   id: z.number().int().nonnegative().default(0),
   title: text,
   body: text,
@@ -43,4 +33,7 @@ export const TaskSchema: z.ZodObject<{
   repo_path: text,
   claude_config_dir: text,
   branch_name: text,
-});
+}) satisfies z.ZodType<Task>;
+
+// The schema validates, the interface documents: neither may gain a field the other lacks.
+true satisfies Same<z.output<typeof TaskSchema>, Task>;
