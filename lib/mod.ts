@@ -132,7 +132,8 @@ export { formatListen, type ListenAddress, parseListen } from "./serve/listen.ts
 // `.extend` and exact inferred types without re-inferring them, and `deno doc` shows the fields.
 // Deno 2.9's doc lint calls those zod types private (denoland/deno#27364); that is the one
 // finding tests/docs/doc_lint_test.ts tolerates.
-export { type Manifest, ManifestSchema } from "./plugins/manifest_schema.ts";
+export type { Manifest, ManifestAction, ManifestService } from "./plugins/manifest.ts";
+export { ManifestSchema } from "./plugins/manifest_schema.ts";
 export { TaskSchema } from "./task_schema.ts";
 export {
   type PlacementAnswer,

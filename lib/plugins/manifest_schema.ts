@@ -9,6 +9,8 @@
  */
 
 import { z } from "zod";
+import type { Same } from "../_type_check.ts";
+import type { Manifest, ManifestAction, ManifestService } from "./manifest.ts";
 
 /**
  * Names of the restart policies, in the order the docs list them.
@@ -82,7 +84,7 @@ export const HooksSchema = z.record(text, ScriptSchema).meta({
 });
 
 /**
- * One entry of `actions`.
+ * One entry of `actions`: a {@linkcode ManifestAction}.
  *
  * @example
  * ```ts
@@ -94,7 +96,7 @@ export const ActionSchema = z.strictObject({
   id: text.meta({ description: "Unique within the plugin" }),
   label: z.string().optional().meta({ description: "Shown to users; defaults to the id" }),
   command: ScriptSchema,
-}).meta({ description: "An action a user invokes" });
+}).meta({ description: "An action a user invokes" }) satisfies z.ZodType<ManifestAction>;
 
 /**
  * One entry of a service's `env`: `KEY=VALUE`.
@@ -126,7 +128,7 @@ export const RestartSchema = z.enum(RESTART_POLICIES).meta({
 });
 
 /**
- * One entry of `services`.
+ * One entry of `services`: a {@linkcode ManifestService}.
  *
  * @example
  * ```ts
@@ -142,10 +144,10 @@ export const ServiceSchema = z.strictObject({
   }),
   env: z.array(EnvEntrySchema).optional(),
   restart: RestartSchema.optional(),
-}).meta({ description: "A long-running, supervised process" });
+}).meta({ description: "A long-running, supervised process" }) satisfies z.ZodType<ManifestService>;
 
 /**
- * The whole manifest, strict: unknown keys are errors.
+ * The whole manifest, a {@linkcode Manifest}, strict: unknown keys are errors.
  *
  * @example
  * ```ts
@@ -154,34 +156,7 @@ export const ServiceSchema = z.strictObject({
  * console.assert(!ManifestSchema.safeParse({ name: "x", hook: {} }).success);
  * ```
  */
-export const ManifestSchema: z.ZodObject<{
-  name: z.ZodString;
-  version: z.ZodOptional<z.ZodString>;
-  description: z.ZodOptional<z.ZodString>;
-  hooks: z.ZodOptional<z.ZodRecord<z.ZodString, z.ZodString>>;
-  actions: z.ZodOptional<
-    z.ZodArray<
-      z.ZodObject<{
-        id: z.ZodString;
-        label: z.ZodOptional<z.ZodString>;
-        command: z.ZodString;
-      }, z.core.$strict>
-    >
-  >;
-  services: z.ZodOptional<
-    z.ZodArray<
-      z.ZodObject<{
-        name: z.ZodString;
-        command: z.ZodString;
-        cwd: z.ZodOptional<z.ZodString>;
-        env: z.ZodOptional<z.ZodArray<z.ZodString>>;
-        restart: z.ZodOptional<
-          z.ZodEnum<{ always: "always"; "on-failure": "on-failure"; never: "never" }>
-        >;
-      }, z.core.$strict>
-    >
-  >;
-}, z.core.$strict> = z.strictObject({
+export const ManifestSchema = z.strictObject({
   name: text.meta({ description: "Unique plugin name" }),
   version: z.string().optional(),
   description: z.string().optional(),
@@ -191,23 +166,12 @@ export const ManifestSchema: z.ZodObject<{
 }).meta({
   title: "tyhooks plugin manifest (plugin.yaml)",
   description: "A ty plugin: a directory holding this file and executable scripts",
-});
+}) satisfies z.ZodType<Manifest>;
 
-/**
- * A manifest as the strict schema accepts it.
- *
- * @example
- * ```ts
- * import type { Manifest } from "./manifest_schema.ts";
- * const manifest: Manifest = {
- *   name: "search",
- *   hooks: { "task.done": "reindex.sh" },
- *   services: [{ name: "index", command: "./search-server", restart: "always" }],
- * };
- * console.assert(manifest.services?.[0].restart === "always");
- * ```
- */
-export type Manifest = z.infer<typeof ManifestSchema>;
+// The schema validates, the interfaces document: neither may gain a field the other lacks.
+true satisfies Same<z.output<typeof ActionSchema>, ManifestAction>;
+true satisfies Same<z.output<typeof ServiceSchema>, ManifestService>;
+true satisfies Same<z.output<typeof ManifestSchema>, Manifest>;
 
 /**
  * The keys a manifest may have, for "did you mean" hints.
