@@ -7,7 +7,7 @@
 import type { Runner } from "../hooks/runner.ts";
 import { type ConsultOptions, notAskedReason, startDeadline } from "../hooks/consult_deadline.ts";
 import { failureReason, succeeded } from "../process/record.ts";
-import { EMPTY_TASK, type Task, taskEnv } from "../task.ts";
+import { EMPTY_TASK, taskEnv } from "../task.ts";
 import type { PlacementAnswer, PlacementRequest } from "./placement_schema.ts";
 import { readPlacementAnswer } from "./placement_answer.ts";
 
@@ -23,7 +23,8 @@ import { readPlacementAnswer } from "./placement_answer.ts";
 export const PLACEMENT_EVENT = "task.placement";
 
 /**
- * What a placement question is about: a whole `Task` will do.
+ * What a placement question is about, and what a handler reads as the request's `task`: a whole
+ * `Task` will do (only these fields are sent).
  *
  * @example
  * ```ts
@@ -39,10 +40,20 @@ export const PLACEMENT_EVENT = "task.placement";
  * console.assert(info.remote_required);
  * ```
  */
-export type PlacementInfo = Pick<Task, "id" | "title" | "project" | "repo_path" | "executor"> & {
+export interface PlacementInfo {
+  /** The task's id. */
+  id: number;
+  /** The task's title. */
+  title: string;
+  /** The task's project. */
+  project: string;
+  /** The repository the task works on. */
+  repo_path: string;
+  /** The agent that runs it, e.g. `claude`. */
+  executor: string;
   /** The task must run on a remote host (sent to handlers only when true). */
   remote_required?: boolean;
-};
+}
 
 /**
  * The placement (`place` prints exactly this).

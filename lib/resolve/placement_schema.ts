@@ -6,6 +6,8 @@
  */
 
 import { z } from "zod";
+import type { Same } from "../_type_check.ts";
+import type { PlacementInfo } from "./placement.ts";
 
 /**
  * Zod schema of the request a placement handler reads on stdin.
@@ -17,17 +19,7 @@ import { z } from "zod";
  * console.assert(req.task.title === "" && req.task.remote_required === undefined);
  * ```
  */
-export const PlacementRequestSchema: z.ZodObject<{
-  event: z.ZodLiteral<"task.placement">;
-  task: z.ZodObject<{
-    id: z.ZodDefault<z.ZodNumber>;
-    title: z.ZodDefault<z.ZodString>;
-    project: z.ZodDefault<z.ZodString>;
-    repo_path: z.ZodDefault<z.ZodString>;
-    executor: z.ZodDefault<z.ZodString>;
-    remote_required: z.ZodOptional<z.ZodBoolean>;
-  }>;
-}> = z.object({
+export const PlacementRequestSchema = z.object({
   event: z.literal("task.placement"),
   task: z.object({
     id: z.number().int().nonnegative().default(0),
@@ -38,10 +30,10 @@ export const PlacementRequestSchema: z.ZodObject<{
     /** Sent only when true: the host must not run the task locally. */
     remote_required: z.boolean().optional(),
   }),
-});
+}) satisfies z.ZodType<PlacementRequest>;
 
 /**
- * The request as sent (`remote_required` only when true).
+ * The request a placement handler reads on stdin, as sent (`remote_required` only when true).
  *
  * @example
  * ```ts
@@ -53,7 +45,12 @@ export const PlacementRequestSchema: z.ZodObject<{
  * console.assert(!("remote_required" in request.task));
  * ```
  */
-export type PlacementRequest = z.output<typeof PlacementRequestSchema>;
+export interface PlacementRequest {
+  /** Always `task.placement`. */
+  event: "task.placement";
+  /** The task to place: only these fields, so that a handler never learns its body. */
+  task: PlacementInfo;
+}
 
 // A JSON null counts as empty, as in ty: Go leaves a string untouched when it decodes null.
 const text = z.string().nullish().transform((value) => (value ?? "").trim());
@@ -69,23 +66,19 @@ const text = z.string().nullish().transform((value) => (value ?? "").trim());
  * console.assert(a.target === "gpu-1" && a.workdir === "~/src" && a.reason === "");
  * ```
  */
-export const PlacementAnswerSchema: z.ZodObject<{
-  target: z.ZodPipe<
-    z.ZodOptional<z.ZodNullable<z.ZodString>>,
-    z.ZodTransform<string, string | null | undefined>
-  >;
-  workdir: z.ZodPipe<
-    z.ZodOptional<z.ZodNullable<z.ZodString>>,
-    z.ZodTransform<string, string | null | undefined>
-  >;
-  reason: z.ZodPipe<
-    z.ZodOptional<z.ZodNullable<z.ZodString>>,
-    z.ZodTransform<string, string | null | undefined>
-  >;
-}> = z.object({ target: text, workdir: text, reason: text });
+export const PlacementAnswerSchema = z.object({
+  target: text,
+  workdir: text,
+  reason: text,
+}) satisfies z.ZodType<PlacementAnswer>;
+
+// The schemas validate, the interfaces document: neither may gain a field the other lacks.
+true satisfies Same<z.output<typeof PlacementRequestSchema>, PlacementRequest>;
+true satisfies Same<z.output<typeof PlacementAnswerSchema>, PlacementAnswer>;
 
 /**
- * A validated placement answer.
+ * A placement handler's answer, validated: every field a trimmed string, `""` when missing or
+ * null.
  *
  * @example
  * ```ts
@@ -94,7 +87,14 @@ export const PlacementAnswerSchema: z.ZodObject<{
  * console.assert(answer.workdir === "" && answer.reason === "");
  * ```
  */
-export type PlacementAnswer = z.output<typeof PlacementAnswerSchema>;
+export interface PlacementAnswer {
+  /** The host to run on; `""` = run locally. */
+  target: string;
+  /** A path on the target host (a leading `~` is left alone); may be empty. */
+  workdir: string;
+  /** Why, in words a person can read; may be empty. */
+  reason: string;
+}
 
 /**
  * Parses a placement handler's stdout (known not to be blank).
