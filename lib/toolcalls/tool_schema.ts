@@ -6,6 +6,7 @@
  */
 
 import { z } from "zod";
+import type { Same } from "../_type_check.ts";
 
 /**
  * Zod schema of a tool call as a host describes it (`POST /v1/tool/pre` bodies, the `tool pre`
@@ -18,17 +19,12 @@ import { z } from "zod";
  * console.assert(call.platform === "" && call.user_id === "");
  * ```
  */
-export const ToolCallSchema: z.ZodObject<{
-  tool: z.ZodString;
-  args: z.ZodDefault<z.ZodUnknown>;
-  platform: z.ZodDefault<z.ZodString>;
-  user_id: z.ZodDefault<z.ZodString>;
-}> = z.object({
+export const ToolCallSchema = z.object({
   tool: z.string().min(1),
   args: z.unknown().default({}),
   platform: z.string().default(""),
   user_id: z.string().default(""),
-});
+}) satisfies z.ZodType<Required<ToolCall>, ToolCall>;
 
 /**
  * Zod schema of a finished tool call (`POST /v1/tool/post` bodies): the call plus its result and
@@ -41,20 +37,14 @@ export const ToolCallSchema: z.ZodObject<{
  * console.assert(call.error === "" && call.result === "ok");
  * ```
  */
-export const PostToolCallSchema: z.ZodObject<{
-  tool: z.ZodString;
-  args: z.ZodDefault<z.ZodUnknown>;
-  platform: z.ZodDefault<z.ZodString>;
-  user_id: z.ZodDefault<z.ZodString>;
-  result: z.ZodDefault<z.ZodString>;
-  error: z.ZodDefault<z.ZodString>;
-}> = ToolCallSchema.extend({
+export const PostToolCallSchema = ToolCallSchema.extend({
   result: z.string().default(""),
   error: z.string().default(""),
-});
+}) satisfies z.ZodType<Required<PostToolCall>, PostToolCall>;
 
 /**
- * A tool call (input shape: every field but `tool` optional).
+ * A tool call as a host describes it: every field but `tool` may be left out (`ToolCallSchema`
+ * fills in the defaults).
  *
  * @example
  * ```ts
@@ -63,9 +53,19 @@ export const PostToolCallSchema: z.ZodObject<{
  * console.assert(call.platform === undefined);
  * ```
  */
-export type ToolCall = z.input<typeof ToolCallSchema>;
+export interface ToolCall {
+  /** The tool's name, e.g. `bash`; not empty. */
+  tool: string;
+  /** Its arguments, any JSON value; default `{}`. */
+  args?: unknown;
+  /** Where the call comes from, e.g. `cli`; default `""`. */
+  platform?: string;
+  /** Who made it; default `""`. */
+  user_id?: string;
+}
 /**
- * A finished tool call (input shape).
+ * A finished tool call: the call, its result and its error (`PostToolCallSchema` fills in the
+ * defaults).
  *
  * @example
  * ```ts
@@ -74,7 +74,12 @@ export type ToolCall = z.input<typeof ToolCallSchema>;
  * console.assert(call.error === undefined);
  * ```
  */
-export type PostToolCall = z.input<typeof PostToolCallSchema>;
+export interface PostToolCall extends ToolCall {
+  /** What the tool returned; default `""`. */
+  result?: string;
+  /** Why it failed; default `""`, no error. */
+  error?: string;
+}
 
 /**
  * Zod schema of what a tool hook reads on stdin. `result` is sent to post hooks only; `error`
@@ -89,15 +94,7 @@ export type PostToolCall = z.input<typeof PostToolCallSchema>;
  * console.assert(!("error" in req));
  * ```
  */
-export const ToolHookRequestSchema: z.ZodObject<{
-  hook: z.ZodEnum<{ pre_tool_call: "pre_tool_call"; post_tool_call: "post_tool_call" }>;
-  tool: z.ZodString;
-  args: z.ZodUnknown;
-  result: z.ZodOptional<z.ZodString>;
-  error: z.ZodOptional<z.ZodString>;
-  platform: z.ZodString;
-  user_id: z.ZodString;
-}> = z.object({
+export const ToolHookRequestSchema = z.object({
   hook: z.enum(["pre_tool_call", "post_tool_call"]),
   tool: z.string(),
   args: z.unknown(),
@@ -105,10 +102,10 @@ export const ToolHookRequestSchema: z.ZodObject<{
   error: z.string().optional(),
   platform: z.string(),
   user_id: z.string(),
-});
+}) satisfies z.ZodType<ToolHookRequest>;
 
 /**
- * The request a tool hook reads.
+ * The request a tool hook reads on stdin.
  *
  * @example
  * ```ts
@@ -124,7 +121,22 @@ export const ToolHookRequestSchema: z.ZodObject<{
  * console.assert(request.error === undefined);
  * ```
  */
-export type ToolHookRequest = z.output<typeof ToolHookRequestSchema>;
+export interface ToolHookRequest {
+  /** Which hook is asked: `pre_tool_call` may block the call, `post_tool_call` is told of it. */
+  hook: "pre_tool_call" | "post_tool_call";
+  /** The tool's name. */
+  tool: string;
+  /** Its arguments, any JSON value. */
+  args: unknown;
+  /** What the tool returned: sent to post hooks only. */
+  result?: string;
+  /** Why the tool failed: sent to post hooks only, and only when it did. */
+  error?: string;
+  /** Where the call comes from; may be empty. */
+  platform: string;
+  /** Who made it; may be empty. */
+  user_id: string;
+}
 
 /**
  * Zod schema of a `pre_tool_call` answer: `{"action":"allow"|"block","reason"}`, extra keys
@@ -138,22 +150,22 @@ export type ToolHookRequest = z.output<typeof ToolHookRequestSchema>;
  * console.assert(a.action === "block" && a.reason === "rm -rf");
  * ```
  */
-export const PreToolAnswerSchema: z.ZodObject<{
-  action: z.ZodPipe<
-    z.ZodPipe<z.ZodString, z.ZodTransform<string, string>>,
-    z.ZodEnum<{ allow: "allow"; block: "block" }>
-  >;
-  reason: z.ZodPipe<
-    z.ZodOptional<z.ZodNullable<z.ZodString>>,
-    z.ZodTransform<string, string | null | undefined>
-  >;
-}> = z.object({
+export const PreToolAnswerSchema = z.object({
   action: z.string().transform((a) => a.trim().toLowerCase()).pipe(z.enum(["allow", "block"])),
   reason: z.string().nullish().transform((r) => (r ?? "").trim()),
-});
+}) satisfies z.ZodType<PreToolAnswer>;
+
+// The schemas validate, the interfaces document: neither may gain a field the other lacks. A
+// tool call is checked as callers write it (input) and as the schema returns it (defaults filled).
+true satisfies Same<z.input<typeof ToolCallSchema>, ToolCall>;
+true satisfies Same<z.output<typeof ToolCallSchema>, Required<ToolCall>>;
+true satisfies Same<z.input<typeof PostToolCallSchema>, PostToolCall>;
+true satisfies Same<z.output<typeof PostToolCallSchema>, Required<PostToolCall>>;
+true satisfies Same<z.output<typeof ToolHookRequestSchema>, ToolHookRequest>;
+true satisfies Same<z.output<typeof PreToolAnswerSchema>, PreToolAnswer>;
 
 /**
- * A validated `pre_tool_call` answer.
+ * A `pre_tool_call` hook's answer, validated.
  *
  * @example
  * ```ts
@@ -163,7 +175,12 @@ export const PreToolAnswerSchema: z.ZodObject<{
  * console.assert(answer?.action === "allow" && answer.reason === "");
  * ```
  */
-export type PreToolAnswer = z.output<typeof PreToolAnswerSchema>;
+export interface PreToolAnswer {
+  /** The verdict, trimmed and lower-cased from what the hook printed. */
+  action: "allow" | "block";
+  /** Why, trimmed; `""` when the hook gave no reason. */
+  reason: string;
+}
 
 /**
  * Parses a pre hook's stdout (known not to be blank).
