@@ -7,11 +7,12 @@
  */
 
 import { z } from "zod";
+import type { Same } from "../_type_check.ts";
 
 const bytes = z.number().int().nonnegative();
 
 /**
- * Zod schema of a probe answer. Unknown keys are stripped rather than refused, so a control host
+ * Zod schema of a probe answer, a {@linkcode HostFacts}. Unknown keys are stripped rather than refused, so a control host
  * keeps reading answers from agent hosts that run a newer tyhooks with more facts.
  *
  * @example
@@ -25,18 +26,7 @@ const bytes = z.number().int().nonnegative();
  * console.assert(facts.cpus === 8);
  * ```
  */
-export const HostFactsSchema: z.ZodObject<{
-  hostname: z.ZodString;
-  os: z.ZodString;
-  arch: z.ZodString;
-  cpus: z.ZodNumber;
-  load_avg: z.ZodTuple<[z.ZodNumber, z.ZodNumber, z.ZodNumber], null>;
-  mem_total_bytes: z.ZodNumber;
-  mem_available_bytes: z.ZodNumber;
-  disk_free_bytes: z.ZodNumber;
-  uptime_s: z.ZodNumber;
-  version: z.ZodString;
-}> = z.object({
+export const HostFactsSchema = z.object({
   hostname: z.string(),
   os: z.string(),
   arch: z.string(),
@@ -48,10 +38,13 @@ export const HostFactsSchema: z.ZodObject<{
   disk_free_bytes: bytes,
   uptime_s: z.number().nonnegative(),
   version: z.string(),
-});
+}) satisfies z.ZodType<HostFacts>;
+
+// The schema validates, the interface documents: neither may gain a field the other lacks.
+true satisfies Same<z.output<typeof HostFactsSchema>, HostFacts>;
 
 /**
- * One host's facts, as `tyhooks probe` prints them.
+ * One host's facts, as `tyhooks probe` prints them (in this order) and `pick-host` reads them.
  *
  * @example
  * ```ts
@@ -61,4 +54,25 @@ export const HostFactsSchema: z.ZodObject<{
  * console.assert(facts.load_avg.length === 3 && facts.mem_total_bytes > 0);
  * ```
  */
-export type HostFacts = z.output<typeof HostFactsSchema>;
+export interface HostFacts {
+  /** The host's name, as it calls itself. */
+  hostname: string;
+  /** Deno's name of the OS, e.g. `linux`, `darwin`. */
+  os: string;
+  /** Deno's name of the CPU architecture, e.g. `x86_64`, `aarch64`. */
+  arch: string;
+  /** Logical CPUs, at least 1. */
+  cpus: number;
+  /** Load averages over 1, 5 and 15 minutes. */
+  load_avg: [number, number, number];
+  /** Physical memory, in bytes. */
+  mem_total_bytes: number;
+  /** Memory available to new processes, in bytes. */
+  mem_available_bytes: number;
+  /** Free disk of the probed workdir, in bytes; 0 when it could not be measured. */
+  disk_free_bytes: number;
+  /** Seconds since the host booted. */
+  uptime_s: number;
+  /** The tyhooks version that answered. */
+  version: string;
+}
