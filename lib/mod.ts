@@ -120,7 +120,14 @@ export {
 } from "./services/line_relay.ts";
 export { parseEnvEntry, serviceEnv } from "./services/service_env.ts";
 export { listServices } from "./services/service_list.ts";
-export type { LastExit, ServiceEntry, ServiceState, ServiceStatus } from "./services/types.ts";
+export type {
+  LastExit,
+  ServiceEntry,
+  ServicesList,
+  ServicesStatus,
+  ServiceState,
+  ServiceStatus,
+} from "./services/types.ts";
 export { type Daemon, type DaemonOptions, startDaemon } from "./serve/server.ts";
 export type { ServiceSupervisor } from "./serve/context.ts";
 export type { WatchDirOptions } from "./serve/watch_dir.ts";

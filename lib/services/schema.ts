@@ -1,13 +1,21 @@
 /**
  * Wire formats of services: the `services list --json` document and the status the daemon
- * serves at `GET /v1/services`. Each schema is typed with its shape from `types.ts`, so the two
- * cannot drift apart. This module imports zod statically: load it with `await import(...)`.
+ * serves at `GET /v1/services`. Each schema is checked at compile time to describe exactly its
+ * interface in `types.ts`. This module imports zod statically: load it with `await import(...)`.
  *
  * @module
  */
 
 import { z } from "zod";
-import type { LastExit, ServiceEntry, ServiceState, ServiceStatus } from "./types.ts";
+import type { Same } from "../_type_check.ts";
+import type {
+  LastExit,
+  ServiceEntry,
+  ServicesList,
+  ServicesStatus,
+  ServiceState,
+  ServiceStatus,
+} from "./types.ts";
 
 /**
  * One entry of `services list --json`: what would run, from the manifest.
@@ -19,13 +27,13 @@ import type { LastExit, ServiceEntry, ServiceState, ServiceStatus } from "./type
  * console.assert(ServiceEntrySchema.safeParse(entry).success);
  * ```
  */
-export const ServiceEntrySchema: z.ZodType<ServiceEntry> = z.strictObject({
+export const ServiceEntrySchema = z.strictObject({
   plugin: z.string(),
   name: z.string(),
   command: z.string().meta({ description: "Run with sh -c" }),
   cwd: z.string().meta({ description: "Absolute working directory" }),
   restart: z.enum(["always", "on-failure", "never"]),
-});
+}) satisfies z.ZodType<ServiceEntry>;
 
 /**
  * The `services list --json` document.
@@ -36,9 +44,9 @@ export const ServiceEntrySchema: z.ZodType<ServiceEntry> = z.strictObject({
  * console.assert(ServicesListSchema.safeParse({ services: [] }).success);
  * ```
  */
-export const ServicesListSchema: z.ZodType<{ services: ServiceEntry[] }> = z.strictObject({
+export const ServicesListSchema = z.strictObject({
   services: z.array(ServiceEntrySchema),
-});
+}) satisfies z.ZodType<ServicesList>;
 
 /**
  * How a service's last run ended. `code` is null when it died by a signal or never started;
@@ -52,12 +60,12 @@ export const ServicesListSchema: z.ZodType<{ services: ServiceEntry[] }> = z.str
  * console.assert(LastExitSchema.safeParse(exit).success);
  * ```
  */
-export const LastExitSchema: z.ZodType<LastExit> = z.strictObject({
+export const LastExitSchema = z.strictObject({
   code: z.number().int().nullable(),
   signal: z.string().nullable(),
   error: z.string().nullable(),
   uptime_ms: z.number().int().nonnegative(),
-});
+}) satisfies z.ZodType<LastExit>;
 
 /**
  * A service's state: `starting` (spawned, not yet up for a second), `running`, `backoff`
@@ -70,13 +78,13 @@ export const LastExitSchema: z.ZodType<LastExit> = z.strictObject({
  * console.assert(ServiceStateSchema.safeParse("backoff").success);
  * ```
  */
-export const ServiceStateSchema: z.ZodType<ServiceState> = z.enum([
+export const ServiceStateSchema = z.enum([
   "starting",
   "running",
   "backoff",
   "given_up",
   "stopped",
-]);
+]) satisfies z.ZodType<ServiceState>;
 
 /**
  * One supervised service, as `GET /v1/services` lists it. `pid` (also its process-group id) is
@@ -90,14 +98,14 @@ export const ServiceStateSchema: z.ZodType<ServiceState> = z.enum([
  * console.assert(ServiceStatusSchema.safeParse(status).success);
  * ```
  */
-export const ServiceStatusSchema: z.ZodType<ServiceStatus> = z.strictObject({
+export const ServiceStatusSchema = z.strictObject({
   plugin: z.string(),
   name: z.string(),
   state: ServiceStateSchema,
   pid: z.number().int().positive().nullable(),
   restarts: z.number().int().nonnegative(),
   last_exit: LastExitSchema.nullable(),
-});
+}) satisfies z.ZodType<ServiceStatus>;
 
 /**
  * The `GET /v1/services` document.
@@ -108,5 +116,15 @@ export const ServiceStatusSchema: z.ZodType<ServiceStatus> = z.strictObject({
  * console.assert(ServicesStatusSchema.safeParse({ services: [] }).success);
  * ```
  */
-export const ServicesStatusSchema: z.ZodType<{ services: ServiceStatus[] }> = z
-  .strictObject({ services: z.array(ServiceStatusSchema) });
+export const ServicesStatusSchema = z.strictObject({
+  services: z.array(ServiceStatusSchema),
+}) satisfies z.ZodType<ServicesStatus>;
+
+// The schemas validate, the interfaces in types.ts document: neither may gain a field the other
+// lacks.
+true satisfies Same<z.output<typeof ServiceEntrySchema>, ServiceEntry>;
+true satisfies Same<z.output<typeof ServicesListSchema>, ServicesList>;
+true satisfies Same<z.output<typeof LastExitSchema>, LastExit>;
+true satisfies Same<z.output<typeof ServiceStateSchema>, ServiceState>;
+true satisfies Same<z.output<typeof ServiceStatusSchema>, ServiceStatus>;
+true satisfies Same<z.output<typeof ServicesStatusSchema>, ServicesStatus>;

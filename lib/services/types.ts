@@ -93,3 +93,36 @@ export interface ServiceStatus {
   /** Null until the first run ends. */
   last_exit: LastExit | null;
 }
+
+/**
+ * The `services list --json` document.
+ *
+ * @example
+ * ```ts
+ * import { listServices } from "./service_list.ts";
+ * import type { ServicesList } from "./types.ts";
+ * const list: ServicesList = { services: listServices({ dir: "/none", plugins: [], warnings: [] }) };
+ * console.assert(JSON.stringify(list) === '{"services":[]}');
+ * ```
+ */
+export interface ServicesList {
+  /** What would run, plugins in name order, each plugin's services in manifest order. */
+  services: ServiceEntry[];
+}
+
+/**
+ * The `GET /v1/services` document of `tyhooks serve`.
+ *
+ * @example
+ * ```ts
+ * import type { ServicesStatus } from "./types.ts";
+ * const status: ServicesStatus = {
+ *   services: [{ plugin: "p", name: "s", state: "running", pid: 42, restarts: 0, last_exit: null }],
+ * };
+ * console.assert(status.services[0].state === "running");
+ * ```
+ */
+export interface ServicesStatus {
+  /** Every supervised service; empty when the daemon runs without `--services`. */
+  services: ServiceStatus[];
+}
