@@ -168,9 +168,13 @@ export {
   ServiceStatusSchema,
 } from "./services/schema.ts";
 export {
+  type EventBody,
   EventBodySchema,
+  type PlacementBody,
   PlacementBodySchema,
+  type StatusChangeBody,
   StatusChangeBodySchema,
+  type TaskBody,
   TaskBodySchema,
 } from "./serve/schemas.ts";
 export { VERSION } from "./version.ts";

@@ -7,6 +7,8 @@
  */
 
 import { z } from "zod";
+import type { Same } from "../_type_check.ts";
+import type { Task } from "../task.ts";
 import { TaskSchema } from "../task_schema.ts";
 
 const task = TaskSchema.optional();
@@ -21,9 +23,7 @@ const message = z.string().default("");
  * console.assert(TaskBodySchema.parse({}).task === undefined);
  * ```
  */
-export const TaskBodySchema: z.ZodObject<{ task: z.ZodOptional<typeof TaskSchema> }> = z.object({
-  task,
-});
+export const TaskBodySchema = z.object({ task }) satisfies z.ZodType<TaskBody>;
 
 /**
  * `POST /v1/placement`: `{"task"?, "remote_required"?}`.
@@ -34,10 +34,10 @@ export const TaskBodySchema: z.ZodObject<{ task: z.ZodOptional<typeof TaskSchema
  * console.assert(PlacementBodySchema.parse({}).remote_required === false);
  * ```
  */
-export const PlacementBodySchema: z.ZodObject<{
-  task: z.ZodOptional<typeof TaskSchema>;
-  remote_required: z.ZodDefault<z.ZodBoolean>;
-}> = z.object({ task, remote_required: z.boolean().default(false) });
+export const PlacementBodySchema = z.object({
+  task,
+  remote_required: z.boolean().default(false),
+}) satisfies z.ZodType<PlacementBody>;
 
 /**
  * `POST /v1/events/{event}`: `{"task"?, "message"?}`.
@@ -48,10 +48,7 @@ export const PlacementBodySchema: z.ZodObject<{
  * console.assert(EventBodySchema.parse({ message: "ok" }).message === "ok");
  * ```
  */
-export const EventBodySchema: z.ZodObject<{
-  task: z.ZodOptional<typeof TaskSchema>;
-  message: z.ZodDefault<z.ZodString>;
-}> = z.object({ task, message });
+export const EventBodySchema = z.object({ task, message }) satisfies z.ZodType<EventBody>;
 
 /**
  * `POST /v1/status-change`: `{"task"?, "status", "message"?}`.
@@ -62,8 +59,83 @@ export const EventBodySchema: z.ZodObject<{
  * console.assert(!StatusChangeBodySchema.safeParse({}).success);
  * ```
  */
-export const StatusChangeBodySchema: z.ZodObject<{
-  task: z.ZodOptional<typeof TaskSchema>;
-  status: z.ZodString;
-  message: z.ZodDefault<z.ZodString>;
-}> = z.object({ task, status: z.string().min(1), message });
+export const StatusChangeBodySchema = z.object({
+  task,
+  status: z.string().min(1),
+  message,
+}) satisfies z.ZodType<StatusChangeBody>;
+
+// The schemas validate, the interfaces document: neither may gain a field the other lacks.
+true satisfies Same<z.output<typeof TaskBodySchema>, TaskBody>;
+true satisfies Same<z.output<typeof PlacementBodySchema>, PlacementBody>;
+true satisfies Same<z.output<typeof EventBodySchema>, EventBody>;
+true satisfies Same<z.output<typeof StatusChangeBodySchema>, StatusChangeBody>;
+
+/**
+ * The body of `POST /v1/route` and `POST /v1/actions/{plugin}/{action}`, as parsed.
+ *
+ * @example
+ * ```ts
+ * import { EMPTY_TASK } from "../task.ts";
+ * import type { TaskBody } from "./schemas.ts";
+ * const body: TaskBody = { task: { ...EMPTY_TASK, id: 42 } };
+ * console.assert(body.task?.id === 42);
+ * ```
+ */
+export interface TaskBody {
+  /** The task; when missing, the empty task, as on the command line. */
+  task?: Task;
+}
+
+/**
+ * The body of `POST /v1/placement`, as parsed (defaults filled).
+ *
+ * @example
+ * ```ts
+ * import type { PlacementBody } from "./schemas.ts";
+ * const body: PlacementBody = { remote_required: true };
+ * console.assert(body.task === undefined);
+ * ```
+ */
+export interface PlacementBody {
+  /** The task to place; when missing, the empty task. */
+  task?: Task;
+  /** Handlers are told the task must not run locally; default false. (No target is still 200.) */
+  remote_required: boolean;
+}
+
+/**
+ * The body of `POST /v1/events/{event}`, as parsed (defaults filled).
+ *
+ * @example
+ * ```ts
+ * import type { EventBody } from "./schemas.ts";
+ * const body: EventBody = { message: "merged" };
+ * console.assert(body.task === undefined);
+ * ```
+ */
+export interface EventBody {
+  /** The task the event is about; when missing, the empty task. */
+  task?: Task;
+  /** Given to hooks as `TASK_MESSAGE`; default `""`. */
+  message: string;
+}
+
+/**
+ * The body of `POST /v1/status-change`, as parsed (defaults filled).
+ *
+ * @example
+ * ```ts
+ * import type { StatusChangeBody } from "./schemas.ts";
+ * const body: StatusChangeBody = { status: "blocked", message: "tests fail" };
+ * console.assert(body.status === "blocked");
+ * ```
+ */
+export interface StatusChangeBody {
+  /** The task whose status changed; when missing, the empty task. */
+  task?: Task;
+  /** The new status, not empty: it picks the event, as `tyhooks status-change` does. */
+  status: string;
+  /** Given to hooks as `TASK_MESSAGE`, and read for "fail" or "error" on `blocked`. */
+  message: string;
+}
