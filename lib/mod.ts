@@ -133,48 +133,40 @@ export type { ServiceSupervisor } from "./serve/context.ts";
 export type { WatchDirOptions } from "./serve/watch_dir.ts";
 export { formatListen, type ListenAddress, parseListen } from "./serve/listen.ts";
 
-// The zod schemas: the single source of truth of every format. Importing the library loads zod;
-// the CLI never imports this module, so its startup does not pay for that. Each is annotated with
-// its full zod type (checked against the schema by the compiler): importers get `.shape`,
-// `.extend` and exact inferred types without re-inferring them, and `deno doc` shows the fields.
-// Deno 2.9's doc lint calls those zod types private (denoland/deno#27364); that is the one
-// finding tests/docs/doc_lint_test.ts tolerates.
+// Every format tyhooks reads or writes, as documented interfaces, and the schemas that validate
+// them: zod's, each checked at compile time against its interface and exported as a Schema of it
+// (schemas.ts), so no zod type is part of the API. Importing the library loads zod; the CLI never
+// imports this module, so its startup does not pay for that.
 export type { Manifest, ManifestAction, ManifestService } from "./plugins/manifest.ts";
-export { ManifestSchema } from "./plugins/manifest_schema.ts";
-export { TaskSchema } from "./task_schema.ts";
-export {
-  type PlacementAnswer,
-  PlacementAnswerSchema,
-  type PlacementRequest,
-  PlacementRequestSchema,
-} from "./resolve/placement_schema.ts";
-export {
-  type PostToolCall,
-  PostToolCallSchema,
-  type PreToolAnswer,
-  PreToolAnswerSchema,
-  type ToolCall,
-  ToolCallSchema,
-  type ToolHookRequest,
-  ToolHookRequestSchema,
+export type { PlacementAnswer, PlacementRequest } from "./resolve/placement_schema.ts";
+export type {
+  PostToolCall,
+  PreToolAnswer,
+  ToolCall,
+  ToolHookRequest,
 } from "./toolcalls/tool_schema.ts";
-export { type HostFacts, HostFactsSchema } from "./hosts/probe_schema.ts";
+export type { HostFacts } from "./hosts/probe_schema.ts";
+export type { EventBody, PlacementBody, StatusChangeBody, TaskBody } from "./serve/schemas.ts";
+export type { SafeParse, Schema, SchemaIssue } from "./schema.ts";
 export {
+  EventBodySchema,
+  HostFactsSchema,
   LastExitSchema,
+  ManifestSchema,
+  PlacementAnswerSchema,
+  PlacementBodySchema,
+  PlacementRequestSchema,
+  PostToolCallSchema,
+  PreToolAnswerSchema,
   ServiceEntrySchema,
   ServicesListSchema,
   ServicesStatusSchema,
   ServiceStateSchema,
   ServiceStatusSchema,
-} from "./services/schema.ts";
-export {
-  type EventBody,
-  EventBodySchema,
-  type PlacementBody,
-  PlacementBodySchema,
-  type StatusChangeBody,
   StatusChangeBodySchema,
-  type TaskBody,
   TaskBodySchema,
-} from "./serve/schemas.ts";
+  TaskSchema,
+  ToolCallSchema,
+  ToolHookRequestSchema,
+} from "./schemas.ts";
 export { VERSION } from "./version.ts";
