@@ -6,6 +6,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { MAIN, ROOT } from "../_cli.ts";
 
 interface GraphModule {
@@ -14,8 +15,11 @@ interface GraphModule {
   dependencies?: { specifier: string; code?: { specifier: string }; isDynamic?: boolean }[];
 }
 
-/** The modules `entry` loads before running any code: static imports only, types excluded. */
-async function staticImports(entry: string): Promise<string[]> {
+/**
+ * The modules `entry` loads before running any code (static imports, types excluded), or with
+ * `dynamic`, every module it can ever load.
+ */
+async function staticImports(entry: string, { dynamic = false } = {}): Promise<string[]> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["info", "--json", entry],
     cwd: ROOT,
@@ -35,7 +39,7 @@ async function staticImports(entry: string): Promise<string[]> {
     if (seen.has(specifier)) continue;
     seen.add(specifier);
     for (const dep of bySpecifier.get(specifier)?.dependencies ?? []) {
-      if (dep.code && !dep.isDynamic) {
+      if (dep.code && (dynamic || !dep.isDynamic)) {
         queue.push(graph.redirects[dep.code.specifier] ?? dep.code.specifier);
       }
     }
@@ -63,4 +67,14 @@ Deno.test("no command file statically imports zod or yaml", async () => {
   for (const file of commands) {
     assert.deepEqual(npmModules(await staticImports(file)), [], file);
   }
+});
+
+Deno.test("the CLI never loads lib/mod.ts or the public schemas module, not even dynamically", async () => {
+  const reached = await staticImports(MAIN, { dynamic: true });
+  // Control: dynamic imports are followed (the plugin loader reaches the manifest schema so).
+  assert.ok(reached.some((s) => s.endsWith("/lib/plugins/manifest_schema.ts")), reached.join("\n"));
+  // Loading either would load every schema, and zod with them, at once.
+  const library = ["lib/mod.ts", "lib/schemas.ts", "lib/schema.ts"]
+    .map((f) => pathToFileURL(join(ROOT, f)).href);
+  assert.deepEqual(reached.filter((s) => library.includes(s)), []);
 });
