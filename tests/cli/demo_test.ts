@@ -9,11 +9,16 @@ import { cli, PERMISSION_FLAGS, ROOT } from "../_cli.ts";
 
 const EXAMPLES = join(ROOT, "plugins-example");
 
-/** Running processes whose command line mentions `text` (zombies are dead: PID 1 here may never reap them). */
+/**
+ * Running processes whose command line mentions `text`. Zombies do not count: they are dead, and
+ * the killed service's grandchildren are reparented to PID 1, which here reaps them only a second
+ * or two later (or never).
+ */
 function processesMentioning(text: string): string[] {
-  const out = new Deno.Command("ps", { args: ["-eo", "pid,args"], stdout: "piped" }).outputSync();
+  const out = new Deno.Command("ps", { args: ["-eo", "pid,stat,args"], stdout: "piped" })
+    .outputSync();
   return new TextDecoder().decode(out.stdout).split("\n").filter((l) =>
-    l.includes(text) && !l.includes(" ps ")
+    l.includes(text) && !l.includes(" ps ") && !/^\s*\d+\s+Z/.test(l)
   );
 }
 
