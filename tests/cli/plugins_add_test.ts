@@ -173,6 +173,6 @@ Deno.test("plugins add reports a failing git clone and leaves nothing behind", a
     root,
   ]);
   assert.equal(result.code, 1);
-  assert.match(result.stderr, /^tyhooks: git clone failed \(exit code 128\): /);
+  assert.match(result.stderr, /^tyhooks: git clone failed \(exited 128\): fatal: /);
   assert.deepEqual([...Deno.readDirSync(root)], []);
 });
