@@ -18,7 +18,12 @@ import { createLogger, LOG_LEVELS, type LogLevel } from "./lib/log.ts";
 import { VERSION } from "./lib/version.ts";
 
 const EXIT_USAGE = 64;
-const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
+// SIGHUP too: hooks run in sessions of their own, so a closed terminal or a dropped ssh session
+// would never reach them; tyhooks must end them itself.
+const SIGNAL_EXIT = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 } as const;
+type Caught = keyof typeof SIGNAL_EXIT;
+/** The signal that interrupted the command, for the exit code even when the command then threw. */
+let caught: Caught | undefined;
 const encoder = new TextEncoder();
 
 function topHelp(): string {
@@ -32,8 +37,10 @@ function topHelp(): string {
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     "",
     "Global options:",
-    ...renderOptions(GLOBAL_OPTIONS),
-    "      --version  print the version",
+    ...renderOptions({
+      ...GLOBAL_OPTIONS,
+      version: { type: "boolean", help: "print the version" },
+    }),
     "",
     'Run "tyhooks <command> --help" for a command\'s options.',
     "Exit codes: 0 ok, 1 failure, 2 blocked, 3 no remote target, 64 usage error, 124 timed out,",
@@ -88,9 +95,27 @@ function globalsFrom(values: CommandContext["values"]): GlobalOptions {
 }
 
 async function print(text: string): Promise<void> {
+  // After SIGINT/SIGTERM the command's answer is not an answer (a tool call judged while its
+  // guard was being killed, say): the exit code says "interrupted" and stdout stays empty.
+  if (caught !== undefined) return;
   const bytes = encoder.encode(text);
   let written = 0;
   while (written < bytes.length) written += await Deno.stdout.write(bytes.subarray(written));
+}
+
+/** Help for a command group (`tyhooks plugins --help`): its commands. */
+function groupHelp(group: string): string | undefined {
+  const members = COMMANDS.filter((c) => c.name.startsWith(`${group} `));
+  if (members.length === 0) return undefined;
+  const width = Math.max(...members.map((c) => c.name.length));
+  return [
+    `Usage: tyhooks ${group} <command> [options]`,
+    "",
+    "Commands:",
+    ...members.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    "",
+    `Run "tyhooks ${group} <command> --help" for a command's options.`,
+  ].join("\n") + "\n";
 }
 
 async function main(args: string[]): Promise<number> {
@@ -101,9 +126,19 @@ async function main(args: string[]): Promise<number> {
   const found = findCommand(args);
   if (!("entry" in found)) {
     const wantsHelp = args.includes("--help") || args.includes("-h");
-    if (found.words.length === 0 && (wantsHelp || args.length === 0)) {
+    if (found.words.length === 0 && args.length === 0) {
+      // No command is a usage error: the help goes where errors go.
+      Deno.stderr.writeSync(encoder.encode(topHelp()));
+      return EXIT_USAGE;
+    }
+    if (found.words.length === 0 && wantsHelp) {
       await print(topHelp());
-      return args.length === 0 ? EXIT_USAGE : 0;
+      return 0;
+    }
+    const group = found.words.length === 1 && wantsHelp ? groupHelp(found.words[0]) : undefined;
+    if (group !== undefined) {
+      await print(group);
+      return 0;
     }
     const what = found.words.length
       ? `Unknown command "${found.words.join(" ")}"`
@@ -119,8 +154,9 @@ async function main(args: string[]): Promise<number> {
   const globals = globalsFrom(values);
   const log = createLogger({ format: globals.logFormat, level: globals.logLevel });
   const controller = new AbortController();
-  let caught: keyof typeof SIGNAL_EXIT | undefined;
-  const handlers = (Object.keys(SIGNAL_EXIT) as (keyof typeof SIGNAL_EXIT)[]).map((name) => {
+  const signals = (Object.keys(SIGNAL_EXIT) as Caught[])
+    .filter((name) => !(name === "SIGHUP" && command.spec.ownsHangup));
+  const handlers = signals.map((name) => {
     const handler = () => {
       caught ??= name;
       controller.abort(new RunError(`Interrupted by ${name}`));
@@ -143,6 +179,11 @@ async function main(args: string[]): Promise<number> {
   }
 }
 
+function jsonLogsRequested(args: string[]): boolean {
+  return args.includes("--log-format=json") ||
+    args.some((a, i) => a === "--log-format" && args[i + 1] === "json");
+}
+
 if (import.meta.main) {
   let code: number;
   try {
@@ -150,9 +191,16 @@ if (import.meta.main) {
   } catch (error) {
     const usage = error instanceof UsageError;
     const message = error instanceof Error ? error.message : String(error);
-    const hint = usage && error.hint ? `\n${error.hint}` : "";
-    Deno.stderr.writeSync(encoder.encode(`tyhooks: ${message}${hint}\n`));
-    code = usage ? EXIT_USAGE : 1;
+    const hint = usage && error.hint ? error.hint : undefined;
+    // --log-format json promises one JSON object a stderr line, fatal errors included.
+    if (jsonLogsRequested(Deno.args)) {
+      const line = { time: new Date().toISOString(), level: "error", msg: message, hint };
+      Deno.stderr.writeSync(encoder.encode(JSON.stringify(line) + "\n"));
+    } else {
+      Deno.stderr.writeSync(encoder.encode(`tyhooks: ${message}${hint ? `\n${hint}` : ""}\n`));
+    }
+    // A command that failed because it was interrupted still exits as interrupted.
+    code = caught !== undefined ? SIGNAL_EXIT[caught] : usage ? EXIT_USAGE : 1;
   }
   Deno.exit(code);
 }

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 
 function env(name: string): string | undefined {
   const value = Deno.env.get(name);
@@ -62,10 +62,12 @@ export function cacheDir(): string {
  * ```ts
  * import { pluginsDir } from "./dirs.ts";
  * console.assert(pluginsDir("/x") === "/x");
+ * console.assert(pluginsDir("rel").startsWith("/"));
  * ```
  */
 export function pluginsDir(flag?: string): string {
-  return flag ?? env("TY_PLUGINS_DIR") ?? join(configDir(), "task", "plugins");
+  // Absolute, because scripts run with their plugin dir (or the hooks dir) as working directory.
+  return resolve(flag ?? env("TY_PLUGINS_DIR") ?? join(configDir(), "task", "plugins"));
 }
 
 /**
@@ -80,7 +82,7 @@ export function pluginsDir(flag?: string): string {
  * ```
  */
 export function hooksDir(flag?: string): string {
-  return flag ?? join(configDir(), "task", "hooks");
+  return resolve(flag ?? join(configDir(), "task", "hooks"));
 }
 
 /**

@@ -4,6 +4,9 @@
  * @module
  */
 
+/** The longest duration a timer can wait: 2^31 - 1 ms, about 24.8 days. */
+export const MAX_DURATION_MS = 2 ** 31 - 1;
+
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
 
 /**
@@ -23,5 +26,6 @@ export function parseDuration(text: string): number | undefined {
   const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$/.exec(text);
   if (match === null) return undefined;
   const ms = Number(match[1]) * UNITS[match[2] ?? "s"];
-  return Number.isFinite(ms) ? Math.round(ms) : undefined;
+  // Timers hold 32-bit milliseconds: a longer one (24.8 days) would fire at once.
+  return Number.isFinite(ms) && ms <= MAX_DURATION_MS ? Math.round(ms) : undefined;
 }

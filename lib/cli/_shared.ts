@@ -15,6 +15,7 @@ import { cacheDir, hooksDir, pluginsDir } from "../dirs.ts";
 import type { PluginIndex } from "../plugins/types.ts";
 import { Runner, type RunnerOptions } from "../hooks/runner.ts";
 import { selfCommand, spawnDetached } from "../process/detach.ts";
+import { readBounded } from "../read_bounded.ts";
 
 /** Reads `--task FILE|-` or `--task-json`; undefined when neither is given. */
 export async function readTaskOption(ctx: CommandContext): Promise<Task | undefined> {
@@ -27,10 +28,9 @@ export async function readTaskOption(ctx: CommandContext): Promise<Task | undefi
   if (file === undefined) return undefined;
   let text: string;
   try {
-    text = file === "-"
-      ? await new Response(Deno.stdin.readable).text()
-      : await Deno.readTextFile(file);
+    text = await readBounded(file, { signal: ctx.signal });
   } catch (error) {
+    if (ctx.signal.aborted) throw error;
     throw new UsageError(`Cannot read --task "${file}": ${(error as Error).message}`);
   }
   return await parseTask(text, file === "-" ? "--task - (stdin)" : `--task "${file}"`);
@@ -49,7 +49,7 @@ export function durationOption(ctx: CommandContext, name: string): number | unde
   if (ms === undefined || ms <= 0) {
     throw new UsageError(
       `Invalid duration "${text}" for flag "--${name}"`,
-      "hint: use 500ms, 15s, 2m or plain seconds",
+      "hint: use 500ms, 15s, 2m or plain seconds, more than 0 and at most 24 days",
     );
   }
   return ms;
@@ -63,12 +63,13 @@ export function durationOption(ctx: CommandContext, name: string): number | unde
 export async function loadIndex(ctx: CommandContext): Promise<PluginIndex> {
   const dir = pluginsDir(ctx.globals.pluginsDir);
   let index: PluginIndex;
-  if (Deno.env.get("TYHOOKS_NO_CACHE") === "1") {
+  const cache = Deno.env.get("TYHOOKS_NO_CACHE") === "1" ? undefined : indexCacheDir();
+  if (cache === undefined) {
     const { loadPlugins } = await import("../plugins/load.ts");
     index = await loadPlugins(dir);
   } else {
     const { loadPluginsCached } = await import("../plugins/cache.ts");
-    const loaded = await loadPluginsCached(dir, { cacheDir: join(cacheDir(), "tyhooks") });
+    const loaded = await loadPluginsCached(dir, { cacheDir: cache });
     ctx.log.log("debug", loaded.hit ? "Plugin index from cache" : "Plugin index loaded", { dir });
     index = loaded.index;
   }
@@ -80,6 +81,16 @@ export async function loadIndex(ctx: CommandContext): Promise<PluginIndex> {
     });
   }
   return index;
+}
+
+// The cache is only an optimisation: with no cache dir to be had (no $HOME, as for some system
+// services) tyhooks loads the plugins every time rather than fail.
+function indexCacheDir(): string | undefined {
+  try {
+    return join(cacheDir(), "tyhooks");
+  } catch {
+    return undefined;
+  }
 }
 
 /** A Runner over the plugin index with the command's logger, abort signal and timeouts. */

@@ -34,6 +34,8 @@ export interface CommandSpec {
   details?: string;
   /** The command decides its own exit code on SIGINT/SIGTERM (e.g. `services run` exits 0). */
   handlesSignals?: boolean;
+  /** SIGHUP means something else to this command (`serve` reloads); main.ts leaves it alone. */
+  ownsHangup?: boolean;
 }
 
 /** Global options, accepted before or after the command. */

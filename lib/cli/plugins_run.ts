@@ -33,6 +33,14 @@ export async function run(ctx: CommandContext): Promise<number> {
     await ctx.print(result.stdout);
     if (result.stderr) Deno.stderr.writeSync(new TextEncoder().encode(result.stderr));
   }
+  for (const stream of ["stdout", "stderr"] as const) {
+    if (result[`${stream}_truncated`]) {
+      ctx.log.log("warn", `Action ${stream} truncated: kept the first bytes, dropped the rest`, {
+        kept: result[stream].length,
+        total_bytes: result[`${stream}_bytes`],
+      });
+    }
+  }
   if (result.error !== null) {
     ctx.log.log("error", result.error, { plugin, action });
     return 1;
@@ -44,5 +52,28 @@ export async function run(ctx: CommandContext): Promise<number> {
     );
     return 124;
   }
+  if (result.signal !== null) {
+    ctx.log.log("error", `Action "${action}" of plugin "${plugin}" was killed by ${result.signal}`);
+    return 128 + (SIGNAL_NUMBERS[result.signal] ?? 0);
+  }
   return result.exit_code ?? 1;
 }
+
+// Exit 128 + n for a death by signal n, as shells report it.
+const SIGNAL_NUMBERS: Record<string, number> = {
+  SIGHUP: 1,
+  SIGINT: 2,
+  SIGQUIT: 3,
+  SIGILL: 4,
+  SIGTRAP: 5,
+  SIGABRT: 6,
+  SIGBUS: 7,
+  SIGFPE: 8,
+  SIGKILL: 9,
+  SIGUSR1: 10,
+  SIGSEGV: 11,
+  SIGUSR2: 12,
+  SIGPIPE: 13,
+  SIGALRM: 14,
+  SIGTERM: 15,
+};

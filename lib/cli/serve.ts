@@ -37,6 +37,7 @@ export const spec: CommandSpec = {
     "every hook and service, remove the socket, exit 0.",
   ].join("\n"),
   handlesSignals: true,
+  ownsHangup: true,
 };
 
 function maxProcsOption(ctx: CommandContext): number {

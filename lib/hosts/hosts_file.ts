@@ -12,6 +12,7 @@
  */
 
 import { ManifestError, RunError } from "../errors.ts";
+import { readBounded } from "../read_bounded.ts";
 
 /**
  * One host of a hosts file.
@@ -129,7 +130,7 @@ export function parseHostsFile(text: string, path: string): HostEntry[] {
 export async function readHostsFile(path: string): Promise<HostEntry[]> {
   let text: string;
   try {
-    text = await Deno.readTextFile(path);
+    text = await readBounded(path);
   } catch (error) {
     throw new RunError(`Cannot read hosts file "${path}": ${(error as Error).message}`, {
       cause: error,

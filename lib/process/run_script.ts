@@ -197,7 +197,9 @@ export async function runScript(script: string, options: RunOptions = {}): Promi
     // failure. Checked only now, so the common path pays no extra stat.
     const failure = SETSID_EXEC_FAILURE.exec(result.stderr);
     if (failure) {
+      // It never ran: no pid, no exit code of its own (126/127 were setsid's).
       result.pid = null;
+      result.exit_code = null;
       result.error = (await checkExecutable(script)) ??
         `Cannot start "${script}": ${failure[0].replace(/^setsid: /, "")}`;
     }

@@ -8,6 +8,7 @@
 
 import { UsageError } from "../errors.ts";
 import { formatListen, isLoopback, type ListenAddress } from "./listen.ts";
+import { readBounded } from "../read_bounded.ts";
 
 const encoder = new TextEncoder();
 
@@ -29,7 +30,7 @@ const encoder = new TextEncoder();
 export async function readTokenFile(path: string): Promise<string> {
   let text: string;
   try {
-    text = await Deno.readTextFile(path);
+    text = await readBounded(path, { maxBytes: 64 * 1024 });
   } catch (error) {
     throw new UsageError(`Cannot read --token-file "${path}": ${(error as Error).message}`);
   }

@@ -1,0 +1,144 @@
+/** Hostile input and signals at the edges of the CLI (found by review). */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { cli, MAIN, makeTree, PERMISSION_FLAGS } from "../_cli.ts";
+import { readPid, waitGone } from "../_procs.ts";
+
+function spawnCli(args: string[], stdin: "null" | "piped" = "null") {
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", ...PERMISSION_FLAGS, MAIN, ...args],
+    stdin,
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+}
+
+Deno.test("a --task bigger than 1 MiB is a usage error, not an out-of-memory death", async () => {
+  const r = await cli(["fire", "x", "--task", "/dev/zero", "--plugins-dir", "/nonexistent"]);
+  assert.equal(r.code, 64);
+  assert.match(r.stderr, /Cannot read --task "\/dev\/zero": larger than 1048576 bytes/);
+});
+
+Deno.test("SIGTERM while tyhooks waits for --task - on stdin exits 143 at once", async () => {
+  const child = spawnCli(["fire", "x", "--task", "-", "--plugins-dir", "/nonexistent"], "piped");
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode('{"id":'));
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  child.kill("SIGTERM");
+  const { code, stdout } = await child.output();
+  await writer.close().catch(() => {});
+  assert.equal(code, 143);
+  assert.equal(stdout.length, 0);
+});
+
+Deno.test("SIGHUP to tyhooks fire ends its hooks too and exits 129", async () => {
+  const plugins = await makeTree({
+    "h/plugin.yaml": "name: h\nhooks:\n  task.done: h.sh\n",
+    "h/h.sh": '#!/bin/sh\necho $$ > "$TASK_PLUGIN_DIR/pid"\nexec sleep 30\n',
+  });
+  const child = spawnCli(["fire", "task.done", "--plugins-dir", plugins]);
+  const hook = await readPid(join(plugins, "h", "pid"), 10_000);
+  child.kill("SIGHUP");
+  assert.equal((await child.output()).code, 129);
+  assert.ok(await waitGone(hook, 1000), "the hook was terminated");
+});
+
+Deno.test("an interrupted tool pre prints no verdict, even under --on-failure allow", async () => {
+  const plugins = await makeTree({
+    "g/plugin.yaml": "name: g\nhooks:\n  pre_tool_call: g.sh\n",
+    "g/g.sh": '#!/bin/sh\necho $$ > "$TASK_PLUGIN_DIR/pid"\nexec sleep 30\n',
+  });
+  const child = spawnCli([
+    "tool",
+    "pre",
+    "--tool",
+    "bash",
+    "--on-failure",
+    "allow",
+    "--plugins-dir",
+    plugins,
+  ]);
+  await readPid(join(plugins, "g", "pid"), 10_000);
+  child.kill("SIGTERM");
+  const { code, stdout } = await child.output();
+  assert.equal(code, 143);
+  assert.equal(new TextDecoder().decode(stdout), "");
+});
+
+Deno.test("a relative --hooks-dir still runs the legacy hook", async () => {
+  const cwd = await makeTree({ "lh/task.done": "#!/bin/sh\necho legacy\n" });
+  const r = await cli([
+    "fire",
+    "task.done",
+    "--hooks-dir",
+    "lh",
+    "--plugins-dir",
+    "/nonexistent",
+    "--json",
+  ], {
+    cwd,
+  });
+  const [run] = JSON.parse(r.stdout).runs;
+  assert.deepEqual([run.script, run.exit_code, run.error], [join(cwd, "lh", "task.done"), 0, null]);
+});
+
+Deno.test("a duration past what a timer can hold is a usage error, not an instant timeout", async () => {
+  const r = await cli(["fire", "x", "--timeout", "36000m", "--plugins-dir", "/nonexistent"]);
+  assert.equal(r.code, 64);
+  assert.match(r.stderr, /Invalid duration "36000m" for flag "--timeout"/);
+});
+
+Deno.test("an action killed by a signal exits 128 + n and says so", async () => {
+  const plugins = await makeTree({
+    "k/plugin.yaml": "name: k\nactions:\n  - id: die\n    command: die.sh\n",
+    "k/die.sh": "#!/bin/sh\nkill -9 $$\n",
+  });
+  const r = await cli(["plugins", "run", "k", "die", "--plugins-dir", plugins]);
+  assert.equal(r.code, 137);
+  assert.match(r.stderr, /killed by SIGKILL/);
+});
+
+Deno.test("with --log-format json even a usage error is one JSON object on stderr", async () => {
+  const r = await cli(["--log-format", "json", "fire", "x", "--bogus"]);
+  assert.equal(r.code, 64);
+  const lines = r.stderr.trim().split("\n");
+  assert.equal(lines.length, 1);
+  assert.equal(JSON.parse(lines[0]).msg, 'Unknown flag "--bogus"');
+});
+
+Deno.test("tyhooks plugins --help lists the plugins commands; no command at all is a usage error", async () => {
+  const group = await cli(["plugins", "--help"]);
+  assert.equal(group.code, 0);
+  assert.match(group.stdout, /plugins validate/);
+  const none = await cli([]);
+  assert.equal(none.code, 64);
+  assert.equal(none.stdout, "");
+  assert.match(none.stderr, /Usage: tyhooks/);
+});
+
+Deno.test("without $HOME, route still answers when the dirs are given (the index cache is skipped)", async () => {
+  const plugins = await makeTree({
+    "r/plugin.yaml": "name: r\nhooks:\n  task.route: r.sh\n",
+    "r/r.sh": "#!/bin/sh\necho CLAUDE_CONFIG_DIR=/p\n",
+  });
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--quiet",
+      ...PERMISSION_FLAGS,
+      MAIN,
+      "route",
+      "--plugins-dir",
+      plugins,
+      "--hooks-dir",
+      plugins,
+    ],
+    env: { HOME: "" },
+    stdout: "piped",
+    stderr: "piped",
+  });
+  const out = await child.output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  assert.match(new TextDecoder().decode(out.stdout), /CLAUDE_CONFIG_DIR=\/p/);
+});
