@@ -57,7 +57,7 @@ export type SafeParse<T> =
  *   return result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
  * }
  * const taskSchema: Schema<Task> = TaskSchema;
- * console.assert(problems(taskSchema, { id: -1 })[0].startsWith("id: "));
+ * console.assert(problems(taskSchema, { id: 1.5 })[0].startsWith("id: "));
  * console.assert(problems(taskSchema, { id: 1 }).length === 0);
  * ```
  */

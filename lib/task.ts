@@ -116,14 +116,12 @@ function wellFormedTask(value: unknown): Task | null {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return null;
   const input = value as Record<string, unknown>;
   const id = input.id ?? 0;
-  if (typeof id !== "number" || !Number.isSafeInteger(id) || id < 0 || input.id === null) {
-    return null;
-  }
+  if (typeof id !== "number" || !Number.isSafeInteger(id)) return null;
   // Completed by the loop: TASK_TEXT_FIELDS names every other field (a test keeps it so).
   const task = { id } as Task;
   for (const field of TASK_TEXT_FIELDS) {
     const text = input[field];
-    if (text === undefined) task[field] = "";
+    if (text === undefined || text === null) task[field] = "";
     else if (typeof text === "string") task[field] = text;
     else return null;
   }

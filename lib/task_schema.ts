@@ -9,7 +9,8 @@ import { z } from "zod";
 import type { Same } from "./_type_check.ts";
 import type { Task } from "./task.ts";
 
-const text = z.string().default("");
+// A JSON null reads as empty, as Go's encoding/json (ty) leaves the zero value for it.
+const text = z.string().nullish().transform((value) => value ?? "");
 
 /**
  * Zod schema of a {@linkcode Task}. Unknown fields are ignored (stripped); every known field is optional.
@@ -22,7 +23,7 @@ const text = z.string().default("");
  * ```
  */
 export const TaskSchema = z.object({
-  id: z.number().int().nonnegative().default(0),
+  id: z.number().int().nullish().transform((value) => value ?? 0),
   title: text,
   body: text,
   status: text,

@@ -130,6 +130,8 @@ export function relaunchDetached(
     }
   }
   if (task !== undefined) args.push("--task-json", JSON.stringify(task));
+  // The log file outlives the call: timestamped JSON lines unless the caller chose a format.
+  if (ctx.values["log-format"] === undefined) args.push("--log-format", "json");
   const pid = spawnDetached([...selfCommand(), ...args], detachedLogPath());
   ctx.log.log("info", "Detached", { pid, log: detachedLogPath() });
   return pid;

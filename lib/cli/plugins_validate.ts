@@ -28,7 +28,8 @@ export async function run(ctx: CommandContext): Promise<number> {
   } else {
     await ctx.print(
       result.problems.map((p) =>
-        `${p.path}${p.line === null ? "" : `:${p.line}:${p.column}`}: ${p.message}\n`
+        // A problem of the whole file (too large, not UTF-8) is reported at 1:1.
+        `${p.path}:${p.line ?? 1}:${p.column ?? 1}: ${p.message}\n`
       ).join(""),
     );
   }

@@ -14,6 +14,7 @@ import type { Call } from "./context.ts";
 import { HttpError, json } from "./http.ts";
 import { parseBody } from "./body.ts";
 import { lazy } from "./_lazy.ts";
+import { StopDrop } from "./event_queue.ts";
 
 const schemas = lazy(() => import("./schemas.ts"));
 
@@ -29,7 +30,9 @@ async function enqueue(call: Call, what: string, job: () => Promise<unknown>): P
   if (done === null) throw new HttpError(503, `Dropped "${what}": the event queue is full`);
   if (!wait) {
     done.catch((error) => {
-      call.daemon.log.log("warn", (error as Error).message);
+      // Jobs dropped at stop are counted in one line by the queue, not one line each.
+      const level = error instanceof StopDrop ? "debug" : "warn";
+      call.daemon.log.log(level, (error as Error).message);
     });
     return json(202, { accepted: true });
   }

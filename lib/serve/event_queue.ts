@@ -13,6 +13,11 @@ import { type Logger, silentLogger } from "../log.ts";
 
 /** Default bound on waiting jobs. */
 export const DEFAULT_MAX_PENDING = 10_000;
+/** Why a queued job never ran: the daemon stopped first (counted once in the stop log). */
+export class StopDrop extends RunError {
+  override name = "StopDrop";
+}
+
 /** At most one "dropped" log line per this many ms; the count says how many. */
 const DROP_LOG_INTERVAL_MS = 1000;
 
@@ -93,7 +98,7 @@ export class EventQueue {
           this.#next();
         });
       },
-      drop: () => reject(new RunError(`Dropped "${what}": the daemon is stopping`)),
+      drop: () => reject(new StopDrop(`Dropped "${what}": the daemon is stopping`)),
     });
     this.#next();
     return promise;
