@@ -4,11 +4,21 @@
  * @module
  */
 
-import { join, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 
 function env(name: string): string | undefined {
   const value = Deno.env.get(name);
   return value === undefined || value === "" ? undefined : value;
+}
+
+// Go's os.UserConfigDir and os.UserCacheDir refuse a relative XDG path rather than resolve it
+// against whatever the working directory happens to be.
+function absoluteEnv(name: string): string | undefined {
+  const value = env(name);
+  if (value !== undefined && !isAbsolute(value)) {
+    throw new Error(`Cannot use $${name}: "${value}" is a relative path, it must be absolute`);
+  }
+  return value;
 }
 
 function home(): string {
@@ -29,7 +39,7 @@ function home(): string {
  * ```
  */
 export function configDir(): string {
-  const xdg = env("XDG_CONFIG_HOME");
+  const xdg = absoluteEnv("XDG_CONFIG_HOME");
   if (xdg !== undefined) return xdg;
   if (Deno.build.os === "darwin") return join(home(), "Library", "Application Support");
   return join(home(), ".config");
@@ -47,7 +57,7 @@ export function configDir(): string {
  * ```
  */
 export function cacheDir(): string {
-  const xdg = env("XDG_CACHE_HOME");
+  const xdg = absoluteEnv("XDG_CACHE_HOME");
   if (xdg !== undefined) return xdg;
   if (Deno.build.os === "darwin") return join(home(), "Library", "Caches");
   return join(home(), ".cache");

@@ -54,16 +54,35 @@ export interface CliOptions {
   denoFlags?: string[];
 }
 
-/** Runs `tyhooks <args>` from source and collects its output. */
-export async function cli(args: string[], options: CliOptions = {}): Promise<CliResult> {
-  const child = new Deno.Command(Deno.execPath(), {
+/** How {@linkcode spawnCli} wires the child. */
+export interface SpawnCliOptions {
+  env?: Record<string, string>;
+  cwd?: string;
+  /** Extra flags for `deno run`, e.g. `--no-npm`. */
+  denoFlags?: string[];
+  stdin?: "null" | "piped";
+  stdout?: "null" | "piped";
+  stderr?: "null" | "piped";
+}
+
+/** Starts `tyhooks <args>` from source without waiting: for signal tests and long runs. */
+export function spawnCli(args: string[], options: SpawnCliOptions = {}): Deno.ChildProcess {
+  return new Deno.Command(Deno.execPath(), {
     args: ["run", "--quiet", ...(options.denoFlags ?? []), ...PERMISSION_FLAGS, MAIN, ...args],
     env: { NO_COLOR: "1", ...options.env },
     cwd: options.cwd,
-    stdin: options.stdin === undefined ? "null" : "piped",
-    stdout: "piped",
-    stderr: "piped",
+    stdin: options.stdin ?? "null",
+    stdout: options.stdout ?? "piped",
+    stderr: options.stderr ?? "piped",
   }).spawn();
+}
+
+/** Runs `tyhooks <args>` from source and collects its output. */
+export async function cli(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  const child = spawnCli(args, {
+    ...options,
+    stdin: options.stdin === undefined ? "null" : "piped",
+  });
   if (options.stdin !== undefined) {
     const writer = child.stdin.getWriter();
     await writer.write(new TextEncoder().encode(options.stdin));
@@ -73,6 +92,22 @@ export async function cli(args: string[], options: CliOptions = {}): Promise<Cli
   const decoder = new TextDecoder();
   return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
 }
+
+/** The keys of a run record (SPEC "Machine-readable output"), sorted. */
+export const RUN_KEYS: readonly string[] = [
+  "duration_ms",
+  "error",
+  "exit_code",
+  "pid",
+  "plugin",
+  "script",
+  "signal",
+  "stderr_bytes",
+  "stderr_truncated",
+  "stdout_bytes",
+  "stdout_truncated",
+  "timed_out",
+];
 
 /** Writes `files` (path -> content; content starting with "#!" is made executable) under a new temp dir. */
 export async function makeTree(files: Record<string, string>): Promise<string> {

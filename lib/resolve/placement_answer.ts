@@ -8,6 +8,7 @@
  */
 
 import type { PlacementAnswer } from "./placement_schema.ts";
+import { parseJson } from "../_json.ts";
 
 const FIELDS = ["target", "workdir", "reason"] as const;
 
@@ -26,12 +27,9 @@ const FIELDS = ["target", "workdir", "reason"] as const;
 export async function readPlacementAnswer(
   stdout: string,
 ): Promise<{ ok: true; answer: PlacementAnswer } | { ok: false; error: string }> {
-  let value: unknown;
-  try {
-    value = JSON.parse(stdout);
-  } catch (error) {
-    return { ok: false, error: `malformed JSON: ${(error as Error).message}` };
-  }
+  const json = parseJson(stdout);
+  if (!json.ok) return json;
+  const value = json.value;
   if (value !== null && typeof value === "object" && !Array.isArray(value)) {
     const input = value as Record<string, unknown>;
     const answer = { target: "", workdir: "", reason: "" };

@@ -8,6 +8,7 @@
 import { z } from "zod";
 import type { Same } from "../_type_check.ts";
 import type { PlacementInfo } from "./placement.ts";
+import { parseJson } from "../_json.ts";
 
 /**
  * Zod schema of the request a placement handler reads on stdin.
@@ -111,12 +112,9 @@ export interface PlacementAnswer {
 export function parsePlacementAnswer(
   stdout: string,
 ): { ok: true; answer: PlacementAnswer } | { ok: false; error: string } {
-  let value: unknown;
-  try {
-    value = JSON.parse(stdout);
-  } catch (error) {
-    return { ok: false, error: `malformed JSON: ${(error as Error).message}` };
-  }
+  const json = parseJson(stdout);
+  if (!json.ok) return json;
+  const value = json.value;
   const result = PlacementAnswerSchema.safeParse(value);
   if (result.success) return { ok: true, answer: result.data };
   const issue = result.error.issues[0];

@@ -8,6 +8,7 @@
  */
 
 import type { PreToolAnswer } from "./tool_schema.ts";
+import { parseJson } from "../_json.ts";
 
 /**
  * Parses a pre hook's stdout (known not to be blank).
@@ -24,12 +25,9 @@ import type { PreToolAnswer } from "./tool_schema.ts";
 export async function readPreAnswer(
   stdout: string,
 ): Promise<{ ok: true; answer: PreToolAnswer } | { ok: false; error: string }> {
-  let value: unknown;
-  try {
-    value = JSON.parse(stdout);
-  } catch (error) {
-    return { ok: false, error: `malformed JSON: ${(error as Error).message}` };
-  }
+  const json = parseJson(stdout);
+  if (!json.ok) return json;
+  const value = json.value;
   if (value !== null && typeof value === "object" && !Array.isArray(value)) {
     const { action, reason } = value as Record<string, unknown>;
     const verb = typeof action === "string" ? action.trim().toLowerCase() : undefined;

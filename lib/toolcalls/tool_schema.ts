@@ -7,6 +7,7 @@
 
 import { z } from "zod";
 import type { Same } from "../_type_check.ts";
+import { parseJson } from "../_json.ts";
 
 /**
  * Zod schema of a tool call as a host describes it (`POST /v1/tool/pre` bodies, the `tool pre`
@@ -197,12 +198,9 @@ export interface PreToolAnswer {
 export function parsePreAnswer(
   stdout: string,
 ): { ok: true; answer: PreToolAnswer } | { ok: false; error: string } {
-  let value: unknown;
-  try {
-    value = JSON.parse(stdout);
-  } catch (error) {
-    return { ok: false, error: `malformed JSON: ${(error as Error).message}` };
-  }
+  const json = parseJson(stdout);
+  if (!json.ok) return json;
+  const value = json.value;
   const result = PreToolAnswerSchema.safeParse(value);
   if (result.success) return { ok: true, answer: result.data };
   const issue = result.error.issues[0];

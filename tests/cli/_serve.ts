@@ -4,7 +4,7 @@
  * socket or TCP port. Always stop it in `finally` (`stop()`, or `kill()` as the last resort).
  */
 
-import { MAIN, PERMISSION_FLAGS } from "../_cli.ts";
+import { spawnCli } from "../_cli.ts";
 
 /** A response, its body decoded as JSON (or null when it is not JSON). */
 export interface Answer {
@@ -50,13 +50,7 @@ export async function startServe(
   args: string[],
   options: StartServeOptions = {},
 ): Promise<ServeProcess> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", ...PERMISSION_FLAGS, MAIN, "serve", ...args],
-    env: { NO_COLOR: "1", ...options.env },
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
+  const child = spawnCli(["serve", ...args], { env: options.env, stdout: "null" });
   let stderr = "";
   const reading = (async () => {
     for await (const chunk of child.stderr) stderr += decoder.decode(chunk, { stream: true });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cli, MAIN, makeTree, PERMISSION_FLAGS } from "../_cli.ts";
+import { cli, makeTree, RUN_KEYS, spawnCli } from "../_cli.ts";
 import { alive, readPid, waitGone } from "../_procs.ts";
 
 const TASK = JSON.stringify({
@@ -39,20 +39,7 @@ Deno.test("tyhooks fire runs every hook, prints records with --json, and exits 0
       ["ok", 0],
     ],
   );
-  assert.deepEqual(Object.keys(doc.runs[0]).sort(), [
-    "duration_ms",
-    "error",
-    "exit_code",
-    "pid",
-    "plugin",
-    "script",
-    "signal",
-    "stderr_bytes",
-    "stderr_truncated",
-    "stdout_bytes",
-    "stdout_truncated",
-    "timed_out",
-  ]);
+  assert.deepEqual(Object.keys(doc.runs[0]).sort(), RUN_KEYS);
   assert.match(r.stderr, /exited 5.*bad|bad.*exited 5/);
 });
 
@@ -197,22 +184,9 @@ Deno.test("SIGTERM to tyhooks plugins run leaves no process of the script's tree
     "p/plugin.yaml": "name: p\nactions:\n  - id: go\n    command: go.sh\n",
     "p/go.sh": '#!/bin/sh\nsleep 30 &\necho $! > "$TASK_PLUGIN_DIR/child"\nsleep 30\n',
   });
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--quiet",
-      ...PERMISSION_FLAGS,
-      MAIN,
-      "plugins",
-      "run",
-      "p",
-      "go",
-      "--plugins-dir",
-      plugins,
-    ],
+  const child = spawnCli(["plugins", "run", "p", "go", "--plugins-dir", plugins], {
     stdout: "null",
-    stderr: "piped",
-  }).spawn();
+  });
   const grandchild = await readPid(join(plugins, "p", "child"), 10_000);
   child.kill("SIGTERM");
   const { code } = await child.output();

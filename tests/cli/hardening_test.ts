@@ -2,17 +2,8 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cli, MAIN, makeTree, PERMISSION_FLAGS } from "../_cli.ts";
+import { cli, makeTree, spawnCli } from "../_cli.ts";
 import { readPid, waitGone } from "../_procs.ts";
-
-function spawnCli(args: string[], stdin: "null" | "piped" = "null") {
-  return new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", ...PERMISSION_FLAGS, MAIN, ...args],
-    stdin,
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-}
 
 Deno.test("a --task bigger than 1 MiB is a usage error, not an out-of-memory death", async () => {
   const r = await cli(["fire", "x", "--task", "/dev/zero", "--plugins-dir", "/nonexistent"]);
@@ -21,7 +12,9 @@ Deno.test("a --task bigger than 1 MiB is a usage error, not an out-of-memory dea
 });
 
 Deno.test("SIGTERM while tyhooks waits for --task - on stdin exits 143 at once", async () => {
-  const child = spawnCli(["fire", "x", "--task", "-", "--plugins-dir", "/nonexistent"], "piped");
+  const child = spawnCli(["fire", "x", "--task", "-", "--plugins-dir", "/nonexistent"], {
+    stdin: "piped",
+  });
   const writer = child.stdin.getWriter();
   await writer.write(new TextEncoder().encode('{"id":'));
   await new Promise((resolve) => setTimeout(resolve, 500));
@@ -122,23 +115,17 @@ Deno.test("without $HOME, route still answers when the dirs are given (the index
     "r/plugin.yaml": "name: r\nhooks:\n  task.route: r.sh\n",
     "r/r.sh": "#!/bin/sh\necho CLAUDE_CONFIG_DIR=/p\n",
   });
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--quiet",
-      ...PERMISSION_FLAGS,
-      MAIN,
-      "route",
-      "--plugins-dir",
-      plugins,
-      "--hooks-dir",
-      plugins,
-    ],
+  const out = await cli(["route", "--plugins-dir", plugins, "--hooks-dir", plugins], {
     env: { HOME: "" },
-    stdout: "piped",
-    stderr: "piped",
   });
-  const out = await child.output();
-  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-  assert.match(new TextDecoder().decode(out.stdout), /CLAUDE_CONFIG_DIR=\/p/);
+  assert.equal(out.code, 0, out.stderr);
+  assert.match(out.stdout, /CLAUDE_CONFIG_DIR=\/p/);
+});
+
+Deno.test("a relative XDG_CONFIG_HOME is refused with a message, as Go's os.UserConfigDir does", async () => {
+  const r = await cli(["plugins", "dir"], {
+    env: { XDG_CONFIG_HOME: "relative/cfg", TY_PLUGINS_DIR: "" },
+  });
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /\$XDG_CONFIG_HOME: "relative\/cfg" is a relative path/);
 });

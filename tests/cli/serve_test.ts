@@ -1,22 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { makeTree } from "../_cli.ts";
+import { makeTree, RUN_KEYS } from "../_cli.ts";
 import { type ServeProcess, startServe, tempSocket } from "./_serve.ts";
-
-const RUN_KEYS = [
-  "duration_ms",
-  "error",
-  "exit_code",
-  "pid",
-  "plugin",
-  "script",
-  "signal",
-  "stderr_bytes",
-  "stderr_truncated",
-  "stdout_bytes",
-  "stdout_truncated",
-  "timed_out",
-];
 
 /** Plugins for every endpoint; hooks write what they saw under `$OUT`. */
 async function pluginTree(): Promise<{ plugins: string; out: string }> {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cli, MAIN, makeTree, PERMISSION_FLAGS } from "../_cli.ts";
+import { cli, makeTree, spawnCli } from "../_cli.ts";
 import { alive, readPid } from "../_procs.ts";
 
 /** `tyhooks services run` in the background, so a test can signal it. */
@@ -9,13 +9,7 @@ function serviceRun(
   env: Record<string, string> = {},
   stderr: "piped" | "null" = "piped",
 ) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", ...PERMISSION_FLAGS, MAIN, "services", "run", ...args],
-    env: { NO_COLOR: "1", ...env },
-    stdin: "null",
-    stdout: "piped",
-    stderr,
-  }).spawn();
+  const child = spawnCli(["services", "run", ...args], { env, stderr });
   const output = child.output();
   return {
     child,
