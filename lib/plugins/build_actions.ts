@@ -12,6 +12,7 @@ import { dropped, type Problem, quote } from "./messages.ts";
 import { describeIssue, kindOf } from "./issues.ts";
 import { isRecord, withoutNulls } from "./_record.ts";
 import { checkScript, type PluginRoot } from "./script_path.ts";
+import { hasControlCharacters } from "./dir_name.ts";
 
 // The same fields as the strict schema, but unknown keys are ignored rather than refused: only
 // `plugins validate` reports them.
@@ -52,6 +53,12 @@ export async function buildActions(
       continue;
     }
     const action = parsed.data;
+    if (hasControlCharacters(action.id) || hasControlCharacters(action.label ?? "")) {
+      problems.push(
+        dropped(`action #${index + 1}`, "its id or label contains control characters", at),
+      );
+      continue;
+    }
     if (actions.some((a) => a.id === action.id)) {
       problems.push(dropped(what, "the id is already used by an earlier action", at));
       continue;

@@ -10,6 +10,7 @@ import { dropped, type Problem, quote } from "./messages.ts";
 import { kindOf } from "./issues.ts";
 import { isRecord } from "./_record.ts";
 import { checkScript, type PluginRoot } from "./script_path.ts";
+import { hasControlCharacters } from "./dir_name.ts";
 
 /**
  * Reads the `hooks` map. Requires `--allow-read`.
@@ -40,6 +41,12 @@ export async function buildHooks(
   for (const [event, script] of Object.entries(raw)) {
     const what = `hook ${quote(event)}`;
     const at = ["hooks", event];
+    if (hasControlCharacters(event)) {
+      problems.push(
+        dropped(`hook ${JSON.stringify(event)}`, "the event name contains control characters", at),
+      );
+      continue;
+    }
     if (!HooksSchema.keyType.safeParse(event).success) {
       problems.push(dropped(what, "the event name is empty", at));
     } else if (!HooksSchema.valueType.safeParse(script).success) {

@@ -39,7 +39,8 @@ export async function buildPlugin(
   const text = (key: "version" | "description"): string => {
     const value = data[key];
     if (value === undefined || value === null) return "";
-    if (typeof value === "string") return value;
+    // Shown by plugins list: control characters (NUL, terminal escapes) never reach a terminal.
+    if (typeof value === "string") return value.replace(/\p{Cc}/gu, "");
     problems.push(dropped(`"${key}"`, `must be a string, not ${kindOf(value)}`, [key]));
     return "";
   };

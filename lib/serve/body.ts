@@ -71,7 +71,14 @@ export async function parseBody<S extends z.ZodType>(
   request: Request,
   schema: S,
 ): Promise<z.output<S>> {
-  const text = new TextDecoder().decode(await readBody(request));
+  const bytes = await readBody(request);
+  let text: string;
+  try {
+    // JSON is UTF-8 (RFC 8259): bytes that are not must not turn into replacement characters.
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new HttpError(400, "Malformed request body: not UTF-8");
+  }
   let value: unknown = {};
   if (text.trim() !== "") {
     try {

@@ -20,7 +20,7 @@ const schemas = lazy(() => import("./schemas.ts"));
 
 function wantsWait(url: URL): boolean {
   const wait = url.searchParams.get("wait");
-  return wait === "1" || wait === "true";
+  return wait === "1" || wait === "true" || wait === "yes";
 }
 
 /** Queues `job`; answers 202 at once, or 200 with its result when the caller waits. */

@@ -129,3 +129,29 @@ Deno.test("a relative XDG_CONFIG_HOME is refused with a message, as Go's os.User
   assert.equal(r.code, 1);
   assert.match(r.stderr, /\$XDG_CONFIG_HOME: "relative\/cfg" is a relative path/);
 });
+
+Deno.test("control characters in a manifest never reach plugins list's output", async () => {
+  const plugins = await makeTree({
+    "p/plugin.yaml": [
+      "name: p",
+      'description: "ok\\u0000\\u001b[31mred"',
+      "hooks:",
+      '  "task.done\\u0000": h.sh',
+      "  task.failed: h.sh",
+      "actions:",
+      '  - id: "sy\\u0007nc"',
+      "    command: h.sh",
+      "",
+    ].join("\n"),
+    "p/h.sh": "#!/bin/sh\n",
+  });
+  const r = await cli(["plugins", "list", "--json", "--plugins-dir", plugins]);
+  assert.equal(r.code, 0, r.stderr);
+  // deno-lint-ignore no-control-regex -- looking for exactly these characters
+  assert.ok(!/[\u0000-\u0008\u001b]/.test(r.stdout), "no raw control characters on stdout");
+  const [plugin] = JSON.parse(r.stdout).plugins;
+  assert.equal(plugin.description, "ok[31mred");
+  assert.deepEqual(Object.keys(plugin.hooks), ["task.failed"]);
+  assert.deepEqual(plugin.actions, []);
+  assert.match(r.stdout + r.stderr, /control characters/);
+});

@@ -43,3 +43,18 @@ Deno.test("readBody() refuses more than 1 MiB, declared or streamed, with 413", 
   await assert.rejects(readBody(post(streamed)), status(413));
   assert.equal((await readBody(post(new Uint8Array(MAX_BODY_BYTES)))).length, MAX_BODY_BYTES);
 });
+
+Deno.test("parseBody() refuses a body that is not UTF-8 with 400 instead of mangling it", async () => {
+  const schema = z.object({ tool: z.string() });
+  const bytes = new Uint8Array([
+    ...new TextEncoder().encode('{"tool":"'),
+    0xff,
+    0xfe,
+    ...new TextEncoder().encode('"}'),
+  ]);
+  await assert.rejects(parseBody(post(bytes), schema), (e: Error) => {
+    assert.ok(status(400)(e));
+    assert.match(e.message, /not UTF-8/);
+    return true;
+  });
+});
