@@ -95,10 +95,13 @@ function globalsFrom(values: CommandContext["values"]): GlobalOptions {
 }
 
 async function print(text: string): Promise<void> {
+  await write(encoder.encode(text));
+}
+
+async function write(bytes: Uint8Array): Promise<void> {
   // After SIGINT/SIGTERM the command's answer is not an answer (a tool call judged while its
   // guard was being killed, say): the exit code says "interrupted" and stdout stays empty.
   if (caught !== undefined) return;
-  const bytes = encoder.encode(text);
   let written = 0;
   while (written < bytes.length) written += await Deno.stdout.write(bytes.subarray(written));
 }
@@ -171,6 +174,7 @@ async function main(args: string[]): Promise<number> {
       globals,
       log,
       print,
+      write,
       signal: controller.signal,
     });
     return caught && !command.spec.handlesSignals ? SIGNAL_EXIT[caught] : code;

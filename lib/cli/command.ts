@@ -54,6 +54,8 @@ export interface CommandContext {
   log: Logger;
   /** Writes the command's answer to stdout. */
   print(text: string): Promise<void>;
+  /** Writes bytes to stdout as they are (an action's binary output). */
+  write(bytes: Uint8Array): Promise<void>;
   /** Aborted when tyhooks gets SIGINT or SIGTERM; pass it to every library call that waits. */
   signal: AbortSignal;
 }

@@ -30,8 +30,9 @@ export async function run(ctx: CommandContext): Promise<number> {
       JSON.stringify({ ...toRecord(result), stdout: result.stdout, stderr: result.stderr }) + "\n",
     );
   } else {
-    await ctx.print(result.stdout);
-    if (result.stderr) Deno.stderr.writeSync(new TextEncoder().encode(result.stderr));
+    await ctx.write(result.raw?.stdout ?? new TextEncoder().encode(result.stdout));
+    const stderr = result.raw?.stderr ?? new TextEncoder().encode(result.stderr);
+    for (let done = 0; done < stderr.length;) done += Deno.stderr.writeSync(stderr.subarray(done));
   }
   for (const stream of ["stdout", "stderr"] as const) {
     if (result[`${stream}_truncated`]) {

@@ -280,6 +280,7 @@ export class Runner {
       env,
       plugin: plugin.name,
       timeoutMs: this.timeouts.action,
+      raw: true, // Shown to the user as written: binary-safe.
     });
   }
 

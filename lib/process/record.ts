@@ -58,6 +58,8 @@ export interface RunResult extends RunRecord {
   stdout: string;
   /** Captured stderr, up to the cap. */
   stderr: string;
+  /** The captured bytes as written (binary-safe), when the run asked for them with `raw`. */
+  raw?: { stdout: Uint8Array; stderr: Uint8Array };
 }
 
 /**
@@ -115,6 +117,6 @@ export function failureReason(
  * ```
  */
 export function toRecord(result: RunResult): RunRecord {
-  const { stdout: _stdout, stderr: _stderr, ...record } = result;
+  const { stdout: _stdout, stderr: _stderr, raw: _raw, ...record } = result;
   return record;
 }

@@ -52,6 +52,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** The plugin, for the record. */
   plugin?: string | null;
+  /** Also keep the captured bytes as written (`result.raw`), for output passed on verbatim. */
+  raw?: boolean;
 }
 
 const encoder = new TextEncoder();
@@ -192,6 +194,7 @@ export async function runScript(script: string, options: RunOptions = {}): Promi
   const [out, err] = await output;
   fill(result, "stdout", out);
   fill(result, "stderr", err);
+  if (options.raw) result.raw = { stdout: out.bytes, stderr: err.bytes };
   if (result.error === null && (result.exit_code === 126 || result.exit_code === 127)) {
     // setsid(1) could not exec the script (missing, not executable, bad interpreter): a start
     // failure. Checked only now, so the common path pays no extra stat.

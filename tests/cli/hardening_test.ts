@@ -155,3 +155,19 @@ Deno.test("control characters in a manifest never reach plugins list's output", 
   assert.deepEqual(plugin.actions, []);
   assert.match(r.stdout + r.stderr, /control characters/);
 });
+
+Deno.test("tyhooks plugins run passes binary output through byte for byte and warns on truncation", async () => {
+  const plugins = await makeTree({
+    "b/plugin.yaml":
+      "name: b\nactions:\n  - id: bin\n    command: bin.sh\n  - id: big\n    command: big.sh\n",
+    "b/bin.sh": "#!/bin/sh\nprintf '\\377\\376\\000abc'\n",
+    "b/big.sh": "#!/bin/sh\nhead -c 2000000 /dev/zero\n",
+  });
+  const child = spawnCli(["plugins", "run", "b", "bin", "--plugins-dir", plugins]);
+  const out = await child.output();
+  assert.deepEqual([...out.stdout], [0xff, 0xfe, 0x00, 0x61, 0x62, 0x63]);
+  const big = await cli(["plugins", "run", "b", "big", "--plugins-dir", plugins]);
+  assert.equal(big.code, 0);
+  assert.equal(big.stdout.length, 1024 * 1024);
+  assert.match(big.stderr, /stdout truncated/);
+});
