@@ -106,5 +106,5 @@ export function hooksDir(flag?: string): string {
  * ```
  */
 export function runtimeDir(): string {
-  return env("XDG_RUNTIME_DIR") ?? join(cacheDir(), "tyhooks");
+  return absoluteEnv("XDG_RUNTIME_DIR") ?? join(cacheDir(), "tyhooks");
 }

@@ -147,7 +147,7 @@ export type {
 } from "./toolcalls/tool_schema.ts";
 export type { HostFacts } from "./hosts/probe_schema.ts";
 export type { EventBody, PlacementBody, StatusChangeBody, TaskBody } from "./serve/schemas.ts";
-export type { SafeParse, Schema, SchemaIssue } from "./schema.ts";
+export type { SafeParse, Schema, SchemaIssue } from "./schema_type.ts";
 export {
   EventBodySchema,
   HostFactsSchema,

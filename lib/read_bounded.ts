@@ -6,6 +6,8 @@
  * @module
  */
 
+import { concat } from "./_bytes.ts";
+
 /** The default cap: 1 MiB, like the daemon's request bodies. */
 export const MAX_INPUT_BYTES = 1024 * 1024;
 
@@ -61,11 +63,5 @@ export async function readBounded(path: string, options: ReadBoundedOptions = {}
     options.signal?.removeEventListener("abort", onAbort);
     await reader.cancel().catch(() => {});
   }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return new TextDecoder().decode(bytes);
+  return new TextDecoder().decode(concat(chunks, total));
 }

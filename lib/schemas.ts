@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { Schema } from "./schema.ts";
+import type { Schema } from "./schema_type.ts";
 import type { Task } from "./task.ts";
 import * as task from "./task_schema.ts";
 import type { Manifest } from "./plugins/manifest.ts";

@@ -5,6 +5,7 @@
  */
 
 import { UsageError } from "./errors.ts";
+import { parseJson } from "./_json.ts";
 
 /**
  * A task, as hosts send it in snake_case JSON, every field present (empty string or 0 when the
@@ -82,11 +83,11 @@ export const EMPTY_TASK: Task = Object.freeze({
 export async function validateTask(value: unknown, source: string): Promise<Task> {
   const fast = wellFormedTask(value);
   if (fast !== null) return fast;
-  // Something is off: zod, the source of truth, says precisely what.
-  const { TaskSchema } = await import("./task_schema.ts");
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new UsageError(`Invalid task in ${source}: expected a JSON object`);
   }
+  // Something is off: zod, the source of truth, says precisely what.
+  const { TaskSchema } = await import("./task_schema.ts");
   const result = TaskSchema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
@@ -143,13 +144,9 @@ function wellFormedTask(value: unknown): Task | null {
  * ```
  */
 export async function parseTask(text: string, source: string): Promise<Task> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(`Invalid task in ${source}: malformed JSON: ${(error as Error).message}`);
-  }
-  return await validateTask(value, source);
+  const json = parseJson(text);
+  if (!json.ok) throw new UsageError(`Invalid task in ${source}: ${json.error}`);
+  return await validateTask(json.value, source);
 }
 
 /** Removes NUL bytes, which no environment variable can hold. */

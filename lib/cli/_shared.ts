@@ -16,6 +16,7 @@ import type { PluginIndex } from "../plugins/types.ts";
 import { Runner, type RunnerOptions } from "../hooks/runner.ts";
 import { selfCommand, spawnDetached } from "../process/detach.ts";
 import { readBounded } from "../read_bounded.ts";
+import { logWarnings } from "../plugins/log_warnings.ts";
 
 /** Reads `--task FILE|-` or `--task-json`; undefined when neither is given. */
 export async function readTaskOption(ctx: CommandContext): Promise<Task | undefined> {
@@ -73,13 +74,7 @@ export async function loadIndex(ctx: CommandContext): Promise<PluginIndex> {
     ctx.log.log("debug", loaded.hit ? "Plugin index from cache" : "Plugin index loaded", { dir });
     index = loaded.index;
   }
-  for (const w of index.warnings) {
-    ctx.log.log("warn", w.message, {
-      plugin: w.plugin ?? undefined,
-      path: w.path,
-      line: w.line ?? undefined,
-    });
-  }
+  logWarnings(ctx.log, index.warnings);
   return index;
 }
 

@@ -6,7 +6,7 @@
  */
 
 import { parseArgs } from "node:util";
-import type { Logger } from "../log.ts";
+import type { Logger, LogLevel } from "../log.ts";
 import { UsageError } from "../errors.ts";
 
 /** One flag of a command. */
@@ -43,7 +43,7 @@ export interface GlobalOptions {
   pluginsDir: string | undefined;
   hooksDir: string | undefined;
   logFormat: "text" | "json";
-  logLevel: "debug" | "info" | "warn" | "error";
+  logLevel: LogLevel;
 }
 
 /** What a command runs with. */

@@ -1,5 +1,6 @@
 import { type CommandContext, type CommandSpec, TASK_OPTIONS } from "./command.ts";
 import { durationOption, makeRunner, taskOrEmpty } from "./_shared.ts";
+import { PLACEMENT_EVENT } from "../resolve/placement.ts";
 
 /** Exit code when a remote target was required and nobody named one. */
 const EXIT_NO_TARGET = 3;
@@ -41,7 +42,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   await ctx.print(JSON.stringify(placement) + "\n");
   if (remoteRequired && placement.target === "") {
     ctx.log.log("error", "No placement handler named a target, and --remote-required was given", {
-      handlers: runner.handlers("task.placement").length,
+      handlers: runner.handlers(PLACEMENT_EVENT).length,
     });
     return EXIT_NO_TARGET;
   }

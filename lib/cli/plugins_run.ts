@@ -37,7 +37,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   for (const stream of ["stdout", "stderr"] as const) {
     if (result[`${stream}_truncated`]) {
       ctx.log.log("warn", `Action ${stream} truncated: kept the first bytes, dropped the rest`, {
-        kept: result[stream].length,
+        kept_bytes: result.raw?.[stream].length ?? result[stream].length,
         total_bytes: result[`${stream}_bytes`],
       });
     }

@@ -1,5 +1,6 @@
 import { type CommandContext, type CommandSpec, stringOption, TASK_OPTIONS } from "./command.ts";
 import { durationOption, makeRunner, readTaskOption, relaunchDetached } from "./_shared.ts";
+import { EMPTY_TASK } from "../task.ts";
 
 export const spec: CommandSpec = {
   name: "status-change",
@@ -29,7 +30,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   }
   const runner = await makeRunner(ctx, { timeouts: eventTimeout ? { event: eventTimeout } : {} });
   const result = await runner.onStatusChange(
-    task ?? (await import("../task.ts")).EMPTY_TASK,
+    task ?? EMPTY_TASK,
     status,
     stringOption(ctx.values, "message") ?? "",
   );

@@ -48,7 +48,9 @@ export const CONSULT_GRACE_MS = 200;
  * handler that cannot get this much (and still be killed before the deadline) is not asked. The
  * first handler is always asked, with at least this much, so that a tiny deadline still asks
  * someone: the call may then end up to MIN_HANDLER_MS + CONSULT_GRACE_MS + DRAIN_MS (350 ms)
- * past the deadline, well inside the "deadline + 1 s" SPEC promises.
+ * past a deadline shorter than that. This is a deliberate exception to SPEC's "never waits
+ * longer than the deadline" (the consulted-hooks issue allows deadline + 1 s), so that a tiny
+ * deadline still asks someone.
  *
  * @example
  * ```ts

@@ -71,7 +71,7 @@ export interface StatusChangeResult {
 }
 
 /** Plugin variables every plugin script gets. */
-export function pluginEnv(plugin: Plugin): Record<string, string> {
+function pluginEnv(plugin: Plugin): Record<string, string> {
   return { TASK_PLUGIN_NAME: plugin.name, TASK_PLUGIN_DIR: plugin.dir };
 }
 
@@ -120,7 +120,8 @@ export class Runner {
 
   /** Plugins handling `event`, in name order. */
   handlers(event: string): Plugin[] {
-    return this.index.plugins.filter((plugin) => event in plugin.hooks);
+    // Own keys only: "toString" or "constructor" is an event name like any other.
+    return this.index.plugins.filter((plugin) => Object.hasOwn(plugin.hooks, event));
   }
 
   /**
@@ -211,15 +212,7 @@ export class Runner {
     const runs: Promise<RunResult>[] = [];
     const legacy = await this.#legacyHook(event);
     if (legacy !== null) runs.push(this.run(legacy, { cwd: this.#options.hooksDir, env }));
-    for (const plugin of this.handlers(event)) {
-      runs.push(
-        this.run(plugin.hooks[event], {
-          cwd: plugin.dir,
-          env: { ...env, ...pluginEnv(plugin) },
-          plugin: plugin.name,
-        }),
-      );
-    }
+    for (const plugin of this.handlers(event)) runs.push(this.runHook(plugin, event, { env }));
     const results = await Promise.all(runs);
     for (const result of results) {
       if (!succeeded(result)) {

@@ -13,6 +13,7 @@ import { dropped, type Problem, quote } from "./messages.ts";
 import { describeIssue, kindOf } from "./issues.ts";
 import { isRecord, withoutNulls } from "./_record.ts";
 import { checkCwd, type PluginRoot } from "./script_path.ts";
+import { hasControlCharacters } from "./dir_name.ts";
 
 // The strict schema's fields; unknown keys are left to `plugins validate`.
 const LooseService = z.object(ServiceSchema.shape);
@@ -56,6 +57,10 @@ export async function buildServices(
       continue;
     }
     const service = parsed.data;
+    if (hasControlCharacters(service.name)) {
+      problems.push(dropped(`service #${index + 1}`, "its name contains control characters", at));
+      continue;
+    }
     if (services.some((s) => s.name === service.name)) {
       problems.push(dropped(what, "the name is already used by an earlier service", at));
       continue;

@@ -8,6 +8,7 @@
 import { extname, join } from "node:path";
 import { byCodeUnit } from "./_sort.ts";
 import { observe } from "./_observe.ts";
+import { hasControlCharacters } from "./dir_name.ts";
 
 const WORKFLOW_EXTENSIONS = [".yaml", ".yml"];
 
@@ -27,7 +28,9 @@ export async function findWorkflows(dir: string): Promise<string[]> {
   const names = new Set<string>();
   for (const entry of await listDir(join(dir, "workflows"))) {
     const ext = extname(entry.name);
+    // Names are listed to users: control characters (escapes, newlines) never are.
     if (!WORKFLOW_EXTENSIONS.includes(ext) || entry.name.startsWith(".")) continue;
+    if (hasControlCharacters(entry.name)) continue;
     if (await isFile(join(dir, "workflows", entry.name), entry)) {
       names.add(entry.name.slice(0, -ext.length));
     }
@@ -50,7 +53,7 @@ export async function findWorkflows(dir: string): Promise<string[]> {
 export async function findRoutines(dir: string): Promise<string[]> {
   const names: string[] = [];
   for (const entry of await listDir(join(dir, "routines"))) {
-    if (entry.name.startsWith(".")) continue;
+    if (entry.name.startsWith(".") || hasControlCharacters(entry.name)) continue;
     observe(join(dir, "routines", entry.name, "prompt.md"));
     const prompt = await Deno.stat(join(dir, "routines", entry.name, "prompt.md")).catch(() =>
       null

@@ -9,6 +9,9 @@ import { groupHasLiveMembers } from "./group_members.ts";
 
 const POLL_MS = 10;
 
+/** Default time between SIGTERM and SIGKILL. */
+export const DEFAULT_GRACE_MS = 500;
+
 /**
  * Sends `signal` to the process group `pgid`. Until the child has made itself a group leader
  * (a few microseconds after spawn, when `setsid(1)` is the isolator) the group does not exist
@@ -92,7 +95,7 @@ export async function terminateGroup(
   pgid: number,
   options: TerminateOptions = {},
 ): Promise<boolean> {
-  const graceMs = options.graceMs ?? 500;
+  const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
   if (!signalGroup(pgid, "SIGTERM")) return false;
   let reaped = options.reaped === undefined;
   options.reaped?.then(() => reaped = true, () => reaped = true);

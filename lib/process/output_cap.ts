@@ -6,6 +6,8 @@
  * @module
  */
 
+import { concat } from "../_bytes.ts";
+
 /** What was read from one stream. */
 export interface Captured {
   /** The first `cap` bytes. */
@@ -72,15 +74,4 @@ export function capture(stream: ReadableStream<Uint8Array>, cap: number): Captur
       reader.cancel().catch(() => {});
     },
   };
-}
-
-function concat(chunks: Uint8Array[], length: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(length);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
 }

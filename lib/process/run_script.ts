@@ -10,7 +10,7 @@
  */
 
 import { capture, type Captured } from "./output_cap.ts";
-import { groupAlive, terminateGroup } from "./kill_group.ts";
+import { DEFAULT_GRACE_MS, groupAlive, terminateGroup } from "./kill_group.ts";
 import type { RunResult } from "./record.ts";
 import { SETSID_EXEC_FAILURE, spawnIsolated } from "./spawn_isolated.ts";
 import { checkExecutable } from "./check_executable.ts";
@@ -18,7 +18,7 @@ import { checkExecutable } from "./check_executable.ts";
 /** Default cap of captured output per stream. */
 export const DEFAULT_MAX_OUTPUT = 1024 * 1024;
 /** Default time between SIGTERM and SIGKILL. */
-export const DEFAULT_GRACE_MS = 500;
+export { DEFAULT_GRACE_MS } from "./kill_group.ts";
 /** How long output is drained after the script exits (or is killed). */
 export const DRAIN_MS = 100;
 

@@ -7,6 +7,7 @@
 
 import type { z } from "zod";
 import { HttpError } from "./http.ts";
+import { concat } from "../_bytes.ts";
 
 /** The largest body accepted. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -41,13 +42,7 @@ export async function readBody(request: Request, maxBytes = MAX_BODY_BYTES): Pro
     if (total > maxBytes) throw tooLarge(maxBytes);
     chunks.push(chunk);
   }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return bytes;
+  return concat(chunks, total);
 }
 
 /**

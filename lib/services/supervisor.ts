@@ -23,6 +23,8 @@ import { type LineSink, type LineSource, prefixedStderr, relayLines } from "./li
 import { serviceEnv } from "./service_env.ts";
 import type { LastExit, ServiceState, ServiceStatus } from "./types.ts";
 import { sleep, within } from "./_timers.ts";
+import { DEFAULT_GRACE_MS } from "../process/kill_group.ts";
+import { DRAIN_MS } from "../process/run_script.ts";
 
 /**
  * Default time between SIGTERM and SIGKILL when stopping.
@@ -34,8 +36,6 @@ import { sleep, within } from "./_timers.ts";
  * ```
  */
 export const DEFAULT_STOP_TIMEOUT_MS = 5000;
-// How long output is drained after the service's process exits, as the runner does for hooks.
-const DRAIN_MS = 100;
 // How long SIGKILLed processes get to actually die before a stop reports the group empty.
 const KILL_SETTLE_MS = 200;
 
@@ -246,7 +246,7 @@ export class Supervisor {
     if (!this.#stop.signal.aborted && groupAlive(child.pid)) {
       // What it left in its group must not outlive it, nor run next to its restart (systemd's
       // KillMode=control-group). A descendant that escaped with setsid is on its own.
-      await terminateGroup(child.pid, { graceMs: this.#options.graceMs ?? 500 });
+      await terminateGroup(child.pid, { graceMs: this.#options.graceMs ?? DEFAULT_GRACE_MS });
       await waitGroupEmpty(child.pid, KILL_SETTLE_MS);
       await within(drained, DRAIN_MS);
     }

@@ -171,3 +171,28 @@ Deno.test("tyhooks plugins run passes binary output through byte for byte and wa
   assert.equal(big.stdout.length, 1024 * 1024);
   assert.match(big.stderr, /stdout truncated/);
 });
+
+Deno.test("tyhooks fire takes an event named like an object property (toString) as any other", async () => {
+  const plugins = await makeTree({
+    "p/plugin.yaml": "name: p\nhooks:\n  task.done: h.sh\n",
+    "p/h.sh": "#!/bin/sh\n",
+  });
+  const r = await cli(["fire", "toString", "--json", "--plugins-dir", plugins]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout), { event: "toString", runs: [] });
+});
+
+Deno.test("control characters in service and workflow names never reach plugins list", async () => {
+  const plugins = await makeTree({
+    "p/plugin.yaml":
+      'name: p\nservices:\n  - name: "ev\\u001bil"\n    command: "true"\n  - name: ok\n    command: "true"\n',
+    "p/workflows/x\u001b[31m.yaml": "",
+    "p/workflows/fine.yaml": "",
+  });
+  const r = await cli(["plugins", "list", "--json", "--plugins-dir", plugins]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok(!r.stdout.includes("\u001b"));
+  const [plugin] = JSON.parse(r.stdout).plugins;
+  assert.deepEqual(plugin.services.map((s: { name: string }) => s.name), ["ok"]);
+  assert.deepEqual(plugin.workflows, ["fine"]);
+});

@@ -12,7 +12,7 @@
  *
  * @example
  * ```ts
- * import type { SchemaIssue } from "./schema.ts";
+ * import type { SchemaIssue } from "./schema_type.ts";
  * import { TaskSchema } from "./schemas.ts";
  * const result = TaskSchema.safeParse({ id: "seven" });
  * const issues: readonly SchemaIssue[] = result.success ? [] : result.error.issues;
@@ -32,7 +32,7 @@ export interface SchemaIssue {
  *
  * @example
  * ```ts
- * import type { SafeParse } from "./schema.ts";
+ * import type { SafeParse } from "./schema_type.ts";
  * import { TaskSchema } from "./schemas.ts";
  * import type { Task } from "./task.ts";
  * const result: SafeParse<Task> = TaskSchema.safeParse({ id: 7 });
@@ -48,7 +48,7 @@ export type SafeParse<T> =
  *
  * @example Tell a user what is wrong with their task
  * ```ts
- * import type { Schema } from "./schema.ts";
+ * import type { Schema } from "./schema_type.ts";
  * import { TaskSchema } from "./schemas.ts";
  * import type { Task } from "./task.ts";
  * function problems<T>(schema: Schema<T>, value: unknown): string[] {
