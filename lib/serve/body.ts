@@ -16,14 +16,25 @@ function tooLarge(maxBytes: number): HttpError {
   return new HttpError(413, `Request body too large: the limit is ${maxBytes} bytes`);
 }
 
+/** How long a client may take to send its body: a slow or stalled client gets 408. */
+export const BODY_TIMEOUT_MS = 10_000;
+
+/** Options of {@linkcode readBody}. */
+export interface ReadBodyOptions {
+  /** The cap; default {@linkcode MAX_BODY_BYTES}. */
+  maxBytes?: number;
+  /** Time allowed for the whole body; default {@linkcode BODY_TIMEOUT_MS}. */
+  timeoutMs?: number;
+}
+
 /**
  * Reads the body as bytes, refusing more than `maxBytes` (from `Content-Length` at once, else as
- * soon as the stream passes it).
+ * soon as the stream passes it) and a body that takes longer than `timeoutMs` to arrive.
  *
  * @param request The request.
- * @param maxBytes The cap; default 1 MiB.
+ * @param options The cap and the time allowed.
  * @returns The bytes.
- * @throws {HttpError} 413 past the cap.
+ * @throws {HttpError} 413 past the cap, 408 past the time.
  * @example
  * ```ts
  * import { readBody } from "./body.ts";
@@ -31,16 +42,33 @@ function tooLarge(maxBytes: number): HttpError {
  * console.assert(bytes.length === 2);
  * ```
  */
-export async function readBody(request: Request, maxBytes = MAX_BODY_BYTES): Promise<Uint8Array> {
+export async function readBody(
+  request: Request,
+  options: ReadBodyOptions = {},
+): Promise<Uint8Array> {
+  const maxBytes = options.maxBytes ?? MAX_BODY_BYTES;
   const declared = Number(request.headers.get("content-length") ?? NaN);
   if (declared > maxBytes) throw tooLarge(maxBytes);
   if (request.body === null) return new Uint8Array();
+  const reader = request.body.getReader();
+  // A client that stalls mid-body must not hold a request (and a graceful stop) open.
+  const timeout = AbortSignal.timeout(options.timeoutMs ?? BODY_TIMEOUT_MS);
+  const onTimeout = () => reader.cancel().catch(() => {});
+  timeout.addEventListener("abort", onTimeout, { once: true });
   const chunks: Uint8Array[] = [];
   let total = 0;
-  for await (const chunk of request.body) {
-    total += chunk.length;
-    if (total > maxBytes) throw tooLarge(maxBytes);
-    chunks.push(chunk);
+  try {
+    while (true) {
+      const { done, value } = await reader.read();
+      if (timeout.aborted) throw new HttpError(408, "Request body not received in time");
+      if (done) break;
+      total += value.length;
+      if (total > maxBytes) throw tooLarge(maxBytes);
+      chunks.push(value);
+    }
+  } finally {
+    timeout.removeEventListener("abort", onTimeout);
+    reader.releaseLock();
   }
   return concat(chunks, total);
 }

@@ -58,3 +58,12 @@ Deno.test("parseBody() refuses a body that is not UTF-8 with 400 instead of mang
     return true;
   });
 });
+
+Deno.test("readBody() gives up on a client that stalls mid-body with 408", async () => {
+  const stalled = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode('{"task":'));
+    },
+  });
+  await assert.rejects(readBody(post(stalled), { timeoutMs: 100 }), status(408));
+});
