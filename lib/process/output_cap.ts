@@ -43,22 +43,25 @@ export interface Capture {
  * ```
  */
 export function capture(stream: ReadableStream<Uint8Array>, cap: number): Capture {
-  const reader = stream.getReader();
+  const reader = openReader(stream);
   const chunks: Uint8Array[] = [];
   let kept = 0;
   let total = 0;
   let ended = false;
+  let abandoned = false;
   const done = (async () => {
     try {
       while (true) {
         const { done, value } = await reader.read();
         if (done) {
-          ended = true;
+          // Cancelling a reader also ends its pending read with done.
+          ended = !abandoned;
           break;
         }
         total += value.length;
         if (kept < cap) {
-          const part = value.length <= cap - kept ? value : value.subarray(0, cap - kept);
+          // A copy: the reader reuses its buffer for the next read.
+          const part = value.slice(0, Math.min(value.length, cap - kept));
           chunks.push(part);
           kept += part.length;
         }
@@ -71,7 +74,49 @@ export function capture(stream: ReadableStream<Uint8Array>, cap: number): Captur
   return {
     done,
     abandon() {
+      abandoned = true;
       reader.cancel().catch(() => {});
     },
+  };
+}
+
+/** The first read's buffer: most hooks print a line or two. */
+const FIRST_READ_BYTES = 4 * 1024;
+/** Reads grow to this while they keep filling their buffer. */
+const MAX_READ_BYTES = 64 * 1024;
+
+/** A reader whose chunks are only valid until the next `read()`. */
+interface ChunkReader {
+  read(): Promise<ReadableStreamReadResult<Uint8Array>>;
+  cancel(): Promise<void>;
+}
+
+/**
+ * Reads a byte stream (a child's pipe) into one reused buffer that starts small and grows while
+ * reads fill it. The default reader of a Deno pipe allocates a fresh 64 KiB buffer for every
+ * read, several per run, outside the JS heap; under a daemon's load that garbage alone doubled
+ * the process's memory. Streams that are not byte streams are read as they come.
+ */
+function openReader(stream: ReadableStream<Uint8Array>): ChunkReader {
+  let byob: ReadableStreamBYOBReader;
+  try {
+    byob = stream.getReader({ mode: "byob" });
+  } catch {
+    return stream.getReader();
+  }
+  let buffer = new Uint8Array(FIRST_READ_BYTES);
+  return {
+    async read() {
+      const result = await byob.read(buffer);
+      if (result.value !== undefined) {
+        const full = result.value.length === result.value.buffer.byteLength;
+        // The read took the buffer over (transferred it); its memory is reused from here on.
+        buffer = full && result.value.length < MAX_READ_BYTES
+          ? new Uint8Array(result.value.length * 2)
+          : new Uint8Array(result.value.buffer);
+      }
+      return result as ReadableStreamReadResult<Uint8Array>;
+    },
+    cancel: () => byob.cancel(),
   };
 }
