@@ -14,6 +14,7 @@ import { DEFAULT_GRACE_MS, groupAlive, terminateGroup } from "./kill_group.ts";
 import type { RunResult } from "./record.ts";
 import { SETSID_EXEC_FAILURE, spawnIsolated } from "./spawn_isolated.ts";
 import { checkExecutable } from "./check_executable.ts";
+import { clearableTimeout } from "../_timeout.ts";
 
 /** Default cap of captured output per stream. */
 export const DEFAULT_MAX_OUTPUT = 1024 * 1024;
@@ -143,12 +144,11 @@ export async function runScript(script: string, options: RunOptions = {}): Promi
   // One controller per run: the timeout and the caller's signal both abort it, and its abort
   // is the only thing that starts the kill.
   const run = new AbortController();
-  // AbortSignal.timeout rather than setTimeout: in Deno 2.9 the first setTimeout of a process
-  // loads Node's timers (about 5 ms), which a spawn-time call would pay on every start. Its
-  // timer is unref'd, so a finished run leaves nothing keeping the process alive.
-  const timeout = AbortSignal.timeout(timeoutMs);
-  const onTimeout = () => run.abort(TIMEOUT);
-  timeout.addEventListener("abort", onTimeout, { once: true });
+  // Not setTimeout, which costs a CLI call about 5 ms on first use, and not AbortSignal.timeout,
+  // which a daemon would carry until it fires (see lib/_timeout.ts). It never keeps the process
+  // alive.
+  const timeout = clearableTimeout(timeoutMs);
+  timeout.signal.addEventListener("abort", () => run.abort(TIMEOUT), { once: true });
   const onOuterAbort = () => run.abort(options.signal?.reason);
   options.signal?.addEventListener("abort", onOuterAbort, { once: true });
   const aborted = new Promise<void>((resolve) =>
@@ -179,7 +179,7 @@ export async function runScript(script: string, options: RunOptions = {}): Promi
       if (groupAlive(child.pid)) await terminateGroup(child.pid, { graceMs, reaped: exited });
     }
   } finally {
-    timeout.removeEventListener("abort", onTimeout);
+    timeout.clear();
     options.signal?.removeEventListener("abort", onOuterAbort);
     // Pipes still held by escaped descendants are abandoned, never waited on.
     stdout.abandon();

@@ -8,6 +8,7 @@
 import type { z } from "zod";
 import { HttpError } from "./http.ts";
 import { concat } from "../_bytes.ts";
+import { clearableTimeout } from "../_timeout.ts";
 
 /** The largest body accepted. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -52,22 +53,21 @@ export async function readBody(
   if (request.body === null) return new Uint8Array();
   const reader = request.body.getReader();
   // A client that stalls mid-body must not hold a request (and a graceful stop) open.
-  const timeout = AbortSignal.timeout(options.timeoutMs ?? BODY_TIMEOUT_MS);
-  const onTimeout = () => reader.cancel().catch(() => {});
-  timeout.addEventListener("abort", onTimeout, { once: true });
+  const timeout = clearableTimeout(options.timeoutMs ?? BODY_TIMEOUT_MS);
+  timeout.signal.addEventListener("abort", () => reader.cancel().catch(() => {}), { once: true });
   const chunks: Uint8Array[] = [];
   let total = 0;
   try {
     while (true) {
       const { done, value } = await reader.read();
-      if (timeout.aborted) throw new HttpError(408, "Request body not received in time");
+      if (timeout.signal.aborted) throw new HttpError(408, "Request body not received in time");
       if (done) break;
       total += value.length;
       if (total > maxBytes) throw tooLarge(maxBytes);
       chunks.push(value);
     }
   } finally {
-    timeout.removeEventListener("abort", onTimeout);
+    timeout.clear();
     reader.releaseLock();
   }
   return concat(chunks, total);
