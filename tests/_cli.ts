@@ -38,6 +38,14 @@ export const PERMISSION_FLAGS: string[] = Object.entries(
     : []
 );
 
+/**
+ * The binary's V8 flags (`--v8-flags=...`), read from the `compile` task so the tests run what
+ * ships. A test checks that `deno task cli` uses the same.
+ */
+export const V8_FLAGS: string[] =
+  (config.tasks.compile.command as string).match(/--v8-flags=\S+/g) ??
+    [];
+
 /** What a CLI run produced. */
 export interface CliResult {
   code: number;
@@ -68,7 +76,15 @@ export interface SpawnCliOptions {
 /** Starts `tyhooks <args>` from source without waiting: for signal tests and long runs. */
 export function spawnCli(args: string[], options: SpawnCliOptions = {}): Deno.ChildProcess {
   return new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", ...(options.denoFlags ?? []), ...PERMISSION_FLAGS, MAIN, ...args],
+    args: [
+      "run",
+      "--quiet",
+      ...(options.denoFlags ?? []),
+      ...PERMISSION_FLAGS,
+      ...V8_FLAGS,
+      MAIN,
+      ...args,
+    ],
     env: { NO_COLOR: "1", ...options.env },
     cwd: options.cwd,
     stdin: options.stdin ?? "null",

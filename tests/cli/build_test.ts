@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { MAIN, PERMISSION_FLAGS, ROOT } from "../_cli.ts";
+import { MAIN, PERMISSION_FLAGS, ROOT, V8_FLAGS } from "../_cli.ts";
 import { VERSION } from "../../lib/version.ts";
 
 const EXAMPLES = join(ROOT, "plugins-example");
@@ -54,6 +54,13 @@ async function checkBuild(command: string[]) {
   });
 }
 
+Deno.test("deno task cli runs with the V8 flags the binary is built with", async () => {
+  const config = JSON.parse(await Deno.readTextFile(join(ROOT, "deno.json")));
+  // The daemon's memory stays flat under load only with these (README "Daemon").
+  assert.deepEqual(V8_FLAGS, ["--v8-flags=--optimize-for-size"]);
+  assert.deepEqual(config.tasks.cli.command.match(/--v8-flags=\S+/g), V8_FLAGS);
+});
+
 Deno.test("deno task bundle builds one file that answers --version, route and place", async () => {
   const out = join(await Deno.makeTempDir(), "tyhooks.js");
   const built = await exec([
@@ -66,13 +73,21 @@ Deno.test("deno task bundle builds one file that answers --version, route and pl
     MAIN,
   ]);
   assert.equal(built.code, 0, built.stderr);
-  await checkBuild([Deno.execPath(), "run", "--quiet", ...PERMISSION_FLAGS, out]);
+  await checkBuild([Deno.execPath(), "run", "--quiet", ...PERMISSION_FLAGS, ...V8_FLAGS, out]);
 });
 
 // deno compile needs its runtime base (denort), downloaded from Deno's site unless DENORT_BIN
 // points at one. Where neither works, the test says so and is skipped: never a fake binary.
 const binary = join(await Deno.makeTempDir(), "tyhooks");
-const compiled = await exec([Deno.execPath(), "compile", "-P=tyhooks", "--output", binary, MAIN]);
+const compiled = await exec([
+  Deno.execPath(),
+  "compile",
+  "-P=tyhooks",
+  ...V8_FLAGS,
+  "--output",
+  binary,
+  MAIN,
+]);
 // The last "Caused by" line is the root cause (e.g. the DNS failure of the denort download).
 const causes = compiled.stderr.split("Stack backtrace")[0].split("\n").map((l) => l.trim()).filter((
   l,
