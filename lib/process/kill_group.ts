@@ -6,6 +6,7 @@
  */
 
 import { groupHasLiveMembers } from "./group_members.ts";
+import { sleep } from "../_timers.ts";
 
 const POLL_MS = 10;
 
@@ -101,7 +102,7 @@ export async function terminateGroup(
   options.reaped?.then(() => reaped = true, () => reaped = true);
   const deadline = performance.now() + graceMs;
   while (performance.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    await sleep(POLL_MS);
     if (reaped && !(await groupHasLiveMembers(pgid))) return false;
   }
   return signalGroup(pgid, "SIGKILL");

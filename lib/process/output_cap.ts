@@ -16,8 +16,6 @@ export interface Captured {
   total: number;
   /** True when bytes were dropped. */
   truncated: boolean;
-  /** True when the stream reached its end (false when abandoned). */
-  ended: boolean;
 }
 
 /** A capture in progress. */
@@ -47,17 +45,11 @@ export function capture(stream: ReadableStream<Uint8Array>, cap: number): Captur
   const chunks: Uint8Array[] = [];
   let kept = 0;
   let total = 0;
-  let ended = false;
-  let abandoned = false;
   const done = (async () => {
     try {
       while (true) {
         const { done, value } = await reader.read();
-        if (done) {
-          // Cancelling a reader also ends its pending read with done.
-          ended = !abandoned;
-          break;
-        }
+        if (done) break;
         total += value.length;
         if (kept < cap) {
           // A copy: the reader reuses its buffer for the next read.
@@ -69,12 +61,11 @@ export function capture(stream: ReadableStream<Uint8Array>, cap: number): Captur
     } catch {
       // Cancelled (abandoned) or the pipe broke: keep what was read.
     }
-    return { bytes: concat(chunks, kept), total, truncated: total > kept, ended };
+    return { bytes: concat(chunks, kept), total, truncated: total > kept };
   })();
   return {
     done,
     abandon() {
-      abandoned = true;
       reader.cancel().catch(() => {});
     },
   };

@@ -14,7 +14,7 @@ import { DEFAULT_GRACE_MS, groupAlive, terminateGroup } from "./kill_group.ts";
 import type { RunResult } from "./record.ts";
 import { SETSID_EXEC_FAILURE, spawnIsolated } from "./spawn_isolated.ts";
 import { checkExecutable } from "./check_executable.ts";
-import { clearableTimeout } from "../_timeout.ts";
+import { clearableTimeout, within } from "../_timers.ts";
 
 /** Default cap of captured output per stream. */
 export const DEFAULT_MAX_OUTPUT = 1024 * 1024;
@@ -66,17 +66,6 @@ function clean(env: Record<string, string> | undefined): Record<string, string> 
   return Object.fromEntries(
     Object.entries(env).map(([k, v]) => [k.replaceAll("\0", ""), v.replaceAll("\0", "")]),
   );
-}
-
-/** Waits for the first of `promises`, or `ms`, whichever comes first; clears its timer. */
-async function within(ms: number, ...promises: Promise<unknown>[]): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<void>((resolve) => timer = setTimeout(resolve, ms));
-  try {
-    await Promise.race([...promises, expired]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /**
@@ -145,8 +134,7 @@ export async function runScript(script: string, options: RunOptions = {}): Promi
   // is the only thing that starts the kill.
   const run = new AbortController();
   // Not setTimeout, which costs a CLI call about 5 ms on first use, and not AbortSignal.timeout,
-  // which a daemon would carry until it fires (see lib/_timeout.ts). It never keeps the process
-  // alive.
+  // which a daemon would carry until it fires (see lib/_timers.ts).
   const timeout = clearableTimeout(timeoutMs);
   timeout.signal.addEventListener("abort", () => run.abort(TIMEOUT), { once: true });
   const onOuterAbort = () => run.abort(options.signal?.reason);
@@ -170,12 +158,12 @@ export async function runScript(script: string, options: RunOptions = {}): Promi
       result.timed_out = run.signal.reason === TIMEOUT;
       if (!result.timed_out) result.error = "Interrupted";
       await terminateGroup(child.pid, { graceMs, reaped: exited });
-      await within(DRAIN_MS / 2, exited);
-      await within(DRAIN_MS / 2, output);
+      await within(exited, DRAIN_MS / 2);
+      await within(output, DRAIN_MS / 2);
     } else {
       // Exited: give its output a short drain, then end whatever it left in its group. Usually
       // both pipes have ended by now; skipping the drain timer then is measurably cheaper.
-      if (!outputEnded) await within(DRAIN_MS, output, aborted);
+      if (!outputEnded) await within(Promise.race([output, aborted]), DRAIN_MS);
       if (groupAlive(child.pid)) await terminateGroup(child.pid, { graceMs, reaped: exited });
     }
   } finally {

@@ -7,6 +7,7 @@
  */
 
 import { groupHasLiveMembers } from "./group_members.ts";
+import { sleep } from "../_timers.ts";
 
 const POLL_MS = 5;
 
@@ -29,6 +30,6 @@ export async function waitGroupEmpty(pgid: number, ms: number): Promise<boolean>
   while (true) {
     if (!(await groupHasLiveMembers(pgid))) return true;
     if (performance.now() >= deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    await sleep(POLL_MS);
   }
 }

@@ -8,7 +8,7 @@
 import type { z } from "zod";
 import { HttpError } from "./http.ts";
 import { concat } from "../_bytes.ts";
-import { clearableTimeout } from "../_timeout.ts";
+import { clearableTimeout } from "../_timers.ts";
 
 /** The largest body accepted. */
 export const MAX_BODY_BYTES = 1024 * 1024;

@@ -12,6 +12,7 @@ import { DEFAULT_GRACE_MS, DRAIN_MS } from "../process/run_script.ts";
 import type { ListenAddress } from "./listen.ts";
 import { bearerCheck } from "./auth.ts";
 import { removeSocket } from "./unix_socket.ts";
+import { within } from "../_timers.ts";
 import { bindServer, type BoundServer } from "./bind_server.ts";
 import { DEFAULT_MAX_PROCS, ProcLimit } from "./proc_limit.ts";
 import { EventQueue } from "./event_queue.ts";
@@ -104,12 +105,6 @@ async function defaultLoad(dir: string): Promise<PluginIndex> {
   return await loadPlugins(dir);
 }
 
-function within(ms: number, promise: Promise<unknown>): Promise<unknown> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  return Promise.race([promise, new Promise((r) => timer = setTimeout(r, ms))])
-    .finally(() => clearTimeout(timer));
-}
-
 /**
  * Starts the daemon and returns once it listens.
  *
@@ -189,9 +184,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     const servicesStopped = state.services?.stop({ stopTimeoutMs: options.stopTimeoutMs ?? 5000 });
     // shutdown() stops accepting at once and resolves when the requests in flight are answered.
     const drained = server.shutdown();
-    await within(consultedBoundMs + 1000, drained);
+    await within(drained, consultedBoundMs + 1000);
     decideAbort.abort();
-    await within(1000, drained);
+    await within(drained, 1000);
     await Promise.allSettled([queueClosed, servicesStopped]);
     if (socket !== null) await removeSocket(socket);
   };

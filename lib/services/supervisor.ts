@@ -22,7 +22,7 @@ import {
 import { type LineSink, type LineSource, prefixedStderr, relayLines } from "./line_relay.ts";
 import { serviceEnv } from "./service_env.ts";
 import type { LastExit, ServiceState, ServiceStatus } from "./types.ts";
-import { sleep, within } from "./_timers.ts";
+import { sleep, within } from "../_timers.ts";
 import { DEFAULT_GRACE_MS } from "../process/kill_group.ts";
 import { DRAIN_MS } from "../process/run_script.ts";
 

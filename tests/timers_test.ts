@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { clearableTimeout } from "../lib/_timeout.ts";
+import { clearableTimeout, sleep, within } from "../lib/_timers.ts";
 
 function aborted(signal: AbortSignal): Promise<void> {
   return new Promise((resolve) =>
@@ -37,7 +37,7 @@ Deno.test("clearableTimeout() keeps firing in due order as timeouts come and go"
 });
 
 Deno.test("clearableTimeout() no longer keeps the process alive once cleared", async () => {
-  const url = new URL("../lib/_timeout.ts", import.meta.url).href;
+  const url = new URL("../lib/_timers.ts", import.meta.url).href;
   const out = await new Deno.Command(Deno.execPath(), {
     args: [
       "eval",
@@ -48,4 +48,45 @@ Deno.test("clearableTimeout() no longer keeps the process alive once cleared", a
     signal: AbortSignal.timeout(30_000),
   }).output();
   assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+});
+
+Deno.test("clearableTimeout() refuses a bad length and leaves the other timeouts running", async () => {
+  const running = clearableTimeout(10);
+  assert.throws(() => clearableTimeout(NaN), RangeError);
+  assert.throws(() => clearableTimeout(-1), RangeError);
+  assert.throws(() => clearableTimeout(Infinity), RangeError);
+  await aborted(running.signal);
+});
+
+Deno.test("clearableTimeout() longer than a timer can wait is not fired early", async () => {
+  // 2^31 ms and more overflows a timer, which then fires at once.
+  const month = clearableTimeout(30 * 24 * 3600 * 1000);
+  const soon = clearableTimeout(20);
+  await aborted(soon.signal);
+  await sleep(20);
+  assert.equal(month.signal.aborted, false);
+  month.clear();
+});
+
+Deno.test("clearableTimeout() started in another's abort listener waits its own time", async () => {
+  const first = clearableTimeout(5);
+  let inner: ReturnType<typeof clearableTimeout> | undefined;
+  first.signal.addEventListener("abort", () => inner = clearableTimeout(0.5));
+  await aborted(first.signal);
+  assert.equal(inner?.signal.aborted, false);
+  await aborted(inner!.signal);
+});
+
+Deno.test("sleep() waits its time, or returns false at once when its signal aborts", async () => {
+  assert.equal(await sleep(1), true);
+  const stop = new AbortController();
+  const waiting = sleep(60_000, stop.signal);
+  stop.abort();
+  assert.equal(await waiting, false);
+});
+
+Deno.test("within() tells whether a promise settled in time", async () => {
+  assert.equal(await within(Promise.resolve(), 1000), true);
+  assert.equal(await within(Promise.reject(new Error("x")), 1000), true);
+  assert.equal(await within(new Promise(() => {}), 5), false);
 });

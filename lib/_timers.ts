@@ -1,0 +1,162 @@
+/**
+ * Timers for the whole project: timeouts that can be cleared and leave nothing behind, and the
+ * two waits built on them (`sleep`, `within`).
+ *
+ * `AbortSignal.timeout` cannot be cancelled: each one keeps its signal and a timer (about 2.5 KB,
+ * most of it outside the JS heap) until it fires. A daemon answering 900 requests a second with
+ * 15 s timeouts would carry tens of thousands of them. `setTimeout` can be cleared, but in Deno
+ * 2.9 the first call of a process loads Node's timers (about 5 ms), which every CLI call would
+ * pay. So the timeouts here share one pending `AbortSignal.timeout`, due no later than the
+ * earliest live deadline; clearing a timeout just forgets it.
+ *
+ * Cost: one `AbortSignal.timeout` per shared-timer period in the common case (timeouts of a few
+ * fixed lengths, as the runner's and the daemon's are); one per call only when every new timeout
+ * is due sooner than all the live ones.
+ *
+ * @module
+ */
+
+/** A timeout in progress. */
+export interface ClearableTimeout {
+  /** Aborts with a `TimeoutError` DOMException when the time is up. */
+  signal: AbortSignal;
+  /** Forgets the timeout; its signal then never aborts. */
+  clear(): void;
+}
+
+interface Entry {
+  at: number;
+  controller: AbortController;
+}
+
+/** The shared timer: its due time, and whether it is listened to (which keeps Deno alive). */
+interface Armed {
+  at: number;
+  signal: AbortSignal;
+  listening: boolean;
+}
+
+/** The longest delay a timer takes; a later deadline is reached in several such steps. */
+const MAX_DELAY_MS = 2 ** 31 - 1;
+
+const live = new Set<Entry>();
+let armed: Armed | null = null;
+
+function listen(timer: Armed, on: boolean): void {
+  if (timer.listening === on) return;
+  timer.listening = on;
+  if (on) timer.signal.addEventListener("abort", fire, { once: true });
+  else timer.signal.removeEventListener("abort", fire);
+}
+
+function arm(at: number): void {
+  const delay = Math.min(MAX_DELAY_MS, Math.max(0, Math.ceil(at - performance.now())));
+  const next = { at, signal: AbortSignal.timeout(delay), listening: false };
+  if (armed !== null) listen(armed, false);
+  armed = next;
+  listen(next, true);
+}
+
+function fire(): void {
+  armed = null;
+  // Timers and performance.now() can disagree by a fraction of a millisecond.
+  const now = performance.now() + 1;
+  const due: Entry[] = [];
+  let next = Infinity;
+  for (const entry of live) {
+    if (entry.at <= now) due.push(entry);
+    else if (entry.at < next) next = entry.at;
+  }
+  for (const entry of due) live.delete(entry);
+  // Re-armed before the aborts: their listeners may start or clear timeouts of their own.
+  if (next < Infinity) arm(next);
+  for (const entry of due) {
+    entry.controller.abort(new DOMException("Signal timed out.", "TimeoutError"));
+  }
+}
+
+/**
+ * Starts a timeout of `ms` milliseconds. Like `setTimeout`, it keeps the process alive until it
+ * fires or is cleared.
+ *
+ * @param ms The time until the signal aborts: a finite number, at least 0.
+ * @returns The signal and a `clear()` that cancels it.
+ * @throws {RangeError} When `ms` is negative or not finite.
+ * @example
+ * ```ts
+ * import { clearableTimeout } from "./_timers.ts";
+ * const timeout = clearableTimeout(10);
+ * await new Promise((resolve) => timeout.signal.addEventListener("abort", resolve));
+ * console.assert(timeout.signal.reason.name === "TimeoutError");
+ * ```
+ */
+export function clearableTimeout(ms: number): ClearableTimeout {
+  if (!Number.isFinite(ms) || ms < 0) {
+    throw new RangeError(`Invalid timeout: ${ms} ms (must be a finite number, at least 0)`);
+  }
+  const entry = { at: performance.now() + ms, controller: new AbortController() };
+  if (armed !== null && !armed.signal.aborted && armed.at <= entry.at) {
+    // Due no later than this one: it will fire, find this one not due yet, and re-arm.
+    listen(armed, true);
+  } else {
+    arm(entry.at);
+  }
+  live.add(entry);
+  return {
+    signal: entry.controller.signal,
+    clear() {
+      live.delete(entry);
+      // Nothing left to time: stop listening so the process may exit, but keep the timer for
+      // the next timeout (a daemon then makes one timer per timeout period, not per call).
+      if (live.size === 0 && armed !== null) listen(armed, false);
+    },
+  };
+}
+
+/**
+ * Waits `ms`, or less when `signal` aborts first. Never rejects.
+ *
+ * @param ms How long.
+ * @param signal Ends the wait early.
+ * @returns True when the full time passed, false when aborted.
+ * @example
+ * ```ts
+ * import { sleep } from "./_timers.ts";
+ * console.assert(await sleep(1) === true);
+ * ```
+ */
+export function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
+  if (signal?.aborted) return Promise.resolve(false);
+  const timeout = clearableTimeout(ms);
+  return new Promise((resolve) => {
+    const onAbort = () => {
+      timeout.clear();
+      resolve(false);
+    };
+    timeout.signal.addEventListener("abort", () => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve(true);
+    }, { once: true });
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/**
+ * Waits for `promise`, at most `ms`.
+ *
+ * @param promise What to wait for (its rejection counts as settled).
+ * @param ms The bound.
+ * @returns True when it settled in time.
+ * @example
+ * ```ts
+ * import { within } from "./_timers.ts";
+ * console.assert(await within(Promise.resolve(), 10) === true);
+ * ```
+ */
+export async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  const stop = new AbortController();
+  const settled = promise.then(() => true, () => true);
+  const result = await Promise.race([settled, sleep(ms, stop.signal).then(() => false)]);
+  stop.abort();
+  return result;
+}
