@@ -109,7 +109,7 @@ async function defaultLoad(dir: string): Promise<PluginIndex> {
  * Starts the daemon and returns once it listens.
  *
  * Requires `--allow-net`, `--allow-read`, `--allow-write`, `--allow-run`, `--allow-env`. Run it
- * with `--v8-flags=--optimize-for-size,--no-maglev`, as the binary does, or its memory grows by
+ * with `--v8-flags=--optimize-for-size,--no-opt,--no-maglev`, as the binary does, or its memory grows by
  * about 60 MB under load (README "Daemon").
  *
  * @param options Address, token, plugins dir, limits, logger.
