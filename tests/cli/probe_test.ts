@@ -1,19 +1,7 @@
 import assert from "node:assert/strict";
+import { PROBE_FIELDS as FIELDS } from "../hosts/_probe_fields.ts";
 import { HostFactsSchema } from "../../lib/hosts/probe_schema.ts";
 import { cli } from "../_cli.ts";
-
-const FIELDS = [
-  "hostname",
-  "os",
-  "arch",
-  "cpus",
-  "load_avg",
-  "mem_total_bytes",
-  "mem_available_bytes",
-  "disk_free_bytes",
-  "uptime_s",
-  "version",
-];
 
 Deno.test("tyhooks probe prints one JSON object with every field, non-zero memory and cpus", async () => {
   const r = await cli(["probe", "--workdir", "/"]);

@@ -1,22 +1,10 @@
 import assert from "node:assert/strict";
+import { PROBE_FIELDS as FIELDS } from "./_probe_fields.ts";
 import { probeHost } from "../../lib/hosts/probe.ts";
 import { HostFactsSchema } from "../../lib/hosts/probe_schema.ts";
 import { diskFree, parseDfOutput } from "../../lib/hosts/disk_free.ts";
 import { createLogger } from "../../lib/log.ts";
 import { VERSION } from "../../lib/version.ts";
-
-const FIELDS = [
-  "hostname",
-  "os",
-  "arch",
-  "cpus",
-  "load_avg",
-  "mem_total_bytes",
-  "mem_available_bytes",
-  "disk_free_bytes",
-  "uptime_s",
-  "version",
-];
 
 Deno.test("probeHost() describes this machine with answers its own schema accepts", async () => {
   const facts = HostFactsSchema.parse(await probeHost({ workdir: "/" }));
