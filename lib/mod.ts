@@ -80,6 +80,7 @@ export { type InstallOptions, installPlugin, type InstallResult } from "./plugin
 export { removePlugin } from "./plugins/remove.ts";
 export { probeHost, type ProbeOptions } from "./hosts/probe.ts";
 export { defaultProbe, type HostEntry, parseHostsFile, readHostsFile } from "./hosts/hosts_file.ts";
+export { sshCommand } from "./hosts/ssh.ts";
 export { pickHost, type PickOptions, type PickResult } from "./hosts/pick.ts";
 export type { HostOutcome } from "./hosts/ask_host.ts";
 export {

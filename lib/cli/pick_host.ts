@@ -25,7 +25,8 @@ export const spec: CommandSpec = {
   },
   details: [
     "Hosts file: one host a line, NAME [WORKDIR] [-- PROBE COMMAND]; # comments and blank lines",
-    "are skipped. The default probe is: ssh -o BatchMode=yes -o ConnectTimeout=2 NAME tyhooks probe.",
+    "are skipped. The default probe is: ssh -o BatchMode=yes -o ConnectTimeout=2 NAME tyhooks probe,",
+    'where "ssh" is $TYHOOKS_SSH when set, split into words as a shell does (ssh -F CONFIG, say).',
     "A command after -- runs with sh -c, from the hosts file's directory.",
     "",
     "Hosts that fail, time out or print a wrong answer are dropped and logged to stderr. Ties break",

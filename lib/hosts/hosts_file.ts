@@ -13,6 +13,7 @@
 
 import { ManifestError, RunError } from "../errors.ts";
 import { readBounded } from "../read_bounded.ts";
+import { sshCommand } from "./ssh.ts";
 
 /**
  * One host of a hosts file.
@@ -36,21 +37,24 @@ export interface HostEntry {
 }
 
 /**
- * The default probe of host `name`: ssh without prompts (a password prompt would hang until the
- * deadline) and a connect timeout under pick-host's default 3 s, so an unreachable host fails
- * with ssh's own message rather than a bare timeout.
+ * The default probe of host `name`: `tyhooks probe` over the ssh of {@linkcode sshCommand}
+ * (`$TYHOOKS_SSH` or `ssh`, then `-o BatchMode=yes -o ConnectTimeout=2`).
+ *
+ * Requires `--allow-env`.
  *
  * @param name The host, as ssh understands it (`gpu-1`, `user@10.0.0.7`, an ssh_config alias).
+ * @param ssh The ssh program and options; default {@linkcode sshCommand}'s.
  * @returns Program and arguments.
+ * @throws {RunError} When `$TYHOOKS_SSH` cannot be split into words.
  * @example
  * ```ts
  * import { defaultProbe } from "./hosts_file.ts";
- * console.assert(defaultProbe("gpu-1").join(" ") ===
- *   "ssh -o BatchMode=yes -o ConnectTimeout=2 gpu-1 tyhooks probe");
+ * console.assert(defaultProbe("gpu-1", ["ssh", "-F", "/etc/fleet"]).join(" ") ===
+ *   "ssh -F /etc/fleet gpu-1 tyhooks probe");
  * ```
  */
-export function defaultProbe(name: string): string[] {
-  return ["ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=2", name, "tyhooks", "probe"];
+export function defaultProbe(name: string, ssh: string[] = sshCommand()): string[] {
+  return [...ssh, name, "tyhooks", "probe"];
 }
 
 const SHAPE = "expected NAME [WORKDIR] [-- PROBE COMMAND]";
@@ -64,6 +68,7 @@ const SHAPE = "expected NAME [WORKDIR] [-- PROBE COMMAND]";
  * @returns The hosts, in file order.
  * @throws {ManifestError} Naming `FILE:LINE`, for a line of another shape, a name starting with
  * `-` (ssh would read it as an option), a repeated name, or a NUL byte.
+ * @throws {RunError} When a host uses the default probe and `$TYHOOKS_SSH` cannot be split.
  * @example
  * ```ts
  * import { parseHostsFile } from "./hosts_file.ts";
@@ -73,6 +78,7 @@ const SHAPE = "expected NAME [WORKDIR] [-- PROBE COMMAND]";
  */
 export function parseHostsFile(text: string, path: string): HostEntry[] {
   const hosts: HostEntry[] = [];
+  let ssh: string[] | undefined;
   const seen = new Map<string, number>();
   text.split("\n").forEach((raw, index) => {
     const line = index + 1;
@@ -104,7 +110,9 @@ export function parseHostsFile(text: string, path: string): HostEntry[] {
     const first = seen.get(name);
     if (first !== undefined) fail(`host "${name}" is already listed on line ${first}`);
     seen.set(name, line);
-    const probe = command === undefined ? defaultProbe(name) : ["/bin/sh", "-c", command];
+    const probe = command === undefined
+      ? defaultProbe(name, ssh ??= sshCommand())
+      : ["/bin/sh", "-c", command];
     hosts.push({ name, workdir, probe, line });
   });
   return hosts;
