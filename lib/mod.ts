@@ -33,6 +33,7 @@ export {
   validateTask,
 } from "./task.ts";
 export type {
+  HookSettings,
   LoadWarning,
   Plugin,
   PluginAction,
@@ -138,7 +139,12 @@ export { formatListen, type ListenAddress, parseListen } from "./serve/listen.ts
 // them: zod's, each checked at compile time against its interface and exported as a Schema of it
 // (schemas.ts), so no zod type is part of the API. Importing the library loads zod; the CLI never
 // imports this module, so its startup does not pay for that.
-export type { Manifest, ManifestAction, ManifestService } from "./plugins/manifest.ts";
+export type {
+  Manifest,
+  ManifestAction,
+  ManifestHookSettings,
+  ManifestService,
+} from "./plugins/manifest.ts";
 export type { PlacementAnswer, PlacementRequest } from "./resolve/placement_schema.ts";
 export type {
   PostToolCall,

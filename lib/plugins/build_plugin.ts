@@ -13,16 +13,20 @@ import { buildHooks } from "./build_hooks.ts";
 import { buildActions } from "./build_actions.ts";
 import { buildServices } from "./build_services.ts";
 import { findRoutines, findWorkflows } from "./conventions.ts";
+import { buildHookSettings } from "./hook_settings.ts";
+import { isRecord } from "./_record.ts";
 
 /** A plugin's contents, everything but its name. */
 export type PluginParts = Omit<Plugin, "name">;
 
 /**
- * Reads version, description, hooks, actions and services from the lenient data, and finds the
- * workflows and routines. Requires `--allow-read`.
+ * Reads version, description, hooks, actions and services from the lenient data, the per-hook
+ * settings from the typed data, and finds the workflows and routines. Requires `--allow-read`.
  *
  * @param root The plugin dir.
  * @param data The manifest's lenient data (a map).
+ * @param typed The manifest's typed data (YAML core types), for the `tyhooks:` settings; default
+ *   `data`.
  * @returns The parts and the problems.
  * @example
  * ```ts
@@ -34,6 +38,7 @@ export type PluginParts = Omit<Plugin, "name">;
 export async function buildPlugin(
   root: PluginRoot,
   data: Record<string, unknown>,
+  typed: unknown = data,
 ): Promise<{ parts: PluginParts; problems: Problem[] }> {
   const problems: Problem[] = [];
   const text = (key: "version" | "description"): string => {
@@ -53,7 +58,17 @@ export async function buildPlugin(
     findWorkflows(root.dir),
     findRoutines(root.dir),
   ]);
-  problems.push(...hooks.problems, ...actions.problems, ...services.problems);
+  // Settings are typed (`persistent: true` is a boolean), unlike ty's string-minded fields.
+  const settings = buildHookSettings(
+    isRecord(typed) ? typed.tyhooks : undefined,
+    isRecord(data.hooks) ? Object.keys(data.hooks) : [],
+  );
+  problems.push(
+    ...hooks.problems,
+    ...actions.problems,
+    ...services.problems,
+    ...settings.problems,
+  );
   return {
     parts: {
       version,
@@ -64,6 +79,7 @@ export async function buildPlugin(
       services: services.services,
       workflows,
       routines,
+      settings: settings.settings,
     },
     problems,
   };

@@ -100,7 +100,7 @@ export async function inspectPlugin(root: string, dir: string): Promise<PluginRe
   } catch (error) {
     return skip(`cannot resolve the plugin dir: ${(error as Error).message}`, null);
   }
-  const { parts, problems } = await buildPlugin({ dir, realDir }, data);
+  const { parts, problems } = await buildPlugin({ dir, realDir }, data, read.typed);
   report.problems = problems.map((p) => warning(p.message, locate(read, p.at, { key: p.key })));
   if (!isUsable(parts)) {
     const drops = problems.flatMap((p) => p.dropped === undefined ? [] : [p.dropped]);

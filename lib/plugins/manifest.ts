@@ -52,6 +52,27 @@ export interface ManifestService {
 }
 
 /**
+ * One hook's settings under the manifest's `tyhooks:` key (a tyhooks extension ty ignores).
+ *
+ * @example
+ * ```ts
+ * import type { ManifestHookSettings } from "./manifest.ts";
+ * const guard: ManifestHookSettings = { tools: "^(bash|write_file)$", persistent: true };
+ * console.assert(guard.timeout === undefined); // the event's default
+ * ```
+ */
+export interface ManifestHookSettings {
+  /** Tool hooks only: a regular expression on the tool name; other tools skip the hook. */
+  tools?: string;
+  /** This hook's timeout: `500ms`, `15s`, `2m`, or plain seconds (a number or text). */
+  timeout?: string | number;
+  /** Run by the daemon as one long-lived process (JSON-answer hooks only); default false. */
+  persistent?: boolean;
+  /** Persistent hooks only: processes in the pool; default 1. */
+  max_procs?: number;
+}
+
+/**
  * A `plugin.yaml` as the strict schema accepts it: any other key is an error for
  * `plugins validate` (the loader leaves it out of the plugin).
  *
@@ -84,4 +105,6 @@ export interface Manifest {
   actions?: ManifestAction[];
   /** Long-running, supervised processes. */
   services?: ManifestService[];
+  /** Event -> that hook's settings (a tyhooks extension; ty's loader ignores the key). */
+  tyhooks?: Record<string, ManifestHookSettings>;
 }

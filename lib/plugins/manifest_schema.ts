@@ -10,7 +10,12 @@
 
 import { z } from "zod";
 import type { Same } from "../_type_check.ts";
-import type { Manifest, ManifestAction, ManifestService } from "./manifest.ts";
+import type {
+  Manifest,
+  ManifestAction,
+  ManifestHookSettings,
+  ManifestService,
+} from "./manifest.ts";
 
 /**
  * Names of the restart policies, in the order the docs list them.
@@ -147,6 +152,34 @@ export const ServiceSchema = z.strictObject({
 }).meta({ description: "A long-running, supervised process" }) satisfies z.ZodType<ManifestService>;
 
 /**
+ * One hook's settings under `tyhooks:`: a {@linkcode ManifestHookSettings}.
+ *
+ * @example
+ * ```ts
+ * import { HookSettingsSchema } from "./manifest_schema.ts";
+ * console.assert(HookSettingsSchema.safeParse({ tools: "^bash$", timeout: "2s" }).success);
+ * console.assert(!HookSettingsSchema.safeParse({ tool: "^bash$" }).success);
+ * ```
+ */
+export const HookSettingsSchema = z.strictObject({
+  tools: text.optional().meta({
+    description:
+      "Tool hooks only: a regular expression on the tool name; other tools skip the hook",
+  }),
+  timeout: z.union([z.string(), z.number()]).optional().meta({
+    description: "This hook's timeout: 500ms, 15s, 2m or plain seconds",
+  }),
+  persistent: z.boolean().optional().meta({
+    description: "Run by the daemon as one long-lived process (JSON-answer hooks only)",
+  }),
+  max_procs: z.int().min(1).optional().meta({
+    description: "Persistent hooks only: processes in the pool; default 1",
+  }),
+}).meta({
+  description: "One hook's settings (tyhooks extension)",
+}) satisfies z.ZodType<ManifestHookSettings>;
+
+/**
  * The whole manifest, a {@linkcode Manifest}, strict: unknown keys are errors.
  *
  * @example
@@ -163,6 +196,9 @@ export const ManifestSchema = z.strictObject({
   hooks: HooksSchema.optional(),
   actions: z.array(ActionSchema).optional(),
   services: z.array(ServiceSchema).optional(),
+  tyhooks: z.record(text, HookSettingsSchema).optional().meta({
+    description: "Event -> that hook's settings (tyhooks extension; ty ignores this key)",
+  }),
 }).meta({
   title: "tyhooks plugin manifest (plugin.yaml)",
   description: "A ty plugin: a directory holding this file and executable scripts",
@@ -171,6 +207,7 @@ export const ManifestSchema = z.strictObject({
 // The schema validates, the interfaces document: neither may gain a field the other lacks.
 true satisfies Same<z.output<typeof ActionSchema>, ManifestAction>;
 true satisfies Same<z.output<typeof ServiceSchema>, ManifestService>;
+true satisfies Same<z.output<typeof HookSettingsSchema>, ManifestHookSettings>;
 true satisfies Same<z.output<typeof ManifestSchema>, Manifest>;
 
 /**

@@ -21,6 +21,7 @@ import { locate } from "./locate.ts";
 import { unknownEvent, unknownKey } from "./messages.ts";
 import { closest } from "./_suggest.ts";
 import { isRecord } from "./_record.ts";
+import { SETTING_KEYS } from "./hook_settings.ts";
 
 const ACTION_KEYS = Object.keys(ActionSchema.shape);
 const SERVICE_KEYS = Object.keys(ServiceSchema.shape);
@@ -57,6 +58,8 @@ export function strictProblems(report: PluginReport): LoadWarning[] {
       ? MANIFEST_KEYS
       : issue.path[0] === "actions"
       ? ACTION_KEYS
+      : issue.path[0] === "tyhooks"
+      ? SETTING_KEYS
       : SERVICE_KEYS;
     for (const key of issue.keys) {
       add(unknownKey(key, pathText(issue.path), closest(key, known)), [...issue.path, key], true);

@@ -104,6 +104,33 @@ export interface Plugin {
   workflows: string[];
   /** Routine names (dirs under `routines/` holding `prompt.md`), sorted. */
   routines: string[];
+  /**
+   * Event -> the hook's own settings, from the manifest's `tyhooks:` key (a tyhooks extension);
+   * only hooked events appear, only valid settings are kept. Absent or `{}` means defaults.
+   */
+  settings?: Record<string, HookSettings>;
+}
+
+/**
+ * One hook's settings from the manifest's `tyhooks:` key; an absent field keeps the default.
+ * `hookSettings()` and `toolMatches()` in `hook_settings.ts` read them.
+ *
+ * @example
+ * ```ts
+ * import type { HookSettings } from "./types.ts";
+ * const guard: HookSettings = { tools: "^(bash|write_file)$", timeoutMs: 2000, persistent: true };
+ * console.assert(new RegExp(guard.tools ?? "").test("bash"));
+ * ```
+ */
+export interface HookSettings {
+  /** Tool hooks only: a regular expression (source) on the tool name; other tools skip the hook. */
+  tools?: string;
+  /** This hook's own timeout, in ms; an explicit `--timeout` overrides it. */
+  timeoutMs?: number;
+  /** Run by the daemon as one long-lived process answering a request a line. Default false. */
+  persistent?: boolean;
+  /** Persistent hooks only: processes in the hook's pool. Default 1. */
+  maxProcs?: number;
 }
 
 /**

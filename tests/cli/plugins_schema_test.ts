@@ -15,6 +15,7 @@ Deno.test("plugins schema prints a JSON Schema with the manifest's properties", 
     "hooks",
     "actions",
     "services",
+    "tyhooks",
   ]);
   assert.deepEqual(schema.properties.services.items.properties.restart.enum, [
     "always",

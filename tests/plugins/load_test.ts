@@ -185,6 +185,7 @@ Deno.test("loadPlugins() leaves unknown keys out of the plugin without a warning
     "name",
     "routines",
     "services",
+    "settings",
     "version",
     "workflows",
   ]);

@@ -99,6 +99,7 @@ Deno.test("manifestJsonSchema() describes every manifest field and refuses unkno
     "hooks",
     "actions",
     "services",
+    "tyhooks",
   ]);
   assert.deepEqual(schema.required, ["name"]);
   assert.equal(schema.additionalProperties, false);

@@ -1,0 +1,174 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { loadPlugins } from "../../lib/plugins/load.ts";
+import { validatePlugins } from "../../lib/plugins/validate.ts";
+import { loadPluginsCached } from "../../lib/plugins/cache.ts";
+import { hookSettings, toolMatches } from "../../lib/plugins/hook_settings.ts";
+import { makeTree } from "../_cli.ts";
+
+const SCRIPT = "#!/bin/sh\nexit 0\n";
+
+async function withTree(
+  files: Record<string, string>,
+  fn: (root: string) => Promise<void>,
+): Promise<void> {
+  const root = await makeTree(files);
+  try {
+    await fn(root);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+}
+
+const GUARD = {
+  "g/guard.sh": SCRIPT,
+  "g/place.sh": SCRIPT,
+  "g/route.sh": SCRIPT,
+};
+
+Deno.test("loadPlugins() reads each hook's tyhooks settings and keeps hooks as event -> script", async () => {
+  await withTree({
+    ...GUARD,
+    "g/plugin.yaml": [
+      "name: g",
+      "hooks:",
+      "  pre_tool_call: guard.sh",
+      "  task.placement: place.sh",
+      "tyhooks:",
+      '  pre_tool_call: {tools: "^(bash|write_file)$", persistent: true, max_procs: 3}',
+      "  task.placement: {timeout: 2s, persistent: true}",
+      "",
+    ].join("\n"),
+  }, async (root) => {
+    const index = await loadPlugins(root);
+    assert.deepEqual(index.warnings, []);
+    const [plugin] = index.plugins;
+    assert.deepEqual(plugin.hooks, {
+      pre_tool_call: join(root, "g", "guard.sh"),
+      "task.placement": join(root, "g", "place.sh"),
+    });
+    assert.deepEqual(plugin.settings, {
+      pre_tool_call: { tools: "^(bash|write_file)$", persistent: true, maxProcs: 3 },
+      "task.placement": { timeoutMs: 2000, persistent: true },
+    });
+    assert.ok(toolMatches(hookSettings(plugin, "pre_tool_call"), "bash"));
+    assert.ok(!toolMatches(hookSettings(plugin, "pre_tool_call"), "read_file"));
+    assert.deepEqual(hookSettings(plugin, "task.done"), {});
+  });
+});
+
+Deno.test("loadPlugins() reads timeouts written as 500ms, 2m and plain seconds", async () => {
+  await withTree({
+    ...GUARD,
+    "g/plugin.yaml": [
+      "name: g",
+      "hooks: {pre_tool_call: guard.sh, task.placement: place.sh, task.route: route.sh}",
+      "tyhooks:",
+      "  pre_tool_call: {timeout: 500ms}",
+      "  task.placement: {timeout: 1.5}",
+      "  task.route: {timeout: 2m}",
+      "",
+    ].join("\n"),
+  }, async (root) => {
+    const index = await loadPlugins(root);
+    assert.deepEqual(index.warnings, []);
+    assert.deepEqual(index.plugins[0].settings, {
+      pre_tool_call: { timeoutMs: 500 },
+      "task.placement": { timeoutMs: 1500 },
+      "task.route": { timeoutMs: 120_000 },
+    });
+  });
+});
+
+Deno.test("loadPlugins() warns about each bad setting by name and keeps the hook's defaults for it", async () => {
+  await withTree({
+    ...GUARD,
+    "g/plugin.yaml": [
+      "name: g",
+      "hooks: {pre_tool_call: guard.sh, task.placement: place.sh, task.route: route.sh}",
+      "tyhooks:",
+      '  pre_tool_call: {tools: "(bash", toolz: x, timeout: soon, persistent: true}',
+      "  task.placement: {tools: bash, max_procs: 0}",
+      "  task.route: {persistent: true, max_procs: 2}",
+      "  task.done: {timeout: 1s}",
+      "",
+    ].join("\n"),
+  }, async (root) => {
+    const index = await loadPlugins(root);
+    const [plugin] = index.plugins;
+    // Valid settings beside bad ones still apply; the bad ones keep their defaults.
+    assert.deepEqual(plugin.settings, { pre_tool_call: { persistent: true } });
+    assert.deepEqual(Object.keys(plugin.hooks).sort(), [
+      "pre_tool_call",
+      "task.placement",
+      "task.route",
+    ]);
+    assert.deepEqual(index.warnings.map((w) => `${w.line}:${w.column} ${w.message}`), [
+      '4:26 Ignored setting "tools" of hook "pre_tool_call": "(bash" is not a valid ' +
+      "regular expression: Invalid regular expression: /(bash/: Unterminated group",
+      '4:35 Ignored setting "toolz" of hook "pre_tool_call": unknown setting, did you mean "tools"?',
+      '4:54 Ignored setting "timeout" of hook "pre_tool_call": "soon" is not a duration ' +
+      "(hint: 500ms, 15s, 2m or plain seconds, more than 0 and at most 24 days)",
+      '5:20 Ignored setting "tools" of hook "task.placement": only tool hooks ' +
+      "(pre_tool_call, post_tool_call) take it",
+      '5:44 Ignored setting "max_procs" of hook "task.placement": must be a whole number of ' +
+      "at least 1, not 0",
+      '6:28 Ignored setting "persistent" of hook "task.route": only hooks that answer in JSON ' +
+      "can be persistent",
+      '6:34 Ignored setting "max_procs" of hook "task.route": only persistent hooks take it',
+      '7:3 Ignored settings of hook "task.done": the plugin has no hook "task.done"',
+    ]);
+  });
+});
+
+Deno.test("loadPlugins() ignores a tyhooks key that is not a map, with one warning", async () => {
+  await withTree({
+    ...GUARD,
+    "g/plugin.yaml": "name: g\nhooks: {pre_tool_call: guard.sh}\ntyhooks: [1]\n",
+  }, async (root) => {
+    const index = await loadPlugins(root);
+    assert.deepEqual(index.plugins[0].settings, {});
+    assert.deepEqual(index.warnings.map((w) => w.message), [
+      'Ignored "tyhooks": must be a map of event to settings, not a list',
+    ]);
+  });
+});
+
+Deno.test("plugins validate accepts tyhooks settings and reports a bad one once", async () => {
+  await withTree({
+    ...GUARD,
+    "g/plugin.yaml": [
+      "name: g",
+      "hooks: {pre_tool_call: guard.sh}",
+      "tyhooks:",
+      "  pre_tool_call: {tools: ^bash$, timeout: 2s, persistent: true, max_procs: 2}",
+      "",
+    ].join("\n"),
+    "h/guard.sh": SCRIPT,
+    "h/plugin.yaml":
+      "name: h\nhooks: {pre_tool_call: guard.sh}\ntyhooks:\n  pre_tool_call: {tool: x}\n",
+  }, async (root) => {
+    const result = await validatePlugins(root);
+    assert.deepEqual(result.problems.map((p) => `${p.plugin} ${p.line}:${p.column} ${p.message}`), [
+      'h 4:19 Ignored setting "tool" of hook "pre_tool_call": unknown setting, did you mean "tools"?',
+    ]);
+  });
+});
+
+Deno.test("loadPluginsCached() keeps the settings in the cached index", async () => {
+  await withTree({
+    ...GUARD,
+    "g/plugin.yaml":
+      "name: g\nhooks: {pre_tool_call: guard.sh}\ntyhooks:\n  pre_tool_call: {tools: ^bash$}\n",
+  }, async (root) => {
+    const cacheDir = await Deno.makeTempDir();
+    try {
+      assert.equal((await loadPluginsCached(root, { cacheDir })).hit, false);
+      const warm = await loadPluginsCached(root, { cacheDir });
+      assert.equal(warm.hit, true);
+      assert.deepEqual(warm.index.plugins[0].settings, { pre_tool_call: { tools: "^bash$" } });
+    } finally {
+      await Deno.remove(cacheDir, { recursive: true });
+    }
+  });
+});
