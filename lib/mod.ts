@@ -41,7 +41,7 @@ export type {
   PluginService,
   RestartPolicy,
 } from "./plugins/types.ts";
-export { type RunOptions, runScript } from "./process/run_script.ts";
+export { type RunMode, type RunOptions, runScript } from "./process/run_script.ts";
 export { failureReason, type RunRecord, type RunResult, succeeded } from "./process/record.ts";
 export { Runner, type RunnerOptions, type StatusChangeResult } from "./hooks/runner.ts";
 export { statusEvent } from "./hooks/status_event.ts";

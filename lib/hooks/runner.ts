@@ -211,8 +211,12 @@ export class Runner {
     const env = taskEnv(task, { event, message });
     const runs: Promise<RunResult>[] = [];
     const legacy = await this.#legacyHook(event);
-    if (legacy !== null) runs.push(this.run(legacy, { cwd: this.#options.hooksDir, env }));
-    for (const plugin of this.handlers(event)) runs.push(this.runHook(plugin, event, { env }));
+    // Notified: a hook's background work (`curl … &`) finishes before the run ends.
+    const mode = "notify";
+    if (legacy !== null) runs.push(this.run(legacy, { cwd: this.#options.hooksDir, env, mode }));
+    for (const plugin of this.handlers(event)) {
+      runs.push(this.runHook(plugin, event, { env, mode }));
+    }
     const results = await Promise.all(runs);
     for (const result of results) {
       if (!succeeded(result)) {
@@ -273,6 +277,7 @@ export class Runner {
       env,
       plugin: plugin.name,
       timeoutMs: this.timeouts.action,
+      mode: "notify",
       raw: true, // Shown to the user as written: binary-safe.
     });
   }

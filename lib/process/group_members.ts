@@ -4,7 +4,8 @@
  * in its group for good, so a kill would always wait out its whole grace period.
  *
  * /proc tells live members from zombies, but Deno lets a program read /proc only with
- * `--allow-all`, which the binary does not have; then `pgrep -r` (procps) answers instead.
+ * `--allow-all`, which the binary does not have; then `pgrep -r` (procps) answers for a group,
+ * and `ps` lists a session's members (ps is everywhere, pgrep's `-r` is not).
  *
  * @module
  */
@@ -26,6 +27,33 @@ let pgrepMissing = false;
  * ```
  */
 export function liveGroupMembers(pgid: number): number[] | null {
+  return scanProc((pgrp) => pgrp === pgid);
+}
+
+/**
+ * The live processes of session `sid` that are outside group `sid`: descendants that made a group
+ * of their own (`set -m`, `process_group=0`) and so escape a group signal; only `setsid` leaves
+ * the session. Read from /proc, else from `ps` (/proc denied to tyhooks, or macOS).
+ *
+ * Requires `--allow-run` for the ps fallback.
+ *
+ * @param sid The session id (the script's pid: every script leads its own session and group).
+ * @returns Their pids, or null when neither /proc nor ps can tell.
+ * @example
+ * ```ts
+ * import { sessionStrays } from "./group_members.ts";
+ * const strays = await sessionStrays(2 ** 22 + 12345);
+ * console.assert(strays === null || strays.length === 0);
+ * ```
+ */
+export async function sessionStrays(sid: number): Promise<number[] | null> {
+  const outside = (pgrp: number, session: number) => session === sid && pgrp !== sid;
+  return scanProc(outside) ?? await psScan(outside);
+}
+
+type Match = (pgrp: number, session: number) => boolean;
+
+function scanProc(match: Match): number[] | null {
   let entries: Iterable<Deno.DirEntry>;
   try {
     entries = Deno.readDirSync("/proc");
@@ -42,9 +70,37 @@ export function liveGroupMembers(pgid: number): number[] | null {
     } catch {
       continue; // Exited while we looked.
     }
-    // Fields after the command name, which is in parentheses and may hold spaces: state ppid pgrp.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") live.push(pid);
+    // Fields after the command name, which is in parentheses and may hold spaces:
+    // state ppid pgrp session.
+    const [state, _ppid, pgrp, session] = stat.slice(stat.lastIndexOf(")") + 2).split(" ", 4);
+    if (state !== "Z" && state !== "X" && match(Number(pgrp), Number(session))) live.push(pid);
+  }
+  return live;
+}
+
+let psMissing = false;
+
+async function psScan(match: Match): Promise<number[] | null> {
+  if (psMissing) return null;
+  let output: Deno.CommandOutput;
+  try {
+    output = await new Deno.Command("ps", {
+      args: ["-e", "-o", "pid=,pgid=,sid=,stat="],
+      stdin: "null",
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+  } catch {
+    psMissing = true;
+    return null;
+  }
+  if (!output.success) return null;
+  const live: number[] = [];
+  for (const line of new TextDecoder().decode(output.stdout).split("\n")) {
+    const [pid, pgrp, session, state] = line.trim().split(/\s+/);
+    if (state !== undefined && !/^[ZX]/.test(state) && match(Number(pgrp), Number(session))) {
+      live.push(Number(pid));
+    }
   }
   return live;
 }

@@ -1,11 +1,14 @@
 /**
- * Terminating a child's whole process group: SIGTERM, a grace period, then SIGKILL. The group id
- * is the child's pid because every child is started in its own session.
+ * Terminating a child's whole process group, and then its whole session: SIGTERM, a grace
+ * period, then SIGKILL. The group id and the session id are the child's pid because every child
+ * is started in its own session. A descendant that made a group of its own (`set -m`,
+ * `process_group=0`) is out of the group but still in the session, so it is found by a scan and
+ * signalled too; only a deliberate `setsid` escapes.
  *
  * @module
  */
 
-import { groupHasLiveMembers } from "./group_members.ts";
+import { groupHasLiveMembers, sessionStrays } from "./group_members.ts";
 import { sleep } from "../_timers.ts";
 
 const POLL_MS = 10;
@@ -78,10 +81,14 @@ export interface TerminateOptions {
 }
 
 /**
- * Terminates group `pgid`: SIGTERM to every member, wait until the group is empty or the grace
- * period ends, then SIGKILL whatever is left. Returns within the grace period plus a poll tick.
+ * Terminates group `pgid` and the rest of its session: SIGTERM to every member of the group, then
+ * to the session's strays (members outside the group); wait until all are gone or the grace
+ * period ends, then SIGKILL whatever is left (the strays scanned again). Returns within the grace
+ * period plus a poll tick and one scan.
  *
- * @param pgid The group id (the child's pid).
+ * Requires `--allow-run` where /proc cannot be read (the scans then use ps and pgrep).
+ *
+ * @param pgid The group id (the child's pid, also its session id).
  * @param options Grace period and the child's reaping.
  * @returns True when SIGKILL was needed.
  * @example
@@ -97,13 +104,35 @@ export async function terminateGroup(
   options: TerminateOptions = {},
 ): Promise<boolean> {
   const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
+  const deadline = performance.now() + graceMs;
   if (!signalGroup(pgid, "SIGTERM")) return false;
+  // Scanned after the group's signal, so members that fork while dying are seen; the scan's cost
+  // counts against the grace period, keeping the call's bound.
+  const strays = await signalStrays(pgid, "SIGTERM");
   let reaped = options.reaped === undefined;
   options.reaped?.then(() => reaped = true, () => reaped = true);
-  const deadline = performance.now() + graceMs;
   while (performance.now() < deadline) {
     await sleep(POLL_MS);
-    if (reaped && !(await groupHasLiveMembers(pgid))) return false;
+    if (
+      reaped && !(await groupHasLiveMembers(pgid)) &&
+      (strays === 0 || (await signalStrays(pgid, null)) === 0)
+    ) return false;
   }
-  return signalGroup(pgid, "SIGKILL");
+  const killed = signalGroup(pgid, "SIGKILL");
+  return (await signalStrays(pgid, "SIGKILL")) > 0 || killed;
+}
+
+/** Sends `signal` to each stray of session `sid` (null: none, just count them). */
+async function signalStrays(sid: number, signal: Deno.Signal | null): Promise<number> {
+  const members = await sessionStrays(sid) ?? [];
+  if (signal !== null) {
+    for (const pid of members) {
+      try {
+        Deno.kill(pid, signal);
+      } catch {
+        // Gone since the scan.
+      }
+    }
+  }
+  return members.length;
 }

@@ -4,13 +4,15 @@
  * torn down by one AbortController per run.
  *
  * Guarantee: the call returns no later than timeout + grace + 100 ms, whatever the script does
- * (hangs, ignores SIGTERM, leaves children holding its pipes, escapes with setsid).
+ * (hangs, ignores SIGTERM, leaves children holding its pipes, escapes with setsid), in either
+ * {@linkcode RunMode}.
  *
  * @module
  */
 
 import { capture, type Captured } from "./output_cap.ts";
 import { DEFAULT_GRACE_MS, groupAlive, terminateGroup } from "./kill_group.ts";
+import { waitGroupEmpty } from "./wait_group.ts";
 import type { RunResult } from "./record.ts";
 import { SETSID_EXEC_FAILURE, spawnIsolated } from "./spawn_isolated.ts";
 import { checkExecutable } from "./check_executable.ts";
@@ -22,6 +24,16 @@ export const DEFAULT_MAX_OUTPUT = 1024 * 1024;
 export { DEFAULT_GRACE_MS } from "./kill_group.ts";
 /** How long output is drained after the script exits (or is killed). */
 export const DRAIN_MS = 100;
+
+/**
+ * What a run waits for once the script has exited (SPEC "How every script runs"):
+ * - `"consult"`: someone waits for the answer. Output is drained for at most 100 ms, the answer
+ *   is taken, and whatever the script left in its group is terminated at once.
+ * - `"notify"`: nobody waits for an answer (events, status changes, `post_tool_call`, actions).
+ *   The run lasts until the group is empty too, so background work (`curl … &`) finishes; at
+ *   the timeout the group is terminated.
+ */
+export type RunMode = "consult" | "notify";
 
 /**
  * Options of {@linkcode runScript}.
@@ -55,6 +67,8 @@ export interface RunOptions {
   plugin?: string | null;
   /** Also keep the captured bytes as written (`result.raw`), for output passed on verbatim. */
   raw?: boolean;
+  /** What the run waits for after the script exits; default `"consult"`. */
+  mode?: RunMode;
 }
 
 const encoder = new TextEncoder();
@@ -154,13 +168,20 @@ export async function runScript(script: string, options: RunOptions = {}): Promi
 
   try {
     await Promise.race([exited, aborted]);
+    if (!run.signal.aborted && options.mode === "notify") {
+      // Its background work runs on until the group is empty or the timeout ends it. Pipes still
+      // open then are held by something outside the group: drained briefly, then abandoned.
+      if (await waitGroupEmpty(child.pid, Infinity, { signal: run.signal })) {
+        if (!outputEnded) await within(Promise.race([output, aborted]), DRAIN_MS);
+      }
+    }
     if (run.signal.aborted) {
       result.timed_out = run.signal.reason === TIMEOUT;
       if (!result.timed_out) result.error = "Interrupted";
       await terminateGroup(child.pid, { graceMs, reaped: exited });
       await within(exited, DRAIN_MS / 2);
       await within(output, DRAIN_MS / 2);
-    } else {
+    } else if (options.mode !== "notify") {
       // Exited: give its output a short drain, then end whatever it left in its group. Usually
       // both pipes have ended by now; skipping the drain timer then is measurably cheaper.
       if (!outputEnded) await within(Promise.race([output, aborted]), DRAIN_MS);

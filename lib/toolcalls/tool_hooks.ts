@@ -227,7 +227,9 @@ export class ToolHooks {
     if (hooks.length === 0) return [];
     const timeoutMs = this.#runner.timeouts.tool;
     const stdin = JSON.stringify(request(POST_TOOL_EVENT, call));
-    const results = await Promise.all(hooks.map((hook) => hook.run({ stdin, timeoutMs })));
+    const results = await Promise.all(
+      hooks.map((hook) => hook.run({ stdin, timeoutMs, mode: "notify" })),
+    );
     results.forEach((result, i) => {
       if (succeeded(result)) return;
       this.#runner.log.log(

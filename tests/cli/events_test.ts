@@ -236,17 +236,17 @@ Deno.test("tyhooks fire --detach returns at once and the hooks still run in the 
   assert.ok((await Deno.stat(join(cache, "tyhooks", "detached.log"))).isFile);
 });
 
-Deno.test("with the binary's permissions, a hook's leftover child is ended without waiting out the grace", async () => {
+Deno.test("with the binary's permissions, fire returns once a hook's background child has ended, though its zombie may stay", async () => {
   // The binary cannot read /proc (Deno wants --allow-all for it), and PID 1 here may never reap
-  // the leftover's zombie: the runner must still see that nothing is alive and stop waiting.
+  // the ended child's zombie: the runner must still see that nothing is alive and stop waiting.
   const plugins = await makeTree({
     "z/plugin.yaml": "name: z\nhooks:\n  task.done: h.sh\n",
-    "z/h.sh": '#!/bin/sh\necho hi\nsleep 30 &\necho $! > "$TASK_PLUGIN_DIR/child"\n',
+    "z/h.sh": '#!/bin/sh\necho hi\nsleep 0.3 &\necho $! > "$TASK_PLUGIN_DIR/child"\n',
   });
-  const r = await cli(["fire", "task.done", "--json", "--plugins-dir", plugins]);
+  const r = await cli(["fire", "task.done", "--json", "--timeout", "5s", "--plugins-dir", plugins]);
   const [run] = JSON.parse(r.stdout).runs;
-  assert.equal(run.exit_code, 0);
+  // Taking the zombie for a live member would have run this into its timeout.
+  assert.deepEqual([run.exit_code, run.timed_out], [0, false], r.stderr);
   assert.ok(!alive(await readPid(join(plugins, "z", "child"))));
-  // 100 ms drain + SIGTERM; waiting for the 500 ms grace would mean zombies were taken as alive.
-  assert.ok(run.duration_ms < 450, `took ${run.duration_ms} ms`);
+  await Deno.remove(plugins, { recursive: true });
 });
