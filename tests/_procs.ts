@@ -51,3 +51,15 @@ export async function waitGone(pid: number, ms = 3000): Promise<boolean> {
 export async function pidFile(): Promise<string> {
   return join(await Deno.makeTempDir({ prefix: "tyhooks-pid-" }), "pid");
 }
+
+/**
+ * bash, or undefined where there is none. Tests of children that leave their group need it:
+ * dash refuses `set -m` without a terminal, bash makes each background job a group of its own.
+ */
+export const BASH: string | undefined = ["/bin/bash", "/usr/bin/bash"].find((path) => {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+});

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, makeTree } from "../_cli.ts";
-import { alive, readPid } from "../_procs.ts";
+import { alive, BASH, readPid } from "../_procs.ts";
 
 // SPEC "How every script runs": notified hooks run until their group is empty, never past the
 // timeout; the call returns no later than timeout + grace + 100 ms.
@@ -79,4 +79,33 @@ Deno.test("tyhooks status-change, tool post and plugins run also wait for the ho
   } finally {
     await Deno.remove(plugins, { recursive: true });
   }
+});
+
+Deno.test({
+  name:
+    "with the binary's permissions, a hook's timeout also ends a child it moved to its own group",
+  ignore: BASH === undefined,
+  async fn() {
+    // The binary cannot read /proc: the session's strays are found through ps.
+    const plugins = await makeTree({
+      "n/plugin.yaml": "name: n\nhooks:\n  task.done: h.sh\n",
+      "n/h.sh": `#!${BASH}\nset -m\nsleep 60 &\necho $! > "$TASK_PLUGIN_DIR/stray"\nsleep 60\n`,
+    });
+    try {
+      const r = await cli([
+        "fire",
+        "task.done",
+        "--json",
+        "--timeout",
+        "1s",
+        "--plugins-dir",
+        plugins,
+      ]);
+      const [run] = JSON.parse(r.stdout).runs;
+      assert.equal(run.timed_out, true, r.stderr);
+      assert.ok(!alive(await readPid(join(plugins, "n", "stray"))), "the set -m child is dead");
+    } finally {
+      await Deno.remove(plugins, { recursive: true });
+    }
+  },
 });

@@ -1,0 +1,113 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { runScript } from "../../lib/process/run_script.ts";
+import { startServices } from "../../lib/services/service_set.ts";
+import { alive, BASH, readPid, waitGone } from "../_procs.ts";
+import { serviceIndex } from "../services/_index.ts";
+
+const ignore = BASH === undefined; // Skipped (and so reported) on hosts without bash.
+
+/** Group and session of `pid`, from /proc. */
+function ids(pid: number): { pgrp: number; session: number } {
+  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  const [, , pgrp, session] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return { pgrp: Number(pgrp), session: Number(session) };
+}
+
+async function tempDir(): Promise<string> {
+  return await Deno.makeTempDir({ prefix: "tyhooks-session-" });
+}
+
+Deno.test({
+  name: "runScript() at its timeout also ends a child that left the group with set -m",
+  ignore,
+  async fn() {
+    const dir = await tempDir();
+    try {
+      const stray = join(dir, "stray");
+      const run = runScript(BASH!, {
+        args: ["-c", 'set -m; sleep 60 & echo $! > "$STRAY"; sleep 60'],
+        env: { STRAY: stray },
+        timeoutMs: 1000,
+        graceMs: 300,
+      });
+      const pid = await readPid(stray);
+      // Before: out of the script's group (a group kill misses it), still in its session.
+      const { pgrp, session } = ids(pid);
+      assert.equal(pgrp, pid, "the stray leads a group of its own");
+      const r = await run;
+      assert.equal(session, r.pid, "the stray is in the script's session");
+      assert(r.timed_out);
+      // After: dead when the call returns.
+      assert(!alive(pid), "the set -m child is dead when runScript returns");
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "runScript() SIGKILLs a set -m group that ignores SIGTERM, subshell and child alike",
+  ignore,
+  async fn() {
+    const dir = await tempDir();
+    try {
+      const stray = join(dir, "stray");
+      const r = await runScript(BASH!, {
+        args: [
+          "-c",
+          'set -m; ( trap "" TERM; sleep 60 & echo $! > "$STRAY"; wait ) & sleep 60',
+        ],
+        env: { STRAY: stray },
+        timeoutMs: 500,
+        graceMs: 200,
+      });
+      assert(r.timed_out);
+      const pid = await readPid(stray);
+      assert(!alive(pid), "the TERM-proof grandchild is dead when runScript returns");
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test("runScript() lets a deliberate setsid escape the session cleanup", async () => {
+  const dir = await tempDir();
+  try {
+    const escapee = join(dir, "escapee");
+    const r = await runScript("sh", {
+      args: ["-c", 'setsid sh -c \'echo $$ > "$1"; exec sleep 60\' sh "$ESC" & sleep 60'],
+      env: { ESC: escapee },
+      timeoutMs: 500,
+      graceMs: 200,
+    });
+    assert(r.timed_out);
+    const pid = await readPid(escapee);
+    assert(alive(pid), "only setsid leaves the session");
+    Deno.kill(pid, "SIGKILL");
+    assert(await waitGone(pid));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test({
+  name: "stopping a service also ends the children it moved to groups of their own",
+  ignore,
+  async fn() {
+    const { index, dir } = await serviceIndex([{
+      name: "jobs",
+      command: `${BASH} -c 'set -m; sleep 60 & echo $! > stray; sleep 60 & wait'`,
+    }]);
+    const set = startServices(index);
+    try {
+      const pid = await readPid(join(dir, "stray"));
+      assert.notEqual(ids(pid).pgrp, set.status()[0].pid, "out of the service's group");
+      await set.stop({ stopTimeoutMs: 1000 });
+      assert(!alive(pid), "the set -m child is dead when stop() returns");
+    } finally {
+      await set.stop();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
