@@ -9,89 +9,164 @@ import type { CommandModule } from "./command.ts";
 
 /** One row of the command table. */
 export interface CommandEntry {
+  /** Words that select it, e.g. `plugins list`. */
   name: string;
+  /**
+   * Other words that select it: `plugins ls`, or a group word alone (`plugins` runs
+   * `plugins list`). A command that is also a group takes no positional arguments.
+   */
+  aliases?: string[];
+  /** One line for the command list. */
   summary: string;
+  /** Command lines shown at the end of its help; the first also in its group's help. */
+  examples: string[];
+  /** Its output is always a JSON document: `--json` is accepted and changes nothing. */
+  jsonOutput?: boolean;
   load(): Promise<CommandModule>;
 }
+
+const TASK = `--task-json '{"id":42,"title":"Fix login"}'`;
 
 /** Every command, in the order `tyhooks --help` lists them. */
 export const COMMANDS: CommandEntry[] = [
   {
     name: "plugins list",
+    aliases: ["plugins ls", "plugins"],
     summary: "list plugins, what each handles, and the warnings",
+    examples: ["tyhooks plugins", "tyhooks plugins list --json"],
     load: () => import("./plugins_list.ts"),
   },
   {
     name: "plugins validate",
     summary: "strict lint of every manifest; exit 1 on any problem",
+    examples: ["tyhooks plugins validate", "tyhooks plugins validate --json"],
     load: () => import("./plugins_validate.ts"),
   },
-  { name: "plugins dir", summary: "print the plugins dir", load: () => import("./plugins_dir.ts") },
+  {
+    name: "plugins dir",
+    summary: "print the plugins dir",
+    examples: ["tyhooks plugins dir", 'cd "$(tyhooks plugins dir)"'],
+    load: () => import("./plugins_dir.ts"),
+  },
   {
     name: "plugins schema",
     summary: "print the JSON Schema of plugin.yaml",
+    examples: ["tyhooks plugins schema > plugin.schema.json"],
+    jsonOutput: true,
     load: () => import("./plugins_schema.ts"),
   },
   {
     name: "plugins add",
     summary: "install a plugin from a git URL or a local dir; re-add updates",
+    examples: [
+      "tyhooks plugins add https://github.com/owner/ty-notify.git",
+      "tyhooks plugins add ./my-plugin --name notify",
+    ],
     load: () => import("./plugins_add.ts"),
   },
   {
     name: "plugins remove",
+    aliases: ["plugins rm", "plugins uninstall"],
     summary: "delete the named plugin's own directory",
+    examples: ["tyhooks plugins remove notify", "tyhooks plugins rm notify"],
     load: () => import("./plugins_remove.ts"),
   },
   {
     name: "plugins run",
     summary: "run a plugin action and exit with its exit code",
+    examples: ["tyhooks plugins run sync push", `tyhooks plugins run sync push ${TASK}`],
     load: () => import("./plugins_run.ts"),
   },
-  { name: "fire", summary: "run the hooks of an event", load: () => import("./fire.ts") },
+  {
+    name: "fire",
+    summary: "run the hooks of an event",
+    examples: [
+      `tyhooks fire task.done ${TASK}`,
+      "tyhooks fire task.done --plugin notify --show-output",
+      "tyhooks fire task.failed --task task.json --message 'tests fail' --detach",
+    ],
+    load: () => import("./fire.ts"),
+  },
   {
     name: "status-change",
     summary: "map a task status to an event and fire it",
+    examples: [
+      `tyhooks status-change done ${TASK}`,
+      "tyhooks status-change blocked --task task.json --message 'build error'",
+    ],
     load: () => import("./status_change.ts"),
   },
   {
     name: "route",
     summary: "ask task.route handlers which profile a task runs under",
+    examples: [`tyhooks route ${TASK}`, "tyhooks route --task task.json --json"],
     load: () => import("./route.ts"),
   },
   {
     name: "place",
     summary: "ask task.placement handlers on which host a task runs",
+    examples: [`tyhooks place ${TASK}`, "tyhooks place --task task.json --remote-required"],
+    jsonOutput: true,
     load: () => import("./place.ts"),
   },
   {
     name: "tool pre",
     summary: "ask pre_tool_call hooks whether a tool call is allowed",
+    examples: [
+      `tyhooks tool pre --tool bash --args '{"command":"rm -rf /"}'`,
+      "tyhooks tool pre --claude   # as a Claude Code PreToolUse hook",
+      `echo '{"tool":"bash","args":{}}' | tyhooks tool pre --request -`,
+    ],
+    jsonOutput: true,
     load: () => import("./tool_pre.ts"),
   },
   {
     name: "tool post",
     summary: "tell post_tool_call hooks about a finished tool call",
+    examples: [
+      `tyhooks tool post --tool bash --args '{"command":"ls"}' --result 'a b c'`,
+      'tyhooks tool post --tool bash --error "-bash: x: command not found"',
+      "tyhooks tool post --claude   # as a Claude Code PostToolUse hook",
+    ],
     load: () => import("./tool_post.ts"),
   },
   {
     name: "services run",
     summary: "supervise every plugin service until SIGINT/SIGTERM",
+    examples: [
+      "tyhooks services run",
+      "tyhooks services run --env TY_API_URL=http://127.0.0.1:7000",
+    ],
     load: () => import("./services_run.ts"),
   },
   {
     name: "services list",
+    aliases: ["services ls", "services"],
     summary: "list the services that would run",
+    examples: ["tyhooks services list", "tyhooks services list --json"],
     load: () => import("./services_list.ts"),
   },
   {
     name: "serve",
     summary: "run the daemon: answer over HTTP on a unix socket or TCP",
+    examples: ["tyhooks serve", "tyhooks serve --listen 127.0.0.1:7070 --services"],
     load: () => import("./serve.ts"),
   },
-  { name: "probe", summary: "print this host's facts as JSON", load: () => import("./probe.ts") },
+  {
+    name: "probe",
+    summary: "print this host's facts as JSON",
+    examples: ["tyhooks probe", "tyhooks probe --workdir /srv/work"],
+    jsonOutput: true,
+    load: () => import("./probe.ts"),
+  },
   {
     name: "pick-host",
     summary: "probe hosts and print a placement answer",
+    examples: [
+      "tyhooks pick-host --hosts ~/.config/tyhooks/hosts",
+      "tyhooks pick-host --hosts hosts --strategy least-loaded",
+    ],
+    jsonOutput: true,
     load: () => import("./pick_host.ts"),
   },
 ];

@@ -1,0 +1,169 @@
+/**
+ * From the words of a command line to a command ready to run, or to the text to print instead
+ * (help, the version, an unknown command). `main.ts` adds the signals and the exit.
+ *
+ * @module
+ */
+
+import type { CommandContext, CommandSpec, GlobalOptions } from "./command.ts";
+import { GLOBAL_OPTIONS } from "./command.ts";
+import {
+  findCommand,
+  type Found,
+  isGroup,
+  metaFlags,
+  optionsOf,
+  parseCommandArgs,
+  unknownCommand,
+  VERSION_OPTION,
+} from "./args.ts";
+import { commandHelp, groupHelp, helpWidth, topHelp } from "./help.ts";
+import { UsageError } from "../errors.ts";
+import { createLogger, LOG_LEVELS, type LogLevel } from "../log.ts";
+import { VERSION } from "../version.ts";
+
+/** Where a command's answer goes: stdout, through `main.ts`. */
+export interface Output {
+  print(text: string): Promise<void>;
+  write(bytes: Uint8Array): Promise<void>;
+}
+
+/** A command line read: text to print and an exit code, or a command to run. */
+export type Prepared =
+  | { code: number; stdout?: string; stderr?: string }
+  | { spec: CommandSpec; run(signal: AbortSignal): Promise<number> };
+
+const GLOBAL_AND_VERSION = { ...GLOBAL_OPTIONS, ...VERSION_OPTION };
+
+/**
+ * Reads `args`: finds the command, answers `help`, `--help` and `--version` wherever they stand,
+ * and parses the command's flags.
+ *
+ * @throws {UsageError} For an unknown command or flag, a missing or bad value, a missing file.
+ */
+export async function prepare(args: string[], output: Output): Promise<Prepared> {
+  const words = wordsOf(args);
+  if (words[0] === "help") return { code: 0, stdout: await helpFor(words.slice(1)) };
+  const found = findCommand(args);
+  if (!("entry" in found)) return noCommand(found, args);
+  const command = await found.entry.load();
+  const meta = metaFlags(optionsOf(found.entry, command.spec), found.rest);
+  if (meta.help) return { code: 0, stdout: await helpFor(found.typed.split(" ")) };
+  if (meta.version) return { code: 0, stdout: `tyhooks ${VERSION}\n` };
+  const { values, positionals } = parseCommandArgs(found.entry, command.spec, found.rest);
+  const globals = globalsFrom(values);
+  const log = createLogger({ format: globals.logFormat, level: globals.logLevel });
+  return {
+    spec: command.spec,
+    run: (signal) =>
+      command.run({
+        values,
+        positionals,
+        globals,
+        log,
+        print: output.print,
+        write: output.write,
+        signal,
+      }),
+  };
+}
+
+// The words of the line that are not global flags or their values.
+function wordsOf(args: string[]): string[] {
+  const words: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "--") break;
+    if (!args[i].startsWith("-") || args[i] === "-") words.push(args[i]);
+    else if (GLOBAL_AND_VERSION[args[i].slice(2)]?.type === "string") i++;
+  }
+  return words;
+}
+
+function noCommand(found: Extract<Found, { words: string[] }>, args: string[]): Prepared {
+  const meta = metaFlags(GLOBAL_AND_VERSION, args);
+  const group = found.words.join(" ");
+  if (meta.version) return { code: 0, stdout: `tyhooks ${VERSION}\n` };
+  if (found.words.length === 0) {
+    // No command is a usage error: the help goes where errors go.
+    return meta.help
+      ? { code: 0, stdout: topHelp(helpWidth()) }
+      : { code: 64, stderr: topHelp(80) };
+  }
+  if (isGroup(group)) {
+    return meta.help
+      ? { code: 0, stdout: groupHelp(group, helpWidth()) }
+      : { code: 64, stderr: groupHelp(group, 80) };
+  }
+  throw unknownCommand(found.words);
+}
+
+/** `tyhooks help [COMMAND]`: the top help, a group's, or a command's. */
+async function helpFor(words: string[]): Promise<string> {
+  const width = helpWidth();
+  if (words.length === 0) return topHelp(width);
+  const typed = words.join(" ");
+  const found = findCommand(words);
+  if ("entry" in found && found.typed === typed) {
+    // A group word that also runs a command ("plugins") shows the group; "hosts" is a command.
+    if (found.entry.name !== typed && isGroup(typed)) return groupHelp(typed, width)!;
+    return commandHelp(found.entry, (await found.entry.load()).spec, width);
+  }
+  const group = groupHelp(typed, width);
+  if (group !== undefined) return group;
+  throw unknownCommand(words);
+}
+
+function globalsFrom(values: CommandContext["values"]): GlobalOptions {
+  const logFormat = values["log-format"] ?? "text";
+  if (logFormat !== "text" && logFormat !== "json") {
+    throw new UsageError(
+      `Invalid value "${logFormat}" for flag "--log-format": expected text or json`,
+    );
+  }
+  const logLevel = values["log-level"] ?? "info";
+  if (!LOG_LEVELS.includes(logLevel as LogLevel)) {
+    throw new UsageError(
+      `Invalid value "${logLevel}" for flag "--log-level": expected ${LOG_LEVELS.join(", ")}`,
+    );
+  }
+  return {
+    pluginsDir: values["plugins-dir"] as string | undefined,
+    hooksDir: values["hooks-dir"] as string | undefined,
+    logFormat,
+    logLevel: logLevel as LogLevel,
+  };
+}
+
+/** The words `value` of flag `--name` on the line (`--name value` or `--name=value`). */
+function flagValues(args: string[], name: string): string[] {
+  const values: string[] = [];
+  for (let i = 0; i < args.length && args[i] !== "--"; i++) {
+    if (args[i] === `--${name}` && i + 1 < args.length) values.push(args[++i]);
+    else if (args[i].startsWith(`--${name}=`)) values.push(args[i].slice(name.length + 3));
+  }
+  return values;
+}
+
+/**
+ * True when the line asks for Claude Code's contract (`--claude`) without `--on-failure allow`:
+ * then every failure of tyhooks itself, a usage error included, must read as "blocked" (exit 2),
+ * since Claude Code lets a call through on any other non-zero exit. Read from the raw words, so
+ * it holds even when the line cannot be parsed.
+ */
+export function failsClosed(args: string[]): boolean {
+  const end = args.indexOf("--");
+  const words = end === -1 ? args : args.slice(0, end);
+  return words.includes("--claude") && !flagValues(args, "on-failure").includes("allow");
+}
+
+/** The line a fatal error prints on stderr: text, or one JSON object with `--log-format json`. */
+export function describeFailure(error: unknown, args: string[]): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const hint = error instanceof UsageError && error.hint ? error.hint : undefined;
+  // --log-format json promises one JSON object a stderr line, fatal errors included.
+  if (flagValues(args, "log-format").at(-1) === "json") {
+    return JSON.stringify({ time: new Date().toISOString(), level: "error", msg: message, hint }) +
+      "\n";
+  }
+  return `tyhooks: ${message}${hint ? `\n${hint}` : ""}\n`;
+}

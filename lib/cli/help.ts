@@ -1,0 +1,188 @@
+/**
+ * The help texts: `tyhooks --help`, a group's (`tyhooks plugins --help`) and a command's, all
+ * generated from the command table and the command specs, wrapped to the terminal.
+ *
+ * @module
+ */
+
+import { type CommandSpec, GLOBAL_OPTIONS, type OptionSpec } from "./command.ts";
+import { type CommandEntry, COMMANDS } from "./commands.ts";
+import { isGroup, namesOf, optionsOf, VERSION_OPTION } from "./args.ts";
+
+/** The width help is wrapped to: the terminal's, or 80 when stdout is not a terminal. */
+export function helpWidth(): number {
+  try {
+    if (Deno.stdout.isTerminal()) return Math.max(40, Deno.consoleSize().columns);
+  } catch {
+    // No console size to be had (a pseudo-terminal without one): the default below.
+  }
+  return 80;
+}
+
+/** Words of `text` filled into lines of at most `width`, each line after the first indented. */
+function fill(text: string, width: number, indent: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(/\s+/).filter((w) => w !== "")) {
+    const room = width - (lines.length === 0 ? 0 : indent);
+    if (line !== "" && line.length + 1 + word.length > room) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line === "" ? word : `${line} ${word}`;
+    }
+  }
+  lines.push(line);
+  return lines.map((l, i) => (i === 0 ? l : " ".repeat(indent) + l));
+}
+
+/**
+ * Prose wrapped to `width`: lines of a paragraph are joined and refilled; a blank line separates
+ * paragraphs, and a line starting with a space or "- " keeps its own start (lists, examples).
+ */
+function prose(text: string, width: number): string[] {
+  const out: string[] = [];
+  let paragraph: string[] = [];
+  const flush = () => {
+    if (paragraph.length > 0) out.push(...fill(paragraph.join(" "), width, 0));
+    paragraph = [];
+  };
+  for (const line of text.trim().split("\n")) {
+    if (line.trim() === "") {
+      flush();
+      out.push("");
+    } else if (/^(\s|- )/.test(line)) {
+      flush();
+      const lead = /^\s*/.exec(line)![0].length;
+      const indent = lead + (line.trimStart().startsWith("- ") ? 2 : 0);
+      out.push(...fill(line.trim(), width - lead, indent - lead).map((l) => " ".repeat(lead) + l));
+    } else {
+      paragraph.push(line.trim());
+    }
+  }
+  flush();
+  return out;
+}
+
+/** A two-column table (name, text), the text wrapped beside the names. */
+function table(rows: [string, string][], width: number): string[] {
+  const left = Math.min(Math.max(0, ...rows.map(([name]) => name.length)), 32);
+  return rows.flatMap(([name, text]) => {
+    const indent = 2 + left + 2;
+    if (name.length > left) {
+      // A long flag gets its own line; its text starts below it.
+      return [
+        `  ${name}`,
+        ...fill(text, width, indent).map((l, i) => (i === 0 ? " ".repeat(indent) + l : l)),
+      ];
+    }
+    const head = `  ${name.padEnd(left)}  `;
+    const body = fill(text, width - indent, 0);
+    return body.map((l, i) => (i === 0 ? head : " ".repeat(indent)) + l);
+  });
+}
+
+function optionRows(options: Record<string, OptionSpec>): [string, string][] {
+  return Object.entries(options).map(([name, o]) => [
+    `${o.short ? `-${o.short}, ` : "    "}--${name}${o.value ? ` ${o.value}` : ""}`,
+    o.help + (o.multiple ? " (repeatable)" : ""),
+  ]);
+}
+
+function commandRows(entries: CommandEntry[]): [string, string][] {
+  return entries.map((c) => [c.name, c.summary + aliasNote(c)]);
+}
+
+// Aliases of the same length ("plugins rm"); a group word alone ("plugins") is told in the group's help.
+function aliasNote(entry: CommandEntry): string {
+  const words = entry.name.split(" ").length;
+  const aliases = (entry.aliases ?? []).filter((a) => a.split(" ").length === words);
+  return aliases.length ? ` (also: ${aliases.map((a) => a.split(" ").at(-1)).join(", ")})` : "";
+}
+
+const EXIT_CODES = "0 ok, 1 failure, 2 blocked (tool pre; with --claude, any failure), " +
+  "3 no remote target, 64 usage error, 124 action timed out, 130/143 interrupted.";
+
+/** `tyhooks --help`. */
+export function topHelp(width: number): string {
+  return [
+    "Usage: tyhooks [global options] <command> [options]",
+    "",
+    ...prose(
+      "Runs ty task-manager plugins and hooks outside ty: events, routing, placement, " +
+        "tool-call guards, services.",
+      width,
+    ),
+    "",
+    "Commands:",
+    ...table(commandRows(COMMANDS), width),
+    "",
+    "Global options (before or after the command):",
+    ...table(optionRows({ ...GLOBAL_OPTIONS, ...VERSION_OPTION }), width),
+    "",
+    ...prose(`Exit codes: ${EXIT_CODES}`, width),
+    "",
+    ...prose(
+      'Run "tyhooks help <command>" or "tyhooks <command> --help" for a command\'s options.',
+      width,
+    ),
+    "",
+    "Examples:",
+    "  tyhooks plugins",
+    '  tyhooks fire task.done --task-json \'{"id":42,"title":"Ship it"}\'',
+    "  tyhooks help tool pre",
+  ].join("\n") + "\n";
+}
+
+/** Help for a group of commands (`tyhooks plugins --help`), or undefined when `group` is none. */
+export function groupHelp(group: string, width: number): string | undefined {
+  if (!isGroup(group)) return undefined;
+  const members = COMMANDS.filter((c) => c.name.startsWith(`${group} `));
+  const alone = COMMANDS.find((c) => c.name !== group && namesOf(c).includes(group));
+  return [
+    `Usage: tyhooks ${group} <command> [options]`,
+    "",
+    "Commands:",
+    ...table(commandRows(members), width),
+    "",
+    ...(alone ? prose(`"tyhooks ${group}" alone runs "tyhooks ${alone.name}".`, width) : []),
+    ...prose(`Run "tyhooks help ${group} <command>" for a command's options.`, width),
+    "",
+    "Examples:",
+    ...members.slice(0, 3).map((c) => `  ${c.examples[0]}`),
+  ].join("\n") + "\n";
+}
+
+/** A command's `--help`: usage, what it does, its options, the global ones, examples. */
+export function commandHelp(entry: CommandEntry, spec: CommandSpec, width: number): string {
+  const own = Object.fromEntries(
+    Object.entries(optionsOf(entry, spec)).filter(([name]) =>
+      !Object.hasOwn(GLOBAL_OPTIONS, name) && !Object.hasOwn(VERSION_OPTION, name)
+    ),
+  );
+  const subcommands = COMMANDS.filter((c) => c.name.startsWith(`${spec.name} `));
+  const lines = [
+    `Usage: tyhooks ${spec.name}${spec.args ? ` ${spec.args}` : ""}${
+      Object.keys(own).length ? " [options]" : ""
+    }`,
+    "",
+    ...prose(spec.summary, width),
+  ];
+  const aliases = (entry.aliases ?? []).filter((a) => a !== spec.name);
+  if (aliases.length) {
+    lines.push(
+      "",
+      ...prose(`Also: ${aliases.map((a) => `tyhooks ${a}`).join(", ")}.`, width),
+    );
+  }
+  if (subcommands.length) lines.push("", "Commands:", ...table(commandRows(subcommands), width));
+  if (Object.keys(own).length) lines.push("", "Options:", ...table(optionRows(own), width));
+  lines.push(
+    "",
+    "Global options:",
+    ...table(optionRows({ ...GLOBAL_OPTIONS, ...VERSION_OPTION }), width),
+  );
+  if (spec.details) lines.push("", ...prose(spec.details, width));
+  lines.push("", "Examples:", ...entry.examples.map((e) => `  ${e}`));
+  return lines.join("\n") + "\n";
+}
