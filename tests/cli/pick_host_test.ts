@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { cli, MAIN, makeTree, PERMISSION_FLAGS, ROOT } from "../_cli.ts";
 import { alive, fixture, readPid, waitGone } from "../_procs.ts";
 import { runScript } from "../../lib/process/run_script.ts";
@@ -131,7 +131,7 @@ Deno.test("tyhooks pick-host rejects a bad hosts line naming FILE:LINE, exit 1",
   assert.match(r.stderr, new RegExp(`^tyhooks: Invalid line in hosts file "${file}:3": 4 words`));
 });
 
-Deno.test("tyhooks pick-host: usage errors exit 64 naming the flag, an unreadable file exits 1", async () => {
+Deno.test("tyhooks pick-host: usage errors and a missing file exit 64, an unreadable file exits 1", async () => {
   const missing = await cli(["pick-host"]);
   assert.equal(missing.code, 64);
   assert.match(missing.stderr, /Missing flag "--hosts"/);
@@ -145,9 +145,13 @@ Deno.test("tyhooks pick-host: usage errors exit 64 naming the flag, an unreadabl
   const timeout = await cli(["pick-host", "--hosts", file, "--timeout", "soon"]);
   assert.equal(timeout.code, 64);
   assert.match(timeout.stderr, /Invalid duration "soon" for flag "--timeout"/);
-  const unreadable = await cli(["pick-host", "--hosts", "/nonexistent/hosts"]);
+  // A missing file is a usage error, as for every flag naming a file (SPEC "Command line").
+  const absent = await cli(["pick-host", "--hosts", "/nonexistent/hosts"]);
+  assert.equal(absent.code, 64);
+  assert.match(absent.stderr, /File "\/nonexistent\/hosts" given to "--hosts" does not exist/);
+  const unreadable = await cli(["pick-host", "--hosts", dirname(file)]);
   assert.equal(unreadable.code, 1);
-  assert.match(unreadable.stderr, /^tyhooks: Cannot read hosts file "\/nonexistent\/hosts": /);
+  assert.match(unreadable.stderr, /^tyhooks: Cannot read hosts file ".*": /);
 });
 
 const EXAMPLE = join(ROOT, "plugins-example", "fleet-placement");
