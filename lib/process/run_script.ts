@@ -51,7 +51,7 @@ export interface RunOptions {
   args?: string[];
   /** Working directory; default the current one. */
   cwd?: string;
-  /** Variables added to the inherited environment (NUL bytes are removed). */
+  /** Variables added to the inherited environment (NUL bytes removed, values cut to 64 KiB). */
   env?: Record<string, string>;
   /** Written to stdin, which is then closed; without it stdin is /dev/null. */
   stdin?: string | Uint8Array;
@@ -75,11 +75,29 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const TIMEOUT = Symbol("timeout");
 
+/**
+ * Longest environment value passed on, in UTF-8 bytes. Linux refuses to exec with any single
+ * `KEY=VALUE` string over 128 KiB (E2BIG), so one huge task title would make every hook
+ * unstartable; the whole task is on stdin for hooks that need it.
+ */
+export const MAX_ENV_VALUE_BYTES = 64 * 1024;
+
 function clean(env: Record<string, string> | undefined): Record<string, string> | undefined {
   if (env === undefined) return undefined;
   return Object.fromEntries(
-    Object.entries(env).map(([k, v]) => [k.replaceAll("\0", ""), v.replaceAll("\0", "")]),
+    Object.entries(env).map(([k, v]) => [k.replaceAll("\0", ""), capValue(v.replaceAll("\0", ""))]),
   );
+}
+
+let capBuffer: Uint8Array | undefined;
+
+function capValue(value: string): string {
+  // A UTF-16 unit is at most 3 UTF-8 bytes: short values skip the encoding.
+  if (value.length * 3 <= MAX_ENV_VALUE_BYTES) return value;
+  capBuffer ??= new Uint8Array(MAX_ENV_VALUE_BYTES);
+  // encodeInto stops before a character that does not fit whole: no character is split.
+  const { read } = encoder.encodeInto(value, capBuffer);
+  return read === value.length ? value : value.slice(0, read);
 }
 
 /**

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
-import { DRAIN_MS, runScript } from "../../lib/process/run_script.ts";
+import { DRAIN_MS, MAX_ENV_VALUE_BYTES, runScript } from "../../lib/process/run_script.ts";
 import { alive, fixture, groupGone, pidFile, readPid } from "../_procs.ts";
 
 async function tempDir(): Promise<string> {
@@ -89,4 +89,18 @@ Deno.test("runScript() in consult mode (the default) ends a background job as so
   assert.deepEqual([r.exit_code, r.timed_out, r.stdout], [0, false, "answer\n"]);
   assert(!alive(await readPid(path)));
   await Deno.remove(dirname(path), { recursive: true });
+});
+
+Deno.test("runScript() cuts an environment value over 64 KiB to 64 KiB, never splitting a character", async () => {
+  // 1 + 2 x 100,000 bytes: far over Linux's 128 KiB per string, which would make exec fail.
+  const r = await runScript("sh", {
+    args: ["-c", 'printf %s "$BIG" | wc -c; printf %s "$SMALL"'],
+    env: { BIG: "a" + "é".repeat(100_000), SMALL: "kept" },
+  });
+  assert.equal(r.error, null);
+  // 65,536 would split the last "é": the cut stops one byte short.
+  assert.deepEqual(r.stdout.split("\n").map((l) => l.trim()), [
+    String(MAX_ENV_VALUE_BYTES - 1),
+    "kept",
+  ]);
 });
