@@ -71,7 +71,10 @@ export async function loadIndex(ctx: CommandContext): Promise<PluginIndex> {
   } else {
     const { loadPluginsCached } = await import("../plugins/cache.ts");
     const loaded = await loadPluginsCached(dir, { cacheDir: cache });
-    ctx.log.log("debug", loaded.hit ? "Plugin index from cache" : "Plugin index loaded", { dir });
+    ctx.log.log("debug", loaded.hit ? "Plugin index from cache" : "Plugin index loaded", {
+      dir,
+      cache_unused: loaded.reason,
+    });
     index = loaded.index;
   }
   logWarnings(ctx.log, index.warnings);

@@ -1,36 +1,74 @@
 /**
- * Records every path the loader looks at, so the index cache can tell later whether anything it
- * depended on changed. Recording happens only inside {@linkcode observing}; elsewhere it costs
- * one lookup.
+ * Records every path the loader looks at, with its signature taken at that moment, so the index
+ * cache can tell later whether anything it depended on changed. The signature is taken before
+ * the loader reads the path: a change made while a cold load runs then invalidates the entry it
+ * writes, instead of hiding behind a signature of the new state. Recording happens only inside
+ * {@linkcode observing}; elsewhere it costs one lookup.
  *
  * @module
  */
 
 import { AsyncLocalStorage } from "node:async_hooks";
 
-const store = new AsyncLocalStorage<Set<string>>();
+const store = new AsyncLocalStorage<Map<string, string>>();
 
-/** Notes that the loader's result depends on `path` (present or missing). */
+/** Notes that the loader's result depends on `path` (present or missing), before reading it. */
 export function observe(path: string): void {
-  store.getStore()?.add(path);
+  const paths = store.getStore();
+  if (paths !== undefined && !paths.has(path)) paths.set(path, signature(path));
 }
 
 /**
- * Runs `fn`, collecting every path observed while it runs (including in its async work).
+ * Runs `fn`, collecting every path observed while it runs (including in its async work), each
+ * with its signature from before it was read.
  *
  * @param fn The load.
  * @returns Its result and the observed paths.
  * @example
  * ```ts
  * import { observe, observing } from "./_observe.ts";
- * const { paths } = await observing(async () => observe("/x"));
- * console.assert(paths.has("/x"));
+ * const { paths } = await observing(async () => observe("/nonexistent"));
+ * console.assert(paths.get("/nonexistent") === "");
  * ```
  */
 export async function observing<T>(
   fn: () => Promise<T>,
-): Promise<{ result: T; paths: Set<string> }> {
-  const paths = new Set<string>();
+): Promise<{ result: T; paths: Map<string, string> }> {
+  const paths = new Map<string, string>();
   const result = await store.run(paths, fn);
   return { result, paths };
+}
+
+/**
+ * What a path looks like now: mtime, ctime, inode, size and mode of the entry itself and, for a
+ * symlink, of its target; "" when nothing is there. A directory's signature changes when an
+ * entry is added or removed, a file's when it is written, chmod-ed or replaced.
+ *
+ * @example
+ * ```ts
+ * import { signature } from "./_observe.ts";
+ * console.assert(signature("/nonexistent") === "" && signature("/") !== "");
+ * ```
+ */
+export function signature(path: string): string {
+  try {
+    const link = Deno.lstatSync(path);
+    const sig = stamp(link);
+    return link.isSymlink ? `${sig}>${targetStamp(path)}` : sig;
+  } catch {
+    return "";
+  }
+}
+
+// A dangling link is still a link: "" is kept for a path where nothing is.
+function targetStamp(path: string): string {
+  try {
+    return stamp(Deno.statSync(path));
+  } catch {
+    return "";
+  }
+}
+
+function stamp(info: Deno.FileInfo): string {
+  return `${info.mtime?.getTime()}:${info.ctime?.getTime()}:${info.ino}:${info.size}:${info.mode}`;
 }

@@ -2,27 +2,43 @@
  * The warm path: a cache of the loaded plugin index, so that a spawn-time call (`route`,
  * `place`, `tool pre`) whose plugins have not changed loads neither yaml nor zod.
  *
- * The cache records every path the loader looked at (directories it listed, manifests, scripts,
- * convention folders, and paths it found missing) with a signature of each: mtime, ctime, inode,
- * size and mode. It is used only when every signature still matches, so adding, removing,
- * editing, chmod-ing or re-linking anything the index depends on reloads it (editing a script
- * reloads too, needlessly but cheaply). The one blind spot is a change within the same
+ * The cache is an optimisation, never an authority (SPEC "Trust boundaries"). It records every
+ * path the loader looked at (directories it listed, manifests, scripts, convention folders, and
+ * paths it found missing) with a signature of each taken *before* the loader read it: mtime,
+ * ctime, inode, size and mode. A warm call uses it only when
+ * - the cache dir is a directory owned by the user and writable by nobody else, and the cache
+ *   file a regular file owned by the user, mode 0600 (a FIFO there is never opened);
+ * - the file carries a valid HMAC under a per-user key kept beside it (`index.key`, 0600), so a
+ *   cache edited by hand, or planted, is not taken for one tyhooks wrote;
+ * - every recorded signature still matches, and the index is consistent with the recorded paths:
+ *   the plugins dir, every collection dir above a plugin and every plugin's manifest are among
+ *   them, and every script a hook or action names is among them and is a regular, executable
+ *   file.
+ * Anything else is a miss: the plugins are loaded from disk and the cache rewritten (a random
+ * temp file created exclusively, then renamed). The one blind spot is a change within the same
  * millisecond that keeps size, inode and mode, which no stat-based cache can see.
  *
  * @module
  */
 
-import { join, resolve } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
 import type { PluginIndex } from "./types.ts";
-import { type LoadOptions, loadPlugins } from "./load.ts";
-import { observing } from "./_observe.ts";
+import type { LoadOptions } from "./load.ts";
+import { collectReports, foldReports } from "./reports.ts";
+import { observing, signature } from "./_observe.ts";
 
 /** Bumped whenever the index or the cache layout changes shape. */
-const FORMAT = 1;
+const FORMAT = 2;
+/** A cache file larger than this is not read: an index of 10,000 plugins is a few MiB. */
+const MAX_CACHE_BYTES = 64 * 1024 * 1024;
+const KEY_FILE = "index.key";
+const KEY_BYTES = 32;
 
-interface CacheFile {
+interface CacheBody {
   format: number;
   dir: string;
+  /** Every plugin dir found, skipped ones included. */
+  pluginDirs: string[];
   /** path -> signature ("" when the path did not exist). */
   deps: Record<string, string>;
   index: PluginIndex;
@@ -39,17 +55,19 @@ export interface CachedLoad {
   index: PluginIndex;
   /** True when the index came from the cache. */
   hit: boolean;
+  /** On a miss, why the cache was not used (for a debug log). */
+  reason?: string;
 }
 
 /**
- * Loads the plugin index from the cache when nothing it depends on changed, else loads it and
- * rewrites the cache. A cache that cannot be read, parsed or written is ignored: the result is
- * always what `loadPlugins` would return. Requires `--allow-read`, and `--allow-write` for the
- * cache dir.
+ * Loads the plugin index from the cache when it can be trusted and nothing it depends on
+ * changed, else loads it and rewrites the cache. A cache that cannot be trusted, read, parsed or
+ * written is ignored: the result is always what `loadPlugins` would return. Requires
+ * `--allow-read`, `--allow-sys` (the user id), and `--allow-write` for the cache dir.
  *
  * @param dir The plugins dir.
  * @param options The cache dir and the loader's options.
- * @returns The index and whether it was a cache hit.
+ * @returns The index, whether it was a cache hit, and why not.
  * @example
  * ```ts
  * import { loadPluginsCached } from "./cache.ts";
@@ -64,61 +82,273 @@ export async function loadPluginsCached(
   options: CachedLoadOptions,
 ): Promise<CachedLoad> {
   const root = resolve(dir);
-  const file = join(options.cacheDir, `index-${hash(root)}.json`);
-  const cached = readCache(file, root);
-  if (cached !== null) return { index: cached, hit: true };
-  const { result: index, paths } = await observing(() => loadPlugins(root, options));
-  const deps: Record<string, string> = {};
-  for (const path of paths) deps[path] = signature(path);
-  writeCache(file, { format: FORMAT, dir: root, deps, index });
-  return { index, hit: false };
+  const cacheDir = resolve(options.cacheDir);
+  const file = join(cacheDir, `index-${hash(root)}.json`);
+  const dirState = checkCacheDir(cacheDir);
+  let reason: string;
+  let key: CryptoKey | null = null;
+  if (dirState.ok) {
+    key = await readKey(cacheDir);
+    const cached = key === null
+      ? { index: null, reason: `the cache key ${quoted(join(cacheDir, KEY_FILE))} is unusable` }
+      : await readCache(file, root, key);
+    if (cached.index !== null) return { index: cached.index, hit: true };
+    reason = cached.reason;
+  } else {
+    reason = dirState.reason;
+  }
+  const { result, paths } = await observing(async () => {
+    const collected = await collectReports(root, options);
+    return { collected, folded: foldReports(collected) };
+  });
+  const { collected, folded } = result;
+  const index: PluginIndex = { dir: collected.root, ...folded };
+  if (dirState.ok || dirState.missing) {
+    const body: CacheBody = {
+      format: FORMAT,
+      dir: root,
+      pluginDirs: collected.reports.map((r) => r.dir),
+      deps: Object.fromEntries(paths),
+      index,
+    };
+    await writeCache(cacheDir, file, body, key);
+  }
+  return { index, hit: false, reason };
 }
 
-function readCache(file: string, root: string): PluginIndex | null {
-  let data: CacheFile;
+type DirState = { ok: true } | { ok: false; missing: boolean; reason: string };
+
+// The cache dir must be the user's own, writable by nobody else: whoever can write it can
+// decide what runs.
+function checkCacheDir(cacheDir: string): DirState {
+  let info: Deno.FileInfo;
   try {
-    data = JSON.parse(Deno.readTextFileSync(file));
+    info = Deno.lstatSync(cacheDir);
+  } catch (error) {
+    const missing = error instanceof Deno.errors.NotFound;
+    return { ok: false, missing, reason: `the cache dir ${quoted(cacheDir)} cannot be used` };
+  }
+  const untrusted = (why: string) => ({
+    ok: false as const,
+    missing: false,
+    reason: `the cache dir ${quoted(cacheDir)} ${why}`,
+  });
+  if (!info.isDirectory) return untrusted("is not a directory");
+  const me = currentUid();
+  if (me === null) return untrusted("cannot be checked (the user id is not known)");
+  if (info.uid !== me) return untrusted(`is owned by user ${info.uid}, not ${me}`);
+  if (info.mode !== null && (info.mode & 0o022) !== 0) {
+    return untrusted(`is writable by group or others (mode ${octal(info.mode)})`);
+  }
+  return { ok: true };
+}
+
+// A regular file owned by the user, mode 0600: checked with lstat, so a FIFO, a device or a
+// symlink planted there is never opened.
+function checkCacheFile(path: string, maxBytes: number): string | null {
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.lstatSync(path);
+  } catch {
+    return `there is no cache file ${quoted(path)}`;
+  }
+  if (!info.isFile) return `the cache file ${quoted(path)} is not a regular file`;
+  if (info.uid !== currentUid()) return `the cache file ${quoted(path)} is not owned by the user`;
+  if (info.mode !== null && (info.mode & 0o777) !== 0o600) {
+    return `the cache file ${quoted(path)} has mode ${octal(info.mode)}, not 0600`;
+  }
+  if (info.size > maxBytes) return `the cache file ${quoted(path)} is too large`;
+  return null;
+}
+
+type Read = { index: PluginIndex; reason?: undefined } | { index: null; reason: string };
+
+async function readCache(file: string, root: string, key: CryptoKey): Promise<Read> {
+  const miss = (reason: string): Read => ({ index: null, reason });
+  const unsafe = checkCacheFile(file, MAX_CACHE_BYTES);
+  if (unsafe !== null) return miss(unsafe);
+  let text: string;
+  try {
+    text = await Deno.readTextFile(file);
+  } catch (error) {
+    return miss(`the cache file cannot be read: ${(error as Error).message}`);
+  }
+  const newline = text.indexOf("\n");
+  const body = text.slice(newline + 1);
+  if (newline < 0 || !await verify(key, text.slice(0, newline), body)) {
+    return miss("the cache file was not written by tyhooks (its HMAC does not match)");
+  }
+  let data: CacheBody;
+  try {
+    data = JSON.parse(body);
+  } catch {
+    return miss("the cache file is not JSON");
+  }
+  if (data?.format !== FORMAT || data.dir !== root) {
+    return miss("the cache file is for another dir");
+  }
+  if (
+    typeof data.deps !== "object" || data.deps === null || !Array.isArray(data.pluginDirs) ||
+    !Array.isArray(data.index?.plugins) || !Array.isArray(data.index?.warnings)
+  ) {
+    return miss("the cache file has the wrong shape");
+  }
+  for (const [path, sig] of Object.entries(data.deps)) {
+    if (signature(path) !== sig) return miss(`${quoted(path)} changed`);
+  }
+  const inconsistent = checkConsistency(data);
+  return inconsistent === null ? { index: data.index } : miss(inconsistent);
+}
+
+// The index must be one a cold load could have built from the recorded paths: everything a
+// cold load looks at to decide what runs is among them (so its signature was just checked).
+function checkConsistency(data: CacheBody): string | null {
+  const { deps, dir: root } = data;
+  const known = (path: unknown) => typeof path === "string" && deps[path] !== undefined;
+  if (!known(root)) return "the plugins dir is not recorded";
+  const pluginDirs = new Set(data.pluginDirs);
+  for (const plugin of data.index.plugins) {
+    if (!pluginDirs.has(plugin.dir)) {
+      return `the plugin dir ${quoted(String(plugin.dir))} is not listed`;
+    }
+  }
+  for (const dir of pluginDirs) {
+    if (typeof dir !== "string" || !(dir + sep).startsWith(root + sep)) {
+      return `the plugin dir ${quoted(String(dir))} is not under the plugins dir`;
+    }
+    if (!known(join(dir, "plugin.yaml")) || deps[join(dir, "plugin.yaml")] === "") {
+      return `the manifest in ${quoted(dir)} is not recorded`;
+    }
+    // Every collection between the plugins dir and the plugin was walked, so its signature
+    // says whether a plugin was added or removed there.
+    for (let up = dirname(dir); up !== root && up.startsWith(root + sep); up = dirname(up)) {
+      if (!known(up)) return `the collection dir ${quoted(up)} is not recorded`;
+    }
+  }
+  for (const plugin of data.index.plugins) {
+    const scripts = [
+      ...Object.values(plugin.hooks ?? {}),
+      ...(plugin.actions ?? []).map((a) => a.command),
+    ];
+    for (const script of scripts) {
+      if (!known(script)) return `the script ${quoted(String(script))} is not recorded`;
+      let info: Deno.FileInfo;
+      try {
+        info = Deno.statSync(script);
+      } catch {
+        return `the script ${quoted(script)} cannot be read`;
+      }
+      if (!info.isFile || info.mode === null || (info.mode & 0o111) === 0) {
+        return `the script ${quoted(script)} is not an executable regular file`;
+      }
+    }
+  }
+  return null;
+}
+
+async function writeCache(
+  cacheDir: string,
+  file: string,
+  body: CacheBody,
+  known: CryptoKey | null,
+): Promise<void> {
+  try {
+    Deno.mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
+    if (!checkCacheDir(cacheDir).ok) return;
+    const key = known ?? await readKey(cacheDir) ?? await createKey(cacheDir);
+    if (key === null) return;
+    const text = JSON.stringify(body);
+    await writeExclusive(file, `${await sign(key, text)}\n${text}`);
+  } catch {
+    // A read-only cache dir only costs the warm path.
+  }
+}
+
+// A randomly named temp file, created exclusively (never through something planted at that
+// name), mode 0600, then renamed over the target: a reader sees the old file or the new one.
+async function writeExclusive(target: string, text: string): Promise<void> {
+  const temp = `${target}.${randomHex(8)}.tmp`;
+  try {
+    await Deno.writeTextFile(temp, text, { createNew: true, mode: 0o600 });
+    await Deno.rename(temp, target);
+  } catch (error) {
+    await Deno.remove(temp).catch(() => {});
+    throw error;
+  }
+}
+
+async function readKey(cacheDir: string): Promise<CryptoKey | null> {
+  const path = join(cacheDir, KEY_FILE);
+  if (checkCacheFile(path, 1024) !== null) return null;
+  try {
+    const raw = decodeHex((await Deno.readTextFile(path)).trim());
+    return raw !== null && raw.length === KEY_BYTES ? await importKey(raw) : null;
   } catch {
     return null;
   }
-  // Never trusted blindly: the shape, the dir, then every dependency.
-  if (data?.format !== FORMAT || data.dir !== root || typeof data.deps !== "object") return null;
-  if (!Array.isArray(data.index?.plugins) || !Array.isArray(data.index?.warnings)) return null;
-  for (const [path, sig] of Object.entries(data.deps)) {
-    if (signature(path) !== sig) return null;
-  }
-  return data.index;
 }
 
-function writeCache(file: string, data: CacheFile): void {
-  const temp = `${file}.${Deno.pid}.tmp`;
+async function createKey(cacheDir: string): Promise<CryptoKey | null> {
+  const raw = crypto.getRandomValues(new Uint8Array(KEY_BYTES));
+  await writeExclusive(join(cacheDir, KEY_FILE), toHex(raw));
+  // Another process may have written its key at the same moment: use whichever won.
+  return await readKey(cacheDir);
+}
+
+function importKey(raw: Uint8Array): Promise<CryptoKey> {
+  return crypto.subtle.importKey(
+    "raw",
+    raw as Uint8Array<ArrayBuffer>,
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign", "verify"],
+  );
+}
+
+async function sign(key: CryptoKey, text: string): Promise<string> {
+  const mac = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(text));
+  return toHex(new Uint8Array(mac));
+}
+
+async function verify(key: CryptoKey, macHex: string, text: string): Promise<boolean> {
+  const mac = decodeHex(macHex);
+  if (mac === null) return false;
+  // verify() compares in constant time.
+  return await crypto.subtle.verify(
+    "HMAC",
+    key,
+    mac as Uint8Array<ArrayBuffer>,
+    new TextEncoder().encode(text),
+  );
+}
+
+function currentUid(): number | null {
   try {
-    Deno.mkdirSync(join(file, ".."), { recursive: true });
-    Deno.writeTextFileSync(temp, JSON.stringify(data));
-    // Rename is atomic: a concurrent reader sees the old file or the new one, never half.
-    Deno.renameSync(temp, file);
+    return Deno.uid();
   } catch {
-    // A read-only cache dir only costs the warm path.
-    try {
-      Deno.removeSync(temp);
-    } catch {
-      // Nothing was written.
-    }
+    return null;
   }
 }
 
-function signature(path: string): string {
-  try {
-    const link = Deno.lstatSync(path);
-    const sig = stamp(link);
-    return link.isSymlink ? `${sig}>${stamp(Deno.statSync(path))}` : sig;
-  } catch {
-    return "";
-  }
+function toHex(bytes: Uint8Array): string {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-function stamp(info: Deno.FileInfo): string {
-  return `${info.mtime?.getTime()}:${info.ctime?.getTime()}:${info.ino}:${info.size}:${info.mode}`;
+function decodeHex(text: string): Uint8Array | null {
+  if (!/^(?:[0-9a-f]{2})*$/.test(text)) return null;
+  return Uint8Array.from(text.match(/../g) ?? [], (h) => parseInt(h, 16));
+}
+
+function randomHex(bytes: number): string {
+  return toHex(crypto.getRandomValues(new Uint8Array(bytes)));
+}
+
+function octal(mode: number): string {
+  return `0${(mode & 0o777).toString(8)}`;
+}
+
+function quoted(path: string): string {
+  return JSON.stringify(path);
 }
 
 // FNV-1a: a stable short name for the cache file of a plugins dir (the file also stores the dir).
