@@ -80,4 +80,16 @@ export class ManifestError extends Error {
 export class RunError extends Error {
   /** Always `"RunError"`. */
   override name = "RunError";
+  /** A line telling the user how to fix it, printed after the message. */
+  readonly hint: string | undefined;
+  /**
+   * Makes the error.
+   *
+   * @param message What went wrong.
+   * @param options The cause, and the fix when known (`hint: ...`).
+   */
+  constructor(message: string, options: ErrorOptions & { hint?: string } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.hint = options.hint;
+  }
 }

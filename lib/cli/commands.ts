@@ -57,18 +57,25 @@ export const COMMANDS: CommandEntry[] = [
   },
   {
     name: "plugins add",
-    summary: "install a plugin from a git URL or a local dir; re-add updates",
+    summary: "install a plugin or collection from git or a local dir",
     examples: [
-      "tyhooks plugins add https://github.com/owner/ty-notify.git",
+      "tyhooks plugins add taskyou/plugins",
+      "tyhooks plugins add https://github.com/owner/ty-notify.git --ref v1.2.0",
       "tyhooks plugins add ./my-plugin --name notify",
     ],
     load: () => import("./plugins_add.ts"),
   },
   {
+    name: "plugins update",
+    summary: "fetch installs again from their source; broken updates roll back",
+    examples: ["tyhooks plugins update", "tyhooks plugins update ty-notify"],
+    load: () => import("./plugins_update.ts"),
+  },
+  {
     name: "plugins remove",
     aliases: ["plugins rm", "plugins uninstall"],
-    summary: "delete the named plugin's own directory",
-    examples: ["tyhooks plugins remove notify", "tyhooks plugins rm notify"],
+    summary: "remove a plugin or an install folder",
+    examples: ["tyhooks plugins remove notify", "tyhooks plugins rm plugins"],
     load: () => import("./plugins_remove.ts"),
   },
   {

@@ -18,7 +18,7 @@ import {
   VERSION_OPTION,
 } from "./args.ts";
 import { commandHelp, groupHelp, helpWidth, topHelp } from "./help.ts";
-import { UsageError } from "../errors.ts";
+import { RunError, UsageError } from "../errors.ts";
 import { createLogger, LOG_LEVELS, type LogLevel } from "../log.ts";
 import { VERSION } from "../version.ts";
 
@@ -159,7 +159,7 @@ export function failsClosed(args: string[]): boolean {
 /** The line a fatal error prints on stderr: text, or one JSON object with `--log-format json`. */
 export function describeFailure(error: unknown, args: string[]): string {
   const message = error instanceof Error ? error.message : String(error);
-  const hint = error instanceof UsageError && error.hint ? error.hint : undefined;
+  const hint = error instanceof UsageError || error instanceof RunError ? error.hint : undefined;
   // --log-format json promises one JSON object a stderr line, fatal errors included.
   if (flagValues(args, "log-format").at(-1) === "json") {
     return JSON.stringify({ time: new Date().toISOString(), level: "error", msg: message, hint }) +

@@ -1,36 +1,54 @@
 import type { CommandContext, CommandSpec } from "./command.ts";
 import { stringOption } from "./command.ts";
 import { pluginsDir } from "../dirs.ts";
-import { installPlugin } from "../plugins/install.ts";
-import { loadPlugins } from "../plugins/load.ts";
-import { isInside } from "../plugins/script_path.ts";
+import { installPlugin, type InstallResult } from "../plugins/install.ts";
 import { logWarnings } from "../plugins/log_warnings.ts";
 
 export const spec: CommandSpec = {
   name: "plugins add",
-  summary: "Install a plugin from a git URL or a local folder; adding it again updates it.",
-  args: "<git-url|path>",
+  summary: "Install a plugin or a collection of plugins, as ty does; adding it again updates it.",
+  args: "<source>",
   positionals: [1, 1],
   options: {
-    name: { type: "string", value: "N", help: "folder name (default: the manifest's name)" },
+    name: { type: "string", value: "N", help: "install folder name (default: the repo's name)" },
+    ref: { type: "string", value: "REF", help: "branch, tag or commit to check out (recorded)" },
   },
   details: [
-    "A local folder is copied (without .git, keeping executable bits); anything else is cloned",
-    "with git. The plugin goes to <plugins-dir>/<name>. Adding the same plugin again updates it",
-    "(git pull --ff-only, or a fresh copy); a folder holding anything else is never overwritten.",
+    "SOURCE: a git URL (https://, ssh://, git@host:path, file://), owner/repo or",
+    "github.com/owner/repo (GitHub), or a local path (./x, /x, ~/x). Repositories are cloned with",
+    "--depth 1; a local folder that is not a repository is copied. It goes to",
+    "<plugins-dir>/<folder>, the folder named after the repository or folder. A source without a",
+    "plugin.yaml at its root is a collection: every plugin in it becomes active. A source with no",
+    "usable plugin is not installed. Provenance is kept in ty's <plugins-dir>/.sources.json.",
   ].join("\n"),
 };
 
 export async function run(ctx: CommandContext): Promise<number> {
-  const dir = pluginsDir(ctx.globals.pluginsDir);
-  const result = await installPlugin(dir, ctx.positionals[0], {
+  const result = await installPlugin(pluginsDir(ctx.globals.pluginsDir), ctx.positionals[0], {
     name: stringOption(ctx.values, "name"),
+    ref: stringOption(ctx.values, "ref"),
     signal: ctx.signal,
+    onProgress: progressSink(),
   });
-  const verb = result.updated ? "Updated" : "Installed";
-  await ctx.print(`${verb} ${JSON.stringify(result.name)} in ${JSON.stringify(result.dir)}\n`);
-  // Say now, not at the first event, what loading will drop from the new plugin.
-  const index = await loadPlugins(dir);
-  logWarnings(ctx.log, index.warnings.filter((w) => isInside(result.dir, w.path)));
+  await ctx.print(installLine(result));
+  // Say now, not at the first event, what loading drops from what was just installed.
+  logWarnings(ctx.log, result.warnings);
   return 0;
+}
+
+/** `Installed "x" in "/p/x": plugins a, b` */
+export function installLine(result: InstallResult): string {
+  const verb = result.updated ? "Updated" : "Installed";
+  const what = result.plugins.length === 1 ? "plugin" : "plugins";
+  return `${verb} ${JSON.stringify(result.folder)} in ${JSON.stringify(result.dir)}: ${what} ${
+    result.plugins.join(", ")
+  }\n`;
+}
+
+/** git's progress meter goes to stderr, only when a person is watching it. */
+export function progressSink(): ((chunk: Uint8Array) => void) | undefined {
+  if (!Deno.stderr.isTerminal()) return undefined;
+  return (chunk) => {
+    for (let done = 0; done < chunk.length;) done += Deno.stderr.writeSync(chunk.subarray(done));
+  };
 }

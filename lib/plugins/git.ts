@@ -1,5 +1,5 @@
 /**
- * The two git calls of `plugins add`, through the project's runner: git and whatever it starts
+ * The git calls of `plugins add` and `update`, through the project's runner: git and whatever it starts
  * (ssh, credential helpers) run in their own process group, bounded by a timeout, and are
  * terminated as a group on SIGINT/SIGTERM.
  *
@@ -9,6 +9,7 @@
 import { RunError } from "../errors.ts";
 import { runScript } from "../process/run_script.ts";
 import { failureReason } from "../process/record.ts";
+import { ALLOWED_PROTOCOLS } from "./install_source.ts";
 
 /** How long a clone or pull may take by default: 5 minutes. */
 export const GIT_TIMEOUT_MS = 5 * 60_000;
@@ -19,6 +20,8 @@ export interface GitOptions {
   signal?: AbortSignal;
   /** Bound on the git call; default {@linkcode GIT_TIMEOUT_MS}. */
   timeoutMs?: number;
+  /** Sees git's stderr as it comes (its progress meter). */
+  onProgress?: (chunk: Uint8Array) => void;
 }
 
 /**
@@ -40,11 +43,18 @@ export async function runGit(args: string[], options: GitOptions = {}): Promise<
     args,
     env: {
       GIT_TERMINAL_PROMPT: "0",
+      GIT_ASKPASS: "",
+      SSH_ASKPASS: "",
+      // Only the transports SOURCE may name: never ext::, fd:: or a redirect to another.
+      GIT_ALLOW_PROTOCOL: ALLOWED_PROTOCOLS,
       // ssh would otherwise ask about host keys or passwords on the terminal.
       GIT_SSH_COMMAND: Deno.env.get("GIT_SSH_COMMAND") ?? "ssh -o BatchMode=yes",
     },
     timeoutMs,
     signal: options.signal,
+    onOutput: options.onProgress && ((stream, chunk) => {
+      if (stream === "stderr") options.onProgress?.(chunk);
+    }),
   });
   if (result.error === null && !result.timed_out && result.exit_code === 0) return;
   // git's "fatal:" line says what went wrong; hints and advice follow it.
@@ -53,4 +63,52 @@ export async function runGit(args: string[], options: GitOptions = {}): Promise<
   throw new RunError(
     `git ${args[0]} failed (${failureReason(result, timeoutMs)})${stderr ? `: ${stderr}` : ""}`,
   );
+}
+
+/** Options of {@linkcode cloneShallow}. */
+export interface CloneOptions extends GitOptions {
+  /** A branch, tag or commit to check out (checked by `checkRef`). */
+  ref?: string;
+}
+
+/**
+ * Clones `url` into `dest` with `--depth 1`, checking out `ref` when given: a branch or tag
+ * through `--branch`, else (a commit) by fetching it alone. SOURCE and REF come after `--` or
+ * glued to their flag, so neither can be read as an option. Requires `--allow-run`.
+ *
+ * @param url A URL or path accepted by `parseInstallSource`.
+ * @param dest The folder to create.
+ * @param options The ref, progress callback, abort signal and timeout.
+ * @throws {RunError} When git fails.
+ * @example
+ * ```ts ignore
+ * import { cloneShallow } from "./git.ts";
+ * await cloneShallow("https://github.com/taskyou/plugins.git", "/tmp/plugins", { ref: "main" });
+ * ```
+ */
+export async function cloneShallow(
+  url: string,
+  dest: string,
+  options: CloneOptions = {},
+): Promise<void> {
+  const progress = options.onProgress ? ["--progress"] : ["--quiet"];
+  const { ref } = options;
+  if (ref === undefined) {
+    await runGit(["clone", "--depth", "1", ...progress, "--", url, dest], options);
+    return;
+  }
+  try {
+    await runGit(
+      ["clone", "--depth", "1", ...progress, `--branch=${ref}`, "--", url, dest],
+      options,
+    );
+    return;
+  } catch (error) {
+    // Not a branch or tag: a commit id is fetched alone (servers allow it over protocol v2).
+    if (!/^[0-9a-f]{4,64}$/i.test(ref)) throw error;
+    await Deno.remove(dest, { recursive: true }).catch(() => {});
+  }
+  await runGit(["clone", "--depth", "1", ...progress, "--no-checkout", "--", url, dest], options);
+  await runGit(["-C", dest, "fetch", "--quiet", "--depth", "1", "origin", ref], options);
+  await runGit(["-C", dest, "checkout", "--quiet", "--detach", "FETCH_HEAD"], options);
 }

@@ -1,19 +1,32 @@
 /**
- * `plugins add` as a library call: install a plugin from a git URL (clone) or a local folder
- * (copy) into the plugins dir; re-adding the same plugin updates it; anything else already there
- * is never overwritten.
+ * `plugins add` as a library call, as ty installs: the source is cloned (`--depth 1`) or copied
+ * into `<plugins-dir>/<folder>`, the folder named after the repository or local folder. A source
+ * with `plugin.yaml` at its root is one plugin; one without is a collection, installed whole.
+ *
+ * Every install and update is built in a hidden staging folder inside the plugins dir and loaded
+ * there first: only a copy holding at least one usable plugin is swapped in (two renames), so a
+ * broken fresh install leaves nothing behind and a broken update leaves the working copy in place.
  *
  * @module
  */
 
-import { basename, join, resolve } from "node:path";
+import { join, relative } from "node:path";
 import { RunError, UsageError } from "../errors.ts";
 import { copyDir } from "./copy_dir.ts";
-import { isSafeDirName, sourceBaseName } from "./dir_name.ts";
-import { runGit } from "./git.ts";
-import { readPluginName } from "./manifest_name.ts";
+import { isSafeDirName } from "./dir_name.ts";
+import { cloneShallow } from "./git.ts";
 import { loadPlugins } from "./load.ts";
 import { isInside } from "./script_path.ts";
+import type { LoadWarning } from "./types.ts";
+import {
+  checkRef,
+  installFolderName,
+  type InstallSource,
+  parseInstallSource,
+  sameSource,
+} from "./install_source.ts";
+import { type InstalledSource, loadSources, saveSource } from "./sources_file.ts";
+import { isCheckout, originUrl } from "./installed.ts";
 
 /**
  * Options of {@linkcode installPlugin}.
@@ -30,14 +43,18 @@ import { isInside } from "./script_path.ts";
  * ```
  */
 export interface InstallOptions {
-  /** Folder name to install under; default the manifest's name (else the source's base name). */
+  /** Install folder name; default the repository's or folder's base name. */
   name?: string;
+  /** Branch, tag or commit to check out (git sources); recorded for updates. */
+  ref?: string;
   /** Stops a running git. */
   signal?: AbortSignal;
+  /** Sees git's progress output as it comes (give it when stderr is a terminal). */
+  onProgress?: (chunk: Uint8Array) => void;
 }
 
 /**
- * What was installed.
+ * What an install or update did.
  *
  * @example
  * ```ts
@@ -46,41 +63,41 @@ export interface InstallOptions {
  * await Deno.writeTextFile(`${source}/plugin.yaml`, "name: hello\nhooks:\n  task.done: done.sh\n");
  * await Deno.writeTextFile(`${source}/done.sh`, "#!/bin/sh\n", { mode: 0o755 });
  * const plugins = await Deno.makeTempDir();
- * await installPlugin(plugins, source);
- * const again: InstallResult = await installPlugin(plugins, source);
- * console.assert(again.name === "hello" && again.updated);
+ * const result: InstallResult = await installPlugin(plugins, source, { name: "hello" });
+ * console.assert(result.plugins[0] === "hello" && !result.updated);
  * ```
  */
 export interface InstallResult {
-  /** The plugin's name (from its manifest). */
-  name: string;
+  /** The install folder's name. */
+  folder: string;
   /** Where it now is. */
   dir: string;
-  /** True when an installed copy of the same plugin was updated. */
+  /** The usable plugins in it, sorted. */
+  plugins: string[];
+  /** True when an existing install was replaced. */
   updated: boolean;
   /** How it was fetched. */
   via: "git" | "copy";
+  /** What loading it dropped or skipped (paths as installed). */
+  warnings: LoadWarning[];
 }
 
-// http(s)://, ssh://, git://, file://, or scp-like user@host:path.
-const GIT_URL = /^(?:[a-z][a-z0-9+.-]*:\/\/|[^\s/@:]+@[^\s/:]+:)/i;
-
 /**
- * Installs (or updates) a plugin. Requires `--allow-read`, `--allow-write`, and
- * `--allow-run=git` for a git source.
+ * Installs SOURCE, or updates it when its folder already holds an install of the same source.
+ * Requires `--allow-read`, `--allow-write`, `--allow-env` and `--allow-run` (git).
  *
  * @param pluginsDir The plugins dir (created when missing).
- * @param source A git URL, a local git repository, or a local plugin folder.
- * @param options Folder name and abort signal.
+ * @param source A git URL, `owner/repo`, `github.com/owner/repo`, or a local path.
+ * @param options Folder name, ref, progress and abort signal.
  * @returns What was installed where.
- * @throws {UsageError} For a `--name` that is not one safe path segment.
- * @throws {RunError} When the source is not a plugin, git fails, or the destination holds
+ * @throws {UsageError} For a SOURCE, `--name` or `--ref` of the wrong form.
+ * @throws {RunError} When git fails, the source holds no usable plugin, or the folder holds
  * something else.
  * @example
  * ```ts ignore
  * import { installPlugin } from "./install.ts";
- * const result = await installPlugin("/home/me/.config/task/plugins", "https://host/me/x.git");
- * console.log(result.updated ? "updated" : "installed", result.dir);
+ * const result = await installPlugin("/home/me/.config/task/plugins", "taskyou/plugins");
+ * console.log(result.updated ? "updated" : "installed", result.dir, result.plugins);
  * ```
  */
 export async function installPlugin(
@@ -88,100 +105,195 @@ export async function installPlugin(
   source: string,
   options: InstallOptions = {},
 ): Promise<InstallResult> {
+  const parsed = await parseInstallSource(source);
+  const ref = options.ref === undefined ? undefined : checkRef(options.ref);
   if (options.name !== undefined && !isSafeDirName(options.name)) {
     throw new UsageError(
       `Invalid value ${JSON.stringify(options.name)} for flag "--name": expected one folder name`,
       "hint: letters, digits, - and _ are safe; no /, no leading dot",
     );
   }
-  const root = resolve(pluginsDir);
-  const via = await sourceKind(source);
-  if (via === "copy") await assertNamed(resolve(source), source);
-  await Deno.mkdir(root, { recursive: true });
-  if (via === "copy" && isInside(await Deno.realPath(source), await Deno.realPath(root))) {
-    // Copying a folder into itself would never end.
-    throw new RunError(`Cannot install ${JSON.stringify(source)}: the plugins dir is inside it`);
+  if (parsed.kind === "local" && !(await Deno.stat(parsed.path).catch(() => null))?.isDirectory) {
+    throw new RunError(`Cannot install ${JSON.stringify(source)}: no such folder`);
   }
-  // A dot-folder inside the plugins dir: invisible to discovery, and renamed into place at once.
-  // mkdir (not makeTempDir, which is private to the user) so the umask decides its mode.
+  const folder = options.name ?? installFolderName(parsed);
+  if (!isSafeDirName(folder)) {
+    throw new RunError(
+      `Cannot install ${JSON.stringify(source)}: ${
+        JSON.stringify(folder)
+      } is not a safe folder name`,
+      { hint: "hint: give one with --name" },
+    );
+  }
+  await Deno.mkdir(pluginsDir, { recursive: true });
+  const root = await Deno.realPath(pluginsDir);
+  const dest = join(root, folder);
+  const recorded = (await loadSources(root))[folder];
+  const existing = await Deno.lstat(dest).catch(() => null);
+  const sourceText = parsed.kind === "git" ? parsed.url : parsed.path;
+  if (existing !== null) {
+    // ty re-adds by pulling the checkout already there; anything else there is never replaced.
+    const refuse = (what: string) =>
+      new RunError(
+        `Cannot install ${JSON.stringify(source)}: ${JSON.stringify(dest)} ${what}`,
+        {
+          hint: `hint: remove it first (tyhooks plugins remove ${folder}) or install under --name`,
+        },
+      );
+    if (existing.isSymlink) throw refuse("is a symlink");
+    if (!existing.isDirectory) throw refuse("is not a folder");
+    const from = recorded?.source ?? (await isCheckout(dest) ? await originUrl(dest) : null);
+    if (from === null) throw refuse("already exists and has no recorded source");
+    if (!sameSource(from, sourceText)) throw refuse(`already holds an install of ${from}`);
+  }
+  return await placeInstall(root, folder, {
+    ...(existing !== null ? recorded : undefined),
+    source: sourceText,
+    ...(ref !== undefined
+      ? { ref }
+      : existing !== null && recorded?.ref
+      ? { ref: recorded.ref }
+      : {}),
+  }, options);
+}
+
+/**
+ * Fetches `record` into a staging folder, loads it, and swaps it in as `<root>/<folder>`,
+ * recording its provenance. The shared half of `add` and `update`.
+ *
+ * @param root The plugins dir, resolved through symlinks.
+ * @param folder The install folder's name (one safe path segment).
+ * @param record Where it comes from (`subdir`, `id` and `ref` honoured).
+ * @param options Progress and abort signal.
+ * @returns What is now installed.
+ * @throws {RunError} When fetching fails or the result holds no usable plugin; nothing changed.
+ * @example
+ * ```ts ignore
+ * import { placeInstall } from "./install.ts";
+ * await placeInstall("/home/me/.config/task/plugins", "ty-notify", { source: "o/ty-notify" });
+ * ```
+ */
+export async function placeInstall(
+  root: string,
+  folder: string,
+  record: InstalledSource,
+  options: Pick<InstallOptions, "signal" | "onProgress"> = {},
+): Promise<InstallResult> {
+  const source = await parseInstallSource(record.source);
+  const dest = join(root, folder);
+  // Hidden: discovery skips dot-folders, so a half-made install is never loaded.
   const stage = join(root, `.tyhooks-add-${crypto.randomUUID()}`);
   await Deno.mkdir(stage);
   try {
-    if (via === "git") await runGit(["clone", "--quiet", "--", source, stage], options);
-    else await copyDir(resolve(source), stage, { keepMode: true });
-    const name = await assertNamed(stage, source);
-    const folder = options.name ?? (isSafeDirName(name) ? name : sourceBaseName(source));
-    if (!isSafeDirName(folder)) {
+    const staged = join(stage, folder);
+    const via = await fetchSource(source, record, stage, staged, options);
+    const index = await loadPlugins(stage);
+    const warnings = index.warnings.map((w) => ({
+      ...w,
+      path: join(dest, relative(staged, w.path)),
+    }));
+    if (index.plugins.length === 0) {
+      const reasons = warnings.map((w) => w.message).slice(0, 3);
+      const why = reasons.length > 0 ? reasons.join("; ") : "it holds no plugin.yaml";
       throw new RunError(
-        `Cannot install ${JSON.stringify(source)}: no safe folder name for it: use --name`,
+        `${JSON.stringify(describe(record))} holds no usable plugin: ${why}`,
+        {
+          hint: "hint: a plugin is a folder with a plugin.yaml naming a hook, action, service, " +
+            "workflow or routine",
+        },
       );
     }
-    const dest = join(root, folder);
-    const existing = await Deno.lstat(dest).catch(() => null);
-    if (existing !== null) await assertSamePlugin(dest, existing, name);
-    await assertNoOtherCopy(root, dest, name);
-    if (existing === null) {
-      await Deno.rename(stage, dest);
-      return { name, dir: dest, updated: false, via };
+    // Two plugins of one name: the loader would keep one and silently drop the other.
+    const others = (await loadPlugins(root)).plugins.filter((p) => !isInside(dest, p.dir));
+    for (const plugin of index.plugins) {
+      const other = others.find((p) => p.name === plugin.name);
+      if (other) {
+        throw new RunError(
+          `${JSON.stringify(describe(record))} holds plugin ${
+            JSON.stringify(plugin.name)
+          }, already installed in ${JSON.stringify(other.dir)}`,
+          { hint: `hint: remove that one first (tyhooks plugins remove ${plugin.name})` },
+        );
+      }
     }
-    if (via === "git" && (await Deno.lstat(join(dest, ".git")).catch(() => null)) !== null) {
-      // The clone only told us what the source is; the installed checkout moves forward itself.
-      await runGit(["-C", dest, "pull", "--ff-only", "--quiet"], options);
-    } else {
-      await replaceDir(root, dest, stage);
-    }
-    return { name, dir: dest, updated: true, via };
+    const updated = await swapIn(root, staged, dest);
+    await saveSource(root, folder, {
+      ...record,
+      installed_at: new Date().toISOString().replace(/\.\d+Z$/, "Z"),
+    });
+    return {
+      folder,
+      dir: dest,
+      plugins: index.plugins.map((p) => p.name).sort(),
+      updated,
+      via,
+      warnings,
+    };
   } finally {
     await Deno.remove(stage, { recursive: true }).catch(() => {});
   }
 }
 
-async function sourceKind(source: string): Promise<"git" | "copy"> {
-  const info = await Deno.stat(source).catch(() => null);
-  if (info?.isDirectory) {
-    // A bare repository (HEAD at its top) is cloned; any other folder is copied.
-    const head = await Deno.stat(join(source, "HEAD")).catch(() => null);
-    const manifest = await Deno.lstat(join(source, "plugin.yaml")).catch(() => null);
-    return head?.isFile && manifest === null ? "git" : "copy";
+function describe(record: InstalledSource): string {
+  return record.subdir ? `${record.source}/${record.subdir}` : record.source;
+}
+
+async function fetchSource(
+  source: InstallSource,
+  record: InstalledSource,
+  stage: string,
+  staged: string,
+  options: Pick<InstallOptions, "signal" | "onProgress">,
+): Promise<"git" | "copy"> {
+  // A ty catalog install copies one folder out of a checkout: fetch the whole, keep the part.
+  const fetchTo = record.subdir ? join(stage, ".repo") : staged;
+  let via: "git" | "copy" = "git";
+  if (source.kind === "git" || await isRepository(source.path)) {
+    const url = source.kind === "git" ? source.url : source.path;
+    await cloneShallow(url, fetchTo, { ...options, ref: record.ref });
+  } else {
+    via = "copy";
+    const real = await Deno.realPath(source.path);
+    if (isInside(real, stage)) {
+      throw new RunError(
+        `Cannot install ${JSON.stringify(source.path)}: the plugins dir is inside it`,
+      );
+    }
+    await Deno.mkdir(fetchTo);
+    await copyDir(real, fetchTo, { keepMode: true });
   }
-  if (GIT_URL.test(source)) return "git";
-  throw new RunError(
-    `Cannot install ${JSON.stringify(source)}: it is neither a folder nor a git URL`,
-  );
+  if (record.subdir) {
+    const from = join(fetchTo, record.subdir);
+    const real = await Deno.realPath(from).catch(() => null);
+    if (real === null || !isInside(await Deno.realPath(fetchTo), real) || real === fetchTo) {
+      throw new RunError(`${JSON.stringify(describe(record))}: no such folder in the source`);
+    }
+    await Deno.mkdir(staged);
+    await copyDir(real, staged, { keepMode: true });
+  }
+  return via;
 }
 
-async function assertNamed(dir: string, source: string): Promise<string> {
-  const result = await readPluginName(dir);
-  if (result.ok) return result.name;
-  throw new RunError(`Cannot install ${JSON.stringify(source)}: ${result.reason}`);
+// A work tree with .git, or a bare repository (HEAD and objects at its top): cloned, as ty does.
+async function isRepository(path: string): Promise<boolean> {
+  const has = async (name: string) =>
+    (await Deno.lstat(join(path, name)).catch(() => null)) !== null;
+  if (await has(".git")) return true;
+  return (await has("HEAD")) && (await has("objects")) && !(await has("plugin.yaml"));
 }
 
-async function assertNoOtherCopy(root: string, dest: string, name: string): Promise<void> {
-  const other = (await loadPlugins(root)).plugins.find((p) => p.name === name && p.dir !== dest);
-  if (other === undefined) return;
-  throw new RunError(
-    `Cannot install ${JSON.stringify(name)}: a plugin of that name is already in ` +
-      `${JSON.stringify(other.dir)}: remove it first (tyhooks plugins remove ${name})`,
-  );
-}
-
-async function assertSamePlugin(dest: string, info: Deno.FileInfo, name: string): Promise<void> {
-  const refuse = (what: string) =>
-    new RunError(
-      `Refusing to overwrite ${JSON.stringify(dest)}: ${what}: use --name to install ${
-        JSON.stringify(name)
-      } elsewhere`,
-    );
-  if (info.isSymlink) throw refuse("it is a symlink");
-  if (!info.isDirectory) throw refuse("it is not a folder");
-  const there = await readPluginName(dest);
-  if (!there.ok) throw refuse(`it is not a plugin (${there.reason})`);
-  if (there.name !== name) throw refuse(`it holds another plugin (${JSON.stringify(there.name)})`);
-}
-
-// Swaps the new copy in with two renames, so the plugin is never half there.
-async function replaceDir(root: string, dest: string, fresh: string): Promise<void> {
-  const old = join(root, `.tyhooks-old-${basename(fresh)}`);
+// Swaps the new copy in with two renames, so the install is never half there. Returns whether
+// an old copy was replaced.
+async function swapIn(root: string, fresh: string, dest: string): Promise<boolean> {
+  const info = await Deno.lstat(dest).catch(() => null);
+  if (info === null) {
+    await Deno.rename(fresh, dest);
+    return false;
+  }
+  if (!info.isDirectory) {
+    throw new RunError(`Refusing to replace ${JSON.stringify(dest)}: it is not a folder`);
+  }
+  const old = join(root, `.tyhooks-old-${crypto.randomUUID()}`);
   await Deno.rename(dest, old);
   try {
     await Deno.rename(fresh, dest);
@@ -190,4 +302,5 @@ async function replaceDir(root: string, dest: string, fresh: string): Promise<vo
     throw error;
   }
   await Deno.remove(old, { recursive: true });
+  return true;
 }

@@ -1,43 +1,105 @@
 /**
- * `plugins remove` as a library call: delete one plugin's own folder, found by name anywhere in
- * the plugins dir (also inside a collection), and nothing else.
+ * `plugins remove NAME` as a library call: delete one plugin's own folder or one install folder,
+ * and nothing outside the real plugins dir. A symlink in the plugins dir is unlinked, never
+ * followed; a plugin reached through a symlinked collection is refused.
  *
  * @module
  */
 
+import { dirname, join, relative } from "node:path";
 import { RunError } from "../errors.ts";
 import { loadPlugins } from "./load.ts";
 import { isInside } from "./script_path.ts";
+import { saveSource } from "./sources_file.ts";
+import { findNamed, firstSymlink, installFolderOf } from "./installed.ts";
 
 /**
- * Removes the plugin called `name`. A symlinked plugin loses its link, never its target.
+ * What {@linkcode removePlugin} removed.
+ *
+ * @example
+ * ```ts
+ * import { removePlugin, type RemoveResult } from "./remove.ts";
+ * const root = await Deno.makeTempDir();
+ * await Deno.mkdir(`${root}/team/one`, { recursive: true });
+ * await Deno.writeTextFile(`${root}/team/one/plugin.yaml`, "name: one\nworkflows: {}\n");
+ * await Deno.mkdir(`${root}/team/one/routines/r`, { recursive: true });
+ * await Deno.writeTextFile(`${root}/team/one/routines/r/prompt.md`, "hi\n");
+ * const removed: RemoveResult = await removePlugin(root, "one");
+ * console.assert(removed.keptFolder === `${root}/team` && !removed.unlinked);
+ * ```
+ */
+export interface RemoveResult {
+  /** The path removed (a folder, or a symlink that was unlinked). */
+  path: string;
+  /** True when a symlink was unlinked (its target untouched). */
+  unlinked: boolean;
+  /** The install folder that keeps the rest when a plugin inside it was removed, else null. */
+  keptFolder: string | null;
+}
+
+/**
+ * Removes what NAME means: a plugin (by name, else by folder name) or an install folder.
  * Requires `--allow-read` and `--allow-write`.
  *
  * @param pluginsDir The plugins dir.
- * @param name The plugin's name (as `plugins list` shows it).
- * @returns The folder that was removed.
- * @throws {RunError} When no loaded plugin has that name.
+ * @param name A plugin name or a folder name, as `plugins list` shows them.
+ * @returns What was removed.
+ * @throws {RunError} When nothing has that name, or removing it would reach outside the plugins
+ * dir through a symlink.
  * @example
  * ```ts ignore
  * import { removePlugin } from "./remove.ts";
- * console.log(await removePlugin("/home/me/.config/task/plugins", "tracker"));
+ * console.log((await removePlugin("/home/me/.config/task/plugins", "tracker")).path);
  * ```
  */
-export async function removePlugin(pluginsDir: string, name: string): Promise<string> {
+export async function removePlugin(pluginsDir: string, name: string): Promise<RemoveResult> {
   const index = await loadPlugins(pluginsDir);
-  const plugin = index.plugins.find((p) => p.name === name);
-  if (plugin === undefined) {
+  const target = await findNamed(index, name);
+  if (target === null) {
     throw new RunError(
-      `No plugin named ${JSON.stringify(name)} in ${JSON.stringify(index.dir)}: ` +
-        `see "tyhooks plugins list"`,
+      `No plugin named ${JSON.stringify(name)} in ${JSON.stringify(index.dir)}`,
+      { hint: 'hint: see "tyhooks plugins list"' },
     );
   }
-  // Discovery only yields folders below the plugins dir; checked again before deleting anything.
-  if (plugin.dir === index.dir || !isInside(index.dir, plugin.dir)) {
+  const root = index.dir;
+  const realRoot = await Deno.realPath(root);
+  const link = await firstSymlink(root, target.dir);
+  if (link !== null && link.path !== target.dir) {
+    // Deleting through the link would delete where it points: the attack of issue 12.
+    const top = installFolderOf(root, link.path);
     throw new RunError(
-      `Refusing to remove ${JSON.stringify(plugin.dir)}: not inside the plugins dir`,
+      `Refusing to remove ${JSON.stringify(name)}: it lies inside ${
+        JSON.stringify(link.path)
+      }, a symlink to ${JSON.stringify(link.target)}, outside the plugins dir`,
+      {
+        hint: link.path === join(root, top)
+          ? `hint: remove the symlink itself with "tyhooks plugins remove ${top}"`
+          : `hint: remove the symlink ${JSON.stringify(link.path)} itself`,
+      },
     );
   }
-  await Deno.remove(plugin.dir, { recursive: true });
-  return plugin.dir;
+  const top = installFolderOf(root, target.dir);
+  const nested = target.dir !== join(root, top);
+  if (link !== null) {
+    await Deno.remove(target.dir);
+  } else {
+    const real = await Deno.realPath(target.dir);
+    if (
+      real === realRoot || !isInside(realRoot, real) ||
+      real !== join(realRoot, relative(root, target.dir))
+    ) {
+      throw new RunError(
+        `Refusing to remove ${JSON.stringify(target.dir)}: not inside the plugins dir`,
+      );
+    }
+    await Deno.remove(real, { recursive: true });
+  }
+  if (!nested) await saveSource(realRoot, top, null);
+  return {
+    path: target.dir,
+    unlinked: link !== null,
+    keptFolder: nested && (await Deno.lstat(dirname(target.dir)).catch(() => null)) !== null
+      ? join(root, top)
+      : null,
+  };
 }

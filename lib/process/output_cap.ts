@@ -31,6 +31,7 @@ export interface Capture {
  *
  * @param stream A child's stdout or stderr.
  * @param cap Bytes to keep; the rest is read and dropped.
+ * @param onChunk Called with every chunk as it is read (valid only during the call).
  * @returns The capture.
  * @example
  * ```ts
@@ -40,7 +41,11 @@ export interface Capture {
  * console.assert(got.total === 11 && got.truncated && got.bytes.length === 5);
  * ```
  */
-export function capture(stream: ReadableStream<Uint8Array>, cap: number): Capture {
+export function capture(
+  stream: ReadableStream<Uint8Array>,
+  cap: number,
+  onChunk?: (chunk: Uint8Array) => void,
+): Capture {
   const reader = openReader(stream);
   const chunks: Uint8Array[] = [];
   let kept = 0;
@@ -51,6 +56,8 @@ export function capture(stream: ReadableStream<Uint8Array>, cap: number): Captur
         const { done, value } = await reader.read();
         if (done) break;
         total += value.length;
+        // Before the buffer is reused: live output (plugins run, git's progress) sees every byte.
+        onChunk?.(value);
         if (kept < cap) {
           // A copy: the reader reuses its buffer for the next read.
           const part = value.slice(0, Math.min(value.length, cap - kept));

@@ -53,8 +53,11 @@ export interface RunOptions {
   cwd?: string;
   /** Variables added to the inherited environment (NUL bytes removed, values cut to 64 KiB). */
   env?: Record<string, string>;
-  /** Written to stdin, which is then closed; without it stdin is /dev/null. */
-  stdin?: string | Uint8Array;
+  /**
+   * Written to stdin, which is then closed; a stream is piped through as it comes (`plugins run`
+   * passes its own stdin on); without it stdin is /dev/null.
+   */
+  stdin?: string | Uint8Array | ReadableStream<Uint8Array>;
   /** Bound on the script's run; default 30 s. */
   timeoutMs?: number;
   /** SIGTERM-to-SIGKILL grace; default 500 ms. */
@@ -69,6 +72,8 @@ export interface RunOptions {
   raw?: boolean;
   /** What the run waits for after the script exits; default `"consult"`. */
   mode?: RunMode;
+  /** Sees every output chunk as it is read, before the cap (valid only during the call). */
+  onOutput?: (stream: "stdout" | "stderr", chunk: Uint8Array) => void;
 }
 
 const encoder = new TextEncoder();
@@ -175,8 +180,9 @@ export async function runScript(script: string, options: RunOptions = {}): Promi
     run.signal.addEventListener("abort", () => resolve(), { once: true })
   );
 
-  const stdout = capture(child.stdout, cap);
-  const stderr = capture(child.stderr, cap);
+  const onOutput = options.onOutput;
+  const stdout = capture(child.stdout, cap, onOutput && ((c) => onOutput("stdout", c)));
+  const stderr = capture(child.stderr, cap, onOutput && ((c) => onOutput("stderr", c)));
   const output = Promise.all([stdout.done, stderr.done]);
   let outputEnded = false;
   output.then(() => outputEnded = true);
@@ -245,7 +251,15 @@ function fill(result: RunResult, stream: "stdout" | "stderr", got: Captured): vo
 
 // The payload is written in the background: a script that never reads its stdin must not hold
 // the call, and one that exits early must not make the write throw.
-function writeStdin(child: Deno.ChildProcess, payload: string | Uint8Array): { abandon(): void } {
+function writeStdin(
+  child: Deno.ChildProcess,
+  payload: string | Uint8Array | ReadableStream<Uint8Array>,
+): { abandon(): void } {
+  if (payload instanceof ReadableStream) {
+    const stop = new AbortController();
+    payload.pipeTo(child.stdin, { signal: stop.signal }).catch(() => {});
+    return { abandon: () => stop.abort() };
+  }
   const writer = child.stdin.getWriter();
   const bytes = typeof payload === "string" ? encoder.encode(payload) : payload;
   writer.write(bytes).then(() => writer.close()).catch(() => {});

@@ -1,166 +1,197 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cli, makeTree, writeTree } from "../_cli.ts";
-
-const SCRIPT = "#!/bin/sh\nexit 0\n";
-
-function pluginFiles(name: string, version = "0.1.0"): Record<string, string> {
-  return {
-    "plugin.yaml": `name: ${name}\nversion: ${version}\nhooks:\n  task.done: bin/on-done.sh\n`,
-    "bin/on-done.sh": SCRIPT,
-    "README.md": "docs\n",
-  };
-}
-
-const GIT_ENV = {
-  GIT_AUTHOR_NAME: "Test",
-  GIT_AUTHOR_EMAIL: "test@example.com",
-  GIT_COMMITTER_NAME: "Test",
-  GIT_COMMITTER_EMAIL: "test@example.com",
-  GIT_CONFIG_GLOBAL: "/dev/null",
-  GIT_CONFIG_NOSYSTEM: "1",
-};
-
-async function git(cwd: string, ...args: string[]): Promise<void> {
-  const out = await new Deno.Command("git", { args, cwd, env: GIT_ENV }).output();
-  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-}
-
-async function gitRepo(files: Record<string, string>): Promise<string> {
-  const repo = await makeTree(files);
-  await git(repo, "init", "-q", "-b", "main");
-  await git(repo, "add", "-A");
-  await git(repo, "commit", "-q", "-m", "first");
-  return repo;
-}
+import { cli, makeTree } from "../_cli.ts";
+import { commit, git, gitRepo, pluginFiles } from "./_git.ts";
 
 async function listNames(root: string): Promise<string[]> {
   const result = await cli(["plugins", "list", "--json", "--plugins-dir", root]);
   return JSON.parse(result.stdout).plugins.map((p: { name: string }) => p.name);
 }
 
-Deno.test("plugins add copies a local folder under the manifest's name, keeping exec bits, without .git", async () => {
-  const source = await makeTree({
-    ...pluginFiles("tracker"),
-    ".git/HEAD": "ref: refs/heads/main\n",
-  });
-  const root = join(await makeTree({}), "plugins");
-  const result = await cli(["plugins", "add", source, "--plugins-dir", root]);
+async function sources(root: string): Promise<Record<string, Record<string, string>>> {
+  return JSON.parse(await Deno.readTextFile(join(root, ".sources.json")));
+}
+
+function names(dir: string): string[] {
+  return [...Deno.readDirSync(dir)].map((e) => e.name).sort();
+}
+
+Deno.test("plugins add of a file:// collection clones it whole, shallow, under the repo's name", async () => {
+  const repo = await gitRepo({
+    ...pluginFiles("one", "one/"),
+    ...pluginFiles("two", "team/two/"),
+    "README.md": "a collection\n",
+  }, "plugins.git");
+  await commit(repo, { "CHANGELOG.md": "second commit\n" });
+  const root = join(await makeTree({}), "plugins-dir");
+  const url = `file://${repo}`;
+  const result = await cli(["plugins", "add", url, "--plugins-dir", root]);
   assert.deepEqual(result, {
     code: 0,
-    stdout: `Installed "tracker" in ${JSON.stringify(join(root, "tracker"))}\n`,
+    stdout: `Installed "plugins" in ${JSON.stringify(join(root, "plugins"))}: plugins one, two\n`,
     stderr: "",
   });
-  const script = await Deno.stat(join(root, "tracker/bin/on-done.sh"));
-  assert.equal(script.mode! & 0o111, 0o111);
-  assert.equal(await Deno.stat(join(root, "tracker/.git")).catch(() => null), null);
-  assert.deepEqual(await listNames(root), ["tracker"]);
+  assert.deepEqual(await listNames(root), ["one", "two"]);
+  assert.equal((await git(join(root, "plugins"), "rev-list", "--count", "HEAD")).trim(), "1");
+  const recorded = await sources(root);
+  assert.deepEqual(Object.keys(recorded), ["plugins"]);
+  assert.equal(recorded.plugins.source, url);
+  assert.match(recorded.plugins.installed_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  assert.deepEqual(names(root), [".sources.json", "plugins"]);
 });
 
-Deno.test("plugins add of the same plugin again replaces the installed copy", async () => {
-  const source = await makeTree(pluginFiles("tracker", "0.1.0"));
+Deno.test("plugins add --ref checks out a tag or a commit, and records it", async () => {
+  const repo = await gitRepo(pluginFiles("pinned"), "pinned");
+  await git(repo, "tag", "v1");
+  const first = (await git(repo, "rev-parse", "HEAD")).trim();
+  await commit(repo, { "NEW.md": "after v1\n" });
   const root = await makeTree({});
-  assert.equal((await cli(["plugins", "add", source, "--plugins-dir", root])).code, 0);
-  await writeTree(root, { "tracker/stale.txt": "left from the old copy\n" });
-  await writeTree(source, {
-    "plugin.yaml": "name: tracker\nversion: 0.2.0\nhooks:\n  task.done: bin/on-done.sh\n",
-  });
-  const result = await cli(["plugins", "add", source, "--plugins-dir", root]);
-  assert.equal(result.code, 0);
-  assert.equal(result.stdout, `Updated "tracker" in ${JSON.stringify(join(root, "tracker"))}\n`);
-  assert.match(await Deno.readTextFile(join(root, "tracker/plugin.yaml")), /version: 0.2.0/);
-  assert.equal(await Deno.stat(join(root, "tracker/stale.txt")).catch(() => null), null);
+  const tag = await cli(["plugins", "add", `file://${repo}`, "--ref", "v1", "--plugins-dir", root]);
+  assert.equal(tag.code, 0, tag.stderr);
+  assert.equal(await Deno.stat(join(root, "pinned/NEW.md")).catch(() => null), null);
+  assert.equal((await sources(root)).pinned.ref, "v1");
+  const root2 = await makeTree({});
+  const sha = await cli([
+    "plugins",
+    "add",
+    `file://${repo}`,
+    `--ref=${first}`,
+    "--plugins-dir",
+    root2,
+  ]);
+  assert.equal(sha.code, 0, sha.stderr);
+  assert.equal((await git(join(root2, "pinned"), "rev-parse", "HEAD")).trim(), first);
 });
 
-Deno.test("plugins add refuses to overwrite a folder holding a different plugin", async () => {
-  const source = await makeTree(pluginFiles("tracker"));
-  const root = await makeTree({ "tracker/plugin.yaml": "name: someone-else\n" });
-  const result = await cli(["plugins", "add", source, "--plugins-dir", root]);
-  assert.equal(result.code, 1);
-  assert.equal(result.stdout, "");
-  assert.equal(
-    result.stderr,
-    `tyhooks: Refusing to overwrite ${JSON.stringify(join(root, "tracker"))}: it holds another ` +
-      'plugin ("someone-else"): use --name to install "tracker" elsewhere\n',
-  );
-  assert.equal(await Deno.readTextFile(join(root, "tracker/plugin.yaml")), "name: someone-else\n");
-});
-
-Deno.test("plugins add refuses to overwrite a folder that is not a plugin", async () => {
-  const source = await makeTree(pluginFiles("tracker"));
-  const root = await makeTree({ "tracker/notes.txt": "mine\n" });
-  const result = await cli(["plugins", "add", source, "--plugins-dir", root]);
-  assert.equal(result.code, 1);
-  assert.match(result.stderr, /it is not a plugin \(it has no plugin.yaml\)/);
-  assert.equal(await Deno.readTextFile(join(root, "tracker/notes.txt")), "mine\n");
-});
-
-Deno.test("plugins add --name installs under another folder name", async () => {
-  const source = await makeTree(pluginFiles("tracker"));
+Deno.test("plugins add copies a local folder that is not a repository, keeping exec bits", async () => {
+  const source = await makeTree({ ...pluginFiles("tracker"), "README.md": "docs\n" });
   const root = await makeTree({});
   const result = await cli(["plugins", "add", source, "--name", "tr", "--plugins-dir", root]);
-  assert.equal(result.code, 0);
-  assert.equal(result.stdout, `Installed "tracker" in ${JSON.stringify(join(root, "tr"))}\n`);
-});
-
-Deno.test("plugins add refuses a --name that is not one safe folder name (usage error)", async () => {
-  const source = await makeTree(pluginFiles("tracker"));
-  const root = await makeTree({});
-  for (const name of ["../up", "a/b", ".hidden", ""]) {
-    const result = await cli(["plugins", "add", source, "--name", name, "--plugins-dir", root]);
-    assert.equal(result.code, 64, name);
-    assert.match(result.stderr, /^tyhooks: Invalid value ".*" for flag "--name"/);
-  }
-  assert.deepEqual([...Deno.readDirSync(root)], []);
-});
-
-Deno.test("plugins add refuses a source without a usable plugin.yaml, installing nothing", async () => {
-  const root = await makeTree({});
-  const noManifest = await makeTree({ "README.md": "hi\n" });
-  const noName = await makeTree({ "plugin.yaml": "version: 1\n" });
-  const first = await cli(["plugins", "add", noManifest, "--plugins-dir", root]);
-  assert.equal(first.code, 1);
+  assert.equal(result.code, 0, result.stderr);
   assert.equal(
-    first.stderr,
-    `tyhooks: Cannot install ${JSON.stringify(noManifest)}: it has no plugin.yaml\n`,
+    result.stdout,
+    `Installed "tr" in ${JSON.stringify(join(root, "tr"))}: plugin tracker\n`,
   );
-  const second = await cli(["plugins", "add", noName, "--plugins-dir", root]);
-  assert.equal(second.code, 1);
-  assert.match(second.stderr, /its plugin.yaml has no "name"/);
-  const third = await cli(["plugins", "add", join(root, "missing"), "--plugins-dir", root]);
-  assert.equal(third.code, 1);
-  assert.match(third.stderr, /it is neither a folder nor a git URL/);
-  assert.deepEqual([...Deno.readDirSync(root)], []);
+  assert.equal((await Deno.stat(join(root, "tr/on-done.sh"))).mode! & 0o111, 0o111);
+  assert.equal((await sources(root)).tr.source, source);
+  // Adding the same folder again replaces the copy.
+  await Deno.writeTextFile(join(source, "README.md"), "docs v2\n");
+  const again = await cli(["plugins", "add", source, "--name", "tr", "--plugins-dir", root]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stdout, /^Updated "tr"/);
+  assert.equal(await Deno.readTextFile(join(root, "tr/README.md")), "docs v2\n");
 });
 
-Deno.test("plugins add clones a git URL, and adding it again pulls", async () => {
-  const repo = await gitRepo(pluginFiles("from-git"));
+Deno.test("plugins add re-adds a plugin ty installed (its folder, its .sources.json) as an update", async () => {
+  const repo = await gitRepo(pluginFiles("notify"), "ty-notify");
   const root = await makeTree({});
   const url = `file://${repo}`;
-  const first = await cli(["plugins", "add", url, "--plugins-dir", root]);
-  assert.equal(first.code, 0, first.stderr);
-  assert.equal(first.stdout, `Installed "from-git" in ${JSON.stringify(join(root, "from-git"))}\n`);
-  assert.ok((await Deno.stat(join(root, "from-git/.git"))).isDirectory);
-  assert.deepEqual(await listNames(root), ["from-git"]);
-
-  await writeTree(repo, { "CHANGELOG.md": "0.2.0\n" });
-  await git(repo, "add", "-A");
-  await git(repo, "commit", "-q", "-m", "second");
-  const second = await cli(["plugins", "add", url, "--plugins-dir", root]);
-  assert.equal(second.code, 0, second.stderr);
-  assert.equal(second.stdout, `Updated "from-git" in ${JSON.stringify(join(root, "from-git"))}\n`);
-  assert.equal(await Deno.readTextFile(join(root, "from-git/CHANGELOG.md")), "0.2.0\n");
-  assert.deepEqual([...Deno.readDirSync(root)].map((e) => e.name), ["from-git"]);
+  // What `ty plugins add` leaves: a shallow checkout named after the repo, and ty's record.
+  await git(root, "clone", "-q", "--depth", "1", url, join(root, "ty-notify"));
+  await Deno.writeTextFile(
+    join(root, ".sources.json"),
+    JSON.stringify(
+      { "ty-notify": { source: url, installed_at: "2026-01-01T00:00:00Z" } },
+      null,
+      2,
+    ) +
+      "\n",
+  );
+  await commit(repo, { "CHANGELOG.md": "new\n" });
+  const result = await cli(["plugins", "add", url, "--plugins-dir", root]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(
+    result.stdout,
+    `Updated "ty-notify" in ${JSON.stringify(join(root, "ty-notify"))}: plugin notify\n`,
+  );
+  assert.equal(await Deno.readTextFile(join(root, "ty-notify/CHANGELOG.md")), "new\n");
+  assert.notEqual((await sources(root))["ty-notify"].installed_at, "2026-01-01T00:00:00Z");
 });
 
-Deno.test("plugins add clones a local bare repository", async () => {
-  const repo = await gitRepo(pluginFiles("bare-one"));
-  const bare = join(await makeTree({}), "bare-one.git");
-  await git(repo, "clone", "-q", "--bare", repo, bare);
+Deno.test("plugins add refuses a folder that holds something else, and changes nothing", async () => {
+  const repo = await gitRepo(pluginFiles("tracker"), "tracker");
+  const root = await makeTree({ "tracker/notes.txt": "mine\n" });
+  const result = await cli(["plugins", "add", `file://${repo}`, "--plugins-dir", root]);
+  assert.equal(result.code, 1);
+  assert.equal(
+    result.stderr,
+    `tyhooks: Cannot install "file://${repo}": ${
+      JSON.stringify(join(root, "tracker"))
+    } already exists and has no recorded source\n` +
+      "hint: remove it first (tyhooks plugins remove tracker) or install under --name\n",
+  );
+  assert.equal(await Deno.readTextFile(join(root, "tracker/notes.txt")), "mine\n");
+  assert.deepEqual(names(root), ["tracker"]);
+});
+
+Deno.test("plugins add of a source with no usable plugin installs nothing and says why", async () => {
   const root = await makeTree({});
-  const result = await cli(["plugins", "add", bare, "--plugins-dir", root]);
-  assert.equal(result.code, 0, result.stderr);
-  assert.deepEqual(await listNames(root), ["bare-one"]);
+  const empty = await gitRepo({ "README.md": "no plugin here\n" }, "empty");
+  const first = await cli(["plugins", "add", `file://${empty}`, "--plugins-dir", root]);
+  assert.equal(first.code, 1);
+  assert.match(
+    first.stderr,
+    /^tyhooks: "file:\/\/.*\/empty" holds no usable plugin: it holds no plugin.yaml\n/,
+  );
+  const broken = await makeTree({
+    "plugin.yaml": "name: broken\nhooks:\n  task.done: missing.sh\n",
+  });
+  const second = await cli(["plugins", "add", broken, "--name", "broken", "--plugins-dir", root]);
+  assert.equal(second.code, 1);
+  assert.match(second.stderr, /holds no usable plugin: .*missing\.sh/);
+  assert.deepEqual(names(root), []);
+});
+
+Deno.test("plugins add refuses a plugin whose name another install already has", async () => {
+  const root = await makeTree({});
+  const a = await makeTree(pluginFiles("same"));
+  const b = await makeTree(pluginFiles("same"));
+  assert.equal((await cli(["plugins", "add", a, "--name", "a", "--plugins-dir", root])).code, 0);
+  const result = await cli(["plugins", "add", b, "--name", "b", "--plugins-dir", root]);
+  assert.equal(result.code, 1);
+  assert.match(result.stderr, /holds plugin "same", already installed in ".*\/a"/);
+  assert.deepEqual(names(root), [".sources.json", "a"]);
+});
+
+Deno.test("plugins add refuses sources and refs that are not of an accepted form (usage error)", async () => {
+  const root = await makeTree({});
+  for (
+    const source of [
+      "ext::sh -c touch% /tmp/pwned",
+      "--upload-pack=touch /tmp/pwned",
+      "-oProxyCommand=x",
+      "http://example.com/x.git",
+      "fd::3",
+      "git@-oProxyCommand=x:repo",
+      "just-a-word",
+      "a/b/c",
+    ]
+  ) {
+    // After "--": the command line takes it as SOURCE, as a script passing user input would.
+    const result = await cli(["plugins", "add", "--plugins-dir", root, "--", source]);
+    assert.equal(result.code, 64, `${source}: ${result.stderr}`);
+    assert.match(
+      result.stderr,
+      /^tyhooks: Invalid plugin source .*\nhint: accepted forms:\n/,
+      source,
+    );
+  }
+  const repo = await gitRepo(pluginFiles("x"), "x");
+  const ref = await cli([
+    "plugins",
+    "add",
+    `file://${repo}`,
+    "--ref=--orphan",
+    "--plugins-dir",
+    root,
+  ]);
+  assert.equal(ref.code, 64);
+  assert.match(ref.stderr, /Invalid value "--orphan" for flag "--ref"/);
+  for (const name of ["../up", "a/b", ".hidden", ""]) {
+    const result = await cli(["plugins", "add", repo, "--name", name, "--plugins-dir", root]);
+    assert.equal(result.code, 64, name);
+  }
+  assert.deepEqual(names(root), []);
 });
 
 Deno.test("plugins add reports a failing git clone and leaves nothing behind", async () => {
@@ -174,5 +205,5 @@ Deno.test("plugins add reports a failing git clone and leaves nothing behind", a
   ]);
   assert.equal(result.code, 1);
   assert.match(result.stderr, /^tyhooks: git clone failed \(exited 128\): fatal: /);
-  assert.deepEqual([...Deno.readDirSync(root)], []);
+  assert.deepEqual(names(root), []);
 });

@@ -1,0 +1,137 @@
+/**
+ * Installed folders as `plugins update` and `remove` see them: which install a name means (a
+ * plugin name, a plugin folder, or an install folder, as in ty), where a checkout came from, and
+ * whether a path is reached through a symlink (then nothing is written or deleted through it).
+ *
+ * @module
+ */
+
+import { join, relative, sep } from "node:path";
+import { RunError } from "../errors.ts";
+import { readBounded } from "../read_bounded.ts";
+import type { Plugin, PluginIndex } from "./types.ts";
+import { isInside } from "./script_path.ts";
+
+/** What a NAME given to `update` or `remove` resolved to. */
+export interface NamedTarget {
+  /** The folder meant, absolute, below the plugins dir (not resolved through symlinks). */
+  dir: string;
+  /** The plugin it names, when it names one. */
+  plugin: Plugin | null;
+}
+
+/**
+ * Finds what NAME means: a plugin's name first, then a folder directly in the plugins dir (an
+ * install folder, a collection), then a plugin folder's base name (ty's fallback).
+ *
+ * @param index The loaded plugins dir.
+ * @param name What the user typed.
+ * @returns The target, or null when nothing has that name.
+ * @example
+ * ```ts
+ * import { findNamed } from "./installed.ts";
+ * console.assert((await findNamed({ dir: "/nonexistent", plugins: [], warnings: [] }, "x")) === null);
+ * ```
+ */
+export async function findNamed(index: PluginIndex, name: string): Promise<NamedTarget | null> {
+  const byName = index.plugins.find((p) => p.name === name);
+  if (byName) return { dir: byName.dir, plugin: byName };
+  if (name !== "" && !name.startsWith(".") && !name.includes("/") && name !== "..") {
+    const folder = join(index.dir, name);
+    if ((await Deno.lstat(folder).catch(() => null)) !== null) {
+      return { dir: folder, plugin: index.plugins.find((p) => p.dir === folder) ?? null };
+    }
+  }
+  const byFolder = index.plugins.find((p) => p.dir.split(sep).at(-1) === name);
+  return byFolder ? { dir: byFolder.dir, plugin: byFolder } : null;
+}
+
+/**
+ * The install folder holding `dir`: its first path component below the plugins dir (what
+ * `plugins add` creates).
+ *
+ * @example
+ * ```ts
+ * import { installFolderOf } from "./installed.ts";
+ * console.assert(installFolderOf("/p", "/p/plugins/notify") === "plugins");
+ * ```
+ */
+export function installFolderOf(root: string, dir: string): string {
+  return relative(root, dir).split(sep)[0];
+}
+
+/**
+ * The first symlink on the way from `root` (excluded) to `path` (included), or null. Requires
+ * `--allow-read`.
+ *
+ * @param root The plugins dir.
+ * @param path A path below it.
+ * @returns The symlink's path and its target, or null.
+ * @example
+ * ```ts
+ * import { firstSymlink } from "./installed.ts";
+ * const root = await Deno.makeTempDir();
+ * await Deno.mkdir(`${root}/a/b`, { recursive: true });
+ * console.assert((await firstSymlink(root, `${root}/a/b`)) === null);
+ * ```
+ */
+export async function firstSymlink(
+  root: string,
+  path: string,
+): Promise<{ path: string; target: string } | null> {
+  if (!isInside(root, path) || path === root) {
+    throw new RunError(`Refusing to touch ${JSON.stringify(path)}: not inside the plugins dir`);
+  }
+  let at = root;
+  for (const part of relative(root, path).split(sep)) {
+    at = join(at, part);
+    const info = await Deno.lstat(at);
+    if (info.isSymlink) {
+      return { path: at, target: await Deno.realPath(at).catch(() => Deno.readLink(at)) };
+    }
+  }
+  return null;
+}
+
+/**
+ * The `origin` URL of a git checkout, read from its `.git/config` without running git (a
+ * checkout's config can make git run commands). Requires `--allow-read`.
+ *
+ * @param dir The checkout.
+ * @returns The URL, or null when `dir` is not a checkout with an origin.
+ * @example
+ * ```ts
+ * import { originUrl } from "./installed.ts";
+ * console.assert((await originUrl("/nonexistent")) === null);
+ * ```
+ */
+export async function originUrl(dir: string): Promise<string | null> {
+  const path = join(dir, ".git", "config");
+  try {
+    if (!(await Deno.lstat(path)).isFile) return null;
+    const text = await readBounded(path, { maxBytes: 256 * 1024 });
+    let inOrigin = false;
+    for (const raw of text.split(/\r?\n/)) {
+      const line = raw.trim();
+      if (line.startsWith("[")) inOrigin = /^\[remote\s+"origin"\]$/.test(line);
+      const url = inOrigin ? /^url\s*=\s*(.+)$/.exec(line) : null;
+      if (url) return url[1].trim().replace(/^"(.*)"$/, "$1");
+    }
+  } catch {
+    // Not a checkout, or unreadable: unknown origin.
+  }
+  return null;
+}
+
+/**
+ * Is `dir` a git checkout (a `.git` folder in it), as ty decides?
+ *
+ * @example
+ * ```ts
+ * import { isCheckout } from "./installed.ts";
+ * console.assert(!(await isCheckout("/nonexistent")));
+ * ```
+ */
+export async function isCheckout(dir: string): Promise<boolean> {
+  return (await Deno.lstat(join(dir, ".git")).catch(() => null))?.isDirectory ?? false;
+}

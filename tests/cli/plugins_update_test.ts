@@ -1,0 +1,87 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { cli, makeTree } from "../_cli.ts";
+import { commit, gitRepo, pluginFiles } from "./_git.ts";
+
+async function listNames(root: string): Promise<string[]> {
+  const result = await cli(["plugins", "list", "--json", "--plugins-dir", root]);
+  return JSON.parse(result.stdout).plugins.map((p: { name: string }) => p.name);
+}
+
+Deno.test("plugins update pulls a new upstream commit into a collection, by plugin or by folder", async () => {
+  const repo = await gitRepo(
+    { ...pluginFiles("one", "one/"), ...pluginFiles("two", "two/") },
+    "team",
+  );
+  const root = await makeTree({});
+  assert.equal((await cli(["plugins", "add", `file://${repo}`, "--plugins-dir", root])).code, 0);
+  await commit(repo, { ...pluginFiles("three", "three/") });
+  // A plugin's name updates the whole install it is part of.
+  const byPlugin = await cli(["plugins", "update", "two", "--plugins-dir", root]);
+  assert.deepEqual(byPlugin, {
+    code: 0,
+    stdout: `Updated "team" in ${JSON.stringify(join(root, "team"))}: plugins one, three, two\n`,
+    stderr: "",
+  });
+  await commit(repo, { "one/NOTES.md": "later\n" });
+  const all = await cli(["plugins", "update", "--plugins-dir", root]);
+  assert.equal(all.code, 0, all.stderr);
+  assert.equal(await Deno.readTextFile(join(root, "team/one/NOTES.md")), "later\n");
+  const byFolder = await cli(["plugins", "update", "team", "--plugins-dir", root]);
+  assert.equal(byFolder.code, 0, byFolder.stderr);
+});
+
+Deno.test("plugins update of a broken upstream keeps the working copy and fails", async () => {
+  const repo = await gitRepo(pluginFiles("notify"), "ty-notify");
+  const root = await makeTree({});
+  assert.equal((await cli(["plugins", "add", `file://${repo}`, "--plugins-dir", root])).code, 0);
+  const before = await Deno.readTextFile(join(root, ".sources.json"));
+  // Upstream breaks the manifest: its only hook now names a script that does not exist.
+  await commit(repo, { "plugin.yaml": "name: notify\nhooks:\n  task.done: gone.sh\n" });
+  const result = await cli(["plugins", "update", "notify", "--plugins-dir", root]);
+  assert.equal(result.code, 1);
+  assert.equal(result.stdout, "");
+  assert.match(
+    result.stderr,
+    /^tyhooks: "file:\/\/.*ty-notify" holds no usable plugin: .*gone\.sh/,
+  );
+  assert.match(await Deno.readTextFile(join(root, "ty-notify/plugin.yaml")), /on-done\.sh/);
+  assert.equal(await Deno.readTextFile(join(root, ".sources.json")), before);
+  assert.deepEqual([...Deno.readDirSync(root)].map((e) => e.name).sort(), [
+    ".sources.json",
+    "ty-notify",
+  ]);
+  assert.deepEqual(await listNames(root), ["notify"]);
+});
+
+Deno.test("plugins update of everything reports each failure and exits 1", async () => {
+  const good = await gitRepo(pluginFiles("good"), "good");
+  const bad = await gitRepo(pluginFiles("bad"), "bad");
+  const root = await makeTree({ "by-hand/plugin.yaml": "name: by-hand\n" });
+  for (const repo of [good, bad]) {
+    assert.equal((await cli(["plugins", "add", `file://${repo}`, "--plugins-dir", root])).code, 0);
+  }
+  await Deno.remove(bad, { recursive: true });
+  const result = await cli(["plugins", "update", "--plugins-dir", root]);
+  assert.equal(result.code, 1);
+  assert.equal(
+    result.stdout,
+    `Updated "good" in ${JSON.stringify(join(root, "good"))}: plugin good\n`,
+  );
+  assert.match(result.stderr, /error: Not updated: git clone failed .*folder=bad/);
+});
+
+Deno.test("plugins update of a folder with no known source, or a symlinked one, fails clearly", async () => {
+  const elsewhere = await makeTree(pluginFiles("linked"));
+  const root = await makeTree(pluginFiles("by-hand", "by-hand/"));
+  await Deno.symlink(elsewhere, join(root, "linked"));
+  const unknown = await cli(["plugins", "update", "by-hand", "--plugins-dir", root]);
+  assert.equal(unknown.code, 1);
+  assert.match(unknown.stderr, /Cannot update "by-hand": where it came from is unknown/);
+  const linked = await cli(["plugins", "update", "linked", "--plugins-dir", root]);
+  assert.equal(linked.code, 1);
+  assert.match(linked.stderr, /Cannot update "linked": it is a symlink to/);
+  const none = await cli(["plugins", "update", "nope", "--plugins-dir", root]);
+  assert.equal(none.code, 1);
+  assert.match(none.stderr, /No plugin or install named "nope"/);
+});
