@@ -30,11 +30,15 @@ async function write(bytes: Uint8Array): Promise<void> {
   while (written < bytes.length) written += await Deno.stdout.write(bytes.subarray(written));
 }
 
+function printError(text: string): void {
+  Deno.stderr.writeSync(encoder.encode(text));
+}
+
 async function main(args: string[]): Promise<number> {
-  const prepared = await prepare(args, { print, write });
+  const prepared = await prepare(args, { print, write, printError });
   if ("code" in prepared) {
     if (prepared.stdout !== undefined) await print(prepared.stdout);
-    if (prepared.stderr !== undefined) Deno.stderr.writeSync(encoder.encode(prepared.stderr));
+    if (prepared.stderr !== undefined) printError(prepared.stderr);
     return prepared.code;
   }
   const { spec } = prepared;
@@ -62,7 +66,7 @@ if (import.meta.main) {
   try {
     code = await main(Deno.args);
   } catch (error) {
-    Deno.stderr.writeSync(encoder.encode(describeFailure(error, Deno.args)));
+    printError(describeFailure(error, Deno.args));
     // A command that failed because it was interrupted still exits as interrupted.
     code = caught !== undefined
       ? SIGNAL_EXIT[caught]

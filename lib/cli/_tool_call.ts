@@ -1,5 +1,7 @@
 /**
- * The flags `tool pre` and `tool post` share: the tool call, and the explicit hook scripts.
+ * What `tool pre` and `tool post` share: the tool call, read from the flags, from tyhooks' own
+ * request JSON (`--request -`), or from Claude Code's hook JSON (`--claude`); the failure policy;
+ * and the explicit hook scripts.
  *
  * @module
  */
@@ -7,27 +9,79 @@
 import { resolve } from "node:path";
 import { type CommandContext, type OptionSpec, stringOption } from "./command.ts";
 import { UsageError } from "../errors.ts";
-import type { ToolCall } from "../toolcalls/tool_schema.ts";
+import { readBounded } from "../read_bounded.ts";
 
 /** Flags describing the tool call. */
 export const TOOL_CALL_OPTIONS: Record<string, OptionSpec> = {
-  tool: { type: "string", value: "NAME", help: "the tool's name (required)" },
+  tool: {
+    type: "string",
+    value: "NAME",
+    help: "the tool's name (required unless --request or --claude)",
+  },
   args: { type: "string", value: "JSON", help: "the tool's arguments as JSON (default {})" },
   platform: { type: "string", value: "P", help: "the agent platform, passed to the hooks" },
   user: { type: "string", value: "U", help: "the user id, passed to the hooks as user_id" },
+  request: {
+    type: "string",
+    value: "FILE",
+    help: "read the call as tyhooks' request JSON from FILE (- = stdin) instead of the flags",
+  },
+  claude: {
+    type: "boolean",
+    help: "be a Claude Code hook: read its hook JSON on stdin, exit 0 to allow, 2 to block " +
+      "(reason on stderr), and 2 on any failure of tyhooks itself unless --on-failure allow",
+  },
+  "on-failure": {
+    type: "string",
+    value: "block|allow",
+    help: "what a failing hook (and, with --claude, a failing tyhooks) means; default block",
+  },
 };
 
+/** A tool call with every field filled in; `result` and `error` are empty for `tool pre`. */
+export interface ToolCallInput {
+  tool: string;
+  args: unknown;
+  platform: string;
+  user_id: string;
+  result: string;
+  error: string;
+}
+
+/** Where a call's fields come from, in `tool post`'s terms (`tool pre` ignores the last two). */
+const CALL_FLAGS = ["tool", "args", "platform", "user", "result", "error"];
+
 /**
- * Reads the tool call from the flags.
+ * Reads the tool call: from Claude Code's hook JSON on stdin (`--claude`), from tyhooks' own
+ * request JSON (`--request FILE|-`), or from the flags.
  *
- * @throws {UsageError} When `--tool` is missing or `--args` is not JSON.
+ * @throws {UsageError} When no tool is named, sources are mixed, or the input is not a call.
  */
-export function readToolCall(ctx: CommandContext, command: string): ToolCall {
+export async function readToolCall(ctx: CommandContext, command: string): Promise<ToolCallInput> {
+  const request = stringOption(ctx.values, "request");
+  const flags = CALL_FLAGS.filter((name) => ctx.values[name] !== undefined);
+  if (ctx.values.claude && request !== undefined) {
+    throw new UsageError('Flags "--claude" and "--request" cannot be used together');
+  }
+  if ((ctx.values.claude || request !== undefined) && flags.length > 0) {
+    throw new UsageError(
+      `Flag "--${flags[0]}" cannot be used with "--${ctx.values.claude ? "claude" : "request"}"`,
+      "hint: the call is read from stdin (or the --request file) whole",
+    );
+  }
+  if (ctx.values.claude) return fromClaudeCode(await readInput(ctx, "-", "--claude"));
+  if (request !== undefined) {
+    return await fromRequest(await readInput(ctx, request, "--request"), command);
+  }
+  return fromFlags(ctx, command);
+}
+
+function fromFlags(ctx: CommandContext, command: string): ToolCallInput {
   const tool = stringOption(ctx.values, "tool");
   if (tool === undefined || tool === "") {
     throw new UsageError(
       `Missing flag "--tool" for "${command}": the name of the tool being called`,
-      `hint: tyhooks ${command} --tool bash --args '{"command":"ls"}'`,
+      `hint: tyhooks ${command} --tool bash --args '{"command":"ls"}', or --request -, or --claude`,
     );
   }
   const text = stringOption(ctx.values, "args");
@@ -44,7 +98,84 @@ export function readToolCall(ctx: CommandContext, command: string): ToolCall {
     args,
     platform: stringOption(ctx.values, "platform") ?? "",
     user_id: stringOption(ctx.values, "user") ?? "",
+    result: stringOption(ctx.values, "result") ?? "",
+    error: stringOption(ctx.values, "error") ?? "",
   };
+}
+
+async function readInput(ctx: CommandContext, path: string, flag: string): Promise<unknown> {
+  const where = path === "-" ? "stdin" : `"${path}"`;
+  let text: string;
+  try {
+    text = await readBounded(path, { signal: ctx.signal });
+  } catch (error) {
+    if (ctx.signal.aborted) throw error;
+    throw new UsageError(`Cannot read ${flag} input from ${where}: ${(error as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`Malformed JSON on ${where} for ${flag}: ${(error as Error).message}`);
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new UsageError(`Invalid input on ${where} for ${flag}: expected a JSON object`);
+  }
+  return value;
+}
+
+/**
+ * Claude Code's `PreToolUse`/`PostToolUse` input: `tool_name` -> tool, `tool_input` -> args,
+ * `tool_response` -> result (JSON text unless a string), `session_id` -> user_id.
+ */
+function fromClaudeCode(value: unknown): ToolCallInput {
+  const input = value as Record<string, unknown>;
+  if (typeof input.tool_name !== "string" || input.tool_name === "") {
+    throw new UsageError(
+      'Invalid Claude Code hook input on stdin: "tool_name" must be a non-empty string',
+      "hint: --claude is for Claude Code's PreToolUse and PostToolUse hooks",
+    );
+  }
+  const response = input.tool_response;
+  return {
+    tool: input.tool_name,
+    args: input.tool_input ?? {},
+    platform: "claude-code",
+    user_id: typeof input.session_id === "string" ? input.session_id : "",
+    result: response === undefined || response === null
+      ? ""
+      : typeof response === "string"
+      ? response
+      : JSON.stringify(response),
+    error: "",
+  };
+}
+
+/** tyhooks' own request: `{"tool","args","platform","user_id"}`, plus `result`, `error`. */
+async function fromRequest(value: unknown, command: string): Promise<ToolCallInput> {
+  const { PostToolCallSchema } = await import("../toolcalls/tool_schema.ts");
+  const parsed = PostToolCallSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new UsageError(
+      `Invalid request for "${command}": "${
+        issue.path.join(".") || "(request)"
+      }": ${issue.message}`,
+      'hint: {"tool":"bash","args":{"command":"ls"},"platform":"cli","user_id":"me"}',
+    );
+  }
+  return parsed.data as ToolCallInput;
+}
+
+/** `--on-failure`: `block` (the default: fail closed) or `allow`. */
+export function failurePolicy(ctx: CommandContext): "block" | "allow" {
+  const value = stringOption(ctx.values, "on-failure") ?? "block";
+  if (value !== "block" && value !== "allow") {
+    throw new UsageError(
+      `Invalid value "${value}" for flag "--on-failure": expected block or allow`,
+    );
+  }
+  return value;
 }
 
 /** The explicit hook scripts of a repeatable flag, made absolute (they run from anywhere). */

@@ -54,6 +54,8 @@ export interface CommandContext {
   print(text: string): Promise<void>;
   /** Writes bytes to stdout as they are (an action's binary output). */
   write(bytes: Uint8Array): Promise<void>;
+  /** Writes text to stderr as it is, not as a log line (a block's reason for Claude Code). */
+  printError(text: string): void;
   /** Aborted when tyhooks gets SIGINT or SIGTERM; pass it to every library call that waits. */
   signal: AbortSignal;
 }

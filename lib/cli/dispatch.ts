@@ -26,6 +26,7 @@ import { VERSION } from "../version.ts";
 export interface Output {
   print(text: string): Promise<void>;
   write(bytes: Uint8Array): Promise<void>;
+  printError(text: string): void;
 }
 
 /** A command line read: text to print and an exit code, or a command to run. */
@@ -55,16 +56,7 @@ export async function prepare(args: string[], output: Output): Promise<Prepared>
   const log = createLogger({ format: globals.logFormat, level: globals.logLevel });
   return {
     spec: command.spec,
-    run: (signal) =>
-      command.run({
-        values,
-        positionals,
-        globals,
-        log,
-        print: output.print,
-        write: output.write,
-        signal,
-      }),
+    run: (signal) => command.run({ values, positionals, globals, log, ...output, signal }),
   };
 }
 

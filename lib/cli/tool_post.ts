@@ -1,6 +1,6 @@
-import { type CommandContext, type CommandSpec, stringOption } from "./command.ts";
+import type { CommandContext, CommandSpec } from "./command.ts";
 import { durationOption, makeRunner, relaunchDetached } from "./_shared.ts";
-import { hookPaths, readToolCall, TOOL_CALL_OPTIONS } from "./_tool_call.ts";
+import { failurePolicy, hookPaths, readToolCall, TOOL_CALL_OPTIONS } from "./_tool_call.ts";
 
 export const spec: CommandSpec = {
   name: "tool post",
@@ -22,19 +22,26 @@ export const spec: CommandSpec = {
 };
 
 export async function run(ctx: CommandContext): Promise<number> {
-  const call = readToolCall(ctx, "tool post");
+  const call = await readToolCall(ctx, "tool post");
+  failurePolicy(ctx); // Read by main.ts with --claude; a bad value is still a usage error.
   const timeout = durationOption(ctx, "timeout");
   if (ctx.values.detach) {
-    relaunchDetached(ctx, ["tool", "post"], undefined);
+    // The call read from stdin is not there for the background run: pass it as flags.
+    const { claude: _, request: __, ...values } = ctx.values;
+    const flags = {
+      tool: call.tool,
+      args: JSON.stringify(call.args),
+      platform: call.platform,
+      user: call.user_id,
+      result: call.result,
+      error: call.error,
+    };
+    relaunchDetached({ ...ctx, values: { ...values, ...flags } }, ["tool", "post"], undefined);
     return 0;
   }
   const runner = await makeRunner(ctx, { timeouts: timeout ? { tool: timeout } : {} });
   const { ToolHooks } = await import("../toolcalls/tool_hooks.ts");
   const hooks = new ToolHooks(runner, { postHooks: hookPaths(ctx, "post-hook") });
-  await hooks.postToolCall({
-    ...call,
-    result: stringOption(ctx.values, "result") ?? "",
-    error: stringOption(ctx.values, "error") ?? "",
-  });
+  await hooks.postToolCall(call);
   return 0;
 }

@@ -1,0 +1,192 @@
+/**
+ * `tool pre --claude` and `tool post --claude` as Claude Code PreToolUse/PostToolUse hook
+ * commands (SPEC "Claude Code bridge"), and `--request -`, through the real CLI.
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { cli, makeTree } from "../_cli.ts";
+
+const ENV = { TYHOOKS_NO_CACHE: "1" };
+
+/** What Claude Code writes on a PreToolUse hook's stdin. */
+const PRE_INPUT = JSON.stringify({
+  session_id: "abc123",
+  transcript_path: "/tmp/t.jsonl",
+  cwd: "/work",
+  hook_event_name: "PreToolUse",
+  tool_name: "Bash",
+  tool_input: { command: "rm -rf /", description: "clean up" },
+});
+
+// A guard that records its request and blocks rm, allowing the rest.
+const GUARD = `#!/bin/sh
+cat > "$TASK_PLUGIN_DIR/../request.json"
+if grep -q '"rm ' "$TASK_PLUGIN_DIR/../request.json"; then
+  echo '{"action":"block","reason":"no rm, please"}'
+fi
+`;
+
+async function withPlugins(
+  files: Record<string, string>,
+  fn: (dir: string) => Promise<void>,
+): Promise<void> {
+  const dir = await makeTree(files);
+  try {
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+function guardFiles(script: string): Record<string, string> {
+  return {
+    "plugins/guard/plugin.yaml": "name: guard\nhooks:\n  pre_tool_call: guard.sh\n",
+    "plugins/guard/guard.sh": script,
+  };
+}
+
+Deno.test("tool pre --claude blocks with exit 2, the reason on stderr and nothing on stdout", async () => {
+  await withPlugins(guardFiles(GUARD), async (dir) => {
+    const r = await cli(["tool", "pre", "--claude", "--plugins-dir", join(dir, "plugins")], {
+      stdin: PRE_INPUT,
+      env: ENV,
+    });
+    assert.equal(r.code, 2);
+    assert.equal(r.stdout, "");
+    assert.match(r.stderr, /no rm, please/);
+    // The hook got tyhooks' request, mapped from Claude Code's fields.
+    const request = JSON.parse(await Deno.readTextFile(join(dir, "plugins", "request.json")));
+    assert.deepEqual(request, {
+      hook: "pre_tool_call",
+      tool: "Bash",
+      args: { command: "rm -rf /", description: "clean up" },
+      platform: "claude-code",
+      user_id: "abc123",
+    });
+  });
+});
+
+Deno.test("tool pre --claude allows with exit 0 and prints nothing", async () => {
+  await withPlugins(guardFiles(GUARD), async (dir) => {
+    const input = JSON.stringify({ ...JSON.parse(PRE_INPUT), tool_input: { command: "ls" } });
+    const r = await cli(["tool", "pre", "--claude", "--plugins-dir", join(dir, "plugins")], {
+      stdin: input,
+      env: ENV,
+    });
+    assert.deepEqual(r, { code: 0, stdout: "", stderr: "" });
+  });
+});
+
+Deno.test("tool pre --claude exits 2 on garbage stdin, and not 2 with --on-failure allow", async () => {
+  await withPlugins(guardFiles(GUARD), async (dir) => {
+    const plugins = join(dir, "plugins");
+    for (const stdin of ["not json", "", "[1]", '{"tool_input":{}}']) {
+      const r = await cli(["tool", "pre", "--claude", "--plugins-dir", plugins], {
+        stdin,
+        env: ENV,
+      });
+      assert.equal(r.code, 2, JSON.stringify(stdin));
+      assert.equal(r.stdout, "");
+      assert.match(r.stderr, /^tyhooks: /);
+    }
+    const open = await cli(
+      ["tool", "pre", "--claude", "--on-failure", "allow", "--plugins-dir", plugins],
+      { stdin: "not json", env: ENV },
+    );
+    // Claude Code reads any exit but 0 and 2 as a non-blocking error: shown, call allowed.
+    assert.equal(open.code, 64);
+    assert.match(open.stderr, /Malformed JSON on stdin/);
+  });
+});
+
+Deno.test("tool pre --claude exits 2 on a usage error, even one found before the command runs", async () => {
+  const lines = [
+    ["tool", "pre", "--claude", "--bogus"],
+    ["tool", "pree", "--claude"],
+    ["tool", "pre", "--claude", "--tool", "Bash"],
+    ["tool", "pre", "--claude", "--on-failure", "maybe"],
+    ["tool", "pre", "--claude", "--timeout", "soon"],
+  ];
+  for (const args of lines) {
+    const r = await cli(args, { stdin: PRE_INPUT, env: ENV });
+    assert.equal(r.code, 2, args.join(" "));
+    assert.equal(r.stdout, "");
+  }
+  // Control: the same mistakes without --claude are usage errors.
+  const plain = await cli(["tool", "pre", "--bogus"]);
+  assert.equal(plain.code, 64);
+});
+
+Deno.test("tool pre --claude blocks when a hook times out, and allows with --on-failure allow", async () => {
+  await withPlugins(guardFiles("#!/bin/sh\nexec sleep 30\n"), async (dir) => {
+    const args = [
+      "tool",
+      "pre",
+      "--claude",
+      "--timeout",
+      "300ms",
+      "--plugins-dir",
+      join(dir, "plugins"),
+    ];
+    const closed = await cli(args, { stdin: PRE_INPUT, env: ENV });
+    assert.equal(closed.code, 2);
+    assert.equal(closed.stdout, "");
+    assert.match(closed.stderr, /guard.*(timed out|timeout)/);
+    const open = await cli([...args, "--on-failure", "allow"], { stdin: PRE_INPUT, env: ENV });
+    assert.equal(open.code, 0, open.stderr);
+    assert.equal(open.stdout, "");
+  });
+});
+
+Deno.test("tool post --claude tells the post hooks, with tool_response as the result, exit 0", async () => {
+  await withPlugins({
+    "plugins/log/plugin.yaml": "name: log\nhooks:\n  post_tool_call: log.sh\n",
+    "plugins/log/log.sh": '#!/bin/sh\ncat > "$TASK_PLUGIN_DIR/../request.json"\n',
+  }, async (dir) => {
+    const input = JSON.stringify({
+      ...JSON.parse(PRE_INPUT),
+      hook_event_name: "PostToolUse",
+      tool_input: { command: "ls" },
+      tool_response: { stdout: "a b", stderr: "", interrupted: false },
+    });
+    const r = await cli(["tool", "post", "--claude", "--plugins-dir", join(dir, "plugins")], {
+      stdin: input,
+      env: ENV,
+    });
+    assert.deepEqual(r, { code: 0, stdout: "", stderr: "" });
+    const request = JSON.parse(await Deno.readTextFile(join(dir, "plugins", "request.json")));
+    assert.equal(request.tool, "Bash");
+    assert.deepEqual(JSON.parse(request.result), { stdout: "a b", stderr: "", interrupted: false });
+    assert.equal(request.user_id, "abc123");
+    const bad = await cli(["tool", "post", "--claude"], { stdin: "{", env: ENV });
+    assert.equal(bad.code, 2);
+  });
+});
+
+Deno.test("tool pre and tool post --request - read tyhooks' own request JSON on stdin", async () => {
+  await withPlugins({
+    ...guardFiles(GUARD),
+    "plugins/log/plugin.yaml": "name: log\nhooks:\n  post_tool_call: log.sh\n",
+    "plugins/log/log.sh": '#!/bin/sh\ncat > "$TASK_PLUGIN_DIR/../post.json"\n',
+  }, async (dir) => {
+    const plugins = join(dir, "plugins");
+    const call = { tool: "bash", args: { command: "rm -rf /" }, platform: "cli", user_id: "me" };
+    const pre = await cli(["tool", "pre", "--request", "-", "--plugins-dir", plugins], {
+      stdin: JSON.stringify(call),
+      env: ENV,
+    });
+    assert.equal(pre.code, 2, pre.stderr);
+    assert.deepEqual(JSON.parse(pre.stdout), { action: "block", reason: "no rm, please" });
+    const post = await cli(["tool", "post", "--request", "-", "--plugins-dir", plugins], {
+      stdin: JSON.stringify({ ...call, result: "", error: "-bash: rm: denied" }),
+      env: ENV,
+    });
+    assert.equal(post.code, 0, post.stderr);
+    const seen = JSON.parse(await Deno.readTextFile(join(plugins, "post.json")));
+    assert.equal(seen.error, "-bash: rm: denied");
+    const wrong = await cli(["tool", "pre", "--request", "-"], { stdin: '{"tool":7}', env: ENV });
+    assert.equal(wrong.code, 64);
+    assert.match(wrong.stderr, /Invalid request for "tool pre": "tool"/);
+  });
+});
