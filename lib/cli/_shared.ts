@@ -14,7 +14,7 @@ import { EMPTY_TASK, parseTask, type Task } from "../task.ts";
 import { cacheDir, hooksDir, pluginsDir } from "../dirs.ts";
 import type { PluginIndex } from "../plugins/types.ts";
 import { Runner, type RunnerOptions } from "../hooks/runner.ts";
-import { selfCommand, spawnDetached } from "../process/detach.ts";
+import { DETACHED_CHILD_FLAG } from "./dispatch.ts";
 import { readBounded } from "../read_bounded.ts";
 import { logWarnings } from "../plugins/log_warnings.ts";
 
@@ -109,28 +109,46 @@ export function detachedLogPath(): string {
   return join(cacheDir(), "tyhooks", "detached.log");
 }
 
+// Flags the background run must not see again: it must not detach once more, and a task read
+// from a file or stdin travels as the task itself.
 const NOT_RELAUNCHED = new Set(["detach", "task", "task-json", "help"]);
 
 /**
- * Starts the same command again in the background, the task passed inline (stdin is not
- * carried over), and returns at once.
+ * Runs the same command again in the background: its whole command line (flags as
+ * `--name=value`, so a value starting with `-` stays a value; the task inline) travels on the
+ * background run's stdin, never on its argv. Returns once the background run has read it.
+ *
+ * @param words The command's words, e.g. `["tool", "post"]`.
+ * @param task The task read by the caller, if any.
+ * @param replaced Flags to send instead of the caller's (undefined drops one).
+ * @throws {RunError} When the background run cannot start or does not take its work.
  */
-export function relaunchDetached(
+export async function relaunchDetached(
   ctx: CommandContext,
   words: string[],
   task: Task | undefined,
-): number {
-  const args = [...words, ...ctx.positionals];
-  for (const [name, value] of Object.entries(ctx.values)) {
+  replaced: CommandContext["values"] = {},
+): Promise<void> {
+  const args = [...words];
+  const values = { ...ctx.values, ...replaced };
+  for (const [name, value] of Object.entries(values)) {
     if (NOT_RELAUNCHED.has(name) || value === undefined || value === false) continue;
     for (const one of Array.isArray(value) ? value : [value]) {
-      args.push(`--${name}`, ...(one === true ? [] : [String(one)]));
+      args.push(one === true ? `--${name}` : `--${name}=${one}`);
     }
   }
-  if (task !== undefined) args.push("--task-json", JSON.stringify(task));
+  if (task !== undefined) args.push(`--task-json=${JSON.stringify(task)}`);
   // The log file outlives the call: timestamped JSON lines unless the caller chose a format.
-  if (ctx.values["log-format"] === undefined) args.push("--log-format", "json");
-  const pid = spawnDetached([...selfCommand(), ...args], detachedLogPath());
-  ctx.log.log("info", "Detached", { pid, log: detachedLogPath() });
-  return pid;
+  if (values["log-format"] === undefined) args.push("--log-format=json");
+  // "--" last: positionals (an event name) may start with "-" too.
+  args.push("--", ...ctx.positionals);
+  const { handOffDetached, selfCommand } = await import("../process/detach.ts");
+  const log = detachedLogPath();
+  const run = await handOffDetached([...selfCommand(), DETACHED_CHILD_FLAG], args, log);
+  if (run.logProblem !== null) {
+    ctx.log.log("warn", `The background run writes no log: ${run.logProblem}`, {
+      hint: `remove it or fix its owner and mode (tyhooks keeps "${log}" 0600 in a 0700 dir)`,
+    });
+  }
+  ctx.log.log("info", "Detached", { pid: run.pid, log: run.logProblem === null ? log : null });
 }

@@ -36,6 +36,9 @@ export type Prepared =
 
 const GLOBAL_AND_VERSION = { ...GLOBAL_OPTIONS, ...VERSION_OPTION };
 
+/** The whole command line of a background run started by `--detach`: its work is on stdin. */
+export const DETACHED_CHILD_FLAG = "--detached-child";
+
 /**
  * Reads `args`: finds the command, answers `help`, `--help` and `--version` wherever they stand,
  * and parses the command's flags.
@@ -43,6 +46,7 @@ const GLOBAL_AND_VERSION = { ...GLOBAL_OPTIONS, ...VERSION_OPTION };
  * @throws {UsageError} For an unknown command or flag, a missing or bad value, a missing file.
  */
 export async function prepare(args: string[], output: Output): Promise<Prepared> {
+  if (args.length === 1 && args[0] === DETACHED_CHILD_FLAG) return await prepareDetached(output);
   const words = wordsOf(args);
   if (words[0] === "help") return { code: 0, stdout: await helpFor(words.slice(1)) };
   const found = findCommand(args);
@@ -58,6 +62,23 @@ export async function prepare(args: string[], output: Output): Promise<Prepared>
     spec: command.spec,
     run: (signal) => command.run({ values, positionals, globals, log, ...output, signal }),
   };
+}
+
+/**
+ * A background run started by `--detach`: its command line comes on stdin (see
+ * lib/process/detach.ts), acknowledged on stdout; its answer then goes to stderr, the log.
+ */
+async function prepareDetached(output: Output): Promise<Prepared> {
+  const { receiveDetached } = await import("../process/detach.ts");
+  const args = await receiveDetached(output.write);
+  if (args.includes(DETACHED_CHILD_FLAG)) throw new UsageError("A detached run cannot detach");
+  const toLog = async (bytes: Uint8Array) => {
+    for (let at = 0; at < bytes.length;) at += await Deno.stderr.write(bytes.subarray(at));
+  };
+  return await prepare(args, {
+    print: (text) => toLog(new TextEncoder().encode(text)),
+    write: toLog,
+  });
 }
 
 // The words of the line that are not global flags or their values.

@@ -25,7 +25,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   const task = await readTaskOption(ctx);
   const eventTimeout = durationOption(ctx, "timeout");
   if (ctx.values.detach) {
-    relaunchDetached(ctx, ["status-change"], task);
+    await relaunchDetached(ctx, ["status-change"], task);
     return 0;
   }
   const runner = await makeRunner(ctx, { timeouts: eventTimeout ? { event: eventTimeout } : {} });

@@ -26,17 +26,18 @@ export async function run(ctx: CommandContext): Promise<number> {
   failurePolicy(ctx); // Read by main.ts with --claude; a bad value is still a usage error.
   const timeout = durationOption(ctx, "timeout");
   if (ctx.values.detach) {
-    // The call read from stdin is not there for the background run: pass it as flags.
-    const { claude: _, request: __, ...values } = ctx.values;
-    const flags = {
+    // The call read here (from flags, a request or stdin) goes as flags: the background run
+    // reads no stdin of the caller's.
+    await relaunchDetached(ctx, ["tool", "post"], undefined, {
       tool: call.tool,
       args: JSON.stringify(call.args),
       platform: call.platform,
       user: call.user_id,
       result: call.result,
       error: call.error,
-    };
-    relaunchDetached({ ...ctx, values: { ...values, ...flags } }, ["tool", "post"], undefined);
+      request: undefined,
+      claude: undefined,
+    });
     return 0;
   }
   const runner = await makeRunner(ctx, { timeouts: timeout ? { tool: timeout } : {} });

@@ -1,14 +1,39 @@
 /**
- * Starting tyhooks itself again in the background (`--detach`): its own session, stdin from
- * /dev/null, stdout and stderr appended to a log file (kept to two files of a bounded size), and
- * no tie to the caller, which returns at once.
+ * Starting tyhooks itself again in the background (`--detach`): its own session, output appended
+ * to a private log file (kept to two files of a bounded size), and no tie to the caller.
+ *
+ * The work travels on the background run's stdin as one JSON document, never on its command
+ * line: any value of any size gets through unchanged, and nothing of it shows in `ps`. The
+ * caller returns only once the background run has read the document and said so on its stdout,
+ * so a run that could not start or read its work is the caller's error, not a silent loss.
+ *
+ * The log is created mode 0600 in a dir of the user's that nobody else can write (made 0700);
+ * a log path that is a symlink or not a regular file is never followed: the run then goes
+ * without a log, and the caller is told why.
  *
  * @module
  */
 
 import { dirname } from "node:path";
+import { RunError } from "../errors.ts";
+import { readBounded } from "../read_bounded.ts";
+import { concat } from "../_bytes.ts";
+import { clearableTimeout } from "../_timers.ts";
 
 const PERMISSIONS = ["read", "write", "env", "run", "sys", "net"] as const;
+
+/** What the background run writes on its stdout once it has read its work. */
+const ACK = "tyhooks: work received\n";
+/** Bound on the work document: flags and a task (1 MiB) with room to spare. */
+const MAX_DOCUMENT_BYTES = 16 * 1024 * 1024;
+/** How long the caller waits for the background run to take its work (Deno starting up). */
+export const DEFAULT_ACK_TIMEOUT_MS = 30_000;
+
+/** The work document: the command line the background run executes, never seen by the OS. */
+interface DetachedWork {
+  tyhooks_detached: 1;
+  args: string[];
+}
 
 /**
  * The command line that starts this same tyhooks: the binary itself when compiled, else
@@ -47,48 +72,241 @@ function exists(url: URL): boolean {
 /** Past this size the detached log is moved to `<log>.1` (replacing it) and started afresh. */
 export const MAX_LOG_BYTES = 4 * 1024 * 1024;
 
+/** Options of {@linkcode spawnDetached} and {@linkcode handOffDetached}. */
+export interface DetachOptions {
+  /** When to rotate the log; default {@linkcode MAX_LOG_BYTES}. */
+  maxLogBytes?: number;
+  /** How long {@linkcode handOffDetached} waits for the acknowledgement; default 30 s. */
+  ackTimeoutMs?: number;
+}
+
+/** A background run that was started. */
+export interface DetachedRun {
+  /** Its pid (also its session and group id). */
+  pid: number;
+  /** Why it runs without a log (the log path was unsafe), or null when it logs. */
+  logProblem: string | null;
+}
+
 /**
- * Starts `command` in a new session, detached from the caller, output appended to `logPath`.
- * A log that has reached `maxLogBytes` is first moved to `<logPath>.1`, so the two files never
- * hold much more than twice that: a hook host firing events for years does not fill its disk.
+ * Starts `command` in a new session, detached from the caller, its stdout and stderr appended
+ * to `logPath`, stdin from /dev/null. A log that has reached `maxLogBytes` is first moved to
+ * `<logPath>.1`, so the two files never hold much more than twice that.
  *
- * Requires `--allow-run` and `--allow-write` for the log's directory.
+ * Requires `--allow-run`, `--allow-write` for the log's directory, `--allow-sys` (uid).
  *
  * @param command Program and arguments.
- * @param logPath The log file (its directory is created).
- * @param options `maxLogBytes`: when to rotate; default {@linkcode MAX_LOG_BYTES}.
- * @returns The background process's pid.
+ * @param logPath The log file (its directory is created, mode 0700).
+ * @param options When to rotate.
+ * @returns The background run.
  * @example
  * ```ts
  * import { spawnDetached } from "./detach.ts";
- * const pid = spawnDetached(["true"], await Deno.makeTempFile());
- * console.assert(pid > 0);
+ * const dir = await Deno.makeTempDir();
+ * const run = spawnDetached(["true"], `${dir}/detached.log`);
+ * console.assert(run.pid > 0 && run.logProblem === null);
  * ```
  */
 export function spawnDetached(
   command: string[],
   logPath: string,
-  options: { maxLogBytes?: number } = {},
-): number {
-  Deno.mkdirSync(dirname(logPath), { recursive: true });
-  rotate(logPath, options.maxLogBytes ?? MAX_LOG_BYTES);
-  // sh does the redirection so the background run owns its log file, not a pipe to us.
-  const child = new Deno.Command("/bin/sh", {
-    args: ["-c", 'log=$1; shift; exec "$@" </dev/null >>"$log" 2>&1', "sh", logPath, ...command],
-    stdin: "null",
-    stdout: "null",
-    stderr: "null",
-    detached: true,
-  }).spawn();
+  options: DetachOptions = {},
+): DetachedRun {
+  const log = openLog(logPath, options.maxLogBytes ?? MAX_LOG_BYTES);
+  const child = start(command, log, '</dev/null >>"$0" 2>&1', "null");
   child.unref();
-  return child.pid;
+  return { pid: child.pid, logProblem: log.problem };
+}
+
+/**
+ * Starts `command` (a tyhooks that will read its work with {@linkcode receiveDetached}) in a new
+ * session with its stderr appended to `logPath`, writes `args` to its stdin as one JSON
+ * document, and resolves once it has acknowledged reading them.
+ *
+ * Requires `--allow-run`, `--allow-write` for the log's directory, `--allow-sys` (uid).
+ *
+ * @param command Program and arguments, e.g. `[...selfCommand(), "--detached-child"]`.
+ * @param args The command line the background run executes.
+ * @param logPath The log file (its directory is created, mode 0700).
+ * @param options When to rotate; how long to wait for the acknowledgement.
+ * @returns The background run.
+ * @throws {RunError} When it cannot start, or exits or stalls before taking its work.
+ */
+export async function handOffDetached(
+  command: string[],
+  args: string[],
+  logPath: string,
+  options: DetachOptions = {},
+): Promise<DetachedRun> {
+  const log = openLog(logPath, options.maxLogBytes ?? MAX_LOG_BYTES);
+  const child = start(command, log, '2>>"$0"', "piped");
+  const work: DetachedWork = { tyhooks_detached: 1, args };
+  const writer = child.stdin.getWriter();
+  // A child that dies first breaks the pipe: the missing acknowledgement says what happened.
+  writer.write(new TextEncoder().encode(JSON.stringify(work) + "\n"))
+    .then(() => writer.close()).catch(() => {});
+  const timeout = clearableTimeout(options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS);
+  const reader = child.stdout.getReader();
+  const onTimeout = () => reader.cancel().catch(() => {});
+  timeout.signal.addEventListener("abort", onTimeout, { once: true });
+  let acknowledged = false;
+  try {
+    acknowledged = await readAck(reader);
+  } finally {
+    timeout.signal.removeEventListener("abort", onTimeout);
+    timeout.clear();
+    reader.cancel().catch(() => {});
+  }
+  const where = log.path === null ? "" : ` (its log: "${log.path}")`;
+  if (!acknowledged) {
+    if (timeout.signal.aborted) {
+      try {
+        Deno.kill(-child.pid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+      await child.status;
+      throw new RunError(
+        `The background tyhooks did not take its work within ${
+          options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS
+        } ms${where}`,
+      );
+    }
+    const status = await child.status;
+    const how = status.signal === null ? `exit ${status.code}` : `killed by ${status.signal}`;
+    throw new RunError(`The background tyhooks ended (${how}) before taking its work${where}`);
+  }
+  child.unref();
+  return { pid: child.pid, logProblem: log.problem };
+}
+
+async function readAck(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<boolean> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    while (total < ACK.length) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      total += value.length;
+    }
+  } catch {
+    return false; // Cancelled at the timeout.
+  }
+  return new TextDecoder().decode(concat(chunks, total)).startsWith(ACK);
+}
+
+/**
+ * The background run's side: reads the work document from stdin (bounded), acknowledges it with
+ * `ack` (the CLI writes it to stdout), and returns the command line to execute.
+ *
+ * Requires nothing beyond stdin.
+ *
+ * @param ack Writes the acknowledgement where the caller reads it.
+ * @returns The command line.
+ * @throws {RunError} When stdin does not hold a work document.
+ */
+export async function receiveDetached(
+  ack: (bytes: Uint8Array) => Promise<void>,
+): Promise<string[]> {
+  let work: Partial<DetachedWork>;
+  try {
+    work = JSON.parse(await readBounded("-", { maxBytes: MAX_DOCUMENT_BYTES }));
+  } catch (error) {
+    throw new RunError(`Cannot read the detached work on stdin: ${(error as Error).message}`);
+  }
+  const args = work?.args;
+  if (
+    work?.tyhooks_detached !== 1 || !Array.isArray(args) ||
+    !args.every((arg) => typeof arg === "string")
+  ) {
+    // Not something a person runs by hand: --detach starts tyhooks this way.
+    throw new RunError("Cannot read the detached work on stdin: not a work document");
+  }
+  await ack(new TextEncoder().encode(ACK));
+  return args;
+}
+
+/** The log to append to, or null (with the reason) when its path is not safe to write. */
+interface Log {
+  path: string | null;
+  problem: string | null;
+}
+
+function start(
+  command: string[],
+  log: Log,
+  redirect: string,
+  pipes: "piped" | "null",
+): Deno.ChildProcess {
+  // sh does the redirection so the background run owns its log file, not a pipe to us.
+  const target = log.path === null ? redirect.replaceAll('"$0"', "/dev/null") : redirect;
+  try {
+    return new Deno.Command("/bin/sh", {
+      args: ["-c", `exec "$@" ${target}`, log.path ?? "sh", ...command],
+      stdin: pipes,
+      stdout: pipes,
+      stderr: "null",
+      detached: true,
+    }).spawn();
+  } catch (error) {
+    throw new RunError(`Cannot start the background tyhooks: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Makes the log's dir private, rotates a full log, and checks or creates the log file, never
+ * through a symlink. Once the dir is the user's own and 0700 nobody else can swap the file
+ * between this check and the shell's open.
+ */
+function openLog(path: string, maxBytes: number): Log {
+  const dir = dirname(path);
+  const refuse = (problem: string): Log => ({ path: null, problem });
+  try {
+    Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const info = Deno.lstatSync(dir);
+    if (!info.isDirectory) return refuse(`"${dir}" is not a directory`);
+    if (info.uid !== null && info.uid !== Deno.uid()) {
+      return refuse(`"${dir}" belongs to another user (uid ${info.uid})`);
+    }
+    if (info.mode !== null && (info.mode & 0o077) !== 0) Deno.chmodSync(dir, 0o700);
+    rotate(path, maxBytes);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      let file: Deno.FileInfo;
+      try {
+        file = Deno.lstatSync(path);
+      } catch (error) {
+        if (!(error instanceof Deno.errors.NotFound)) throw error;
+        try {
+          // O_CREAT|O_EXCL: fails on anything already there, a symlink included.
+          Deno.openSync(path, { write: true, createNew: true, mode: 0o600 }).close();
+          return { path, problem: null };
+        } catch (error) {
+          if (error instanceof Deno.errors.AlreadyExists) continue;
+          throw error;
+        }
+      }
+      if (file.isSymlink) return refuse(`"${path}" is a symbolic link, not followed`);
+      if (!file.isFile) return refuse(`"${path}" is not a regular file`);
+      if (file.uid !== null && file.uid !== Deno.uid()) {
+        return refuse(`"${path}" belongs to another user (uid ${file.uid})`);
+      }
+      if (file.mode !== null && (file.mode & 0o077) !== 0) Deno.chmodSync(path, 0o600);
+      return { path, problem: null };
+    }
+    return refuse(`"${path}" keeps changing`);
+  } catch (error) {
+    return refuse(`cannot prepare "${path}": ${(error as Error).message}`);
+  }
 }
 
 // Background runs still writing to the old file keep their descriptor and finish in `.1`. Two
 // callers rotating at once lose nothing either: rename is atomic, and the loser finds no file.
+// lstat: a symlink is never taken for the log (nor its target's size for the log's).
 function rotate(logPath: string, maxBytes: number): void {
   try {
-    if (Deno.statSync(logPath).size < maxBytes) return;
+    const info = Deno.lstatSync(logPath);
+    if (!info.isFile || info.size < maxBytes) return;
     Deno.renameSync(logPath, `${logPath}.1`);
   } catch {
     // No log yet, or another caller just rotated it.

@@ -1,0 +1,63 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { handOffDetached } from "../../lib/process/detach.ts";
+import { RunError } from "../../lib/errors.ts";
+
+// A stand-in for the background tyhooks: reads its work, acknowledges, records the work.
+const RECEIVER = [
+  "sh",
+  "-c",
+  'cat > "$0.work"; printf "tyhooks: work received\\n"; echo logged >&2',
+];
+
+async function tempLog(): Promise<{ dir: string; log: string }> {
+  const dir = await Deno.makeTempDir({ prefix: "tyhooks-detach-" });
+  return { dir, log: join(dir, "tyhooks", "detached.log") };
+}
+
+Deno.test("handOffDetached() sends the work as one JSON document on stdin and returns once it is read", async () => {
+  const { dir, log } = await tempLog();
+  try {
+    const args = ["fire", "--message=-1 tests failed", "x".repeat(300_000)];
+    const run = await handOffDetached([...RECEIVER, join(dir, "w")], args, log);
+    assert.equal(run.logProblem, null);
+    // Acknowledged means read: the whole document is there already.
+    const work = await Deno.readTextFile(join(dir, "w.work"));
+    assert.ok(work.endsWith("}\n") && work.split("\n").length === 2, "one line");
+    assert.deepEqual(JSON.parse(work), { tyhooks_detached: 1, args });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("handOffDetached() makes a background run that cannot start the caller's error", async () => {
+  const { dir, log } = await tempLog();
+  try {
+    await assert.rejects(
+      handOffDetached(["/nonexistent/tyhooks"], ["fire"], log),
+      (error: Error) =>
+        error instanceof RunError &&
+        /The background tyhooks ended \(exit 127\) before taking its work \(its log: ".*detached\.log"\)/
+          .test(error.message),
+    );
+    assert.match(await Deno.readTextFile(log), /nonexistent/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("handOffDetached() makes a background run that never reads its work an error, bounded", async () => {
+  const { dir, log } = await tempLog();
+  try {
+    await assert.rejects(
+      handOffDetached(["sleep", "30"], ["fire"], log, { ackTimeoutMs: 300 }),
+      /did not take its work within 300 ms/,
+    );
+    await assert.rejects(
+      handOffDetached(["true"], ["fire"], log),
+      /ended \(exit 0\) before taking its work/,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
