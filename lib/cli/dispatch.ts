@@ -76,8 +76,9 @@ async function prepareDetached(output: Output): Promise<Prepared> {
     for (let at = 0; at < bytes.length;) at += await Deno.stderr.write(bytes.subarray(at));
   };
   return await prepare(args, {
-    print: (text) => toLog(new TextEncoder().encode(text)),
+    print: (text) => Promise.resolve(output.printError(text)),
     write: toLog,
+    printError: output.printError,
   });
 }
 
