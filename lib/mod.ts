@@ -46,16 +46,16 @@ export { failureReason, type RunRecord, type RunResult, succeeded } from "./proc
 export { Runner, type RunnerOptions, type StatusChangeResult } from "./hooks/runner.ts";
 export { statusEvent } from "./hooks/status_event.ts";
 export { DEFAULT_TIMEOUTS, type Timeouts } from "./hooks/timeouts.ts";
-export {
-  CONSULT_GRACE_MS,
-  type ConsultOptions,
-  type Deadline,
-  type HandlerBudget,
-  MIN_HANDLER_MS,
-  startDeadline,
-} from "./hooks/consult_deadline.ts";
+export type { AskHandler, AskRequest, ConsultOptions } from "./consult/consult.ts";
 export { isEmptyDecision, parseRouteOutput, type RouteDecision } from "./resolve/route_output.ts";
-export { NO_ROUTE, route, ROUTE_EVENT, type RouteResult } from "./resolve/route.ts";
+export {
+  NO_ROUTE,
+  route,
+  ROUTE_EVENT,
+  type RouteOptions,
+  type RouteResult,
+} from "./resolve/route.ts";
+export { type HostCandidate, HOSTS_EVENT, type HostsList, listHosts } from "./resolve/hosts.ts";
 export {
   LOCAL_PLACEMENT,
   type Placement,

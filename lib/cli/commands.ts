@@ -117,6 +117,11 @@ export const COMMANDS: CommandEntry[] = [
     load: () => import("./place.ts"),
   },
   {
+    name: "hosts",
+    summary: "ask task.hosts handlers where a task could run",
+    load: () => import("./hosts.ts"),
+  },
+  {
     name: "tool pre",
     summary: "ask pre_tool_call hooks whether a tool call is allowed",
     examples: [

@@ -8,23 +8,26 @@ const EXIT_NO_TARGET = 3;
 export const spec: CommandSpec = {
   name: "place",
   summary:
-    "Ask the task.placement handlers, one after another in name order, on which host the task runs; the first named target wins.",
+    "Ask the task.placement handlers (all at once, decided in name order as ty decides) on which host the task runs; the first named target wins.",
   options: {
     ...TASK_OPTIONS,
     "remote-required": {
       type: "boolean",
       help: "the task must run remotely: tell the handlers, and exit 3 when none names a target",
     },
+    sequential: { type: "boolean", help: "ask one handler after another, as ty does" },
     timeout: { type: "string", value: "DUR", help: "per-handler timeout (default 5s)" },
     deadline: {
       type: "string",
       value: "DUR",
-      help: "bound on the whole call (default: the per-handler timeout)",
+      help: "bound on the whole call (default: the handlers' timeouts)",
     },
   },
   details: [
     'Prints {"target","workdir","reason","handler"}; an empty target means "run locally".',
-    "Handlers that fail, time out or answer badly are logged at error level and count as local.",
+    "Exit 0 with empty stdout is a deliberate local answer naming its handler, returned only when",
+    "no handler names a target. Handlers that fail, time out or answer badly are logged at error",
+    "level and count as local.",
     "Exit 0; 3 with --remote-required when no handler named a target.",
   ].join("\n"),
 };
@@ -37,7 +40,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   const runner = await makeRunner(ctx, { timeouts: timeout ? { placement: timeout } : {} });
   const placement = await runner.resolvePlacement(
     { ...task, remote_required: remoteRequired },
-    { deadlineMs },
+    { deadlineMs, sequential: ctx.values.sequential === true },
   );
   await ctx.print(JSON.stringify(placement) + "\n");
   if (remoteRequired && placement.target === "") {

@@ -1,25 +1,33 @@
 import { type CommandContext, type CommandSpec, TASK_OPTIONS } from "./command.ts";
 import { durationOption, makeRunner, taskOrEmpty } from "./_shared.ts";
 import type { RouteResult } from "../resolve/route.ts";
+import type { Logger } from "../log.ts";
 
 export const spec: CommandSpec = {
   name: "route",
   summary:
-    "Ask the task.route handlers, one after another in name order, which profile the task runs under; the first non-empty decision wins.",
+    "Ask the task.route handlers (all at once, decided in name order as ty decides) which profile the task runs under; the first non-empty decision wins.",
   options: {
     ...TASK_OPTIONS,
     json: { type: "boolean", help: 'print {"plugin","claude_config_dir","hold","reason"}' },
+    force: {
+      type: "boolean",
+      help: "ask even for a task ty would not route (executor not claude, or its own config dir)",
+    },
+    sequential: { type: "boolean", help: "ask one router after another, as ty does" },
     timeout: { type: "string", value: "DUR", help: "per-router timeout (default 15s)" },
     deadline: {
       type: "string",
       value: "DUR",
-      help: "bound on the whole call (default: the per-router timeout)",
+      help: "bound on the whole call (default: the routers' timeouts)",
     },
   },
   details: [
     "Prints PLUGIN=name, CLAUDE_CONFIG_DIR=dir, HOLD=1 (when the task must wait) and REASON=text,",
     "one a line; nothing at all when no router decided. Routers that fail or time out are logged",
-    "and skipped. Exit 0.",
+    "and skipped. As ty's executor, only tasks whose executor is empty or claude and that name no",
+    "claude_config_dir are routed, unless --force. A leading ~ in the answered dir is expanded.",
+    "Exit 0.",
   ].join("\n"),
 };
 
@@ -28,15 +36,39 @@ export async function run(ctx: CommandContext): Promise<number> {
   const timeout = durationOption(ctx, "timeout");
   const deadlineMs = durationOption(ctx, "deadline");
   const runner = await makeRunner(ctx, { timeouts: timeout ? { route: timeout } : {} });
-  const decision = await runner.route(task, { deadlineMs });
+  const decision = await runner.route(task, {
+    deadlineMs,
+    force: ctx.values.force === true,
+    sequential: ctx.values.sequential === true,
+  });
   if (ctx.values.json) await ctx.print(JSON.stringify(decision) + "\n");
-  else if (decision.plugin !== "") await ctx.print(keyValueLines(decision));
+  else if (decision.plugin !== "") await ctx.print(keyValueLines(decision, ctx.log));
   return 0;
 }
 
-function keyValueLines(decision: RouteResult): string {
-  const lines = [`PLUGIN=${decision.plugin}`, `CLAUDE_CONFIG_DIR=${decision.claude_config_dir}`];
+function keyValueLines(decision: RouteResult, log: Logger): string {
+  const line = (key: string, value: string) => `${key}=${oneLine(key, value, log)}`;
+  const lines = [
+    line("PLUGIN", decision.plugin),
+    line("CLAUDE_CONFIG_DIR", decision.claude_config_dir),
+  ];
   if (decision.hold) lines.push("HOLD=1");
-  lines.push(`REASON=${decision.reason}`);
+  lines.push(line("REASON", decision.reason));
   return lines.join("\n") + "\n";
+}
+
+// Every character some line splitter takes as a line end (Python's str.splitlines, Unicode's
+// line and paragraph separators, JavaScript's \u2028/\u2029): a value holding one could inject a
+// KEY=VALUE line into whatever parses this output.
+// deno-lint-ignore no-control-regex -- matching control characters is the point
+const LINE_END = /[\n\v\f\r\x1c-\x1e\x85\u2028\u2029]/;
+
+function oneLine(key: string, value: string, log: Logger): string {
+  const at = value.search(LINE_END);
+  if (at === -1) return value;
+  log.log("warn", `Cut ${key} at a line-end character, so that no line can be injected`, {
+    key,
+    kept: value.slice(0, at),
+  });
+  return value.slice(0, at);
 }

@@ -8,15 +8,16 @@ const EXIT_BLOCKED = 2;
 export const spec: CommandSpec = {
   name: "tool pre",
   summary:
-    "Ask the pre_tool_call hooks whether a tool call may run: --pre-hook scripts first, then plugins by name; the first block wins.",
+    "Ask the pre_tool_call hooks whether a tool call may run: all at once, decided in order (--pre-hook scripts first, then plugins by name); the first block wins.",
   options: {
     ...TOOL_CALL_OPTIONS,
     "pre-hook": { type: "string", value: "PATH", multiple: true, help: "a pre hook script" },
+    sequential: { type: "boolean", help: "ask one hook after another" },
     timeout: { type: "string", value: "DUR", help: "per-hook timeout (default 30s)" },
     deadline: {
       type: "string",
       value: "DUR",
-      help: "bound on the whole call (default: the per-hook timeout)",
+      help: "bound on the whole call (default: the hooks' timeouts)",
     },
   },
   details: [
@@ -39,7 +40,10 @@ export async function run(ctx: CommandContext): Promise<number> {
     preHooks: hookPaths(ctx, "pre-hook"),
     onFailure,
   });
-  const verdict = await hooks.preToolCall(call, { deadlineMs });
+  const verdict = await hooks.preToolCall(call, {
+    deadlineMs,
+    sequential: ctx.values.sequential === true,
+  });
   // Claude Code's contract: the exit code is the answer, a block's reason goes to stderr.
   if (ctx.values.claude) {
     if (verdict.action === "block") ctx.printError(`${verdict.reason || "Blocked by tyhooks"}\n`);

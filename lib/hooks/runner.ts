@@ -21,9 +21,10 @@ import {
 } from "../process/record.ts";
 import { DEFAULT_TIMEOUTS, type Timeouts } from "./timeouts.ts";
 import { statusEvent } from "./status_event.ts";
-import type { ConsultOptions } from "./consult_deadline.ts";
-import { route, type RouteResult } from "../resolve/route.ts";
+import type { AskHandler, AskRequest, ConsultOptions } from "../consult/consult.ts";
+import { route, type RouteOptions, type RouteResult } from "../resolve/route.ts";
 import { type Placement, type PlacementInfo, resolvePlacement } from "../resolve/placement.ts";
+import { type HostsList, listHosts } from "../resolve/hosts.ts";
 
 /**
  * Options of {@linkcode Runner}.
@@ -50,7 +51,18 @@ export interface RunnerOptions {
   signal?: AbortSignal;
   /** Gate around every script run, e.g. the daemon's process limit. */
   limit?: <T>(run: () => Promise<T>) => Promise<T>;
+  /** How a consulted handler is asked; default: its script is run once per question. */
+  ask?: AskHandler;
 }
+
+/** The timeout of each consulted event's hooks. */
+const CONSULTED_TIMEOUTS: Record<string, keyof Timeouts> = {
+  "task.route": "route",
+  "task.placement": "placement",
+  "task.hosts": "hosts",
+  pre_tool_call: "tool",
+  post_tool_call: "tool",
+};
 
 /**
  * What a status change did.
@@ -118,6 +130,38 @@ export class Runner {
     return this.#options.graceMs ?? DEFAULT_GRACE_MS;
   }
 
+  /** Aborted when tyhooks shuts down: every script still running is terminated. */
+  get signal(): AbortSignal | undefined {
+    return this.#options.signal;
+  }
+
+  /**
+   * The timeout of `plugin`'s hook for a consulted `event`: the explicit one given to the runner
+   * (`--timeout`), else the hook's own `timeout` setting, else the default.
+   */
+  timeoutFor(event: string, _plugin: Plugin | null): number {
+    const kind = CONSULTED_TIMEOUTS[event] ?? "event";
+    return this.#options.timeouts?.[kind] ?? this.timeouts[kind];
+  }
+
+  /**
+   * Asks one consulted handler (see the consult loop): through the `ask` option when given (the
+   * daemon's persistent hooks), else by running its script once.
+   */
+  ask(request: AskRequest): Promise<RunResult> {
+    const once = (r: AskRequest) =>
+      this.run(r.script, {
+        cwd: r.plugin?.dir,
+        env: r.plugin ? { ...r.env, ...pluginEnv(r.plugin) } : r.env,
+        stdin: r.stdin,
+        timeoutMs: r.timeoutMs,
+        graceMs: r.graceMs,
+        signal: r.signal,
+        plugin: r.plugin?.name ?? null,
+      });
+    return this.#options.ask ? this.#options.ask(request, once) : once(request);
+  }
+
   /** Plugins handling `event`, in name order. */
   handlers(event: string): Plugin[] {
     // Own keys only: "toString" or "constructor" is an event name like any other.
@@ -165,14 +209,14 @@ export class Runner {
   }
 
   /**
-   * Asks the `task.route` handlers, in name order, under which profile `task` runs; the first
-   * non-empty decision wins. See {@linkcode route}.
+   * Asks the `task.route` handlers, decided in name order, under which profile `task` runs; the
+   * first non-empty decision wins. See {@linkcode route}.
    *
    * @param task The task (`TASK_EXECUTOR` and `TASK_CLAUDE_CONFIG_DIR` included).
-   * @param options `deadlineMs`: bound on the whole call; default the route timeout.
+   * @param options `force`, `deadlineMs`, `sequential`.
    * @returns The decision; `plugin` is `""` when nobody decided.
    */
-  route(task: Task, options: ConsultOptions = {}): Promise<RouteResult> {
+  route(task: Task, options: RouteOptions = {}): Promise<RouteResult> {
     return route(this, task, options);
   }
 
@@ -182,11 +226,11 @@ export class Runner {
   }
 
   /**
-   * Asks the `task.placement` handlers, in name order, on which host the task runs; the first
-   * named target wins. See {@linkcode resolvePlacement}.
+   * Asks the `task.placement` handlers, decided in name order, on which host the task runs; the
+   * first named target wins. See {@linkcode resolvePlacement}.
    *
    * @param info The task fields sent (a whole `Task` will do) and `remote_required`.
-   * @param options `deadlineMs`: bound on the whole call; default the placement timeout.
+   * @param options `deadlineMs`, `sequential`.
    * @returns The placement; all fields `""` when nobody answered (run locally).
    */
   resolvePlacement(info: PlacementInfo, options: ConsultOptions = {}): Promise<Placement> {
@@ -196,6 +240,23 @@ export class Runner {
   /** True when some plugin handles `task.placement`. Starts no process. */
   hasPlacementHandler(): boolean {
     return this.handlers("task.placement").length > 0;
+  }
+
+  /**
+   * Asks every `task.hosts` handler where the task could run, and merges their lists in name
+   * order. See {@linkcode listHosts}.
+   *
+   * @param info The task fields sent (no id needed).
+   * @param options `deadlineMs`, `sequential`.
+   * @returns `{"hosts":[...]}`; empty when no handler offers any.
+   */
+  listHosts(info: Partial<PlacementInfo> = {}, options: ConsultOptions = {}): Promise<HostsList> {
+    return listHosts(this, info, options);
+  }
+
+  /** True when some plugin handles `task.hosts`. Starts no process. */
+  hasHostsHandler(): boolean {
+    return this.handlers("task.hosts").length > 0;
   }
 
   /**

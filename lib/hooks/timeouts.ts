@@ -17,6 +17,8 @@ export interface Timeouts {
   route: number;
   /** `task.placement` handlers: 5 s. */
   placement: number;
+  /** `task.hosts` handlers: 5 s. */
+  hosts: number;
   /** `pre_tool_call` / `post_tool_call` hooks: 30 s. */
   tool: number;
 }
@@ -35,5 +37,6 @@ export const DEFAULT_TIMEOUTS: Readonly<Timeouts> = Object.freeze({
   action: 60_000,
   route: 15_000,
   placement: 5_000,
+  hosts: 5_000,
   tool: 30_000,
 });

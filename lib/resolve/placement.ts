@@ -4,8 +4,12 @@
  * @module
  */
 
-import type { Runner } from "../hooks/runner.ts";
-import { type ConsultOptions, notAskedReason, startDeadline } from "../hooks/consult_deadline.ts";
+import {
+  consult,
+  type ConsultOptions,
+  type ConsultRunner,
+  pluginHandlers,
+} from "../consult/consult.ts";
 import { failureReason, succeeded } from "../process/record.ts";
 import { EMPTY_TASK, taskEnv } from "../task.ts";
 import type { PlacementAnswer, PlacementRequest } from "./placement_schema.ts";
@@ -13,32 +17,12 @@ import { readPlacementAnswer } from "./placement_answer.ts";
 
 /**
  * The event placement handlers handle.
- *
- * @example
- * ```ts
- * import { PLACEMENT_EVENT } from "./placement.ts";
- * console.assert(PLACEMENT_EVENT === "task.placement");
- * ```
  */
 export const PLACEMENT_EVENT = "task.placement";
 
 /**
  * What a placement question is about, and what a handler reads as the request's `task`: a whole
  * `Task` will do (only these fields are sent).
- *
- * @example
- * ```ts
- * import type { PlacementInfo } from "./placement.ts";
- * const info: PlacementInfo = {
- *   id: 42,
- *   title: "Train the model",
- *   project: "ml",
- *   repo_path: "/src/ml",
- *   executor: "claude",
- *   remote_required: true,
- * };
- * console.assert(info.remote_required);
- * ```
  */
 export interface PlacementInfo {
   /** The task's id. */
@@ -57,18 +41,6 @@ export interface PlacementInfo {
 
 /**
  * The placement (`place` prints exactly this).
- *
- * @example
- * ```ts
- * import type { Placement } from "./placement.ts";
- * const remote: Placement = {
- *   target: "gpu-1",
- *   workdir: "~/src/ml",
- *   reason: "most free memory: 12.3 GiB of 31.2 GiB",
- *   handler: "fleet-placement",
- * };
- * console.assert(remote.target !== "");
- * ```
  */
 export interface Placement {
   /** The host; `""` = run locally. */
@@ -83,12 +55,6 @@ export interface Placement {
 
 /**
  * The answer when no handler answered: run locally.
- *
- * @example
- * ```ts
- * import { LOCAL_PLACEMENT } from "./placement.ts";
- * console.assert(LOCAL_PLACEMENT.target === "" && LOCAL_PLACEMENT.handler === "");
- * ```
  */
 export const LOCAL_PLACEMENT: Readonly<Placement> = Object.freeze({
   target: "",
@@ -98,18 +64,19 @@ export const LOCAL_PLACEMENT: Readonly<Placement> = Object.freeze({
 });
 
 /**
- * Asks every plugin handling `task.placement`, one after another in name order. The request
- * `{"event":"task.placement","task":{...}}` goes to stdin; the answer `{"target","workdir",
- * "reason"}` is read from stdout (empty stdout = local). The first non-empty target wins; the
- * first deliberate local answer (JSON with an empty target) is returned when nobody names a
- * target. A timeout, crash, non-zero exit, malformed JSON or wrong type is logged at error level
- * with the handler's name and counts as local. Never rejects.
+ * Asks the plugins handling `task.placement`, decided in name order through the consult loop.
+ * The request `{"event":"task.placement","task":{...}}` goes to stdin; the answer `{"target",
+ * "workdir","reason"}` is read from stdout as Go's `encoding/json` reads it (keys in any case,
+ * `null` as empty). The first non-empty target wins. Exit 0 with empty stdout, or an answer with
+ * an empty target, is a deliberate local answer, as in ty: the first one is returned, naming its
+ * handler, when nobody names a target. A timeout, crash, non-zero exit, malformed JSON or wrong
+ * type is logged at error level with the handler's name and counts as local. Never rejects.
  *
  * Requires `--allow-run`, `--allow-read`, `--allow-env`.
  *
  * @param runner The runner (plugin index, placement timeout, grace, logger, abort signal).
  * @param info The task fields sent, and `remote_required`.
- * @param options `deadlineMs`: bound on the whole call; default the placement timeout (5 s).
+ * @param options `deadlineMs` and `sequential` (see the consult loop).
  * @returns The placement, or {@linkcode LOCAL_PLACEMENT}.
  * @example
  * ```ts
@@ -118,51 +85,60 @@ export const LOCAL_PLACEMENT: Readonly<Placement> = Object.freeze({
  * import { resolvePlacement } from "./placement.ts";
  * const runner = new Runner({ dir: "/none", plugins: [], warnings: [] });
  * const placed = await resolvePlacement(runner, { ...EMPTY_TASK, id: 4 });
- * console.assert(placed.target === "" && placed.handler === "");
+ * if (placed.target !== "" || placed.handler !== "") throw new Error("no handler: local");
  * ```
  */
 export async function resolvePlacement(
-  runner: Runner,
+  runner: ConsultRunner,
   info: PlacementInfo,
   options: ConsultOptions = {},
 ): Promise<Placement> {
-  const handlers = runner.handlers(PLACEMENT_EVENT);
+  const handlers = pluginHandlers(runner, PLACEMENT_EVENT);
   if (handlers.length === 0) return { ...LOCAL_PLACEMENT };
   const task = { ...EMPTY_TASK, ...info };
-  const stdin = JSON.stringify(placementRequest(info));
-  const env = taskEnv(task, { event: PLACEMENT_EVENT });
-  const timeoutMs = runner.timeouts.placement;
-  const deadline = startDeadline(options.deadlineMs ?? timeoutMs);
-  const fail = (name: string, reason: string, fields: Record<string, unknown> = {}) =>
-    runner.log.log("error", `Placement handler "${name}" failed: ${reason}; treated as local`, {
-      plugin: name,
-      ...fields,
-    });
+  const decided = await consult<PlacementMeaning>(runner, {
+    event: PLACEMENT_EVENT,
+    handlers,
+    stdin: JSON.stringify(placementRequest(info)) + "\n",
+    env: taskEnv(task, { event: PLACEMENT_EVENT }),
+    async read(answer) {
+      if (!answer.ran) return { failure: answer.reason };
+      const { result } = answer;
+      if (!succeeded(result)) {
+        const stderr = result.stderr.trim().slice(0, 500) || undefined;
+        return { failure: failureReason(result, answer.timeoutMs), stderr };
+      }
+      // Silence is a deliberate "run locally" (ty: an empty target by another spelling).
+      if (result.stdout.trim() === "") return { answer: { target: "", workdir: "", reason: "" } };
+      const parsed = await readPlacementAnswer(result.stdout);
+      if (!parsed.ok) return { failure: parsed.error, stdout: result.stdout.trim().slice(0, 500) };
+      return { answer: parsed.answer };
+    },
+    settles: (meaning) => meaning.answer !== undefined && meaning.answer.target !== "",
+  }, options);
   let local: Placement | undefined;
-  for (const [i, plugin] of handlers.entries()) {
-    const budget = deadline.next(timeoutMs, runner.graceMs);
-    if (budget === null) {
-      for (const late of handlers.slice(i)) fail(late.name, notAskedReason(deadline));
-      break;
-    }
-    const result = await runner.runHook(plugin, PLACEMENT_EVENT, { env, stdin, ...budget });
-    if (!succeeded(result)) {
-      fail(plugin.name, failureReason(result, budget.timeoutMs), {
-        stderr: result.stderr.trim().slice(0, 500) || undefined,
-      });
+  for (const { handler, meaning } of decided) {
+    const name = handler.plugin!.name;
+    if (meaning.answer === undefined) {
+      runner.log.log(
+        "error",
+        `Placement handler "${name}" failed: ${meaning.failure}; treated as local`,
+        { plugin: name, stderr: meaning.stderr, stdout: meaning.stdout },
+      );
       continue;
     }
-    if (result.stdout.trim() === "") continue;
-    const parsed = await readPlacementAnswer(result.stdout);
-    if (!parsed.ok) {
-      fail(plugin.name, parsed.error, { stdout: result.stdout.trim().slice(0, 500) });
-      continue;
-    }
-    const answer: PlacementAnswer = parsed.answer;
-    if (answer.target !== "") return { ...answer, handler: plugin.name };
-    local ??= { ...answer, handler: plugin.name };
+    if (meaning.answer.target !== "") return { ...meaning.answer, handler: name };
+    local ??= { ...meaning.answer, handler: name };
   }
   return local ?? { ...LOCAL_PLACEMENT };
+}
+
+/** What one placement handler's run meant: an answer, or why there is none. */
+interface PlacementMeaning {
+  answer?: PlacementAnswer;
+  failure?: string;
+  stderr?: string;
+  stdout?: string;
 }
 
 // Only the fields SPEC lists: a placement handler must not learn the task body by accident.

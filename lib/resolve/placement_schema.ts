@@ -9,6 +9,8 @@ import { z } from "zod";
 import type { Same } from "../_type_check.ts";
 import type { PlacementInfo } from "./placement.ts";
 import { parseJson } from "../_json.ts";
+import { goFields, isJsonObject } from "./_go_json.ts";
+import { PLACEMENT_FIELDS } from "./placement_answer.ts";
 
 /**
  * Zod schema of the request a placement handler reads on stdin.
@@ -58,7 +60,7 @@ const text = z.string().nullish().transform((value) => (value ?? "").trim());
 
 /**
  * Zod schema of a placement handler's answer: strings only (trimmed; missing or null = empty),
- * extra keys ignored. An empty `target` means "run locally".
+ * keys in any case, extra keys ignored; a `null` answer is empty. An empty `target` means "run locally".
  *
  * @example
  * ```ts
@@ -67,11 +69,11 @@ const text = z.string().nullish().transform((value) => (value ?? "").trim());
  * console.assert(a.target === "gpu-1" && a.workdir === "~/src" && a.reason === "");
  * ```
  */
-export const PlacementAnswerSchema = z.object({
-  target: text,
-  workdir: text,
-  reason: text,
-}) satisfies z.ZodType<PlacementAnswer>;
+export const PlacementAnswerSchema = z.preprocess(
+  // As Go's encoding/json reads ty's struct: keys in any case, null as empty.
+  (value) => value === null ? {} : isJsonObject(value) ? goFields(value, PLACEMENT_FIELDS) : value,
+  z.object({ target: text, workdir: text, reason: text }),
+) satisfies z.ZodType<PlacementAnswer>;
 
 // The schemas validate, the interfaces document: neither may gain a field the other lacks.
 true satisfies Same<z.output<typeof PlacementRequestSchema>, PlacementRequest>;

@@ -4,52 +4,27 @@
  * @module
  */
 
-import type { Runner } from "../hooks/runner.ts";
-import { type ConsultOptions, notAskedReason, startDeadline } from "../hooks/consult_deadline.ts";
+import { normalize } from "node:path";
+import {
+  consult,
+  type ConsultOptions,
+  type ConsultRunner,
+  pluginHandlers,
+} from "../consult/consult.ts";
 import { failureReason, succeeded } from "../process/record.ts";
 import { type Task, taskEnv } from "../task.ts";
 import { isEmptyDecision, parseRouteOutput, type RouteDecision } from "./route_output.ts";
 
-/**
- * The event routers handle.
- *
- * @example
- * ```ts
- * import { ROUTE_EVENT } from "./route.ts";
- * console.assert(ROUTE_EVENT === "task.route");
- * ```
- */
+/** The event routers handle. */
 export const ROUTE_EVENT = "task.route";
 
-/**
- * A routing decision and the plugin that made it (`route --json` prints exactly this).
- *
- * @example
- * ```ts
- * import type { RouteResult } from "./route.ts";
- * const held: RouteResult = {
- *   plugin: "quota-router",
- *   claude_config_dir: "",
- *   hold: true,
- *   reason: "all profiles over quota",
- * };
- * console.assert(held.hold && held.plugin !== "");
- * ```
- */
+/** A routing decision and the plugin that made it (`route --json` prints exactly this). */
 export interface RouteResult extends RouteDecision {
   /** The deciding plugin; `""` when no router decided. */
   plugin: string;
 }
 
-/**
- * The answer when no router decided: start the task as it is.
- *
- * @example
- * ```ts
- * import { NO_ROUTE } from "./route.ts";
- * console.assert(NO_ROUTE.plugin === "" && !NO_ROUTE.hold);
- * ```
- */
+/** The answer when no router decided: start the task as it is. */
 export const NO_ROUTE: Readonly<RouteResult> = Object.freeze({
   plugin: "",
   claude_config_dir: "",
@@ -57,18 +32,28 @@ export const NO_ROUTE: Readonly<RouteResult> = Object.freeze({
   reason: "",
 });
 
+/** Options of {@linkcode route}. */
+export interface RouteOptions extends ConsultOptions {
+  /** Ask the routers even for a task ty's executor would not route. */
+  force?: boolean;
+}
+
 /**
- * Asks every plugin handling `task.route`, one after another in name order, and returns the
- * first non-empty decision (one that holds or names a config dir). A router that exits non-zero,
- * times out or cannot start is logged as a warning and skipped, whatever it printed; its stderr
- * is only ever logged. Routers get the event hook environment plus `TASK_EXECUTOR` and
- * `TASK_CLAUDE_CONFIG_DIR`. Never rejects.
+ * Asks the plugins handling `task.route`, decided in name order through the consult loop, and
+ * returns the first non-empty decision (one that holds or names a config dir). A router that
+ * exits non-zero, times out or cannot start is logged as a warning and skipped, whatever it
+ * printed; its stderr is only ever logged. Routers get the event hook environment plus
+ * `TASK_EXECUTOR` and `TASK_CLAUDE_CONFIG_DIR`. The config dir is returned as ty's executor uses
+ * it: a leading `~` expanded to `$HOME`, then cleaned.
+ *
+ * As ty's executor, only a task whose `executor` is empty or `claude` and that names no config
+ * dir of its own is routed (`force` asks anyway). Never rejects.
  *
  * Requires `--allow-run`, `--allow-read`, `--allow-env`.
  *
  * @param runner The runner (plugin index, route timeout, grace, logger, abort signal).
  * @param task The task.
- * @param options `deadlineMs`: bound on the whole call; default the route timeout (15 s).
+ * @param options `force`; `deadlineMs` and `sequential` (see the consult loop).
  * @returns The decision, or {@linkcode NO_ROUTE}.
  * @example
  * ```ts
@@ -77,42 +62,82 @@ export const NO_ROUTE: Readonly<RouteResult> = Object.freeze({
  * import { route } from "./route.ts";
  * const runner = new Runner({ dir: "/none", plugins: [], warnings: [] });
  * const decision = await route(runner, { ...EMPTY_TASK, id: 4 });
- * console.assert(decision.plugin === "");
+ * if (decision.plugin !== "") throw new Error("no router is installed");
  * ```
  */
 export async function route(
-  runner: Runner,
+  runner: ConsultRunner,
   task: Task,
-  options: ConsultOptions = {},
+  options: RouteOptions = {},
 ): Promise<RouteResult> {
-  const routers = runner.handlers(ROUTE_EVENT);
-  if (routers.length === 0) return { ...NO_ROUTE };
-  const timeoutMs = runner.timeouts.route;
-  const deadline = startDeadline(options.deadlineMs ?? timeoutMs);
-  const env = taskEnv(task, { event: ROUTE_EVENT, route: true });
-  for (const [i, plugin] of routers.entries()) {
-    const budget = deadline.next(timeoutMs, runner.graceMs);
-    if (budget === null) {
-      for (const late of routers.slice(i)) {
-        runner.log.log("warn", `Router "${late.name}" skipped: ${notAskedReason(deadline)}`, {
-          plugin: late.name,
-        });
+  const handlers = pluginHandlers(runner, ROUTE_EVENT);
+  if (handlers.length === 0) return { ...NO_ROUTE };
+  const unrouted = options.force ? null : whyNotRouted(task);
+  if (unrouted !== null) {
+    runner.log.log("debug", `Routers not asked: ${unrouted}`, { task: task.id });
+    return { ...NO_ROUTE };
+  }
+  const decided = await consult<RouterMeaning>(runner, {
+    event: ROUTE_EVENT,
+    handlers,
+    env: taskEnv(task, { event: ROUTE_EVENT, route: true }),
+    read(answer) {
+      if (!answer.ran) return { failure: answer.reason };
+      const { result } = answer;
+      const stderr = result.stderr.trim().slice(0, 500) || undefined;
+      if (!succeeded(result)) {
+        return { failure: failureReason(result, answer.timeoutMs), script: result.script, stderr };
       }
-      break;
-    }
-    const result = await runner.runHook(plugin, ROUTE_EVENT, { env, ...budget });
-    const stderr = result.stderr.trim().slice(0, 500) || undefined;
-    if (!succeeded(result)) {
-      runner.log.log(
-        "warn",
-        `Router "${plugin.name}" skipped: ${failureReason(result, budget.timeoutMs)}`,
-        { plugin: plugin.name, script: result.script, stderr },
-      );
+      return { decision: parseRouteOutput(result.stdout), stderr };
+    },
+    settles: (meaning) => meaning.decision !== undefined && !isEmptyDecision(meaning.decision),
+  }, options);
+  for (const { handler, meaning } of decided) {
+    const plugin = handler.plugin!.name;
+    if (meaning.failure !== undefined) {
+      runner.log.log("warn", `Router "${plugin}" skipped: ${meaning.failure}`, {
+        plugin,
+        script: meaning.script,
+        stderr: meaning.stderr,
+      });
       continue;
     }
-    if (stderr) runner.log.log("debug", `Router "${plugin.name}" said`, { stderr });
-    const decision = parseRouteOutput(result.stdout);
-    if (!isEmptyDecision(decision)) return { plugin: plugin.name, ...decision };
+    if (meaning.stderr) {
+      runner.log.log("debug", `Router "${plugin}" said`, { stderr: meaning.stderr });
+    }
+    const decision = meaning.decision!;
+    if (isEmptyDecision(decision)) continue;
+    return { plugin, ...decision, claude_config_dir: expandConfigDir(decision.claude_config_dir) };
   }
   return { ...NO_ROUTE };
+}
+
+/** What one router's run meant. */
+interface RouterMeaning {
+  /** Why it did not answer usably. */
+  failure?: string;
+  decision?: RouteDecision;
+  script?: string;
+  stderr?: string;
+}
+
+/** Why ty's executor would not ask the routers about `task`, or null when it would. */
+function whyNotRouted(task: Task): string | null {
+  if (task.executor !== "" && task.executor !== "claude") {
+    return `the task's executor is "${task.executor}", not claude (hint: --force asks anyway)`;
+  }
+  if (task.claude_config_dir.trim() !== "") {
+    return `the task names its own config dir "${task.claude_config_dir}" (hint: --force asks anyway)`;
+  }
+  return null;
+}
+
+/** The answered dir as ty's executor uses it: `~` or `~/…` expanded to `$HOME`, then cleaned. */
+function expandConfigDir(dir: string): string {
+  if (dir === "") return dir;
+  let path = dir;
+  const home = Deno.env.get("HOME");
+  if (home && (path === "~" || path.startsWith("~/"))) path = home + path.slice(1);
+  const clean = normalize(path);
+  return clean.length > 1 && clean.endsWith("/") ? clean.slice(0, -1) : clean;
 }

@@ -6,7 +6,7 @@
  */
 
 import type { Runner } from "../hooks/runner.ts";
-import { type ConsultOptions, notAskedReason, startDeadline } from "../hooks/consult_deadline.ts";
+import { consult, type ConsultHandler, type ConsultOptions } from "../consult/consult.ts";
 import {
   failureReason,
   type RunRecord,
@@ -15,7 +15,7 @@ import {
   toRecord,
 } from "../process/record.ts";
 import type { RunOptions } from "../process/run_script.ts";
-import { judgePreRun } from "./pre_verdict.ts";
+import { judgePreRun, type PreOutcome } from "./pre_verdict.ts";
 import type { PostToolCall, ToolCall, ToolHookRequest } from "./tool_schema.ts";
 
 /**
@@ -168,39 +168,56 @@ export class ToolHooks {
   }
 
   /**
-   * Asks the pre hooks, explicit ones first, then plugins by name, one after another; the first
-   * block wins and later hooks are not run. A failing hook (or one the deadline left unasked)
+   * Asks the pre hooks, decided in order (explicit ones first, then plugins by name) through the
+   * consult loop: the first block wins. A failing hook (or one still running at the deadline)
    * blocks under the `block` policy and is skipped under `allow`. No hook: allow. Never rejects.
    *
    * @param call The tool call.
-   * @param options `deadlineMs` (default the tool timeout, 30 s) and `onFailure`.
+   * @param options `onFailure`, `deadlineMs`, `sequential`.
    * @returns The verdict; a block always carries a reason naming who blocked.
    */
   async preToolCall(call: ToolCall, options: PreToolOptions = {}): Promise<ToolVerdict> {
-    const hooks = this.#hooks(PRE_TOOL_EVENT, this.#pre);
-    if (hooks.length === 0) return { action: "allow", reason: "" };
-    const log = this.#runner.log;
+    const runner = this.#runner;
+    const handlers: ConsultHandler[] = [
+      ...this.#pre.map((script) => ({
+        plugin: null,
+        script,
+        timeoutMs: runner.timeoutFor(PRE_TOOL_EVENT, null),
+      })),
+      ...runner.handlers(PRE_TOOL_EVENT).map((plugin) => ({
+        plugin,
+        script: plugin.hooks[PRE_TOOL_EVENT],
+        timeoutMs: runner.timeoutFor(PRE_TOOL_EVENT, plugin),
+      })),
+    ];
+    if (handlers.length === 0) return { action: "allow", reason: "" };
+    const log = runner.log;
     const policy = options.onFailure ?? this.#onFailure;
-    const timeoutMs = this.#runner.timeouts.tool;
-    const deadline = startDeadline(options.deadlineMs ?? timeoutMs);
-    const stdin = JSON.stringify(request(PRE_TOOL_EVENT, call));
+    const decided = await consult<PreOutcome>(runner, {
+      event: PRE_TOOL_EVENT,
+      handlers,
+      stdin: JSON.stringify(request(PRE_TOOL_EVENT, call)) + "\n",
+      read: (answer) =>
+        answer.ran
+          ? judgePreRun(answer.result, answer.timeoutMs)
+          : { kind: "failure", reason: answer.reason },
+      settles: (outcome) =>
+        outcome.kind === "block" || (outcome.kind === "failure" && policy === "block"),
+    }, options);
     let allowReason = "";
-    for (const hook of hooks) {
-      const budget = deadline.next(timeoutMs, this.#runner.graceMs);
-      const outcome = budget === null
-        ? { kind: "failure" as const, reason: notAskedReason(deadline) }
-        : await judgePreRun(await hook.run({ stdin, ...budget }), budget.timeoutMs);
-      const fields = { plugin: hook.plugin ?? undefined, tool: call.tool };
+    for (const { handler, meaning: outcome } of decided) {
+      const label = handler.plugin ? `of plugin "${handler.plugin.name}"` : `"${handler.script}"`;
+      const fields = { plugin: handler.plugin?.name, tool: call.tool };
       if (outcome.kind === "block") {
-        const reason = outcome.reason || `Blocked by the pre-tool-call hook ${hook.label}`;
-        log.log("info", `Tool call blocked by the hook ${hook.label}`, { ...fields, reason });
+        const reason = outcome.reason || `Blocked by the pre-tool-call hook ${label}`;
+        log.log("info", `Tool call blocked by the hook ${label}`, { ...fields, reason });
         return { action: "block", reason };
       }
       if (outcome.kind === "allow") {
         allowReason ||= outcome.reason;
         continue;
       }
-      const failed = `Pre-tool-call hook ${hook.label} failed: ${outcome.reason}`;
+      const failed = `Pre-tool-call hook ${label} failed: ${outcome.reason}`;
       if (policy === "block") {
         log.log("error", `${failed}; blocking the call`, {
           ...fields,

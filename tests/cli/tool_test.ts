@@ -94,7 +94,13 @@ cliTest(
       ...pluginFiles("c-later", "pre_tool_call", note("c-later")),
       "explicit.sh": note("explicit"),
     });
-    const r = await pre(plugins, "--pre-hook", join(plugins, "explicit.sh"));
+    // SPEC (one consult loop): all at once by default, the same decision; --sequential keeps ty's
+    // one-after-another order and runs none after the first block.
+    const together = await pre(plugins, "--pre-hook", join(plugins, "explicit.sh"));
+    assert.equal(together.code, 2, together.stderr);
+    assert.deepEqual(together.verdict, { action: "block", reason: "stop" });
+    await Deno.remove(join(trace, "order"));
+    const r = await pre(plugins, "--sequential", "--pre-hook", join(plugins, "explicit.sh"));
     assert.equal(r.code, 2, r.stderr);
     assert.deepEqual(r.verdict, { action: "block", reason: "stop" });
     assert.equal(await Deno.readTextFile(join(trace, "order")), "explicit\na-allows\nb-blocks\n");

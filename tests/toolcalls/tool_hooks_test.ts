@@ -98,6 +98,13 @@ Deno.test("preToolCall() asks the explicit hook first, then plugins by name, and
     "m-blocks": { pre_tool_call: note("m-blocks", "echo 'not today' >&2; exit 2") },
   }, { preHooks });
   assert.deepEqual(await hooks.preToolCall(CALL), { action: "block", reason: "not today" });
+  // SPEC (one consult loop): all hooks start at once, so the order they ran in is not fixed;
+  // the decision is still taken in order. Sequentially, ty's order is kept and z-late never runs.
+  const ran = (await Deno.readTextFile(join(trace, "order"))).trim().split("\n").sort();
+  for (const name of ["a-first", "explicit", "m-blocks"]) assert.ok(ran.includes(name), name);
+  await Deno.remove(join(trace, "order"));
+  const verdict = await hooks.preToolCall(CALL, { sequential: true });
+  assert.deepEqual(verdict, { action: "block", reason: "not today" });
   assert.equal(await Deno.readTextFile(join(trace, "order")), "explicit\na-first\nm-blocks\n");
 });
 

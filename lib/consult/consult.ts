@@ -1,0 +1,226 @@
+/**
+ * The one consult loop: how every consulted call (`route`, `place`, `hosts`, `tool pre`) asks its
+ * handlers and decides. ty asks handlers one after another in plugin-name order and stops at the
+ * first answer that settles the question (`internal/hooks/consulted.go`). tyhooks reaches the
+ * same decision without paying N timeouts: every handler is started at once, and the answers are
+ * read in plugin-name order, handler k's only once every handler before it has answered without
+ * settling. As soon as the outcome is settled, the handlers still running are terminated. Each
+ * handler keeps its full timeout, so the result equals ty's whenever each handler answers within
+ * its own timeout.
+ *
+ * `sequential` asks one after another as ty does, for handlers with side effects. A `deadlineMs`
+ * bounds the whole call; a handler still running at the deadline (or, sequentially, never
+ * reached) counts as not answering.
+ *
+ * @module
+ */
+
+import type { Plugin } from "../plugins/types.ts";
+import type { Logger } from "../log.ts";
+import type { RunResult } from "../process/record.ts";
+import { DRAIN_MS } from "../process/run_script.ts";
+import { clearableTimeout } from "../_timers.ts";
+
+/** Options every consulted call takes. */
+export interface ConsultOptions {
+  /**
+   * Bound on the whole call, in ms. Default: none beyond each handler's own timeout (all run at
+   * once); with `sequential`, the sum of the handlers' timeouts.
+   */
+  deadlineMs?: number;
+  /** Ask one handler after another, as ty does, instead of all at once. */
+  sequential?: boolean;
+}
+
+/**
+ * SIGTERM-to-SIGKILL grace for consulted handlers: at most this, whatever the runner's grace. A
+ * caller waits on them, so one that ignores SIGTERM gets less patience than an event hook.
+ */
+export const CONSULT_GRACE_MS = 200;
+
+/** Below this a script can hardly start: a tiny deadline still gives a handler this much. */
+const MIN_HANDLER_MS = 50;
+
+/** One question to one handler, as the loop asks it. */
+export interface AskRequest {
+  /** The event asked about, e.g. `task.placement`. */
+  event: string;
+  /** The plugin whose hook this is; null for an explicit script (`--pre-hook`). */
+  plugin: Plugin | null;
+  /** The script to run. */
+  script: string;
+  /** The request line (a JSON document), when the hook reads one on stdin. */
+  stdin?: string;
+  /** Variables added to the inherited environment (the plugin's own are added by the runner). */
+  env?: Record<string, string>;
+  /** The handler's timeout. */
+  timeoutMs: number;
+  /** Its SIGTERM-to-SIGKILL grace. */
+  graceMs: number;
+  /** Aborted when the answer is no longer needed (settled, deadline, shutdown). */
+  signal: AbortSignal;
+}
+
+/**
+ * Asks one handler and returns its run. The default runs the script once per call; the daemon
+ * plugs in persistent processes here, falling back to `once` for the other hooks.
+ */
+export type AskHandler = (
+  request: AskRequest,
+  once: (request: AskRequest) => Promise<RunResult>,
+) => Promise<RunResult>;
+
+/** What the loop needs of a runner (the `Runner` of `lib/hooks/runner.ts` is one). */
+export interface ConsultRunner {
+  readonly log: Logger;
+  /** The runner's SIGTERM-to-SIGKILL grace. */
+  readonly graceMs: number;
+  /** Aborted when tyhooks shuts down. */
+  readonly signal?: AbortSignal;
+  /** Plugins handling `event`, in name order. */
+  handlers(event: string): Plugin[];
+  /** The timeout of `plugin`'s hook for `event` (explicit, else its own setting, else default). */
+  timeoutFor(event: string, plugin: Plugin | null): number;
+  /** Asks one handler. */
+  ask(request: AskRequest): Promise<RunResult>;
+}
+
+/** One handler of a call, in decision order. */
+export interface ConsultHandler {
+  /** The plugin, or null for an explicit script. */
+  plugin: Plugin | null;
+  /** The script. */
+  script: string;
+  /** Its timeout. */
+  timeoutMs: number;
+}
+
+/** How a handler's question ended. */
+export type Answer =
+  /** It ran (`result` says how: exit code, timeout, output). */
+  | { ran: true; result: RunResult; timeoutMs: number }
+  /** It did not answer in time for the call: still running at the deadline, or never asked. */
+  | { ran: false; reason: string };
+
+/** One call through the loop. */
+export interface Consultation<T> {
+  /** The event asked about. */
+  event: string;
+  /** The handlers, in decision order. */
+  handlers: ConsultHandler[];
+  /** The request line on stdin, if any. */
+  stdin?: string;
+  /** Extra environment of every handler. */
+  env?: Record<string, string>;
+  /** What an answer means. Pure: it may be called for answers that end up unused. */
+  read(answer: Answer, handler: ConsultHandler): T | Promise<T>;
+  /** True when a meaning settles the call: later handlers' answers are not needed. */
+  settles(meaning: T): boolean;
+}
+
+/** A handler and what its answer meant. */
+export interface Decided<T> {
+  handler: ConsultHandler;
+  meaning: T;
+}
+
+/**
+ * The handlers of `event` as the loop takes them: each plugin's script and timeout.
+ *
+ * @param runner The runner.
+ * @param event The event.
+ * @returns The handlers, in plugin-name order.
+ */
+export function pluginHandlers(runner: ConsultRunner, event: string): ConsultHandler[] {
+  return runner.handlers(event).map((plugin) => ({
+    plugin,
+    script: plugin.hooks[event],
+    timeoutMs: runner.timeoutFor(event, plugin),
+  }));
+}
+
+/**
+ * Asks the handlers and returns what their answers meant, in decision order, up to and
+ * including the first that settles the call (or all of them). Handlers still running once the
+ * outcome is settled are terminated before this returns, so nothing outlives the call. Never
+ * rejects for a handler's sake.
+ *
+ * @param runner The runner.
+ * @param call The handlers, the request, and how answers are read.
+ * @param options `deadlineMs`, `sequential`.
+ * @returns The meanings in decision order.
+ */
+export async function consult<T>(
+  runner: ConsultRunner,
+  call: Consultation<T>,
+  options: ConsultOptions = {},
+): Promise<Decided<T>[]> {
+  const { handlers } = call;
+  if (handlers.length === 0) return [];
+  const graceMs = Math.min(runner.graceMs, CONSULT_GRACE_MS);
+  // The kill and the drain after it fit inside the deadline, so the caller waits no longer.
+  const reserve = graceMs + DRAIN_MS;
+  const deadlineMs = options.deadlineMs ??
+    (options.sequential ? handlers.reduce((sum, h) => sum + h.timeoutMs + reserve, 0) : undefined);
+  const end = deadlineMs === undefined ? Infinity : performance.now() + deadlineMs;
+  const late = `did not answer within the ${deadlineMs} ms deadline`;
+
+  // One controller for the call: settling, the deadline and shutdown all end what still runs.
+  const stop = new AbortController();
+  const outer = runner.signal;
+  const onOuter = () => stop.abort(outer?.reason);
+  outer?.addEventListener("abort", onOuter, { once: true });
+  let cut = false;
+  const cutoff = end === Infinity || options.sequential
+    ? null
+    : clearableTimeout(Math.max(deadlineMs! - reserve, Math.min(deadlineMs!, MIN_HANDLER_MS)));
+  cutoff?.signal.addEventListener("abort", () => {
+    cut = true;
+    stop.abort();
+  }, { once: true });
+
+  const ask = async (handler: ConsultHandler, timeoutMs: number): Promise<Answer> => {
+    const result = await runner.ask({
+      event: call.event,
+      plugin: handler.plugin,
+      script: handler.script,
+      stdin: call.stdin,
+      env: call.env,
+      timeoutMs,
+      graceMs,
+      signal: stop.signal,
+    });
+    if (cut && !result.timed_out && result.error !== null && !outer?.aborted) {
+      return { ran: false, reason: late };
+    }
+    return { ran: true, result, timeoutMs };
+  };
+  const askInTurn = (handler: ConsultHandler): Promise<Answer> => {
+    const room = Math.floor(end - performance.now() - reserve);
+    if (room < MIN_HANDLER_MS && end !== Infinity) {
+      return Promise.resolve({
+        ran: false,
+        reason: `not asked: the ${deadlineMs} ms deadline was spent`,
+      });
+    }
+    return ask(handler, Math.min(handler.timeoutMs, room));
+  };
+
+  const started = options.sequential ? [] : handlers.map((h) => ask(h, h.timeoutMs));
+  const decided: Decided<T>[] = [];
+  try {
+    for (const [i, handler] of handlers.entries()) {
+      const answer = await (options.sequential ? askInTurn(handler) : started[i]);
+      const meaning = await call.read(answer, handler);
+      decided.push({ handler, meaning });
+      if (call.settles(meaning)) break;
+    }
+  } finally {
+    cutoff?.clear();
+    stop.abort();
+    outer?.removeEventListener("abort", onOuter);
+    // The terminated handlers' groups are gone before the caller goes on (or exits).
+    await Promise.allSettled(started);
+  }
+  return decided;
+}
