@@ -46,7 +46,7 @@ export { failureReason, type RunRecord, type RunResult, succeeded } from "./proc
 export { Runner, type RunnerOptions, type StatusChangeResult } from "./hooks/runner.ts";
 export { statusEvent } from "./hooks/status_event.ts";
 export { DEFAULT_TIMEOUTS, type Timeouts } from "./hooks/timeouts.ts";
-export type { AskHandler, AskRequest, ConsultOptions } from "./consult/consult.ts";
+export type { AskHandler, AskRequest, ConsultOptions, ConsultRunner } from "./consult/consult.ts";
 export { isEmptyDecision, parseRouteOutput, type RouteDecision } from "./resolve/route_output.ts";
 export {
   NO_ROUTE,

@@ -72,6 +72,7 @@ export type AskHandler = (
 
 /** What the loop needs of a runner (the `Runner` of `lib/hooks/runner.ts` is one). */
 export interface ConsultRunner {
+  /** Where failures are reported. */
   readonly log: Logger;
   /** The runner's SIGTERM-to-SIGKILL grace. */
   readonly graceMs: number;

@@ -33,6 +33,7 @@ export interface HostCandidate {
 
 /** The `hosts` document: `{"hosts":[...]}`. */
 export interface HostsList {
+  /** The candidates, in plugin-name order. */
   hosts: HostCandidate[];
 }
 

@@ -92,7 +92,8 @@ Deno.test("serve: POST /v1/placement answers the place document, remote_required
   await withDaemon(async (d) => {
     const local = await d.call("POST", "/v1/placement", { task: { id: 1 } });
     assert.equal(local.status, 200);
-    assert.deepEqual(local.body, { target: "", workdir: "", reason: "", handler: "" });
+    // SPEC: the handler's exit 0 with empty stdout is a deliberate local answer naming it.
+    assert.deepEqual(local.body, { target: "", workdir: "", reason: "", handler: "placer" });
     const remote = await d.call("POST", "/v1/placement", {
       task: { id: 1 },
       remote_required: true,

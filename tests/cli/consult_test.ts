@@ -1,0 +1,226 @@
+/**
+ * ty's decisions through the CLI (issue 14 point 4): handlers started together and decided in
+ * plugin-name order as ty's one-after-another loop decides, placement's deliberate local answer,
+ * Go's reading of JSON, route's guard, `~` expansion and KEY=VALUE line cutting, and
+ * `tyhooks hosts`.
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { cli, makeTree } from "../_cli.ts";
+import { cliTest, pluginFiles } from "./_loader.ts";
+
+const json = (text: string) => `#!/bin/sh\ncat >/dev/null\necho '${text}'\n`;
+
+cliTest(
+  "tyhooks place: a slow handler that then answers nothing does not keep the next one's target away (ty's decision, in under one timeout)",
+  async () => {
+    const plugins = await makeTree({
+      ...pluginFiles("a", "task.placement", "#!/bin/sh\ncat >/dev/null\nsleep 2\n"),
+      ...pluginFiles("b", "task.placement", json('{"target":"gpu-1"}')),
+    });
+    const started = performance.now();
+    const r = await cli(["place", "--plugins-dir", plugins]);
+    const elapsed = performance.now() - started;
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout), {
+      target: "gpu-1",
+      workdir: "",
+      reason: "",
+      handler: "b",
+    });
+    assert.ok(elapsed < 5000, `returned after ${Math.round(elapsed)} ms, not within one timeout`);
+  },
+);
+
+cliTest(
+  "tyhooks place: the earlier handler's target wins even when a later one answers first",
+  async () => {
+    const plugins = await makeTree({
+      ...pluginFiles(
+        "a",
+        "task.placement",
+        `#!/bin/sh\ncat >/dev/null\nsleep 1.5\necho '{"target":"host-a"}'\n`,
+      ),
+      ...pluginFiles("b", "task.placement", json('{"target":"host-b"}')),
+    });
+    const r = await cli(["place", "--plugins-dir", plugins]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).target, "host-a");
+    assert.equal(JSON.parse(r.stdout).handler, "a");
+    const sequential = await cli(["place", "--sequential", "--plugins-dir", plugins]);
+    assert.equal(JSON.parse(sequential.stdout).target, "host-a");
+  },
+);
+
+cliTest(
+  "tyhooks place: exit 0 with empty stdout is a deliberate local answer naming its handler, kept only when nobody names a target",
+  async () => {
+    const silent = "#!/bin/sh\ncat >/dev/null\n";
+    const local = await makeTree({
+      ...pluginFiles("a", "task.placement", silent),
+      ...pluginFiles("b", "task.placement", json('{"target":"","reason":"b says local"}')),
+    });
+    const r = await cli(["place", "--plugins-dir", local]);
+    assert.deepEqual(JSON.parse(r.stdout), { target: "", workdir: "", reason: "", handler: "a" });
+    const remote = await makeTree({
+      ...pluginFiles("a", "task.placement", silent),
+      ...pluginFiles("b", "task.placement", json('{"target":"gpu-2"}')),
+    });
+    const placed = await cli(["place", "--plugins-dir", remote]);
+    assert.equal(JSON.parse(placed.stdout).target, "gpu-2");
+  },
+);
+
+cliTest(
+  "tyhooks place reads answers as Go's encoding/json does: keys in any case, null as empty",
+  async () => {
+    const plugins = await makeTree({
+      ...pluginFiles("a", "task.placement", json("null")),
+      ...pluginFiles(
+        "b",
+        "task.placement",
+        json('{"Target":"gpu-3","WORKDIR":"~/w","reason":null}'),
+      ),
+    });
+    const r = await cli(["place", "--plugins-dir", plugins]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout), {
+      target: "gpu-3",
+      workdir: "~/w",
+      reason: "",
+      handler: "b",
+    });
+    const local = await makeTree({ ...pluginFiles("a", "task.placement", json("null")) });
+    const answer = await cli(["place", "--plugins-dir", local]);
+    assert.equal(answer.stderr, "");
+    assert.deepEqual(JSON.parse(answer.stdout), {
+      target: "",
+      workdir: "",
+      reason: "",
+      handler: "a",
+    });
+  },
+);
+
+cliTest(
+  "tyhooks route asks no router for a task ty would not route, says why at debug level, and --force asks anyway",
+  async () => {
+    const trace = await Deno.makeTempDir();
+    const plugins = await makeTree({
+      ...pluginFiles(
+        "r",
+        "task.route",
+        `#!/bin/sh\ntouch ${trace}/ran\necho CLAUDE_CONFIG_DIR=/p/r\n`,
+      ),
+    });
+    const ran = () => Deno.stat(join(trace, "ran")).then(() => true, () => false);
+    for (const task of [{ executor: "codex" }, { claude_config_dir: "/p/mine" }]) {
+      const r = await cli([
+        "route",
+        "--log-level",
+        "debug",
+        "--task-json",
+        JSON.stringify(task),
+        "--plugins-dir",
+        plugins,
+      ]);
+      assert.deepEqual([r.code, r.stdout], [0, ""]);
+      assert.match(r.stderr, /Routers not asked: the task/);
+      assert.equal(await ran(), false, JSON.stringify(task));
+    }
+    for (const task of [{ executor: "claude", claude_config_dir: "  " }, { executor: "" }]) {
+      const r = await cli(["route", "--task-json", JSON.stringify(task), "--plugins-dir", plugins]);
+      assert.match(r.stdout, /^PLUGIN=r\nCLAUDE_CONFIG_DIR=\/p\/r\n/, JSON.stringify(task));
+    }
+    const forced = await cli([
+      "route",
+      "--force",
+      "--task-json",
+      '{"executor":"codex"}',
+      "--plugins-dir",
+      plugins,
+    ]);
+    assert.match(forced.stdout, /^PLUGIN=r\n/);
+    await Deno.remove(trace, { recursive: true });
+  },
+);
+
+cliTest(
+  "tyhooks route expands a leading ~ in the answered dir to $HOME, then cleans it",
+  async () => {
+    const home = await Deno.makeTempDir();
+    const plugins = await makeTree({
+      ...pluginFiles("r", "task.route", "#!/bin/sh\necho 'CLAUDE_CONFIG_DIR=~/.claude-work/'\n"),
+    });
+    const r = await cli(["route", "--json", "--plugins-dir", plugins], { env: { HOME: home } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).claude_config_dir, `${home}/.claude-work`);
+    await Deno.remove(home, { recursive: true });
+  },
+);
+
+cliTest(
+  "tyhooks route cuts a KEY=VALUE value at the first line-end character, so no line can be injected",
+  async () => {
+    for (const end of ["\\r", "\\v", "\\f", "\\034", "\\302\\205", "\\342\\200\\250"]) {
+      const plugins = await makeTree({
+        ...pluginFiles(
+          "r",
+          "task.route",
+          `#!/bin/sh\nprintf 'CLAUDE_CONFIG_DIR=/p/r\\nREASON=ok${end}HOLD=1${end}x\\n'\n`,
+        ),
+      });
+      const r = await cli(["route", "--plugins-dir", plugins]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stdout, "PLUGIN=r\nCLAUDE_CONFIG_DIR=/p/r\nREASON=ok\n", end);
+      assert.match(r.stderr, /Cut REASON at a line-end character/, end);
+    }
+  },
+);
+
+cliTest(
+  "tyhooks hosts merges every handler's list in plugin-name order: trimmed, target and name filled, empty entries dropped, a duplicate target keeping the first",
+  async () => {
+    const trace = await Deno.makeTempDir();
+    const plugins = await makeTree({
+      ...pluginFiles(
+        "b-fleet",
+        "task.hosts",
+        `#!/bin/sh\ncat > ${trace}/request\necho "$TASK_EVENT" > ${trace}/event\necho '{"hosts":[{"name":"gpu-1","target":"","detail":"from b"},{"target":"cpu-9"}]}'\n`,
+      ),
+      ...pluginFiles(
+        "a-fleet",
+        "task.hosts",
+        json(
+          '{"Hosts":[{"name":" GPU one ","target":" gpu-1 ","workdir":" ~/src ","detail":" big "},{"name":"","target":""},null,{"name":"laptop"}]}',
+        ),
+      ),
+      ...pluginFiles("c-broken", "task.hosts", json("{nope")),
+      ...pluginFiles("d-silent", "task.hosts", "#!/bin/sh\ncat >/dev/null\n"),
+    });
+    const r = await cli([
+      "hosts",
+      "--task-json",
+      '{"title":"Train","project":"ml"}',
+      "--plugins-dir",
+      plugins,
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout), {
+      hosts: [
+        { name: "GPU one", target: "gpu-1", workdir: "~/src", detail: "big" },
+        { name: "laptop", target: "laptop", workdir: "", detail: "" },
+        { name: "cpu-9", target: "cpu-9", workdir: "", detail: "" },
+      ],
+    });
+    assert.match(r.stderr, /Hosts handler "c-broken" failed: malformed JSON/);
+    const request = JSON.parse(await Deno.readTextFile(join(trace, "request")));
+    assert.equal(request.event, "task.hosts");
+    assert.equal(request.task.title, "Train");
+    assert.equal(await Deno.readTextFile(join(trace, "event")), "task.hosts\n");
+    const none = await cli(["hosts", "--plugins-dir", await makeTree({})]);
+    assert.deepEqual([none.code, JSON.parse(none.stdout)], [0, { hosts: [] }]);
+    await Deno.remove(trace, { recursive: true });
+  },
+);
