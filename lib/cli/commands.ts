@@ -119,6 +119,8 @@ export const COMMANDS: CommandEntry[] = [
   {
     name: "hosts",
     summary: "ask task.hosts handlers where a task could run",
+    examples: [`tyhooks hosts ${TASK}`, "tyhooks hosts --task task.json --sequential"],
+    jsonOutput: true,
     load: () => import("./hosts.ts"),
   },
   {

@@ -7,7 +7,6 @@ export const spec: CommandSpec = {
     "Ask every task.hosts handler where the task could run, and print their merged candidates.",
   options: {
     ...TASK_OPTIONS,
-    json: { type: "boolean", help: "a no-op: the output is always JSON" },
     sequential: { type: "boolean", help: "ask one handler after another, as ty does" },
     timeout: { type: "string", value: "DUR", help: "per-handler timeout (default 5s)" },
     deadline: {
