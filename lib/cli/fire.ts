@@ -1,5 +1,55 @@
-import { type CommandContext, type CommandSpec, stringOption, TASK_OPTIONS } from "./command.ts";
-import { durationOption, makeRunner, readTaskOption, relaunchDetached } from "./_shared.ts";
+/**
+ * `tyhooks fire`, and what `status-change` shares with it: choosing which hooks run
+ * (`--plugin`), showing their output (`--show-output`), and warning about a likely typo in an
+ * event name.
+ *
+ * @module
+ */
+
+import {
+  type CommandContext,
+  type CommandSpec,
+  type OptionSpec,
+  stringOption,
+  TASK_OPTIONS,
+} from "./command.ts";
+import { durationOption, loadIndex, readTaskOption, relaunchDetached } from "./_shared.ts";
+import { UsageError } from "../errors.ts";
+import { hooksDir } from "../dirs.ts";
+import { Runner } from "../hooks/runner.ts";
+import { failureReason, type RunResult, toRecord } from "../process/record.ts";
+import { closest } from "../plugins/_suggest.ts";
+
+/** The events ty fires; any other name may be fired too, but a near miss is likely a typo. */
+const TASK_EVENTS = [
+  "task.started",
+  "task.done",
+  "task.blocked",
+  "task.failed",
+  "task.auth_required",
+];
+
+/** Flags of `fire` and `status-change`. */
+export const EVENT_OPTIONS: Record<string, OptionSpec> = {
+  ...TASK_OPTIONS,
+  message: { type: "string", value: "M", help: "TASK_MESSAGE for the hooks" },
+  plugin: {
+    type: "string",
+    value: "P",
+    multiple: true,
+    help: 'run only plugin P\'s hook ("legacy": the legacy hook)',
+  },
+  "show-output": {
+    type: "boolean",
+    help: "print each hook's stdout and stderr under a header naming it (for trying a hook)",
+  },
+  timeout: { type: "string", value: "DUR", help: "per-hook timeout (default 30s)" },
+  detach: {
+    type: "boolean",
+    help: "run in the background and return at once (log: <cache>/tyhooks/detached.log)",
+  },
+  json: { type: "boolean", help: 'print {"event","runs"} as JSON' },
+};
 
 export const spec: CommandSpec = {
   name: "fire",
@@ -7,29 +57,103 @@ export const spec: CommandSpec = {
     "Run every hook of <event>: the legacy hook <hooks-dir>/<event> and each plugin handling it, concurrently.",
   args: "<event>",
   positionals: [1, 1],
-  options: {
-    ...TASK_OPTIONS,
-    message: { type: "string", value: "M", help: "TASK_MESSAGE for the hooks" },
-    timeout: { type: "string", value: "DUR", help: "per-hook timeout (default 30s)" },
-    detach: {
-      type: "boolean",
-      help: "run in the background and return at once (log: <cache>/tyhooks/detached.log)",
-    },
-    json: { type: "boolean", help: "print the run records as JSON" },
-  },
-  details: "Failing hooks never make fire fail: they are logged to stderr. Exit 0.",
+  options: EVENT_OPTIONS,
+  details: [
+    "Failing hooks never make fire fail: they are logged to stderr. Exit 0. Any event name may",
+    "be fired; one close to a known event (task.doen) is warned about.",
+  ].join("\n"),
 };
 
 export async function run(ctx: CommandContext): Promise<number> {
   const event = ctx.positionals[0];
+  warnIfNear(ctx, "event", event, TASK_EVENTS);
   const task = await readTaskOption(ctx);
-  const eventTimeout = durationOption(ctx, "timeout");
+  durationOption(ctx, "timeout");
   if (ctx.values.detach) {
     await relaunchDetached(ctx, ["fire"], task);
     return 0;
   }
-  const runner = await makeRunner(ctx, { timeouts: eventTimeout ? { event: eventTimeout } : {} });
-  const runs = await runner.fire(event, task, stringOption(ctx.values, "message") ?? "");
-  if (ctx.values.json) await ctx.print(JSON.stringify({ event, runs }) + "\n");
+  const runner = await eventRunner(ctx);
+  const runs = await runner.fireRuns(event, task, stringOption(ctx.values, "message") ?? "");
+  await printRuns(ctx, event, runs);
   return 0;
+}
+
+/** Warns when `value` is not one of `known` but close to one (`task.doen`, `Done`). */
+export function warnIfNear(
+  ctx: CommandContext,
+  what: string,
+  value: string,
+  known: readonly string[],
+): void {
+  if (known.includes(value)) return;
+  const suggestion = closest(value, known);
+  if (suggestion === undefined) return;
+  ctx.log.log("warn", `Unknown ${what} "${value}": did you mean "${suggestion}"?`, {
+    hint: `"${value}" is used as given`,
+  });
+}
+
+/**
+ * A Runner for an event's hooks: every plugin and the legacy hook, or only those `--plugin`
+ * names (`legacy` for the legacy hook), so a hook being written can be tried without firing
+ * the user's real notifiers.
+ */
+export async function eventRunner(ctx: CommandContext): Promise<Runner> {
+  const timeout = durationOption(ctx, "timeout");
+  const only = ctx.values.plugin as string[] | undefined ?? [];
+  const index = await loadIndex(ctx);
+  const names = index.plugins.map((p) => p.name);
+  for (const name of only) {
+    if (name === "legacy" || names.includes(name)) continue;
+    const suggestion = closest(name, [...names, "legacy"]);
+    throw new UsageError(
+      `Unknown plugin "${name}" for flag "--plugin"`,
+      suggestion
+        ? `hint: did you mean "${suggestion}"?`
+        : `hint: installed plugins: ${names.map((n) => `"${n}"`).join(", ") || "none"}`,
+    );
+  }
+  const chosen = only.length === 0
+    ? index
+    : { ...index, plugins: index.plugins.filter((p) => only.includes(p.name)) };
+  return new Runner(chosen, {
+    hooksDir: only.length === 0 || only.includes("legacy")
+      ? hooksDir(ctx.globals.hooksDir)
+      : undefined,
+    log: ctx.log,
+    signal: ctx.signal,
+    timeouts: timeout ? { event: timeout } : {},
+  });
+}
+
+/** Prints what `--json` and `--show-output` ask for. */
+export async function printRuns(
+  ctx: CommandContext,
+  event: string,
+  runs: RunResult[],
+): Promise<void> {
+  const show = ctx.values["show-output"] === true;
+  if (ctx.values.json) {
+    const records = runs.map((r) =>
+      show ? { ...toRecord(r), stdout: r.stdout, stderr: r.stderr } : toRecord(r)
+    );
+    await ctx.print(JSON.stringify({ event, runs: records }) + "\n");
+    return;
+  }
+  if (!show) return;
+  if (runs.length === 0 && event !== "") ctx.log.log("warn", `No hook ran for "${event}"`);
+  for (const r of runs) {
+    const who = r.plugin === null ? "legacy hook" : `plugin "${r.plugin}"`;
+    const how = failureReason(r).replace(/^ok$/, "exit 0");
+    await ctx.print(
+      `==> ${who}: ${r.script} (${how}) <==\n` + stream("stdout", r.stdout) +
+        stream("stderr", r.stderr),
+    );
+  }
+}
+
+function stream(name: string, text: string): string {
+  if (text === "") return `--- ${name}: (empty)\n`;
+  return `--- ${name}:\n${text}${text.endsWith("\n") ? "" : "\n"}`;
 }

@@ -1,6 +1,11 @@
-import { type CommandContext, type CommandSpec, stringOption, TASK_OPTIONS } from "./command.ts";
-import { durationOption, makeRunner, readTaskOption, relaunchDetached } from "./_shared.ts";
+import { type CommandContext, type CommandSpec, stringOption } from "./command.ts";
+import { durationOption, readTaskOption, relaunchDetached } from "./_shared.ts";
+import { EVENT_OPTIONS, eventRunner, printRuns, warnIfNear } from "./fire.ts";
+import { statusEvent } from "../hooks/status_event.ts";
 import { EMPTY_TASK } from "../task.ts";
+
+/** The statuses that fire an event; others fire nothing, and a near miss is likely a typo. */
+const STATUSES = ["queued", "processing", "done", "blocked"];
 
 export const spec: CommandSpec = {
   name: "status-change",
@@ -8,35 +13,34 @@ export const spec: CommandSpec = {
   args: "<status>",
   positionals: [1, 1],
   options: {
-    ...TASK_OPTIONS,
-    message: { type: "string", value: "M", help: "status message (TASK_MESSAGE)" },
-    timeout: { type: "string", value: "DUR", help: "per-hook timeout (default 30s)" },
-    detach: { type: "boolean", help: "run in the background and return at once" },
-    json: { type: "boolean", help: 'print {"event","runs"} as JSON' },
+    ...EVENT_OPTIONS,
+    message: {
+      type: "string",
+      value: "M",
+      help: "status message (TASK_MESSAGE; blocked with fail or error in it -> task.failed)",
+    },
   },
   details: [
     "queued, processing -> task.started; done -> task.done; blocked -> task.failed when the",
-    'message contains "fail" or "error" (any case), else task.blocked; other statuses fire nothing.',
+    'message contains "fail" or "error" (any case), else task.blocked; other statuses fire nothing',
+    "(one close to a known status, such as Done, is warned about).",
   ].join("\n"),
 };
 
 export async function run(ctx: CommandContext): Promise<number> {
   const status = ctx.positionals[0];
+  warnIfNear(ctx, "status", status, STATUSES);
   const task = await readTaskOption(ctx);
-  const eventTimeout = durationOption(ctx, "timeout");
+  durationOption(ctx, "timeout");
   if (ctx.values.detach) {
     await relaunchDetached(ctx, ["status-change"], task);
     return 0;
   }
-  const runner = await makeRunner(ctx, { timeouts: eventTimeout ? { event: eventTimeout } : {} });
-  const result = await runner.onStatusChange(
-    task ?? EMPTY_TASK,
-    status,
-    stringOption(ctx.values, "message") ?? "",
-  );
-  if (result.event === null) ctx.log.log("info", `Status "${status}" fires no event`);
-  if (ctx.values.json) {
-    await ctx.print(JSON.stringify({ event: result.event ?? "", runs: result.runs }) + "\n");
-  }
+  const message = stringOption(ctx.values, "message") ?? "";
+  const event = statusEvent(status, message);
+  const runner = await eventRunner(ctx);
+  if (event === null) ctx.log.log("info", `Status "${status}" fires no event`);
+  const runs = event === null ? [] : await runner.fireRuns(event, task ?? EMPTY_TASK, message);
+  await printRuns(ctx, event ?? "", runs);
   return 0;
 }

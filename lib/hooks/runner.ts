@@ -269,6 +269,11 @@ export class Runner {
    * @returns One record per script run.
    */
   async fire(event: string, task: Task = EMPTY_TASK, message = ""): Promise<RunRecord[]> {
+    return (await this.fireRuns(event, task, message)).map(toRecord);
+  }
+
+  /** {@linkcode Runner.fire}, keeping each run's captured output (`fire --show-output`). */
+  async fireRuns(event: string, task: Task = EMPTY_TASK, message = ""): Promise<RunResult[]> {
     const env = taskEnv(task, { event, message });
     const runs: Promise<RunResult>[] = [];
     const legacy = await this.#legacyHook(event);
@@ -292,7 +297,7 @@ export class Runner {
         );
       }
     }
-    return results.map(toRecord);
+    return results;
   }
 
   /**

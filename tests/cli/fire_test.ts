@@ -1,0 +1,129 @@
+/**
+ * Trying one hook while writing it: `fire --plugin` and `--show-output`, and the warnings for
+ * event names and statuses that look like typos.
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { cli, makeTree } from "../_cli.ts";
+
+const ENV = { TYHOOKS_NO_CACHE: "1" };
+
+// Two plugins and a legacy hook for task.done, each leaving a marker file when it runs.
+const TREE = {
+  "plugins/alpha/plugin.yaml": "name: alpha\nhooks:\n  task.done: done.sh\n",
+  "plugins/alpha/done.sh":
+    '#!/bin/sh\ntouch ../../ran-alpha\necho "alpha says $TASK_ID"\necho "alpha warns" >&2\n',
+  "plugins/beta/plugin.yaml": "name: beta\nhooks:\n  task.done: done.sh\n",
+  "plugins/beta/done.sh": "#!/bin/sh\ntouch ../../ran-beta\n",
+  "hooks/task.done": "#!/bin/sh\ntouch ../ran-legacy\n",
+};
+
+async function withTree(fn: (dir: string, args: string[]) => Promise<void>): Promise<void> {
+  const dir = await makeTree(TREE);
+  try {
+    await fn(dir, ["--plugins-dir", join(dir, "plugins"), "--hooks-dir", join(dir, "hooks")]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+async function ran(dir: string): Promise<string[]> {
+  const names: string[] = [];
+  for await (const entry of Deno.readDir(dir)) {
+    if (entry.name.startsWith("ran-")) names.push(entry.name.slice(4));
+  }
+  return names.sort();
+}
+
+Deno.test("fire --plugin runs only the named plugins' hooks; legacy names the legacy hook", async () => {
+  await withTree(async (dir, dirs) => {
+    const one = await cli(["fire", "task.done", "--plugin", "alpha", ...dirs], { env: ENV });
+    assert.equal(one.code, 0, one.stderr);
+    assert.deepEqual(await ran(dir), ["alpha"]);
+    const two = await cli(
+      ["fire", "task.done", "--plugin", "beta", "--plugin", "legacy", ...dirs],
+      { env: ENV },
+    );
+    assert.equal(two.code, 0, two.stderr);
+    assert.deepEqual(await ran(dir), ["alpha", "beta", "legacy"]);
+  });
+});
+
+Deno.test("fire without --plugin runs every hook (control)", async () => {
+  await withTree(async (dir, dirs) => {
+    const r = await cli(["fire", "task.done", ...dirs], { env: ENV });
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(await ran(dir), ["alpha", "beta", "legacy"]);
+  });
+});
+
+Deno.test("fire --plugin with a plugin that is not installed is a usage error with a did-you-mean", async () => {
+  await withTree(async (dir, dirs) => {
+    const r = await cli(["fire", "task.done", "--plugin", "alpah", ...dirs], { env: ENV });
+    assert.equal(r.code, 64);
+    assert.match(
+      r.stderr,
+      /Unknown plugin "alpah" for flag "--plugin"\nhint: did you mean "alpha"\?/,
+    );
+    assert.deepEqual(await ran(dir), []);
+  });
+});
+
+Deno.test("fire --show-output prints each hook's stdout and stderr under a header naming it", async () => {
+  await withTree(async (dir, dirs) => {
+    const r = await cli(
+      [
+        "fire",
+        "task.done",
+        "--plugin",
+        "alpha",
+        "--show-output",
+        "--task-json",
+        '{"id":42}',
+        ...dirs,
+      ],
+      { env: ENV },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const script = join(dir, "plugins", "alpha", "done.sh");
+    assert.equal(
+      r.stdout,
+      `==> plugin "alpha": ${script} (exit 0) <==\n--- stdout:\nalpha says 42\n--- stderr:\nalpha warns\n`,
+    );
+    const json = await cli(
+      ["fire", "task.done", "--plugin", "alpha", "--show-output", "--json", ...dirs],
+      { env: ENV },
+    );
+    assert.equal(JSON.parse(json.stdout).runs[0].stdout, "alpha says 0\n"); // The empty task: id 0.
+  });
+});
+
+Deno.test("status-change takes --plugin and --show-output too", async () => {
+  await withTree(async (dir, dirs) => {
+    const r = await cli(["status-change", "done", "--plugin", "beta", "--show-output", ...dirs], {
+      env: ENV,
+    });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stdout,
+      /^==> plugin "beta": .*done\.sh \(exit 0\) <==\n--- stdout: \(empty\)\n/,
+    );
+    assert.deepEqual(await ran(dir), ["beta"]);
+  });
+});
+
+Deno.test("an event or status close to a known one is warned about with a did-you-mean, and used as given", async () => {
+  await withTree(async (dir, dirs) => {
+    const event = await cli(["fire", "task.doen", ...dirs], { env: ENV });
+    assert.equal(event.code, 0);
+    assert.match(event.stderr, /Unknown event "task\.doen": did you mean "task\.done"\?/);
+    const status = await cli(["status-change", "Done", ...dirs], { env: ENV });
+    assert.equal(status.code, 0);
+    assert.match(status.stderr, /Unknown status "Done": did you mean "done"\?/);
+    assert.deepEqual(await ran(dir), []);
+    // Known names and unrelated ones pass silently.
+    const custom = await cli(["fire", "deploy.finished", ...dirs], { env: ENV });
+    assert.doesNotMatch(custom.stderr, /did you mean/);
+  });
+});
