@@ -1,54 +1,87 @@
 import type { CommandContext, CommandSpec } from "./command.ts";
-import { pluginsDir } from "../dirs.ts";
+import { relative } from "node:path";
+import { hooksDir, pluginsDir } from "../dirs.ts";
 import { loadPlugins } from "../plugins/load.ts";
 import { pluginListJson } from "../plugins/index_json.ts";
 import type { Plugin } from "../plugins/types.ts";
 import { logWarnings } from "../plugins/log_warnings.ts";
+import { type LegacyHooks, readLegacyHooks } from "../plugins/legacy_hooks.ts";
+import { isInside } from "../plugins/script_path.ts";
 
 export const spec: CommandSpec = {
   name: "plugins list",
-  summary: "List the plugins, what each handles, and the warnings of loading them.",
+  summary: "List the plugins, what each provides and how to use it, the legacy hooks, and the " +
+    "warnings of loading them.",
   options: {
     json: { type: "boolean", help: "print the listing as JSON (warnings included) on stdout" },
   },
-  details: "Warnings (skipped plugins, dropped entries) go to stderr, or into the JSON.",
+  details: [
+    "For each plugin: its description, each hook -> script, each action with the command that runs",
+    "it, its services, workflows and routines. Then the legacy hooks dir. Warnings (skipped",
+    "plugins, dropped entries, legacy hooks that will not run) go to stderr, or into the JSON.",
+  ].join("\n"),
 };
 
 export async function run(ctx: CommandContext): Promise<number> {
-  const index = await loadPlugins(pluginsDir(ctx.globals.pluginsDir));
+  const [index, legacy] = await Promise.all([
+    loadPlugins(pluginsDir(ctx.globals.pluginsDir)),
+    readLegacyHooks(hooksDir(ctx.globals.hooksDir)),
+  ]);
+  const warnings = [...index.warnings, ...legacy.problems];
   if (ctx.values.json) {
-    await ctx.print(JSON.stringify(pluginListJson(index), null, 2) + "\n");
+    const doc = pluginListJson({ ...index, warnings });
+    await ctx.print(JSON.stringify(doc, null, 2) + "\n");
     return 0;
   }
-  await ctx.print(
+  const parts = [
     index.plugins.length === 0
-      ? `No plugins in ${JSON.stringify(index.dir)}\n`
-      : table(index.plugins),
-  );
-  logWarnings(ctx.log, index.warnings);
+      ? `No plugins in ${JSON.stringify(index.dir)}\n` +
+        'Add one with "tyhooks plugins add SOURCE" or "tyhooks plugins new NAME".\n'
+      : `Plugins in ${JSON.stringify(index.dir)}:\n\n${index.plugins.map(describe).join("\n")}`,
+  ];
+  if (legacy.hooks.length > 0) parts.push(legacyBlock(legacy));
+  await ctx.print(parts.join("\n"));
+  logWarnings(ctx.log, warnings);
   return 0;
 }
 
-function table(plugins: Plugin[]): string {
-  const rows = [
-    ["NAME", "VERSION", "HANDLES"],
-    ...plugins.map((p) => [p.name, p.version || "-", handles(p)]),
-  ];
-  const widths = [0, 1].map((i) => Math.max(...rows.map((r) => r[i].length)));
-  return rows.map((r) => `${r[0].padEnd(widths[0])}  ${r[1].padEnd(widths[1])}  ${r[2]}`.trimEnd())
-    .join("\n") + "\n";
+/** One plugin, as ty lists it: what it provides and how each part is used. */
+function describe(p: Plugin): string {
+  const lines = [`  ${p.name} (${p.version || "-"})`];
+  if (p.description) lines.push(`    ${p.description}`);
+  const rows: [string, string, string, string][] = [];
+  const script = (path: string) => isInside(p.dir, path) ? relative(p.dir, path) : path;
+  for (const event of Object.keys(p.hooks).sort()) {
+    rows.push(["hook", event, `-> ${script(p.hooks[event])}`, ""]);
+  }
+  for (const a of p.actions) {
+    const label = a.label === a.id ? a.id : `${a.id} "${a.label}"`;
+    rows.push([
+      "action",
+      label,
+      `-> ${script(a.command)}`,
+      `run: tyhooks plugins run ${p.name} ${a.id}`,
+    ]);
+  }
+  for (const s of p.services) {
+    rows.push(["service", s.name, `-> ${s.command}`, "run: tyhooks services run"]);
+  }
+  for (const w of p.workflows) rows.push(["workflow", w, "", ""]);
+  for (const r of p.routines) rows.push(["routine", r, "", ""]);
+  const width = (i: number) => Math.max(0, ...rows.map((r) => r[i].length));
+  const [w0, w1, w2] = [width(0), width(1), width(2)];
+  for (const r of rows) {
+    lines.push(
+      `    ${r[0].padEnd(w0)}  ${r[1].padEnd(w1)}  ${r[2].padEnd(w2)}  ${r[3]}`.trimEnd(),
+    );
+  }
+  return lines.join("\n") + "\n";
 }
 
-/** `hooks task.done, task.route; actions sync; services index; workflows ...; routines ...` */
-function handles(p: Plugin): string {
-  const parts: [string, string[]][] = [
-    ["hooks", Object.keys(p.hooks)],
-    ["actions", p.actions.map((a) => a.id)],
-    ["services", p.services.map((s) => s.name)],
-    ["workflows", p.workflows],
-    ["routines", p.routines],
-  ];
-  return parts.filter(([, names]) => names.length > 0)
-    .map(([kind, names]) => `${kind} ${names.join(", ")}`)
-    .join("; ");
+function legacyBlock(legacy: LegacyHooks): string {
+  const width = Math.max(...legacy.hooks.map((h) => h.event.length));
+  const lines = legacy.hooks.map((h) =>
+    `  ${h.event.padEnd(width)}  ${h.runnable ? "" : "(not runnable) "}-> ${h.path}`
+  );
+  return `Legacy hooks in ${JSON.stringify(legacy.dir)}:\n\n${lines.join("\n")}\n`;
 }

@@ -1,41 +1,62 @@
 import { type CommandContext, type CommandSpec, TASK_OPTIONS } from "./command.ts";
 import { durationOption, makeRunner, readTaskOption } from "./_shared.ts";
 import { toRecord } from "../process/record.ts";
+import { UsageError } from "../errors.ts";
+import type { RunOptions } from "../process/run_script.ts";
 
 export const spec: CommandSpec = {
   name: "plugins run",
   summary:
     "Run a plugin's action, print its output, and exit with its exit code (124 when it timed out).",
   args: "<plugin> <action>",
-  positionals: [2, 2],
+  // A third word is ty's task-id form, refused with a hint below.
+  positionals: [2, 3],
   options: {
     ...TASK_OPTIONS,
     timeout: { type: "string", value: "DUR", help: "action timeout (default 60s)" },
     json: { type: "boolean", help: "print the run record with its stdout and stderr as JSON" },
   },
-  details:
-    "The action gets TASK_PLUGIN_NAME and TASK_PLUGIN_DIR, and the TASK_* variables when a task is given.",
+  details: [
+    "The action's output is passed through as it comes; its stdin is this command's stdin when",
+    "that is not a terminal (and not the task). It gets TASK_PLUGIN_NAME and TASK_PLUGIN_DIR, and",
+    "the TASK_* variables when a task is given.",
+  ].join("\n"),
 };
 
 export async function run(ctx: CommandContext): Promise<number> {
-  const [plugin, action] = ctx.positionals;
+  const [plugin, action, extra] = ctx.positionals;
+  if (extra !== undefined) {
+    // `ty plugins run P A 42` reads task 42 from ty's database; tyhooks has none.
+    const id = /^\d+$/.test(extra) ? extra : "42";
+    throw new UsageError(
+      `Unexpected argument ${JSON.stringify(extra)} for "plugins run": tyhooks has no task ` +
+        "database, so a task is given as JSON",
+      `hint: tyhooks plugins run ${plugin} ${action} --task-json '{"id":${id},...}'`,
+    );
+  }
   const task = await readTaskOption(ctx);
   const actionTimeout = durationOption(ctx, "timeout");
   const runner = await makeRunner(ctx, {
     timeouts: actionTimeout ? { action: actionTimeout } : {},
   });
-  const result = await runner.runAction(plugin, action, task);
+  const live: Pick<RunOptions, "onOutput" | "stdin"> = {};
+  if (!ctx.values.json) {
+    // Shown as it comes, byte for byte (a progress bar, a long sync), not when the action ends.
+    live.onOutput = (stream, chunk) => {
+      const out = stream === "stdout" ? Deno.stdout : Deno.stderr;
+      for (let done = 0; done < chunk.length;) done += out.writeSync(chunk.subarray(done));
+    };
+  }
+  if (ctx.values.task !== "-" && !Deno.stdin.isTerminal()) live.stdin = Deno.stdin.readable;
+  const result = await runner.runAction(plugin, action, task, live);
   if (ctx.values.json) {
     await ctx.print(
       JSON.stringify({ ...toRecord(result), stdout: result.stdout, stderr: result.stderr }) + "\n",
     );
-  } else {
-    await ctx.write(result.raw?.stdout ?? new TextEncoder().encode(result.stdout));
-    const stderr = result.raw?.stderr ?? new TextEncoder().encode(result.stderr);
-    for (let done = 0; done < stderr.length;) done += Deno.stderr.writeSync(stderr.subarray(done));
   }
   for (const stream of ["stdout", "stderr"] as const) {
-    if (result[`${stream}_truncated`]) {
+    // Streamed output was shown whole; only the JSON record's copy can be cut.
+    if (ctx.values.json && result[`${stream}_truncated`]) {
       ctx.log.log("warn", `Action ${stream} truncated: kept the first bytes, dropped the rest`, {
         kept_bytes: result.raw?.[stream].length ?? result[stream].length,
         total_bytes: result[`${stream}_bytes`],

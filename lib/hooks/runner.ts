@@ -320,10 +320,16 @@ export class Runner {
    * @param pluginName The plugin.
    * @param actionId The action's id.
    * @param task The task, if any.
+   * @param live Output seen as it comes, and a stdin to pass through (`plugins run`).
    * @returns The run result with its output.
    * @throws {UsageError} When the plugin or the action does not exist.
    */
-  async runAction(pluginName: string, actionId: string, task?: Task): Promise<RunResult> {
+  async runAction(
+    pluginName: string,
+    actionId: string,
+    task?: Task,
+    live: Pick<RunOptions, "onOutput" | "stdin"> = {},
+  ): Promise<RunResult> {
     const plugin = this.index.plugins.find((p) => p.name === pluginName);
     if (plugin === undefined) {
       const names = this.index.plugins.map((p) => `"${p.name}"`).join(", ") || "none";
@@ -345,6 +351,7 @@ export class Runner {
       timeoutMs: this.timeouts.action,
       mode: "notify",
       raw: true, // Shown to the user as written: binary-safe.
+      ...live,
     });
   }
 

@@ -156,7 +156,7 @@ Deno.test("control characters in a manifest never reach plugins list's output", 
   assert.match(r.stdout + r.stderr, /control characters/);
 });
 
-Deno.test("tyhooks plugins run passes binary output through byte for byte and warns on truncation", async () => {
+Deno.test("tyhooks plugins run passes binary output through byte for byte, all of it; --json caps it", async () => {
   const plugins = await makeTree({
     "b/plugin.yaml":
       "name: b\nactions:\n  - id: bin\n    command: bin.sh\n  - id: big\n    command: big.sh\n",
@@ -166,10 +166,17 @@ Deno.test("tyhooks plugins run passes binary output through byte for byte and wa
   const child = spawnCli(["plugins", "run", "b", "bin", "--plugins-dir", plugins]);
   const out = await child.output();
   assert.deepEqual([...out.stdout], [0xff, 0xfe, 0x00, 0x61, 0x62, 0x63]);
+  // Streamed as it comes: nothing is held back, so nothing is cut.
   const big = await cli(["plugins", "run", "b", "big", "--plugins-dir", plugins]);
   assert.equal(big.code, 0);
-  assert.equal(big.stdout.length, 1024 * 1024);
-  assert.match(big.stderr, /stdout truncated/);
+  assert.equal(big.stdout.length, 2_000_000);
+  assert.equal(big.stderr, "");
+  const json = await cli(["plugins", "run", "b", "big", "--json", "--plugins-dir", plugins]);
+  assert.equal(json.code, 0);
+  const record = JSON.parse(json.stdout);
+  assert.equal(record.stdout.length, 1024 * 1024);
+  assert.equal(record.stdout_truncated, true);
+  assert.match(json.stderr, /stdout truncated/);
 });
 
 Deno.test("tyhooks fire takes an event named like an object property (toString) as any other", async () => {

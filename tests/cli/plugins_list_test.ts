@@ -27,17 +27,32 @@ const TREE = {
   "team/guard/guard.sh": SCRIPT,
 };
 
-Deno.test("plugins list prints a table on stdout and the warnings on stderr", async () => {
+Deno.test("plugins list shows, as ty does, each plugin's parts and how to use them; warnings on stderr", async () => {
   const root = await makeTree(TREE);
-  const result = await cli(["plugins", "list", "--plugins-dir", root]);
+  const result = await cli([
+    "plugins",
+    "list",
+    "--plugins-dir",
+    root,
+    "--hooks-dir",
+    join(root, "no-hooks"),
+  ]);
   assert.equal(result.code, 0);
   assert.equal(
     result.stdout,
     [
-      "NAME     VERSION  HANDLES",
-      "guard    -        hooks pre_tool_call",
-      "tracker  0.2.0    hooks task.done; actions sync; services index; workflows release; " +
-      "routines triage",
+      `Plugins in ${JSON.stringify(root)}:`,
+      "",
+      "  guard (-)",
+      "    hook  pre_tool_call  -> guard.sh",
+      "",
+      "  tracker (0.2.0)",
+      "    Sync tasks to the tracker",
+      "    hook      task.done        -> on-done.sh",
+      '    action    sync "Sync now"  -> on-done.sh  run: tyhooks plugins run tracker sync',
+      "    service   index            -> sleep 1000  run: tyhooks services run",
+      "    workflow  release",
+      "    routine   triage",
       "",
     ].join("\n"),
   );
@@ -46,6 +61,36 @@ Deno.test("plugins list prints a table on stdout and the warnings on stderr", as
     'tyhooks: warn: Dropped hook "task.route": script "route.sh" does not exist ' +
       `(plugin=tracker path=${join(root, "tracker/plugin.yaml")} line=6 column=15)\n`,
   );
+});
+
+Deno.test("tyhooks plugins (alone) lists too, and shows the legacy hooks and their problems", async () => {
+  const root = await makeTree(TREE);
+  const hooks = await makeTree({ "task.done": "#!/bin/sh\n", "task.failed": "echo no exec bit\n" });
+  const result = await cli(["plugins", "--plugins-dir", root, "--hooks-dir", hooks]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.ok(
+    result.stdout.endsWith(
+      `Legacy hooks in ${JSON.stringify(hooks)}:\n\n` +
+        `  task.done    -> ${join(hooks, "task.done")}\n` +
+        `  task.failed  (not runnable) -> ${join(hooks, "task.failed")}\n`,
+    ),
+    result.stdout,
+  );
+  assert.match(
+    result.stderr,
+    /Legacy hook "task.failed" is not executable: it will not run \(chmod \+x /,
+  );
+  const json = await cli([
+    "plugins",
+    "list",
+    "--json",
+    "--plugins-dir",
+    root,
+    "--hooks-dir",
+    hooks,
+  ]);
+  const warning = JSON.parse(json.stdout).warnings.at(-1);
+  assert.deepEqual([warning.plugin, warning.path], [null, join(hooks, "task.failed")]);
 });
 
 Deno.test("plugins list --json prints SPEC's document with every field present", async () => {
@@ -125,10 +170,11 @@ Deno.test("plugins list reads the plugins dir from $TY_PLUGINS_DIR", async () =>
 Deno.test("plugins list says so when there are no plugins, and exits 0", async () => {
   const root = await makeTree({});
   const missing = join(root, "nothing-here");
-  const result = await cli(["plugins", "list", "--plugins-dir", missing]);
+  const result = await cli(["plugins", "list", "--plugins-dir", missing, "--hooks-dir", missing]);
   assert.deepEqual(result, {
     code: 0,
-    stdout: `No plugins in ${JSON.stringify(missing)}\n`,
+    stdout: `No plugins in ${JSON.stringify(missing)}\n` +
+      'Add one with "tyhooks plugins add SOURCE" or "tyhooks plugins new NAME".\n',
     stderr: "",
   });
 });

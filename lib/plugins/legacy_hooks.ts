@@ -1,0 +1,94 @@
+/**
+ * The legacy hooks dir (`<config>/task/hooks/<event>`, ty's first hook system) as `plugins list`
+ * and `plugins validate` show it: which events have a hook, and what would keep one from running.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import type { LoadWarning } from "./types.ts";
+import { closest } from "./_suggest.ts";
+
+/** Events a legacy hook may be named after (ty fires these into the hooks dir). */
+const LEGACY_EVENTS = [
+  "task.started",
+  "task.done",
+  "task.blocked",
+  "task.failed",
+  "task.auth_required",
+];
+
+/** One file in the hooks dir. */
+export interface LegacyHook {
+  /** The event it answers: its file name. */
+  event: string;
+  /** Absolute path. */
+  path: string;
+  /** True when it is a regular, executable file (so it will run). */
+  runnable: boolean;
+}
+
+/** The hooks dir's contents and problems. */
+export interface LegacyHooks {
+  /** The hooks dir. */
+  dir: string;
+  /** Its files, sorted by name. */
+  hooks: LegacyHook[];
+  /** What would keep a hook from running, or a name that looks like a typo of an event. */
+  problems: LoadWarning[];
+}
+
+/**
+ * Reads the legacy hooks dir; a missing dir holds no hooks. Requires `--allow-read`.
+ *
+ * @param dir The hooks dir (see `hooksDir()`).
+ * @returns The hooks and their problems.
+ * @example
+ * ```ts
+ * import { readLegacyHooks } from "./legacy_hooks.ts";
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${dir}/task.done`, "#!/bin/sh\n", { mode: 0o644 });
+ * const { hooks, problems } = await readLegacyHooks(dir);
+ * console.assert(hooks[0].event === "task.done" && !hooks[0].runnable);
+ * console.assert(problems[0].message.includes("chmod +x"));
+ * ```
+ */
+export async function readLegacyHooks(dir: string): Promise<LegacyHooks> {
+  const hooks: LegacyHook[] = [];
+  const problems: LoadWarning[] = [];
+  const problem = (path: string, message: string) =>
+    problems.push({ plugin: null, path, line: null, column: null, message });
+  let entries: Deno.DirEntry[];
+  try {
+    entries = await Array.fromAsync(Deno.readDir(dir));
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) {
+      problem(dir, `Cannot read the legacy hooks dir: ${(error as Error).message}`);
+    }
+    return { dir, hooks, problems };
+  }
+  entries.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+  for (const entry of entries) {
+    if (entry.name.startsWith(".")) continue;
+    const path = join(dir, entry.name);
+    const info = await Deno.stat(path).catch(() => null);
+    const runnable = info !== null && info.isFile && ((info.mode ?? 0o111) & 0o111) !== 0;
+    hooks.push({ event: entry.name, path, runnable });
+    if (!LEGACY_EVENTS.includes(entry.name)) {
+      // Any event name may be fired (a README may sit there too): only a near miss of a known
+      // event is a problem.
+      const near = closest(entry.name, LEGACY_EVENTS);
+      if (near !== undefined) {
+        problem(path, `Legacy hook "${entry.name}" is not a known event: did you mean "${near}"?`);
+      }
+    } else if (info === null) problem(path, `Legacy hook "${entry.name}" is a dangling link`);
+    else if (!info.isFile) problem(path, `Legacy hook "${entry.name}" is not a regular file`);
+    else if (!runnable) {
+      problem(
+        path,
+        `Legacy hook "${entry.name}" is not executable: it will not run (chmod +x ${path})`,
+      );
+    }
+  }
+  return { dir, hooks, problems };
+}

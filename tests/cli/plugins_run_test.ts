@@ -1,0 +1,60 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { cli, makeTree, spawnCli } from "../_cli.ts";
+
+Deno.test("plugins run streams the action's output as it comes", async () => {
+  // The action prints a line, then waits until the test has seen it before finishing: only
+  // output passed on live lets it end.
+  const dir = await makeTree({});
+  const seen = join(dir, "seen");
+  const plugins = await makeTree({
+    "slow/plugin.yaml": "name: slow\nactions:\n  - id: go\n    command: go.sh\n",
+    "slow/go.sh": [
+      "#!/bin/sh",
+      "echo first",
+      "echo to-stderr >&2",
+      `i=0; while [ ! -e "${seen}" ] && [ $i -lt 300 ]; do sleep 0.05; i=$((i+1)); done`,
+      `[ -e "${seen}" ] && echo second || echo never-saw-it`,
+    ].join("\n") + "\n",
+  });
+  const child = spawnCli(["plugins", "run", "slow", "go", "--plugins-dir", plugins]);
+  const reader = child.stdout.getReader();
+  const first = await reader.read();
+  assert.equal(new TextDecoder().decode(first.value), "first\n");
+  await Deno.writeTextFile(seen, "");
+  let rest = "";
+  for (let r = await reader.read(); !r.done; r = await reader.read()) {
+    rest += new TextDecoder().decode(r.value);
+  }
+  const status = await child.status;
+  const stderr = new TextDecoder().decode(await new Response(child.stderr).arrayBuffer());
+  assert.equal(rest, "second\n");
+  assert.equal(stderr, "to-stderr\n");
+  assert.equal(status.code, 0);
+});
+
+Deno.test("plugins run passes its stdin to the action when it is not a terminal", async () => {
+  const plugins = await makeTree({
+    "p/plugin.yaml": "name: p\nactions:\n  - id: up\n    command: up.sh\n",
+    "p/up.sh": "#!/bin/sh\ntr a-z A-Z\n",
+  });
+  const result = await cli(["plugins", "run", "p", "up", "--plugins-dir", plugins], {
+    stdin: "hello from a pipe\n",
+  });
+  assert.deepEqual(result, { code: 0, stdout: "HELLO FROM A PIPE\n", stderr: "" });
+});
+
+Deno.test("plugins run P A 42 (ty's task-id form) is a usage error showing --task-json", async () => {
+  const plugins = await makeTree({
+    "p/plugin.yaml": "name: p\nactions:\n  - id: up\n    command: up.sh\n",
+    "p/up.sh": "#!/bin/sh\n",
+  });
+  const result = await cli(["plugins", "run", "p", "up", "42", "--plugins-dir", plugins]);
+  assert.deepEqual(result, {
+    code: 64,
+    stdout: "",
+    stderr: 'tyhooks: Unexpected argument "42" for "plugins run": tyhooks has no task database, ' +
+      "so a task is given as JSON\n" +
+      `hint: tyhooks plugins run p up --task-json '{"id":42,...}'\n`,
+  });
+});
