@@ -71,12 +71,16 @@ export interface SpawnCliOptions {
   stdin?: "null" | "piped";
   stdout?: "null" | "piped";
   stderr?: "null" | "piped";
+  /** A command that runs the CLI's argv, e.g. `["sh", "-c", 'ulimit -n 256 && exec "$@"', "sh"]`. */
+  wrap?: string[];
 }
 
 /** Starts `tyhooks <args>` from source without waiting: for signal tests and long runs. */
 export function spawnCli(args: string[], options: SpawnCliOptions = {}): Deno.ChildProcess {
-  return new Deno.Command(Deno.execPath(), {
+  const [program, ...prefix] = [...(options.wrap ?? []), Deno.execPath()];
+  return new Deno.Command(program, {
     args: [
+      ...prefix,
       "run",
       "--quiet",
       ...(options.denoFlags ?? []),

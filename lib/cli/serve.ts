@@ -4,6 +4,7 @@ import { hooksDir, pluginsDir } from "../dirs.ts";
 import { formatListen, parseListen } from "../serve/listen.ts";
 import { checkExposure, readTokenFile } from "../serve/auth.ts";
 import { DEFAULT_MAX_PROCS } from "../serve/proc_limit.ts";
+import { DEFAULT_MAX_CONNS } from "../serve/conn_server.ts";
 import { startDaemon } from "../serve/server.ts";
 
 export const spec: CommandSpec = {
@@ -19,7 +20,8 @@ export const spec: CommandSpec = {
     "token-file": {
       type: "string",
       value: "FILE",
-      help: "require Authorization: Bearer <token>, the file's content (needed off loopback)",
+      help: "require Authorization: Bearer <token> on every request; FILE holds the token, " +
+        "mode 0600 (needed off loopback)",
     },
     services: { type: "boolean", help: "also supervise the plugins' services (as services run)" },
     "max-procs": {
@@ -27,12 +29,18 @@ export const spec: CommandSpec = {
       value: "N",
       help: `hook processes at once (default ${DEFAULT_MAX_PROCS})`,
     },
+    "max-conns": {
+      type: "string",
+      value: "N",
+      help: `connections served at once; more are closed at once (default ${DEFAULT_MAX_CONNS})`,
+    },
   },
   details: [
     "<runtime> is $XDG_RUNTIME_DIR, else <cache>/tyhooks. The socket is mode 0600 and removed on",
     "exit. Endpoints: GET /v1/health, /v1/plugins, /v1/services; POST /v1/route, /v1/placement,",
     "/v1/events/{event}[?wait=1], /v1/status-change, /v1/actions/{plugin}/{action}, /v1/tool/pre,",
     "/v1/tool/post. The plugins are reloaded when the plugins dir changes and on SIGHUP.",
+    "A connection must send its headers within 10 s; an idle one is closed after 30 s.",
     "SIGINT/SIGTERM: stop accepting, let route/placement/tool pre calls in flight finish, stop",
     "every hook and service, remove the socket, exit 0.",
   ].join("\n"),
@@ -40,13 +48,13 @@ export const spec: CommandSpec = {
   ownsHangup: true,
 };
 
-function maxProcsOption(ctx: CommandContext): number {
-  const text = stringOption(ctx.values, "max-procs");
-  if (text === undefined) return DEFAULT_MAX_PROCS;
+function countOption(ctx: CommandContext, flag: string, fallback: number): number {
+  const text = stringOption(ctx.values, flag);
+  if (text === undefined) return fallback;
   const n = Number(text);
   if (!/^\s*\d+\s*$/.test(text) || n < 1) {
     throw new UsageError(
-      `Invalid value "${text}" for flag "--max-procs": expected a whole number of at least 1`,
+      `Invalid value "${text}" for flag "--${flag}": expected a whole number of at least 1`,
     );
   }
   return n;
@@ -64,13 +72,15 @@ export async function run(ctx: CommandContext): Promise<number> {
   const tokenFile = stringOption(ctx.values, "token-file");
   const token = tokenFile === undefined ? undefined : await readTokenFile(tokenFile);
   checkExposure(listen, token);
-  const maxProcs = maxProcsOption(ctx);
+  const maxProcs = countOption(ctx, "max-procs", DEFAULT_MAX_PROCS);
+  const maxConns = countOption(ctx, "max-conns", DEFAULT_MAX_CONNS);
   const daemon = await startDaemon({
     listen,
     token,
     pluginsDir: pluginsDir(ctx.globals.pluginsDir),
     hooksDir: hooksDir(ctx.globals.hooksDir),
     maxProcs,
+    conns: { maxConns },
     log: ctx.log,
     startServices: ctx.values.services
       ? async (index) => {
@@ -84,6 +94,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     plugins: daemon.plugins,
     pid: Deno.pid,
     max_procs: maxProcs,
+    max_conns: maxConns,
   });
   const onHangup = () => void daemon.reload("SIGHUP");
   Deno.addSignalListener("SIGHUP", onHangup);

@@ -1,6 +1,6 @@
 /**
- * Starting `Deno.serve` at a `--listen` address: a unix socket (claimed, bound mode 0600) or a
- * TCP host and port (port 0 resolved to the real one).
+ * Listening at a `--listen` address, a unix socket (claimed, bound mode 0600) or a TCP host and
+ * port (port 0 resolved to the real one), and serving HTTP there under the connection limits.
  *
  * @module
  */
@@ -9,10 +9,11 @@ import { RunError } from "../errors.ts";
 import { formatListen, type ListenAddress } from "./listen.ts";
 import { bindSocket, claimSocketPath, type SocketIdentity } from "./unix_socket.ts";
 import { errorResponse } from "./http.ts";
+import { ConnServer, type ConnServerOptions, openFilesLimit } from "./conn_server.ts";
 
 /** A listening server. */
 export interface BoundServer {
-  server: Deno.HttpServer;
+  server: ConnServer;
   /** Where it listens, TCP port resolved. */
   address: ListenAddress;
   /** The socket file, for removal at exit; null for TCP. */
@@ -20,13 +21,13 @@ export interface BoundServer {
 }
 
 /**
- * Listens at `address` and serves `handle`. Nothing is written to stdout (Deno's default
- * "Listening on" line is silenced: stdout is for answers only).
+ * Listens at `address` and serves `handle`. Nothing is written to stdout.
  *
  * Requires `--allow-net`, and `--allow-read` `--allow-write` for a unix socket.
  *
  * @param address Where to listen.
  * @param handle The request handler.
+ * @param options Connection limits and logger.
  * @returns The server, its address and its socket.
  * @throws {RunError} When the socket path holds a live daemon or another file, or the address
  * cannot be bound (in use, no permission), naming the address.
@@ -44,9 +45,12 @@ export interface BoundServer {
 export async function bindServer(
   address: ListenAddress,
   handle: (request: Request) => Response | Promise<Response>,
+  options: Omit<ConnServerOptions, "onError"> = {},
 ): Promise<BoundServer> {
+  // Asked first: it also makes the first spawn before any client can use up the descriptors.
+  const openFiles = options.openFiles === undefined ? await openFilesLimit() : options.openFiles;
   try {
-    return await bind(address, handle);
+    return await bind(address, handle, { ...options, openFiles, onError: errorResponse });
   } catch (error) {
     if (error instanceof RunError) throw error;
     // Deno's errors name no address ("Address already in use (os error 98)"): add it.
@@ -57,17 +61,31 @@ export async function bindServer(
 async function bind(
   address: ListenAddress,
   handle: (request: Request) => Response | Promise<Response>,
+  options: ConnServerOptions,
 ): Promise<BoundServer> {
-  const options = { onListen: () => {}, onError: errorResponse };
   if (address.transport === "unix") {
     await claimSocketPath(address.path);
     const bound = await bindSocket(
       address.path,
-      (path) => Deno.serve({ ...options, path }, handle),
+      (path) => Deno.listen({ transport: "unix", path }),
     );
-    return { server: bound.value, address, socket: bound.identity };
+    const server = serveOn(bound.value, handle, options);
+    return { server, address, socket: bound.identity };
   }
-  const server = Deno.serve({ ...options, hostname: address.hostname, port: address.port }, handle);
-  const port = (server.addr as Deno.NetAddr).port;
-  return { server, address: { ...address, port }, socket: null };
+  const listener = Deno.listen({ hostname: address.hostname, port: address.port });
+  const server = serveOn(listener, handle, options);
+  return { server, address: { ...address, port: listener.addr.port }, socket: null };
+}
+
+function serveOn(
+  listener: Deno.Listener,
+  handle: (request: Request) => Response | Promise<Response>,
+  options: ConnServerOptions,
+): ConnServer {
+  try {
+    return new ConnServer(listener, handle, options);
+  } catch (error) {
+    listener.close();
+    throw error;
+  }
 }

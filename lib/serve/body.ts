@@ -94,6 +94,28 @@ export async function parseBody<S extends z.ZodType>(
   request: Request,
   schema: S,
 ): Promise<z.output<S>> {
+  return (await parseSizedBody(request, schema)).body;
+}
+
+/**
+ * {@linkcode parseBody}, also giving the body's size in bytes (what queued work holds).
+ *
+ * @param request The request.
+ * @param schema The body's zod schema.
+ * @returns The validated body and its size.
+ * @throws {HttpError} As {@linkcode parseBody}.
+ * @example
+ * ```ts
+ * import { z } from "zod";
+ * import { parseSizedBody } from "./body.ts";
+ * const req = new Request("http://x/", { method: "POST", body: '{"status":"done"}' });
+ * console.assert((await parseSizedBody(req, z.object({ status: z.string() }))).bytes === 17);
+ * ```
+ */
+export async function parseSizedBody<S extends z.ZodType>(
+  request: Request,
+  schema: S,
+): Promise<{ body: z.output<S>; bytes: number }> {
   const bytes = await readBody(request);
   let text: string;
   try {
@@ -114,7 +136,7 @@ export async function parseBody<S extends z.ZodType>(
     throw new HttpError(400, "Invalid request body: expected a JSON object");
   }
   const result = schema.safeParse(value);
-  if (result.success) return result.data;
+  if (result.success) return { body: result.data, bytes: bytes.length };
   const issue = result.error.issues[0];
   const field = issue.path.map(String).join(".") || "(body)";
   throw new HttpError(400, `Invalid request body: "${field}": ${issue.message}`);

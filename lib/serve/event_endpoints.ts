@@ -12,7 +12,7 @@ import { EMPTY_TASK } from "../task.ts";
 import type { RunRecord } from "../process/record.ts";
 import type { Call } from "./context.ts";
 import { HttpError, json } from "./http.ts";
-import { parseBody } from "./body.ts";
+import { parseSizedBody } from "./body.ts";
 import { lazy } from "./_lazy.ts";
 import { StopDrop } from "./event_queue.ts";
 
@@ -24,9 +24,14 @@ function wantsWait(url: URL): boolean {
 }
 
 /** Queues `job`; answers 202 at once, or 200 with its result when the caller waits. */
-async function enqueue(call: Call, what: string, job: () => Promise<unknown>): Promise<Response> {
+async function enqueue(
+  call: Call,
+  what: string,
+  job: () => Promise<unknown>,
+  bytes: number,
+): Promise<Response> {
   const wait = wantsWait(call.url);
-  const done = call.daemon.events.submit(what, job);
+  const done = call.daemon.events.submit(what, job, bytes);
   if (done === null) throw new HttpError(503, `Dropped "${what}": the event queue is full`);
   if (!wait) {
     done.catch((error) => {
@@ -54,13 +59,13 @@ async function enqueue(call: Call, what: string, job: () => Promise<unknown>): P
  * ```
  */
 export async function fireEvent(call: Call): Promise<Response> {
-  const body = await parseBody(call.request, (await schemas()).EventBodySchema);
+  const { body, bytes } = await parseSizedBody(call.request, (await schemas()).EventBodySchema);
   const event = call.params.event;
   const runner = call.snapshot.built.fire;
   return await enqueue(call, event, async () => ({
     event,
     runs: await runner.fire(event, body.task ?? EMPTY_TASK, body.message),
-  }));
+  }), bytes);
 }
 
 /**
@@ -74,10 +79,13 @@ export async function fireEvent(call: Call): Promise<Response> {
  * ```
  */
 export async function statusChange(call: Call): Promise<Response> {
-  const body = await parseBody(call.request, (await schemas()).StatusChangeBodySchema);
+  const { body, bytes } = await parseSizedBody(
+    call.request,
+    (await schemas()).StatusChangeBodySchema,
+  );
   const runner = call.snapshot.built.fire;
   return await enqueue(call, `status ${body.status}`, async () => {
     const result = await runner.onStatusChange(body.task ?? EMPTY_TASK, body.status, body.message);
     return { event: result.event ?? "", runs: result.runs satisfies RunRecord[] };
-  });
+  }, bytes);
 }

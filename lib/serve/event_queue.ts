@@ -1,7 +1,8 @@
 /**
  * Fire-and-forget work (events, status changes, tool post) waits here, bounded: past
- * `maxPending` waiting jobs a new one is dropped and counted in the log, never blocking the
- * caller and never growing memory. At most `maxActive` jobs run at once; their hook processes
+ * `maxPending` waiting jobs, or past `maxBytes` of request bodies held by waiting and running
+ * jobs, a new one is dropped and counted in the log, never blocking the caller and never growing
+ * memory (a count alone let 300 queued 1 MB events take 350 MB). At most `maxActive` jobs run at once; their hook processes
  * still pass the event gate of the process limit.
  *
  * @module
@@ -13,6 +14,8 @@ import { type Logger, silentLogger } from "../log.ts";
 
 /** Default bound on waiting jobs. */
 export const DEFAULT_MAX_PENDING = 10_000;
+/** Default bound on the bytes queued jobs hold: 64 MiB. */
+export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 /** Why a queued job never ran: the daemon stopped first (counted once in the stop log). */
 export class StopDrop extends RunError {
   override name = "StopDrop";
@@ -25,6 +28,8 @@ const DROP_LOG_INTERVAL_MS = 1000;
 export interface EventQueueOptions {
   /** Jobs waiting at most; default 10,000. */
   maxPending?: number;
+  /** Bytes held by waiting and running jobs at most; default 64 MiB. */
+  maxBytes?: number;
   /** Jobs running at once; default 56. */
   maxActive?: number;
   log?: Logger;
@@ -50,6 +55,8 @@ export class EventQueue {
   #pending = new Fifo<Job>();
   #active = new Set<Promise<unknown>>();
   #maxPending: number;
+  #maxBytes: number;
+  #bytes = 0;
   #maxActive: number;
   #log: Logger;
   #closed = false;
@@ -61,6 +68,7 @@ export class EventQueue {
   /** @param options Bounds and logger. */
   constructor(options: EventQueueOptions = {}) {
     this.#maxPending = options.maxPending ?? DEFAULT_MAX_PENDING;
+    this.#maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
     this.#maxActive = Math.max(1, options.maxActive ?? 56);
     this.#log = options.log ?? silentLogger;
   }
@@ -70,9 +78,9 @@ export class EventQueue {
     return this.#dropped;
   }
 
-  /** Jobs waiting, and running. */
-  get size(): { pending: number; active: number } {
-    return { pending: this.#pending.length, active: this.#active.size };
+  /** Jobs waiting, and running, and the bytes they hold. */
+  get size(): { pending: number; active: number; bytes: number } {
+    return { pending: this.#pending.length, active: this.#active.size, bytes: this.#bytes };
   }
 
   /**
@@ -81,24 +89,33 @@ export class EventQueue {
    *
    * @param what Names the job in the log, e.g. the event.
    * @param job The work.
+   * @param bytes What the job holds until it settles, e.g. its request body's size.
    * @returns The job's result, or null when it was dropped at once (queue full or closed).
    */
-  submit<T>(what: string, job: () => Promise<T>): Promise<T> | null {
-    if (this.#closed || this.#pending.length >= this.#maxPending) {
+  submit<T>(what: string, job: () => Promise<T>, bytes = 0): Promise<T> | null {
+    if (
+      this.#closed || this.#pending.length >= this.#maxPending ||
+      this.#bytes + bytes > this.#maxBytes
+    ) {
       this.#noteDrop(what);
       return null;
     }
+    this.#bytes += bytes;
     const { promise, resolve, reject } = Promise.withResolvers<T>();
     this.#pending.push({
       run: () => {
         const running = Promise.resolve().then(job).then(resolve, reject);
         this.#active.add(running);
         running.finally(() => {
+          this.#bytes -= bytes;
           this.#active.delete(running);
           this.#next();
         });
       },
-      drop: () => reject(new StopDrop(`Dropped "${what}": the daemon is stopping`)),
+      drop: () => {
+        this.#bytes -= bytes;
+        reject(new StopDrop(`Dropped "${what}": the daemon is stopping`));
+      },
     });
     this.#next();
     return promise;
@@ -138,7 +155,7 @@ export class EventQueue {
       this.#closed
         ? `Dropped "${what}": the daemon is stopping`
         : `Event queue full: dropped "${what}"`,
-      { waiting: this.#pending.length, dropped_total: this.#dropped },
+      { waiting: this.#pending.length, bytes: this.#bytes, dropped_total: this.#dropped },
     );
   }
 

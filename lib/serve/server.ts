@@ -1,5 +1,5 @@
 /**
- * The daemon: `Deno.serve` on a unix socket or TCP, the endpoint table over the current plugin
+ * The daemon: HTTP on a unix socket or TCP under the connection limits, the endpoint table over the current plugin
  * snapshot, and the graceful stop SPEC describes.
  *
  * @module
@@ -54,6 +54,10 @@ export interface DaemonOptions {
   maxProcs?: number;
   /** Waiting fire-and-forget jobs at most; default 10,000. */
   maxQueuedEvents?: number;
+  /** Bytes of request bodies that waiting and running fire-and-forget jobs hold; default 64 MiB. */
+  maxQueuedBytes?: number;
+  /** Connections at once (default 256), and the header and idle timeouts (10 s, 30 s). */
+  conns?: { maxConns?: number; headersTimeoutMs?: number; idleTimeoutMs?: number };
   /** Per-call timeouts; defaults from SPEC. */
   timeouts?: Partial<Timeouts>;
   /** Where requests, reloads and failures are logged; default silent. */
@@ -150,7 +154,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   await holder.start();
   const state: DaemonState = {
     holder,
-    events: new EventQueue({ maxPending: options.maxQueuedEvents, maxActive: limit.eventMax, log }),
+    events: new EventQueue({
+      maxPending: options.maxQueuedEvents,
+      maxBytes: options.maxQueuedBytes,
+      maxActive: limit.eventMax,
+      log,
+    }),
     services: null,
     stopping: false,
     startedAt: performance.now(),
@@ -162,7 +171,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   });
   let bound: BoundServer | undefined;
   try {
-    bound = await bindServer(options.listen, handle);
+    bound = await bindServer(options.listen, handle, { ...options.conns, log });
     if (options.startServices) state.services = await options.startServices(holder.current.index);
   } catch (error) {
     holder.close();

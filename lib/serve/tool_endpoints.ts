@@ -8,7 +8,7 @@
 
 import type { Call } from "./context.ts";
 import { HttpError, json } from "./http.ts";
-import { parseBody } from "./body.ts";
+import { parseBody, parseSizedBody } from "./body.ts";
 import { lazy } from "./_lazy.ts";
 
 const toolcalls = lazy(async () => ({
@@ -45,9 +45,9 @@ export async function toolPre(call: Call): Promise<Response> {
  */
 export async function toolPost(call: Call): Promise<Response> {
   const { PostToolCallSchema, ToolHooks } = await toolcalls();
-  const body = await parseBody(call.request, PostToolCallSchema);
+  const { body, bytes } = await parseSizedBody(call.request, PostToolCallSchema);
   const hooks = new ToolHooks(call.snapshot.built.fire);
-  const done = call.daemon.events.submit("post_tool_call", () => hooks.postToolCall(body));
+  const done = call.daemon.events.submit("post_tool_call", () => hooks.postToolCall(body), bytes);
   if (done === null) throw new HttpError(503, 'Dropped "post_tool_call": the event queue is full');
   done.catch((error) => call.daemon.log.log("warn", (error as Error).message));
   return json(202, { accepted: true });

@@ -38,6 +38,8 @@ export interface StartServeOptions {
   env?: Record<string, string>;
   /** How long to wait for the "Listening on" line; default 20 s. */
   timeoutMs?: number;
+  /** A command the daemon's argv is run through (see `spawnCli`). */
+  wrap?: string[];
 }
 
 const decoder = new TextDecoder();
@@ -50,7 +52,11 @@ export async function startServe(
   args: string[],
   options: StartServeOptions = {},
 ): Promise<ServeProcess> {
-  const child = spawnCli(["serve", ...args], { env: options.env, stdout: "null" });
+  const child = spawnCli(["serve", ...args], {
+    env: options.env,
+    stdout: "null",
+    wrap: options.wrap,
+  });
   let stderr = "";
   const reading = (async () => {
     for await (const chunk of child.stderr) stderr += decoder.decode(chunk, { stream: true });

@@ -74,3 +74,20 @@ Deno.test("EventQueue passes a job's failure to its submitter", async () => {
     /sync boom/,
   );
 });
+
+Deno.test("EventQueue drops a job that would take its bytes past maxBytes, counting running ones", async () => {
+  const queue = new EventQueue({ maxPending: 100, maxBytes: 1000, maxActive: 1 });
+  const release = Promise.withResolvers<void>();
+  const first = queue.submit("a", () => release.promise, 600);
+  assert.ok(first !== null);
+  assert.equal(queue.submit("b", () => Promise.resolve(), 500), null);
+  const third = queue.submit("c", () => Promise.resolve(), 400);
+  assert.ok(third !== null);
+  assert.equal(queue.size.bytes, 1000);
+  assert.equal(queue.dropped, 1);
+  release.resolve();
+  await Promise.all([first, third]);
+  assert.equal(queue.size.bytes, 0);
+  assert.ok(queue.submit("d", () => Promise.resolve(), 1000) !== null);
+  await queue.close();
+});

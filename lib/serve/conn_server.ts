@@ -1,0 +1,298 @@
+/**
+ * Serving HTTP on connections the daemon accepts itself, so that hostile clients cannot take it
+ * down: at most `maxConns` connections at once (more are closed at once), request headers within
+ * `headersTimeoutMs` of connecting, an idle keep-alive connection closed after `idleTimeoutMs`,
+ * and a failing `accept` (EMFILE: out of file descriptors) logged and retried, never a crash.
+ *
+ * `Deno.serve` gives no hook for any of that. Each accepted connection is handed to Deno's own
+ * HTTP server (hyper) through `serveHttpOnConnection`, an internal of Deno 2.9 that `Deno.serve`
+ * and `node:http2` are built on; a test pins it (tests/serve/conn_server_test.ts). Measured on
+ * 2 cores (a trivial JSON answer over a unix socket): `Deno.serve` 0.10 ms p50 at 1 in flight and
+ * ~13,000/s at 16; this 0.14 ms and ~12,800/s; `node:http` (which has the limits built in)
+ * 0.20 ms and ~8,000/s.
+ *
+ * @module
+ */
+
+import { type Logger, silentLogger } from "../log.ts";
+import { runScript } from "../process/run_script.ts";
+import { type ClearableTimeout, clearableTimeout, sleep } from "../_timers.ts";
+
+/** Connections served at once by default (SPEC "Trust boundaries"). */
+export const DEFAULT_MAX_CONNS = 256;
+/** Headers must arrive this soon after connecting. */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+/** A keep-alive connection with no request in flight is closed after this long. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
+
+/**
+ * Descriptors kept free for everything but connections (hook pipes, the index load, the log):
+ * a Deno that runs out of them in the middle of a spawn can panic, so connections never take
+ * the last ones.
+ */
+const FD_RESERVE = 64;
+
+/** At most one log line per this many ms for each kind of refusal; the lines carry counts. */
+const LOG_INTERVAL_MS = 1000;
+/** After a failed `accept`, wait this long before the next (doubling up to the max). */
+const ACCEPT_RETRY_MS = 10;
+const ACCEPT_RETRY_MAX_MS = 1000;
+
+/** The connection limits. */
+export interface ConnLimits {
+  /** Connections served at once; default 256. */
+  maxConns?: number;
+  /** Time from connecting to the first request's headers; default 10 s. */
+  headersTimeoutMs?: number;
+  /** Time a kept-alive connection may wait for its next request; default 30 s. */
+  idleTimeoutMs?: number;
+}
+
+/** Options of {@linkcode ConnServer}. */
+export interface ConnServerOptions extends ConnLimits {
+  /** The open files limit ({@linkcode openFilesLimit}); connections leave some of it free. */
+  openFiles?: number | null;
+  /** Answers a request whose handler threw. */
+  onError: (error: unknown) => Response | Promise<Response>;
+  log?: Logger;
+}
+
+type Handler = (request: Request) => Response | Promise<Response>;
+
+interface ServedConn {
+  finished: Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+type ServeOnConnection = (
+  conn: Deno.Conn,
+  signal: AbortSignal,
+  handler: Handler,
+  onError: (error: unknown) => Response | Promise<Response>,
+  onListen: () => void,
+) => ServedConn;
+
+/**
+ * Deno's per-connection HTTP server, or null when this Deno lacks it.
+ *
+ * @returns The function.
+ */
+export function serveOnConnection(): ServeOnConnection | null {
+  // deno-lint-ignore no-explicit-any
+  const internals = (Deno as any)[(Deno as any).internal];
+  const serve = internals?.serveHttpOnConnection;
+  return typeof serve === "function" ? serve : null;
+}
+
+/**
+ * The soft limit on open files (`ulimit -n`), as a child sees it (Deno grants /proc/self only
+ * with every permission); null when unlimited or unknown. Requires `--allow-run`.
+ *
+ * @returns The limit, or null.
+ */
+export async function openFilesLimit(): Promise<number | null> {
+  const result = await runScript("sh", { args: ["-c", "ulimit -n"], timeoutMs: 5000 });
+  const limit = Number(result.stdout.trim());
+  return result.exit_code === 0 && Number.isSafeInteger(limit) && limit > 0 ? limit : null;
+}
+
+/** Counts events and logs them at most once a second (a flood gives a line a second). */
+class RateLog {
+  #count = 0;
+  #logged = 0;
+  #last = -Infinity;
+  #message: string;
+  #log: Logger;
+  constructor(log: Logger, message: string) {
+    this.#log = log;
+    this.#message = message;
+  }
+  note(fields: Record<string, unknown>): void {
+    this.#count++;
+    const now = performance.now();
+    if (now - this.#last < LOG_INTERVAL_MS) return;
+    this.#last = now;
+    this.#log.log("warn", this.#message, {
+      ...fields,
+      total: this.#count,
+      since_last: this.#count - this.#logged,
+    });
+    this.#logged = this.#count;
+  }
+  get count(): number {
+    return this.#count;
+  }
+}
+
+/**
+ * An HTTP server over a listener, with the connection limits above.
+ *
+ * @example
+ * ```ts
+ * import { ConnServer } from "./conn_server.ts";
+ * const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+ * const server = new ConnServer(listener, () => new Response("ok"), {
+ *   onError: () => new Response("error", { status: 500 }),
+ * });
+ * const answer = await fetch(`http://127.0.0.1:${listener.addr.port}/`);
+ * console.assert((await answer.text()) === "ok");
+ * await server.shutdown();
+ * ```
+ */
+export class ConnServer {
+  #listener: Deno.Listener;
+  #handler: Handler;
+  #onError: (error: unknown) => Response | Promise<Response>;
+  #serve: ServeOnConnection;
+  #maxConns: number;
+  #headersMs: number;
+  #idleMs: number;
+  #log: Logger;
+  #live = new Set<ServedConn>();
+  #closing = false;
+  #stopAccepting = new AbortController();
+  #accepting: Promise<void>;
+  #refused: RateLog;
+  #acceptFailed: RateLog;
+
+  /**
+   * Starts accepting on `listener`.
+   *
+   * @param listener A TCP or unix listener; the server closes it at shutdown.
+   * @param handler Answers each request.
+   * @param options Limits, error answer, logger.
+   * @throws {Error} When this Deno has no per-connection HTTP server.
+   */
+  constructor(listener: Deno.Listener, handler: Handler, options: ConnServerOptions) {
+    const serve = serveOnConnection();
+    if (serve === null) throw new Error("This Deno has no per-connection HTTP server");
+    this.#serve = serve;
+    this.#listener = listener;
+    this.#handler = handler;
+    this.#onError = options.onError;
+    this.#maxConns = Math.max(1, options.maxConns ?? DEFAULT_MAX_CONNS);
+    this.#headersMs = options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS;
+    this.#idleMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+    this.#log = options.log ?? silentLogger;
+    const fds = options.openFiles ?? null;
+    if (fds !== null && this.#maxConns > fds - FD_RESERVE) {
+      const lowered = Math.max(1, fds - FD_RESERVE);
+      this.#log.log(
+        "warn",
+        `Serving at most ${lowered} connections, not ${this.#maxConns}: the open files limit is ${fds}`,
+        { hint: "raise it (ulimit -n) or lower --max-conns" },
+      );
+      this.#maxConns = lowered;
+    }
+    this.#refused = new RateLog(this.#log, "Too many connections: closed new ones at once");
+    this.#acceptFailed = new RateLog(this.#log, "Cannot accept a connection");
+    this.#accepting = this.#acceptLoop();
+  }
+
+  /** Connections served at once at most (`maxConns`, lowered to fit the open files limit). */
+  get maxConns(): number {
+    return this.#maxConns;
+  }
+
+  /** Connections served now. */
+  get connections(): number {
+    return this.#live.size;
+  }
+
+  /** Connections closed at once because `maxConns` were served. */
+  get refused(): number {
+    return this.#refused.count;
+  }
+
+  /**
+   * Stops accepting at once, lets the requests in flight be answered, closes every connection,
+   * and resolves when all are closed. Calling it again waits for the same.
+   */
+  async shutdown(): Promise<void> {
+    if (!this.#closing) {
+      this.#closing = true;
+      this.#stopAccepting.abort();
+      try {
+        this.#listener.close();
+      } catch {
+        // Already closed.
+      }
+    }
+    await this.#accepting;
+    const conns = [...this.#live];
+    await Promise.allSettled(conns.map((conn) => conn.shutdown()));
+    await Promise.allSettled(conns.map((conn) => conn.finished));
+  }
+
+  async #acceptLoop(): Promise<void> {
+    let retryMs = ACCEPT_RETRY_MS;
+    while (!this.#closing) {
+      let conn: Deno.Conn;
+      try {
+        conn = await this.#listener.accept();
+      } catch (error) {
+        if (this.#closing) return;
+        // EMFILE/ENFILE leave the connection in the backlog: accept again after a pause, so
+        // the loop does not spin while descriptors are short; closed connections free them.
+        this.#acceptFailed.note({ error: (error as Error).message, connections: this.#live.size });
+        await sleep(retryMs, this.#stopAccepting.signal);
+        retryMs = Math.min(retryMs * 2, ACCEPT_RETRY_MAX_MS);
+        continue;
+      }
+      retryMs = ACCEPT_RETRY_MS;
+      if (this.#live.size >= this.#maxConns) {
+        this.#refused.note({ max_conns: this.#maxConns });
+        try {
+          conn.close();
+        } catch {
+          // Closed by the peer already.
+        }
+        continue;
+      }
+      this.#serveConn(conn);
+    }
+  }
+
+  #serveConn(conn: Deno.Conn): void {
+    const abort = new AbortController();
+    let inFlight = 0;
+    let timer = null as ClearableTimeout | null;
+    const closeAfter = (ms: number) => {
+      timer?.clear();
+      timer = clearableTimeout(ms);
+      timer.signal.addEventListener("abort", () => abort.abort(), { once: true });
+    };
+    const handler = async (request: Request): Promise<Response> => {
+      timer?.clear();
+      timer = null;
+      inFlight++;
+      try {
+        return await this.#handler(request);
+      } finally {
+        // The answer is handed over; from now on the connection waits for its next request.
+        if (--inFlight === 0 && !abort.signal.aborted) closeAfter(this.#idleMs);
+      }
+    };
+    closeAfter(this.#headersMs);
+    let served: ServedConn;
+    try {
+      served = this.#serve(conn, abort.signal, handler, this.#onError, () => {});
+    } catch (error) {
+      timer?.clear();
+      this.#acceptFailed.note({ error: (error as Error).message, connections: this.#live.size });
+      try {
+        conn.close();
+      } catch {
+        // Nothing to close.
+      }
+      return;
+    }
+    this.#live.add(served);
+    served.finished
+      .catch((error) => this.#log.log("debug", "Connection ended", { error: String(error) }))
+      .finally(() => {
+        timer?.clear();
+        this.#live.delete(served);
+      });
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * The daemon under hostile clients (SPEC "Trust boundaries and hostile input", issue 12): a
+ * connection flood at a low open files limit, on TCP and on the unix socket, a token file others
+ * can read, and a flood of large events. Floods are bounded loops against 127.0.0.1 or a unix
+ * socket, and every connection is closed at the end.
+ */
+
+import assert from "node:assert/strict";
+import { dirname, join } from "node:path";
+import { makeTree } from "../_cli.ts";
+import { alive } from "../_procs.ts";
+import { serveFailure, startServe, tempSocket } from "./_serve.ts";
+
+/** Runs the daemon with an open files limit of 256, as the attack was reproduced. */
+const LOW_FD_LIMIT = ["sh", "-c", 'ulimit -n 256 && exec "$@"', "sh"];
+const FLOOD = 240;
+
+async function tokenFile(dir: string): Promise<string> {
+  const file = join(dir, "token");
+  await Deno.writeTextFile(file, "s3cret\n", { mode: 0o600 });
+  return file;
+}
+
+async function flood(connect: () => Promise<Deno.Conn>): Promise<Deno.Conn[]> {
+  const conns: Deno.Conn[] = [];
+  for (let i = 0; i < FLOOD; i++) {
+    try {
+      conns.push(await connect());
+    } catch {
+      break; // A full backlog may refuse: the flood is what got in.
+    }
+  }
+  return conns;
+}
+
+for (const transport of ["tcp", "unix"] as const) {
+  Deno.test(`serve: ${FLOOD} idle ${transport} connections at an open files limit of 256 do not crash a token-protected daemon`, async () => {
+    const socket = await tempSocket();
+    const dir = dirname(socket);
+    const listen = transport === "tcp" ? "127.0.0.1:0" : `unix:${socket}`;
+    const d = await startServe(
+      ["--listen", listen, "--token-file", await tokenFile(dir), "--plugins-dir", dir],
+      { wrap: LOW_FD_LIMIT },
+    );
+    let conns: Deno.Conn[] = [];
+    try {
+      const [hostname, port] = d.base.replace("http://", "").split(":");
+      conns = await flood(() =>
+        transport === "tcp"
+          ? Deno.connect({ hostname, port: Number(port) })
+          : Deno.connect({ transport: "unix", path: socket })
+      );
+      assert.ok(conns.length >= 229, `only ${conns.length} connections got in`);
+      // Alive and answering while flooded? Those past the cap were closed at once.
+      for (let i = 0; i < 100 && !d.stderr().includes("Too many connections"); i++) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.ok(alive(d.pid), d.stderr());
+      assert.match(
+        d.stderr(),
+        /Serving at most 192 connections, not 256: the open files limit is 256/,
+      );
+      assert.match(d.stderr(), /Too many connections: closed new ones at once/);
+      for (const conn of conns) conn.close();
+      conns = [];
+      // Afterwards it answers (once it has seen the flood close), and still wants the token.
+      let status = 0;
+      for (let i = 0; i < 100 && status !== 200; i++) {
+        if (i > 0) await new Promise((r) => setTimeout(r, 100));
+        const auth = { authorization: "Bearer s3cret" };
+        status = await d.call("GET", "/v1/health", undefined, auth).then((a) => a.status, () => 0);
+      }
+      assert.equal(status, 200, d.stderr());
+      assert.equal((await d.call("GET", "/v1/health")).status, 401);
+      const { code, stderr } = await d.stop();
+      assert.equal(code, 0, stderr);
+      assert.doesNotMatch(stderr, /panicked|Uncaught/);
+    } finally {
+      for (const conn of conns) conn.close();
+      await d.kill();
+      await Deno.remove(dir, { recursive: true });
+    }
+  });
+}
+
+Deno.test("serve: a --token-file others can read is a usage error naming its mode (exit 64)", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const file = await tokenFile(dir);
+    await Deno.chmod(file, 0o644);
+    const r = await serveFailure(["--listen", "127.0.0.1:0", "--token-file", file]);
+    assert.equal(r.code, 64);
+    assert.match(
+      r.stderr,
+      /Invalid --token-file ".*token": mode 0644 lets group or others access it/,
+    );
+    assert.match(r.stderr, /hint: chmod 600 /);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("serve: a --max-conns that is not a whole number is a usage error naming the flag", async () => {
+  const r = await serveFailure(["--max-conns", "many"]);
+  assert.equal(r.code, 64);
+  assert.match(r.stderr, /Invalid value "many" for flag "--max-conns"/);
+});
+
+function rssMb(pid: number): number {
+  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
+}
+
+Deno.test("serve: 300 queued 1 MB events are bounded by bytes: the rest are dropped, memory stays bounded", async () => {
+  const plugins = await makeTree({
+    "slow/plugin.yaml": "name: slow\nhooks:\n  task.done: done.sh\n",
+    // Holds the only event slot, so the events pile up in the queue.
+    "slow/done.sh": "#!/bin/sh\nexec sleep 30\n",
+  });
+  const socket = await tempSocket();
+  const d = await startServe([
+    "--listen",
+    `unix:${socket}`,
+    "--plugins-dir",
+    plugins,
+    "--max-procs",
+    "1",
+  ]);
+  try {
+    await d.call("GET", "/v1/health");
+    const before = rssMb(d.pid);
+    // The task's body: not passed in the environment, so the hook starts whatever its size.
+    const body = JSON.stringify({ task: { id: 1, body: "x".repeat(1_000_000) } });
+    const statuses: number[] = [];
+    for (let i = 0; i < 300; i++) {
+      statuses.push((await d.call("POST", "/v1/events/task.done", body)).status);
+    }
+    const after = rssMb(d.pid);
+    const accepted = statuses.filter((s) => s === 202).length;
+    // 64 MiB holds 67 such events; without the byte bound all 300 were queued (+350 MB).
+    assert.ok(accepted >= 60 && accepted <= 68, `${accepted} accepted`);
+    assert.equal(statuses.filter((s) => s === 503).length, 300 - accepted);
+    assert.match(d.stderr(), /Event queue full: dropped "task.done"/);
+    assert.ok(after - before < 64 + 96, `RSS grew from ${before} MB to ${after} MB`);
+  } finally {
+    await d.stop();
+    await Deno.remove(plugins, { recursive: true });
+    await Deno.remove(dirname(socket), { recursive: true });
+  }
+});
