@@ -12,30 +12,57 @@ import { readBounded } from "../read_bounded.ts";
 
 const encoder = new TextEncoder();
 
+/** A token file is at most this long (SPEC "Trust boundaries"). */
+export const MAX_TOKEN_BYTES = 4096;
+
 /**
- * Reads the token: the file's content with trailing whitespace (the usual final newline)
- * stripped. Requires `--allow-read`.
+ * Reads the token: the file's content, trimmed at both ends. The file must be a regular file
+ * owned by the current user with no access for group or others (as sshd's StrictModes wants of
+ * a private key): a token others can read or replace guards nothing. It is checked before it is
+ * opened, so a FIFO is an error, not a hang.
+ *
+ * Requires `--allow-read`, `--allow-sys` (the user id).
  *
  * @param path The `--token-file` value.
  * @returns The token.
- * @throws {UsageError} When the file cannot be read or holds no token.
+ * @throws {UsageError} When the file is not a regular file, is another user's, has group or
+ * other permissions, is over 4 KiB, cannot be read, or holds no token.
  * @example
  * ```ts
  * import { readTokenFile } from "./auth.ts";
  * const file = await Deno.makeTempFile();
- * await Deno.writeTextFile(file, "s3cret\n");
+ * await Deno.writeTextFile(file, " s3cret\n", { mode: 0o600 });
  * console.assert(await readTokenFile(file) === "s3cret");
  * ```
  */
 export async function readTokenFile(path: string): Promise<string> {
+  const what = `--token-file "${path}"`;
   let text: string;
   try {
-    text = await readBounded(path, { maxBytes: 64 * 1024 });
+    const info = await Deno.stat(path);
+    if (!info.isFile) throw new UsageError(`Invalid ${what}: not a regular file`);
+    const uid = Deno.uid();
+    if (uid !== null && info.uid !== null && info.uid !== uid) {
+      throw new UsageError(
+        `Invalid ${what}: owned by user ${info.uid}, not by the current user ${uid}`,
+        "hint: keep the token in a file of your own, mode 0600",
+      );
+    }
+    const mode = (info.mode ?? 0) & 0o777;
+    if ((mode & 0o077) !== 0) {
+      throw new UsageError(
+        `Invalid ${what}: mode ${mode.toString(8).padStart(4, "0")} lets group or others ` +
+          "access it",
+        `hint: chmod 600 ${path}`,
+      );
+    }
+    text = await readBounded(path, { maxBytes: MAX_TOKEN_BYTES });
   } catch (error) {
-    throw new UsageError(`Cannot read --token-file "${path}": ${(error as Error).message}`);
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`Cannot read ${what}: ${(error as Error).message}`);
   }
-  const token = text.trimEnd();
-  if (token === "") throw new UsageError(`Invalid --token-file "${path}": the file is empty`);
+  const token = text.trim();
+  if (token === "") throw new UsageError(`Invalid ${what}: the file is empty`);
   return token;
 }
 

@@ -88,7 +88,7 @@ Deno.test("serve: loopback TCP needs no token", async () => {
 
 Deno.test("serve: with --token-file every request needs the bearer token (401 otherwise)", async () => {
   const tokenFile = `${dirname(await tempSocket())}/token`;
-  await Deno.writeTextFile(tokenFile, "s3cret-token\n");
+  await Deno.writeTextFile(tokenFile, "s3cret-token\n", { mode: 0o600 });
   // Any address: the token is what guards it. 0.0.0.0 would be reachable from elsewhere, so
   // the test listens on loopback and checks the same rule.
   const d = await startServe(["--listen", "127.0.0.1:0", "--token-file", tokenFile]);
