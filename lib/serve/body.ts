@@ -104,13 +104,6 @@ export async function parseBody<S extends z.ZodType>(
  * @param schema The body's zod schema.
  * @returns The validated body and its size.
  * @throws {HttpError} As {@linkcode parseBody}.
- * @example
- * ```ts
- * import { z } from "zod";
- * import { parseSizedBody } from "./body.ts";
- * const req = new Request("http://x/", { method: "POST", body: '{"status":"done"}' });
- * console.assert((await parseSizedBody(req, z.object({ status: z.string() }))).bytes === 17);
- * ```
  */
 export async function parseSizedBody<S extends z.ZodType>(
   request: Request,

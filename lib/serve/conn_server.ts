@@ -126,18 +126,6 @@ class RateLog {
 
 /**
  * An HTTP server over a listener, with the connection limits above.
- *
- * @example
- * ```ts
- * import { ConnServer } from "./conn_server.ts";
- * const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
- * const server = new ConnServer(listener, () => new Response("ok"), {
- *   onError: () => new Response("error", { status: 500 }),
- * });
- * const answer = await fetch(`http://127.0.0.1:${listener.addr.port}/`);
- * console.assert((await answer.text()) === "ok");
- * await server.shutdown();
- * ```
  */
 export class ConnServer {
   #listener: Deno.Listener;
