@@ -8,7 +8,8 @@ import { DEFAULT_STOP_TIMEOUT_MS } from "../services/supervisor.ts";
 
 export const spec: CommandSpec = {
   name: "services run",
-  summary: "Supervise every plugin service until SIGINT/SIGTERM, then stop them all and exit 0.",
+  summary:
+    "Supervise every plugin service until SIGINT/SIGTERM, then stop them all and exit 0 (1 when every service was given up).",
   options: {
     env: {
       type: "string",
@@ -29,7 +30,9 @@ with tyhooks' environment, then the --env pairs (TY_DB_PATH and TY_API_URL are p
 then its own env. Its output lines go to stderr prefixed [plugin/service].
 Restarts (policy always, on-failure, never): 1 s, 2 s, 4 s ... up to 30 s, back to 1 s after
 10 s up; 5 failures in a row within 10 s of starting and the service is given up.
-On SIGINT/SIGTERM every group gets SIGTERM, then SIGKILL after --stop-timeout; exit 0.`,
+On SIGINT/SIGTERM every group gets SIGTERM, then SIGKILL after --stop-timeout; exit 0.
+When no service is left running (each given up or ended by its policy), it exits by itself:
+1 when every service was given up, else 0.`,
 };
 
 export async function run(ctx: CommandContext): Promise<number> {
@@ -48,11 +51,17 @@ export async function run(ctx: CommandContext): Promise<number> {
     return 0;
   }
   ctx.log.log("info", `Supervising ${set.size} service(s)`, { plugins_dir: index.dir });
+  // Until told to stop, or until no service is left to supervise (each given up or ended).
   await new Promise<void>((resolve) => {
     if (ctx.signal.aborted) resolve();
     ctx.signal.addEventListener("abort", () => resolve(), { once: true });
+    set.done.then(resolve);
   });
   await set.stop({ stopTimeoutMs });
+  if (set.status().every((s) => s.state === "given_up")) {
+    ctx.log.log("error", "Every service was given up");
+    return 1;
+  }
   return 0;
 }
 

@@ -71,6 +71,11 @@ export class ServiceSet {
     return this.#supervisors.length;
   }
 
+  /** Resolves when every service's supervision has ended on its own or by `stop()`. */
+  get done(): Promise<void> {
+    return Promise.all(this.#supervisors.map((s) => s.done)).then(() => {});
+  }
+
   /** The status of each service, plugins by name, services in manifest order. */
   status(): ServiceStatus[] {
     return this.#supervisors.map((supervisor) => supervisor.status());

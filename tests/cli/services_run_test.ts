@@ -149,3 +149,20 @@ Deno.test("services run rejects a bad --stop-timeout", async () => {
   assert.equal(r.code, 64);
   assert.match(r.stderr, /Invalid duration "soon" for flag "--stop-timeout"/);
 });
+
+Deno.test("services run exits 1 by itself once every service was given up", async () => {
+  // Five quick failures with the real backoff (1 + 2 + 4 + 8 s): about 15 s.
+  const plugins = await makeTree({
+    "p/plugin.yaml": manifest("p", "  - name: crash\n    command: exit 3\n"),
+  });
+  try {
+    const r = await cli(["services", "run", "--plugins-dir", plugins], {
+      env: { TYHOOKS_NO_CACHE: "1" },
+    });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /Giving up on service "p\/crash"/);
+    assert.match(r.stderr, /Every service was given up/);
+  } finally {
+    await Deno.remove(plugins, { recursive: true });
+  }
+});
