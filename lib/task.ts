@@ -8,8 +8,8 @@ import { UsageError } from "./errors.ts";
 import { parseJson } from "./_json.ts";
 
 /**
- * A task, as hosts send it in snake_case JSON, every field present (empty string or 0 when the
- * host did not send it). `TaskSchema` (`task_schema.ts`) validates it and is checked to match.
+ * A task, as hosts send it in snake_case JSON, every field present (empty string, 0 or null
+ * when the host did not send it). `TaskSchema` (`task_schema.ts`) validates it and is checked to match.
  *
  * @example
  * ```ts
@@ -39,8 +39,18 @@ export interface Task {
   repo_path: string;
   /** The agent's config dir (`TASK_CLAUDE_CONFIG_DIR`, for `task.route` only). */
   claude_config_dir: string;
-  /** The worktree's git branch. */
+  /** The worktree's git branch (`WORKTREE_BRANCH`, legacy hooks only). */
   branch_name: string;
+  /** The worktree's port, 0 when none (`WORKTREE_PORT`, legacy hooks only). */
+  port: number;
+  /** ty's tags, one string (`TASK_TAGS`, legacy hooks only). */
+  tags: string;
+  /** Free-form metadata (`TASK_METADATA` as JSON, legacy hooks only); null when none. */
+  metadata: Record<string, unknown> | null;
+  /** When the task was created, as the host wrote it. */
+  created_at: string;
+  /** When the task was last updated, as the host wrote it. */
+  updated_at: string;
 }
 
 /**
@@ -64,6 +74,11 @@ export const EMPTY_TASK: Task = Object.freeze({
   repo_path: "",
   claude_config_dir: "",
   branch_name: "",
+  port: 0,
+  tags: "",
+  metadata: null,
+  created_at: "",
+  updated_at: "",
 });
 
 /**
@@ -107,6 +122,9 @@ export const TASK_TEXT_FIELDS = [
   "repo_path",
   "claude_config_dir",
   "branch_name",
+  "tags",
+  "created_at",
+  "updated_at",
 ] as const;
 
 /**
@@ -118,8 +136,12 @@ function wellFormedTask(value: unknown): Task | null {
   const input = value as Record<string, unknown>;
   const id = input.id ?? 0;
   if (typeof id !== "number" || !Number.isSafeInteger(id)) return null;
+  const port = input.port ?? 0;
+  if (typeof port !== "number" || !Number.isSafeInteger(port)) return null;
+  const metadata = input.metadata ?? null;
+  if (metadata !== null && (typeof metadata !== "object" || Array.isArray(metadata))) return null;
   // Completed by the loop: TASK_TEXT_FIELDS names every other field (a test keeps it so).
-  const task = { id } as Task;
+  const task = { id, port, metadata } as Task;
   for (const field of TASK_TEXT_FIELDS) {
     const text = input[field];
     if (text === undefined || text === null) task[field] = "";
@@ -172,6 +194,14 @@ export interface TaskEnvOptions {
   message?: string;
   /** Adds `TASK_EXECUTOR` and `TASK_CLAUDE_CONFIG_DIR` (`task.route`). */
   route?: boolean;
+  /**
+   * Adds what ty's second emitter (`internal/events`) gives the legacy hooks dir:
+   * `TASK_TIMESTAMP` (RFC 3339, now), and `WORKTREE_BRANCH`, `WORKTREE_PORT`, `TASK_TAGS`,
+   * `TASK_METADATA` (JSON) each only when known.
+   */
+  legacy?: boolean;
+  /** The time for `TASK_TIMESTAMP`; default now. */
+  now?: Date;
 }
 
 /**
@@ -204,6 +234,49 @@ export function taskEnv(task: Task, options: TaskEnvOptions = {}): Record<string
     env.TASK_EXECUTOR = task.executor;
     env.TASK_CLAUDE_CONFIG_DIR = task.claude_config_dir;
   }
+  if (options.legacy) {
+    env.TASK_TIMESTAMP = rfc3339(options.now ?? new Date());
+    if (task.branch_name !== "") env.WORKTREE_BRANCH = task.branch_name;
+    if (task.port !== 0) env.WORKTREE_PORT = String(task.port);
+    if (task.tags !== "") env.TASK_TAGS = task.tags;
+    if (task.metadata !== null && Object.keys(task.metadata).length > 0) {
+      env.TASK_METADATA = goJson(task.metadata);
+    }
+  }
   for (const key of Object.keys(env)) env[key] = cleanEnvValue(env[key]);
   return env;
+}
+
+/**
+ * `time.RFC3339` as Go formats it: local time to the second, `Z` for UTC, else `+hh:mm`, so a
+ * legacy hook parses tyhooks' timestamp exactly as ty's.
+ */
+function rfc3339(date: Date): string {
+  const pad = (n: number) => String(n).padStart(2, "0");
+  const offset = -date.getTimezoneOffset();
+  const zone = offset === 0
+    ? "Z"
+    : `${offset < 0 ? "-" : "+"}${pad(Math.floor(Math.abs(offset) / 60))}:${
+      pad(Math.abs(offset) % 60)
+    }`;
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T` +
+    `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}${zone}`;
+}
+
+/**
+ * JSON as Go's `json.Marshal` writes a `map[string]interface{}`, which ty's hooks receive: keys
+ * sorted at every level, and `<`, `>`, `&`, U+2028, U+2029 escaped as `\u003c` and so on.
+ */
+function goJson(value: unknown): string {
+  return JSON.stringify(sortKeys(value)).replace(
+    /[<>&\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value === null || typeof value !== "object") return value;
+  const record = value as Record<string, unknown>;
+  return Object.fromEntries(Object.keys(record).sort().map((key) => [key, sortKeys(record[key])]));
 }

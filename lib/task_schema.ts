@@ -34,6 +34,11 @@ export const TaskSchema = z.object({
   repo_path: text,
   claude_config_dir: text,
   branch_name: text,
+  port: z.number().int().nullish().transform((value) => value ?? 0),
+  tags: text,
+  metadata: z.record(z.string(), z.unknown()).nullish().transform((value) => value ?? null),
+  created_at: text,
+  updated_at: text,
 }) satisfies z.ZodType<Task>;
 
 // The schema validates, the interface documents: neither may gain a field the other lacks.

@@ -261,7 +261,9 @@ export class Runner {
 
   /**
    * Fires `event`: the legacy hook `<hooks-dir>/<event>` (when a regular file) and every plugin
-   * handling it, all at once. Never rejects: failures are logged and returned as records.
+   * handling it, all at once, each with `{"event","task","message"}` on stdin and waited for until
+   * what it started has ended too (or its timeout). Never rejects: failures are logged and
+   * returned as records.
    *
    * @param event Any event name, e.g. `task.done`.
    * @param task The task; its fields become `TASK_*` variables.
@@ -275,13 +277,22 @@ export class Runner {
   /** {@linkcode Runner.fire}, keeping each run's captured output (`fire --show-output`). */
   async fireRuns(event: string, task: Task = EMPTY_TASK, message = ""): Promise<RunResult[]> {
     const env = taskEnv(task, { event, message });
+    // The event as JSON on stdin (a tyhooks extension): the whole task, for hooks that POST it.
+    const stdin = JSON.stringify({ event, task, message }) + "\n";
     const runs: Promise<RunResult>[] = [];
     const legacy = await this.#legacyHook(event);
     // Notified: a hook's background work (`curl … &`) finishes before the run ends.
     const mode = "notify";
-    if (legacy !== null) runs.push(this.run(legacy, { cwd: this.#options.hooksDir, env, mode }));
+    if (legacy !== null) {
+      runs.push(this.run(legacy, {
+        cwd: this.#options.hooksDir,
+        env: taskEnv(task, { event, message, legacy: true }),
+        stdin,
+        mode,
+      }));
+    }
     for (const plugin of this.handlers(event)) {
-      runs.push(this.runHook(plugin, event, { env, mode }));
+      runs.push(this.runHook(plugin, event, { env, stdin, mode }));
     }
     const results = await Promise.all(runs);
     for (const result of results) {

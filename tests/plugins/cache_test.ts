@@ -142,5 +142,8 @@ Deno.test("warm tyhooks place and tool pre with answering handlers run with npm 
 });
 
 Deno.test("the zod-free task fast path knows the same fields as TaskSchema", () => {
-  assert.deepEqual([...TASK_TEXT_FIELDS, "id"].sort(), Object.keys(TaskSchema.shape).sort());
+  assert.deepEqual(
+    [...TASK_TEXT_FIELDS, "id", "port", "metadata"].sort(),
+    Object.keys(TaskSchema.shape).sort(),
+  );
 });

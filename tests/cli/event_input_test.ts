@@ -1,0 +1,125 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { cli, makeTree } from "../_cli.ts";
+
+// SPEC "Task input": what event hooks get beyond the base TASK_* variables.
+
+const DUMP = '#!/bin/sh\nenv > "$0.env"\ncat > "$0.stdin"\n';
+
+function envOf(text: string): Map<string, string> {
+  return new Map(
+    text.split("\n").filter((l) => l.includes("=")).map((l) => {
+      const at = l.indexOf("=");
+      return [l.slice(0, at), l.slice(at + 1)];
+    }),
+  );
+}
+
+const LEGACY_ONLY = [
+  "TASK_TIMESTAMP",
+  "WORKTREE_BRANCH",
+  "WORKTREE_PORT",
+  "TASK_TAGS",
+  "TASK_METADATA",
+];
+
+Deno.test("the legacy hook gets ty's TASK_TIMESTAMP, WORKTREE_BRANCH, WORKTREE_PORT, TASK_TAGS, TASK_METADATA; plugins do not", async () => {
+  const plugins = await makeTree({
+    "p/plugin.yaml": "name: p\nhooks:\n  task.done: h.sh\n",
+    "p/h.sh": DUMP,
+  });
+  const hooks = await makeTree({ "task.done": DUMP });
+  const task = {
+    id: 9,
+    title: "Ship",
+    branch_name: "task/9-ship",
+    port: 3109,
+    tags: "urgent,web",
+    metadata: { z: 1, a: { b: "<x>" } },
+  };
+  try {
+    const before = Date.now();
+    const r = await cli([
+      "fire",
+      "task.done",
+      "--task-json",
+      JSON.stringify(task),
+      "--plugins-dir",
+      plugins,
+      "--hooks-dir",
+      hooks,
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const legacy = envOf(await Deno.readTextFile(join(hooks, "task.done.env")));
+    const stamp = legacy.get("TASK_TIMESTAMP")!;
+    // Go's time.RFC3339: seconds, then Z or an offset.
+    assert.match(stamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(Z|[+-]\d\d:\d\d)$/);
+    assert.ok(Math.abs(Date.parse(stamp) - before) < 60_000, stamp);
+    assert.equal(legacy.get("WORKTREE_BRANCH"), "task/9-ship");
+    assert.equal(legacy.get("WORKTREE_PORT"), "3109");
+    assert.equal(legacy.get("TASK_TAGS"), "urgent,web");
+    // As Go's json.Marshal writes a map: keys sorted, HTML characters escaped.
+    assert.equal(legacy.get("TASK_METADATA"), '{"a":{"b":"\\u003cx\\u003e"},"z":1}');
+    assert.equal(legacy.get("TASK_ID"), "9");
+    const plugin = envOf(await Deno.readTextFile(join(plugins, "p", "h.sh.env")));
+    for (const name of LEGACY_ONLY) assert.equal(plugin.get(name), undefined, name);
+  } finally {
+    await Deno.remove(plugins, { recursive: true });
+    await Deno.remove(hooks, { recursive: true });
+  }
+});
+
+Deno.test("the legacy hook gets only TASK_TIMESTAMP of those when the task does not say", async () => {
+  const hooks = await makeTree({ "task.started": DUMP });
+  try {
+    const r = await cli([
+      "fire",
+      "task.started",
+      "--task-json",
+      '{"id":1,"port":0,"tags":"","metadata":{}}',
+      "--plugins-dir",
+      "/nonexistent",
+      "--hooks-dir",
+      hooks,
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const env = envOf(await Deno.readTextFile(join(hooks, "task.started.env")));
+    assert.deepEqual(LEGACY_ONLY.filter((name) => env.has(name)), ["TASK_TIMESTAMP"]);
+  } finally {
+    await Deno.remove(hooks, { recursive: true });
+  }
+});
+
+Deno.test("every event hook reads {event,task,message} as one JSON line on stdin, then EOF", async () => {
+  const plugins = await makeTree({
+    "p/plugin.yaml": "name: p\nhooks:\n  task.failed: h.sh\n",
+    "p/h.sh": '#!/bin/sh\nread -r line\nprintf "%s" "$line" > "$0.line"\ncat > "$0.rest"\n',
+  });
+  const hooks = await makeTree({ "task.failed": DUMP });
+  try {
+    const r = await cli([
+      "status-change",
+      "blocked",
+      "--message",
+      "tests fail",
+      "--task-json",
+      '{"id":4,"title":"T","metadata":{"k":"v"},"unknown":1}',
+      "--plugins-dir",
+      plugins,
+      "--hooks-dir",
+      hooks,
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const line = await Deno.readTextFile(join(plugins, "p", "h.sh.line"));
+    const event = JSON.parse(line);
+    assert.equal(event.event, "task.failed");
+    assert.equal(event.message, "tests fail");
+    assert.deepEqual([event.task.id, event.task.title, event.task.metadata], [4, "T", { k: "v" }]);
+    assert.equal(event.task.unknown, undefined, "unknown fields are not passed on");
+    assert.equal(await Deno.readTextFile(join(plugins, "p", "h.sh.rest")), "", "then EOF");
+    assert.equal(await Deno.readTextFile(join(hooks, "task.failed.stdin")), line + "\n");
+  } finally {
+    await Deno.remove(plugins, { recursive: true });
+    await Deno.remove(hooks, { recursive: true });
+  }
+});
