@@ -20,6 +20,7 @@ import {
   toRecord,
 } from "../process/record.ts";
 import { DEFAULT_TIMEOUTS, type Timeouts } from "./timeouts.ts";
+import { hookSettings } from "../plugins/hook_settings.ts";
 import { statusEvent } from "./status_event.ts";
 import type { AskHandler, AskRequest, ConsultOptions } from "../consult/consult.ts";
 import { route, type RouteOptions, type RouteResult } from "../resolve/route.ts";
@@ -139,9 +140,10 @@ export class Runner {
    * The timeout of `plugin`'s hook for a consulted `event`: the explicit one given to the runner
    * (`--timeout`), else the hook's own `timeout` setting, else the default.
    */
-  timeoutFor(event: string, _plugin: Plugin | null): number {
+  timeoutFor(event: string, plugin: Plugin | null): number {
     const kind = CONSULTED_TIMEOUTS[event] ?? "event";
-    return this.#options.timeouts?.[kind] ?? this.timeouts[kind];
+    const own = plugin === null ? undefined : hookSettings(plugin, event).timeoutMs;
+    return this.#options.timeouts?.[kind] ?? own ?? this.timeouts[kind];
   }
 
   /**
@@ -158,6 +160,7 @@ export class Runner {
         graceMs: r.graceMs,
         signal: r.signal,
         plugin: r.plugin?.name ?? null,
+        mode: "consult",
       });
     return this.#options.ask ? this.#options.ask(request, once) : once(request);
   }

@@ -7,15 +7,12 @@
 
 import type { Runner } from "../hooks/runner.ts";
 import { consult, type ConsultHandler, type ConsultOptions } from "../consult/consult.ts";
-import {
-  failureReason,
-  type RunRecord,
-  type RunResult,
-  succeeded,
-  toRecord,
-} from "../process/record.ts";
+import { failureReason, type RunRecord, succeeded, toRecord } from "../process/record.ts";
 import type { RunOptions } from "../process/run_script.ts";
 import { judgePreRun, type PreOutcome } from "./pre_verdict.ts";
+import { lostGuard } from "./lost_guards.ts";
+import { hookSettings, toolMatches } from "../plugins/hook_settings.ts";
+import type { Plugin } from "../plugins/types.ts";
 import type { PostToolCall, ToolCall, ToolHookRequest } from "./tool_schema.ts";
 
 /**
@@ -115,13 +112,6 @@ export interface ToolVerdict {
   reason: string;
 }
 
-interface Hook {
-  /** `"/path/guard.sh"` or `of plugin "name"`, for messages. */
-  label: string;
-  plugin: string | null;
-  run(options: RunOptions): Promise<RunResult>;
-}
-
 /**
  * The tool-call hooks of one host: explicit scripts plus the plugins handling `pre_tool_call`
  * and `post_tool_call`. Explicit scripts run from the current directory with the inherited
@@ -178,21 +168,32 @@ export class ToolHooks {
    */
   async preToolCall(call: ToolCall, options: PreToolOptions = {}): Promise<ToolVerdict> {
     const runner = this.#runner;
+    const log = runner.log;
+    const policy = options.onFailure ?? this.#onFailure;
+    if (policy === "block" && runner.index.warnings.length > 0) {
+      const lost = await lostGuard(runner.index);
+      if (lost !== null) {
+        const failed = `Cannot trust the pre-tool-call hooks: ${lost}`;
+        log.log("error", `${failed}; blocking the call`, {
+          tool: call.tool,
+          hint: "fix the plugin (tyhooks plugins validate), or --on-failure allow",
+        });
+        return { action: "block", reason: `${failed} (failure policy: block)` };
+      }
+    }
     const handlers: ConsultHandler[] = [
       ...this.#pre.map((script) => ({
         plugin: null,
         script,
         timeoutMs: runner.timeoutFor(PRE_TOOL_EVENT, null),
       })),
-      ...runner.handlers(PRE_TOOL_EVENT).map((plugin) => ({
+      ...this.#plugins(PRE_TOOL_EVENT, call.tool).map((plugin) => ({
         plugin,
         script: plugin.hooks[PRE_TOOL_EVENT],
         timeoutMs: runner.timeoutFor(PRE_TOOL_EVENT, plugin),
       })),
     ];
     if (handlers.length === 0) return { action: "allow", reason: "" };
-    const log = runner.log;
-    const policy = options.onFailure ?? this.#onFailure;
     const decided = await consult<PreOutcome>(runner, {
       event: PRE_TOOL_EVENT,
       handlers,
@@ -240,38 +241,45 @@ export class ToolHooks {
    * @returns The run records, when every hook has ended.
    */
   async postToolCall(call: PostToolCall): Promise<RunRecord[]> {
-    const hooks = this.#hooks(POST_TOOL_EVENT, this.#post);
+    const runner = this.#runner;
+    const hooks = [
+      ...this.#post.map((script) => ({
+        label: `"${script}"`,
+        plugin: null,
+        timeoutMs: runner.timeoutFor(POST_TOOL_EVENT, null),
+        run: (options: RunOptions) => runner.run(script, options),
+      })),
+      ...this.#plugins(POST_TOOL_EVENT, call.tool).map((plugin) => ({
+        label: `of plugin "${plugin.name}"`,
+        plugin: plugin.name,
+        timeoutMs: runner.timeoutFor(POST_TOOL_EVENT, plugin),
+        run: (options: RunOptions) => runner.runHook(plugin, POST_TOOL_EVENT, options),
+      })),
+    ];
     if (hooks.length === 0) return [];
-    const timeoutMs = this.#runner.timeouts.tool;
     const stdin = JSON.stringify(request(POST_TOOL_EVENT, call));
     const results = await Promise.all(
-      hooks.map((hook) => hook.run({ stdin, timeoutMs, mode: "notify" })),
+      hooks.map((hook) => hook.run({ stdin, timeoutMs: hook.timeoutMs, mode: "notify" })),
     );
     results.forEach((result, i) => {
       if (succeeded(result)) return;
-      this.#runner.log.log(
+      runner.log.log(
         "warn",
-        `Post-tool-call hook ${hooks[i].label} failed: ${failureReason(result, timeoutMs)}`,
+        `Post-tool-call hook ${hooks[i].label} failed: ${
+          failureReason(result, hooks[i].timeoutMs)
+        }`,
         { plugin: hooks[i].plugin ?? undefined, tool: call.tool },
       );
     });
     return results.map(toRecord);
   }
 
-  #hooks(event: string, explicit: string[]): Hook[] {
-    const runner = this.#runner;
-    return [
-      ...explicit.map((script) => ({
-        label: `"${script}"`,
-        plugin: null,
-        run: (options: RunOptions) => runner.run(script, options),
-      })),
-      ...runner.handlers(event).map((plugin) => ({
-        label: `of plugin "${plugin.name}"`,
-        plugin: plugin.name,
-        run: (options: RunOptions) => runner.runHook(plugin, event, options),
-      })),
-    ];
+  // The plugins whose hook for `event` judges `tool`: a hook whose `tools` setting does not
+  // match is not even started (SPEC: tool matchers).
+  #plugins(event: string, tool: string): Plugin[] {
+    return this.#runner.handlers(event).filter((plugin) =>
+      toolMatches(hookSettings(plugin, event), tool)
+    );
   }
 }
 

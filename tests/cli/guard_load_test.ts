@@ -1,0 +1,155 @@
+/**
+ * Guards fail closed on load failures too (issue 12, SPEC "Trust boundaries"), and tool matchers
+ * (issue 15): a guard that could not be loaded blocks under the default policy, and a guard whose
+ * `tools` setting does not match the tool is not even started.
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { cli, makeTree } from "../_cli.ts";
+import { cliTest } from "./_loader.ts";
+
+const GUARD = "#!/bin/sh\necho 'checked' >&2\nexit 0\n";
+
+/** `tool pre --tool TOOL` over `plugins`, run twice (cold load, then the index cache). */
+async function pre(plugins: string, tool = "bash", ...extra: string[]) {
+  const cache = await Deno.makeTempDir();
+  const runs = [];
+  for (let i = 0; i < 2; i++) {
+    const r = await cli(["tool", "pre", "--tool", tool, "--plugins-dir", plugins, ...extra], {
+      env: { XDG_CACHE_HOME: cache },
+    });
+    runs.push({ ...r, verdict: r.stdout ? JSON.parse(r.stdout) : undefined });
+  }
+  await Deno.remove(cache, { recursive: true });
+  assert.deepEqual(runs[1].verdict, runs[0].verdict, "the cached index decides the same");
+  return runs[0];
+}
+
+async function assertBlocked(plugins: string, why: RegExp) {
+  const r = await pre(plugins);
+  assert.equal(r.code, 2, r.stderr);
+  assert.equal(r.verdict.action, "block");
+  assert.match(r.verdict.reason, /^Cannot trust the pre-tool-call hooks: /);
+  assert.match(r.verdict.reason, why);
+  assert.match(r.verdict.reason, /\(failure policy: block\)$/);
+  const open = await pre(plugins, "bash", "--on-failure", "allow");
+  assert.deepEqual([open.code, open.verdict.action], [0, "allow"], open.stderr);
+}
+
+cliTest("tyhooks tool pre blocks when a guard script lost its +x", async () => {
+  const plugins = await makeTree({
+    "guard/plugin.yaml": "name: guard\nhooks:\n  pre_tool_call: guard.sh\n",
+    "guard/guard.sh": GUARD,
+  });
+  await Deno.chmod(join(plugins, "guard", "guard.sh"), 0o644);
+  await assertBlocked(plugins, /"[^"]*guard" that declares pre_tool_call was not loaded with it/);
+});
+
+cliTest(
+  "tyhooks tool pre blocks when a plugin lost its guard hook but kept its others",
+  async () => {
+    const plugins = await makeTree({
+      "guard/plugin.yaml":
+        "name: guard\nhooks:\n  pre_tool_call: missing.sh\n  task.done: done.sh\n",
+      "guard/done.sh": GUARD,
+    });
+    await assertBlocked(plugins, /Dropped hook "pre_tool_call"/);
+  },
+);
+
+cliTest("tyhooks tool pre blocks when the guard's manifest has a YAML error", async () => {
+  const plugins = await makeTree({
+    "guard/plugin.yaml": "name: guard\nhooks:\n  pre_tool_call: guard.sh\n  oops: [unclosed\n",
+    "guard/guard.sh": GUARD,
+  });
+  await assertBlocked(plugins, /declares pre_tool_call was not loaded with it/);
+});
+
+cliTest("tyhooks tool pre blocks when the plugins dir cannot be read", async () => {
+  // Root reads a mode-000 dir; a plugins dir path that is a file cannot be read by anyone.
+  const parent = await Deno.makeTempDir();
+  const plugins = join(parent, "plugins");
+  await Deno.writeTextFile(plugins, "not a directory\n");
+  await assertBlocked(plugins, /the plugins dir "[^"]*plugins" could not be read/);
+  await Deno.remove(parent, { recursive: true });
+});
+
+Deno.test({
+  name: "tyhooks tool pre blocks when a mode-000 plugins dir cannot be read",
+  // Root reads a mode-000 dir anyway; the test above (a path that is a file) covers it there.
+  ignore: Deno.uid() === 0,
+  fn: async () => {
+    const plugins = await makeTree({});
+    await Deno.chmod(plugins, 0o000);
+    try {
+      await assertBlocked(plugins, /could not be read/);
+    } finally {
+      await Deno.chmod(plugins, 0o700);
+    }
+  },
+});
+
+cliTest(
+  "tyhooks tool pre still allows when the load problems concern no guard: no hook configured means exactly that",
+  async () => {
+    const plugins = await makeTree({
+      "notify/plugin.yaml": "name: notify\nhooks:\n  task.done: missing.sh\n  task.failed: f.sh\n",
+      "notify/f.sh": GUARD,
+      "broken/plugin.yaml": "name: broken\nhooks: [unclosed\n",
+    });
+    const r = await pre(plugins);
+    assert.deepEqual([r.code, r.verdict], [0, { action: "allow", reason: "" }], r.stderr);
+  },
+);
+
+cliTest(
+  "tyhooks tool pre does not even start a guard whose tools setting does not match",
+  async () => {
+    const trace = await Deno.makeTempDir();
+    const plugins = await makeTree({
+      "guard/plugin.yaml": [
+        "name: guard",
+        "hooks:",
+        "  pre_tool_call: guard.sh",
+        "  post_tool_call: guard.sh",
+        "tyhooks:",
+        '  pre_tool_call: {tools: "^(bash|write_file)$"}',
+        '  post_tool_call: {tools: "^bash$"}',
+        "",
+      ].join("\n"),
+      "guard/guard.sh": `#!/bin/sh\necho ran >> ${trace}/$TOOL\necho 'no' >&2\nexit 2\n`,
+    });
+    for (const tool of ["read_file", "bash_extra"]) {
+      const r = await pre(plugins, tool);
+      assert.deepEqual([r.code, r.verdict.action], [0, "allow"], r.stderr);
+    }
+    const post = await cli(["tool", "post", "--tool", "write_file", "--plugins-dir", plugins], {
+      env: { TOOL: "post-write_file" },
+    });
+    assert.equal(post.code, 0, post.stderr);
+    const ran = await Array.fromAsync(Deno.readDir(trace));
+    assert.deepEqual(ran.map((e) => e.name), [], "no hook ran for a tool it does not match");
+    const blocked = await cli(["tool", "pre", "--tool", "write_file", "--plugins-dir", plugins], {
+      env: { TOOL: "write_file" },
+    });
+    assert.deepEqual([blocked.code, JSON.parse(blocked.stdout).reason], [2, "no"]);
+    assert.equal(await Deno.readTextFile(join(trace, "write_file")), "ran\n");
+    await Deno.remove(trace, { recursive: true });
+  },
+);
+
+cliTest(
+  "tyhooks tool pre gives a guard its own timeout setting, which --timeout overrides",
+  async () => {
+    const plugins = await makeTree({
+      "slow/plugin.yaml":
+        "name: slow\nhooks:\n  pre_tool_call: slow.sh\ntyhooks:\n  pre_tool_call: {timeout: 300ms}\n",
+      "slow/slow.sh": "#!/bin/sh\nexec sleep 30\n",
+    });
+    const own = await pre(plugins);
+    assert.match(own.verdict.reason, /hook of plugin "slow" failed: timed out after 300 ms/);
+    const explicit = await pre(plugins, "bash", "--timeout", "700ms");
+    assert.match(explicit.verdict.reason, /timed out after 700 ms/);
+  },
+);
