@@ -38,8 +38,11 @@ export const COMMANDS: CommandEntry[] = [
   },
   {
     name: "plugins validate",
-    summary: "strict lint of every manifest; exit 1 on any problem",
-    examples: ["tyhooks plugins validate", "tyhooks plugins validate --json"],
+    summary: "strict lint of the plugins dir, or of each PATH; exit 1 on any problem",
+    examples: [
+      "tyhooks plugins validate",
+      "tyhooks plugins validate ./my-plugin --json",
+    ],
     load: () => import("./plugins_validate.ts"),
   },
   {

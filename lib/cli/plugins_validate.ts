@@ -1,37 +1,96 @@
 import type { CommandContext, CommandSpec } from "./command.ts";
-import { pluginsDir } from "../dirs.ts";
-import { validatePlugins } from "../plugins/validate.ts";
+import { basename, dirname, resolve } from "node:path";
+import { hooksDir, pluginsDir } from "../dirs.ts";
+import { validatePluginDir, validatePlugins } from "../plugins/validate.ts";
 import { warningJson } from "../plugins/index_json.ts";
+import { readLegacyHooks } from "../plugins/legacy_hooks.ts";
+import type { LoadWarning } from "../plugins/types.ts";
+import { UsageError } from "../errors.ts";
 
 export const spec: CommandSpec = {
   name: "plugins validate",
-  summary: "Lint every plugin.yaml strictly; exit 1 on any problem.",
+  summary: "Lint plugins strictly (the plugins dir, or each PATH); exit 1 on any problem.",
+  args: "[path...]",
+  positionals: [0, Infinity],
   options: {
     json: { type: "boolean", help: 'print {"ok","problems"} as JSON on stdout' },
   },
   details: [
-    "Each problem is printed on stdout as FILE:LINE:COL: message: invalid YAML, a missing name,",
-    "a duplicate name, unknown keys (a typo such as hook: for hooks:), wrong types, and every",
-    "hook, action or service that loading would drop. Exit 0 when there is none.",
+    "Without PATH: every plugin of the plugins dir, and the legacy hooks dir. Each PATH is a",
+    "plugin dir, a collection, or a plugin.yaml (a plugin's own repository in CI). Each problem",
+    "is printed on stdout as FILE:LINE:COL: message: invalid YAML, a missing name, a duplicate",
+    "name, unknown keys (a typo such as hook: for hooks:), wrong types, every hook, action or",
+    "service that loading would drop, and a PATH holding no plugin. A PATH that does not exist",
+    "is a usage error (64).",
   ].join("\n"),
 };
 
 export async function run(ctx: CommandContext): Promise<number> {
-  const dir = pluginsDir(ctx.globals.pluginsDir);
-  const result = await validatePlugins(dir);
+  const problems: LoadWarning[] = [];
+  const oks: string[] = [];
+  const count = (n: number) => `${n} ${n === 1 ? "plugin" : "plugins"}`;
+  if (ctx.positionals.length === 0) {
+    const dir = pluginsDir(ctx.globals.pluginsDir);
+    const result = await validatePlugins(dir);
+    problems.push(
+      ...result.problems,
+      ...(await readLegacyHooks(hooksDir(ctx.globals.hooksDir))).problems,
+    );
+    oks.push(`ok: ${count(result.checked)} in ${JSON.stringify(dir)}`);
+  } else {
+    // Every PATH is checked to exist first: a typo must not pass as "nothing to lint".
+    const targets = await Promise.all(ctx.positionals.map(target));
+    for (const { path, kind } of targets) {
+      const result = kind === "plugin"
+        ? await validatePluginDir(path)
+        : await validatePlugins(path);
+      problems.push(...result.problems);
+      if (result.checked === 0) {
+        problems.push({
+          plugin: null,
+          path,
+          line: null,
+          column: null,
+          message: `No plugin found in ${JSON.stringify(path)}: no plugin.yaml in it or below it`,
+        });
+      }
+      oks.push(`ok: ${count(result.checked)} in ${JSON.stringify(path)}`);
+    }
+  }
+  const ok = problems.length === 0;
   if (ctx.values.json) {
-    const doc = { ok: result.ok, problems: result.problems.map(warningJson) };
-    await ctx.print(JSON.stringify(doc, null, 2) + "\n");
-  } else if (result.ok) {
-    const count = `${result.checked} ${result.checked === 1 ? "plugin" : "plugins"}`;
-    await ctx.print(`ok: ${count} in ${JSON.stringify(dir)}\n`);
+    await ctx.print(JSON.stringify({ ok, problems: problems.map(warningJson) }, null, 2) + "\n");
+  } else if (ok) {
+    await ctx.print(oks.join("\n") + "\n");
   } else {
     await ctx.print(
-      result.problems.map((p) =>
+      problems.map((p) =>
         // A problem of the whole file (too large, not UTF-8) is reported at 1:1.
         `${p.path}:${p.line ?? 1}:${p.column ?? 1}: ${p.message}\n`
       ).join(""),
     );
   }
-  return result.ok ? 0 : 1;
+  return ok ? 0 : 1;
+}
+
+async function target(given: string): Promise<{ path: string; kind: "plugin" | "collection" }> {
+  const path = resolve(given);
+  const info = await Deno.stat(path).catch(() => null);
+  if (info === null) {
+    throw new UsageError(
+      `Path ${JSON.stringify(given)} does not exist`,
+      "hint: give a plugin dir, a collection, or a plugin.yaml",
+    );
+  }
+  if (info.isFile) {
+    if (basename(path) !== "plugin.yaml") {
+      throw new UsageError(
+        `Path ${JSON.stringify(given)} is not a plugin.yaml`,
+        "hint: give a plugin dir, a collection, or a plugin.yaml",
+      );
+    }
+    return { path: dirname(path), kind: "plugin" };
+  }
+  const manifest = await Deno.lstat(resolve(path, "plugin.yaml")).catch(() => null);
+  return { path, kind: manifest !== null ? "plugin" : "collection" };
 }

@@ -5,8 +5,9 @@
  * @module
  */
 
+import { dirname, resolve } from "node:path";
 import type { LoadWarning } from "./types.ts";
-import { collectReports, foldReports } from "./reports.ts";
+import { type Collected, collectReports, foldReports } from "./reports.ts";
 import type { LoadOptions } from "./load.ts";
 
 /**
@@ -45,7 +46,32 @@ export async function validatePlugins(
   dir: string,
   options: LoadOptions = {},
 ): Promise<ValidationResult> {
-  const collected = await collectReports(dir, options);
+  return await lint(await collectReports(dir, options));
+}
+
+/**
+ * Lints one plugin dir (a folder holding `plugin.yaml`), strictly, as `plugins validate PATH`
+ * does for a plugin's own repository. Requires `--allow-read`.
+ *
+ * @param dir The plugin dir.
+ * @returns The verdict.
+ * @example
+ * ```ts
+ * import { validatePluginDir } from "./validate.ts";
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${dir}/plugin.yaml`, "name: x\nhook: {}\n");
+ * const result = await validatePluginDir(dir);
+ * console.assert(!result.ok && result.checked === 1);
+ * ```
+ */
+export async function validatePluginDir(dir: string): Promise<ValidationResult> {
+  const full = resolve(dir);
+  const { inspectPlugin } = await import("./inspect_plugin.ts");
+  const root = dirname(full);
+  return await lint({ root, reports: [await inspectPlugin(root, full)], warnings: [] });
+}
+
+async function lint(collected: Collected): Promise<ValidationResult> {
   const { warnings } = foldReports(collected, { everyProblem: true });
   const problems = [...warnings];
   if (collected.reports.length > 0) {

@@ -68,3 +68,68 @@ Deno.test("plugins validate --json prints ok and the problems", async () => {
   assert.equal(clean.code, 0);
   assert.deepEqual(JSON.parse(clean.stdout), { ok: true, problems: [] });
 });
+
+Deno.test("plugins validate PATH lints one plugin folder, or its plugin.yaml: each problem, exit 1", async () => {
+  const repo = await makeTree({
+    "plugin.yaml":
+      "name: mine\nhook:\n  task.done: a.sh\nactions:\n  - id: go\n    command: gone.sh\n",
+    "a.sh": SCRIPT,
+  });
+  const manifest = join(repo, "plugin.yaml");
+  for (const path of [repo, manifest]) {
+    const result = await cli(["plugins", "validate", path, "--plugins-dir", join(repo, "none")]);
+    assert.equal(result.code, 1, result.stdout);
+    const lines = result.stdout.trimEnd().split("\n");
+    assert.ok(lines.every((l) => l.startsWith(`${manifest}:`)), result.stdout);
+    assert.ok(lines.some((l) => l.includes('Unknown key "hook": did you mean "hooks"?')));
+    assert.ok(lines.some((l) => l.includes('"gone.sh" does not exist')));
+  }
+  const json = await cli(["plugins", "validate", repo, "--json"]);
+  assert.equal(json.code, 1);
+  assert.equal(JSON.parse(json.stdout).ok, false);
+});
+
+Deno.test("plugins validate PATH of a collection lints every plugin in it; a clean one exits 0", async () => {
+  const collection = await makeTree({
+    "one/plugin.yaml": "name: one\nhooks:\n  task.done: a.sh\n",
+    "one/a.sh": SCRIPT,
+    "team/two/plugin.yaml": "name: two\nhooks:\n  task.done: a.sh\n",
+    "team/two/a.sh": SCRIPT,
+  });
+  const result = await cli(["plugins", "validate", collection]);
+  assert.deepEqual(result, {
+    code: 0,
+    stdout: `ok: 2 plugins in ${JSON.stringify(collection)}\n`,
+    stderr: "",
+  });
+});
+
+Deno.test("plugins validate PATH that does not exist is a usage error; one with no plugin fails", async () => {
+  const empty = await makeTree({ "README.md": "nothing\n" });
+  const missing = await cli(["plugins", "validate", join(empty, "nope")]);
+  assert.equal(missing.code, 64);
+  assert.match(missing.stderr, /^tyhooks: Path ".*nope" does not exist\n/);
+  const none = await cli(["plugins", "validate", empty]);
+  assert.equal(none.code, 1);
+  assert.equal(
+    none.stdout,
+    `${empty}:1:1: No plugin found in ${JSON.stringify(empty)}: no plugin.yaml in it or below it\n`,
+  );
+});
+
+Deno.test("plugins validate also lints the legacy hooks dir", async () => {
+  const root = await makeTree({
+    "p/plugin.yaml": "name: p\nhooks:\n  task.done: a.sh\n",
+    "p/a.sh": SCRIPT,
+  });
+  const hooks = await makeTree({ "task.done": "echo no exec bit\n", "task.doen": SCRIPT });
+  const result = await cli(["plugins", "validate", "--plugins-dir", root, "--hooks-dir", hooks]);
+  assert.equal(result.code, 1);
+  assert.equal(
+    result.stdout,
+    `${join(hooks, "task.doen")}:1:1: Legacy hook "task.doen" is not a known event: ` +
+      'did you mean "task.done"?\n' +
+      `${join(hooks, "task.done")}:1:1: Legacy hook "task.done" is not executable: it will not ` +
+      `run (chmod +x ${join(hooks, "task.done")})\n`,
+  );
+});
