@@ -186,4 +186,9 @@ export const COMMANDS: CommandEntry[] = [
     jsonOutput: true,
     load: () => import("./pick_host.ts"),
   },
+  {
+    name: "hosts sync",
+    summary: "put tyhooks (and the plugins) on agent hosts over ssh",
+    load: () => import("./hosts_sync.ts"),
+  },
 ];

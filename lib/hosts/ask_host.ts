@@ -9,7 +9,7 @@
 import type { HostEntry } from "./hosts_file.ts";
 import type { HostFacts } from "./probe_schema.ts";
 import { runScript } from "../process/run_script.ts";
-import { failureReason } from "../process/record.ts";
+import { failureReason, type RunResult } from "../process/record.ts";
 
 /** A probe answer is one small JSON object; anything bigger is not one. */
 export const PROBE_OUTPUT_CAP = 64 * 1024;
@@ -82,11 +82,8 @@ export async function askHost(host: HostEntry, options: AskOptions): Promise<Hos
   });
   const outcome = { host, pid: result.pid, duration_ms: result.duration_ms };
   let reason: string | null = null;
-  if (result.error !== null || result.timed_out || result.exit_code !== 0) {
-    reason = failureReason(result, options.deadlineMs ?? options.timeoutMs);
-    // ssh says why on its last stderr line ("Connection refused", "Permission denied").
-    const last = result.stderr.trim().split("\n").pop()?.trim();
-    if (result.error === null && last) reason += `: ${clip(last)}`;
+  if (failed(result)) {
+    reason = sshFailure(result, options.deadlineMs ?? options.timeoutMs);
   } else if (result.stdout_truncated) {
     reason = `printed more than ${PROBE_OUTPUT_CAP / 1024} KiB`;
   }
@@ -95,6 +92,25 @@ export async function askHost(host: HostEntry, options: AskOptions): Promise<Hos
   return typeof checked === "string"
     ? { ...outcome, facts: null, reason: checked }
     : { ...outcome, facts: checked, reason: null };
+}
+
+/** True when the run did not exit 0. */
+export function failed(result: RunResult): boolean {
+  return result.error !== null || result.timed_out || result.exit_code !== 0;
+}
+
+/**
+ * Why a run over ssh failed: the runner's reason, then the last stderr line, where ssh says why
+ * (`exited 255: ssh: connect to host gpu-3 port 22: Connection refused`).
+ *
+ * @param result The failed run.
+ * @param timeoutMs The bound a timeout reason names.
+ * @returns The reason.
+ */
+export function sshFailure(result: RunResult, timeoutMs: number): string {
+  const reason = failureReason(result, timeoutMs);
+  const last = result.stderr.trim().split("\n").pop()?.trim();
+  return result.error === null && last ? `${reason}: ${clip(last)}` : reason;
 }
 
 async function check(stdout: string): Promise<HostFacts | string> {

@@ -10,6 +10,7 @@ import type { PlacementAnswer } from "../resolve/placement_schema.ts";
 import { askHost, type HostOutcome } from "./ask_host.ts";
 import { type Candidate, choose, type Strategy } from "./strategy.ts";
 import { type Logger, silentLogger } from "../log.ts";
+import { eachBounded } from "./_pool.ts";
 
 /** Default bound on the whole call. */
 export const DEFAULT_PICK_TIMEOUT_MS = 3000;
@@ -107,29 +108,20 @@ export async function pickHost(hosts: HostEntry[], options: PickOptions = {}): P
   const log = options.log ?? silentLogger;
   const deadline = performance.now() + timeoutMs;
   const outcomes: HostOutcome[] = new Array(hosts.length);
-  let next = 0;
-  // A fixed set of workers pulling from the list bounds the processes without batching: a hung
-  // host holds one slot, never a whole wave.
-  const worker = async () => {
-    while (next < hosts.length) {
-      const host = hosts[next];
-      const slot = next++;
-      const left = Math.floor(deadline - performance.now());
-      outcomes[slot] = options.signal?.aborted
-        ? unasked(host, "not probed: interrupted")
-        : left <= 0
-        ? unasked(host, `not probed: the ${timeoutMs} ms deadline passed first`)
-        : await askHost(host, {
-          timeoutMs: left,
-          deadlineMs: timeoutMs,
-          graceMs,
-          cwd: options.cwd,
-          signal: options.signal,
-        });
-    }
-  };
-  const workers = Math.max(1, Math.min(options.parallelism ?? DEFAULT_PARALLELISM, hosts.length));
-  await Promise.all(Array.from({ length: workers }, worker));
+  await eachBounded(hosts, options.parallelism ?? DEFAULT_PARALLELISM, async (host, slot) => {
+    const left = Math.floor(deadline - performance.now());
+    outcomes[slot] = options.signal?.aborted
+      ? unasked(host, "not probed: interrupted")
+      : left <= 0
+      ? unasked(host, `not probed: the ${timeoutMs} ms deadline passed first`)
+      : await askHost(host, {
+        timeoutMs: left,
+        deadlineMs: timeoutMs,
+        graceMs,
+        cwd: options.cwd,
+        signal: options.signal,
+      });
+  });
 
   const candidates: Candidate[] = [];
   for (const outcome of outcomes) {

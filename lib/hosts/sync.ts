@@ -1,0 +1,347 @@
+/**
+ * `hosts sync`: make hosts able to answer `tyhooks probe` over ssh. For each host, at most three
+ * ssh runs, all through the runner within the host's timeout:
+ *
+ * 1. inspect: a script on ssh's stdin (`sh -s`) reports the host's OS, its Deno, its PATH, and
+ *    the sha256 of every file a sync manages there;
+ * 2. copy, only when some hash differs: the files that differ, as one tar stream, unpacked into
+ *    a staging dir and moved into place (each file replaced by a rename, so a probe running
+ *    meanwhile sees the old file or the new one);
+ * 3. probe: `~/.local/bin/tyhooks probe`, its answer checked as pick-host checks it.
+ *
+ * The host's login shell must accept `sh -c '...'` (sh, bash, zsh, ksh, fish).
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import type { HostFacts } from "./probe_schema.ts";
+import type { Payload, PayloadFile } from "./payload.ts";
+import { askHost, failed, sshFailure } from "./ask_host.ts";
+import { eachBounded } from "./_pool.ts";
+import { sshCommand } from "./ssh.ts";
+import { runScript } from "../process/run_script.ts";
+import { formatBytes } from "./strategy.ts";
+
+/** Default bound on one host's whole sync. */
+export const DEFAULT_SYNC_TIMEOUT_MS = 120_000;
+/** Hosts synced at once: each may be sent a 100 MiB runtime. */
+export const DEFAULT_SYNC_PARALLELISM = 8;
+
+/** What syncing one host gave. */
+export interface SyncOutcome {
+  /** The host, as given. */
+  host: string;
+  /** What was copied, named as on the host (`~/.local/bin/tyhooks`); empty when up to date. */
+  copied: string[];
+  /** Bytes copied. */
+  copied_bytes: number;
+  /** The host's probe answer; null when the sync failed. */
+  facts: HostFacts | null;
+  /** Why the host failed, else null. */
+  error: string | null;
+  /** What works but needs a person's look (tyhooks not on the PATH ssh commands get). */
+  warnings: string[];
+  /** Wall time of the host's sync. */
+  duration_ms: number;
+}
+
+/** Options of {@linkcode syncHosts}. */
+export interface SyncOptions {
+  /** Bound on each host's whole sync; default 2 min. */
+  timeoutMs?: number;
+  /** Hosts synced at once; default 8. */
+  parallelism?: number;
+  /** The ssh program and options; default {@linkcode sshCommand}'s. */
+  ssh?: string[];
+  /** Aborting it terminates every ssh at once. */
+  signal?: AbortSignal;
+}
+
+// Where a sync puts things on the host, shared by the inspect and apply scripts. The plugins dir
+// is the one tyhooks there reads by default (lib/dirs.ts: Go's os.UserConfigDir).
+const WHERE = `home=\${HOME:?}
+bin=$home/.local/bin
+share=$home/.local/share/tyhooks
+if [ -n "\${TY_PLUGINS_DIR:-}" ]; then plugins=$TY_PLUGINS_DIR
+elif [ "$(uname -s)" = Darwin ]; then plugins="$home/Library/Application Support/task/plugins"
+else
+  case \${XDG_CONFIG_HOME:-} in
+    /*) plugins=$XDG_CONFIG_HOME/task/plugins ;;
+    *) plugins=$home/.config/task/plugins ;;
+  esac
+fi
+`;
+
+const INSPECT = `want_plugins=\${1:-}
+${WHERE}
+if command -v sha256sum >/dev/null 2>&1; then sum=sha256sum
+elif command -v shasum >/dev/null 2>&1; then sum="shasum -a 256"
+else echo "fail neither sha256sum nor shasum is installed"; exit 0
+fi
+echo "home $home"
+echo "os $(uname -s)"
+echo "arch $(uname -m)"
+echo "deno $(deno --version 2>/dev/null | head -n 1)"
+case ":$PATH:" in *":$bin:"*) echo "on_path yes" ;; *) echo "on_path no" ;; esac
+echo "found $(command -v tyhooks 2>/dev/null)"
+echo "plugins_dir $plugins"
+for f in bin/tyhooks share/tyhooks.js share/deno; do
+  case $f in bin/*) p=$bin/\${f#bin/} ;; *) p=$share/\${f#share/} ;; esac
+  if [ -f "$p" ]; then set -- $($sum < "$p"); echo "hash $1 $f"; fi
+done
+if [ "$want_plugins" = plugins ] && [ -d "$plugins" ]; then
+  cd "$plugins" && find . -type f ! -path "*/.git/*" -exec $sum {} + | sed "s/^/plugin /"
+fi
+exit 0
+`;
+
+// Run by the host's login shell, so: one line, no single quote or backslash inside the quotes.
+const UNPACK = `sh -c 's="\${HOME:?}/.local/share/tyhooks/.incoming" && rm -rf "$s" && ` +
+  `mkdir -p "$s" && cd "$s" && tar -xf - && exec sh ./apply.sh'`;
+
+const APPLY = `set -eu
+${WHERE}
+cd "$share/.incoming/files"
+place() { mkdir -p -- "$(dirname -- "$2")" && mv -f -- "$1" "$2"; }
+if [ -d plugins ]; then
+  find plugins -type f | while IFS= read -r f; do place "$f" "$plugins/\${f#plugins/}"; done
+fi
+for f in share/tyhooks.js share/deno; do [ ! -f "$f" ] || place "$f" "$share/\${f#share/}"; done
+[ ! -f bin/tyhooks ] || place bin/tyhooks "$bin/tyhooks"
+cd "$share" && rm -rf .incoming
+`;
+
+/** What the inspect script found on a host. */
+interface Found {
+  home: string;
+  os: string;
+  arch: string;
+  deno: string;
+  onPath: boolean;
+  found: string;
+  pluginsDir: string;
+  hashes: Map<string, string>;
+}
+
+function parseInspect(stdout: string): Found | string {
+  const found: Found = {
+    home: "",
+    os: "",
+    arch: "",
+    deno: "",
+    onPath: false,
+    found: "",
+    pluginsDir: "",
+    hashes: new Map(),
+  };
+  for (const line of stdout.split("\n")) {
+    const space = line.indexOf(" ");
+    const [key, value] = space < 0 ? [line, ""] : [line.slice(0, space), line.slice(space + 1)];
+    if (key === "fail") return value;
+    if (key === "home") found.home = value;
+    else if (key === "os") found.os = value;
+    else if (key === "arch") found.arch = value;
+    else if (key === "deno") found.deno = value.match(/^deno (\S+)/)?.[1] ?? "";
+    else if (key === "on_path") found.onPath = value === "yes";
+    else if (key === "found") found.found = value;
+    else if (key === "plugins_dir") found.pluginsDir = value;
+    else if (key === "hash") {
+      const [sha, dest] = [value.slice(0, 64), value.slice(65)];
+      found.hashes.set(dest, sha);
+    } else if (key === "plugin") {
+      // sha256sum: "<hex>  ./path" (a name it had to escape starts the line with "\": not ours).
+      const match = value.match(/^([0-9a-f]{64}) [ *]\.\/(.*)$/);
+      if (match) found.hashes.set(`plugins/${match[2]}`, match[1]);
+    }
+  }
+  return found.home === "" ? "the inspect script printed nothing it could read" : found;
+}
+
+const OS_NAMES: Record<string, string> = { Linux: "linux", Darwin: "darwin" };
+const ARCH_NAMES: Record<string, string> = { amd64: "x86_64", arm64: "aarch64" };
+
+/**
+ * Syncs every host, at most `parallelism` at once, each within its own timeout. Never rejects for
+ * a host's sake: each outcome says what was copied and what the host answered, or why it failed.
+ *
+ * Requires `--allow-run`, `--allow-read`, `--allow-write` (staging in the payload's scratch dir).
+ *
+ * @param hosts ssh destinations (`gpu-1`, `user@10.0.0.7`, ssh_config aliases).
+ * @param payload What to send, from `preparePayload`.
+ * @param options Timeout, parallelism, ssh command, abort signal.
+ * @returns One outcome per host, in the order given.
+ */
+export async function syncHosts(
+  hosts: string[],
+  payload: Payload,
+  options: SyncOptions = {},
+): Promise<SyncOutcome[]> {
+  const ssh = options.ssh ?? sshCommand();
+  const outcomes: SyncOutcome[] = new Array(hosts.length);
+  await eachBounded(
+    hosts,
+    options.parallelism ?? DEFAULT_SYNC_PARALLELISM,
+    async (host, index) => {
+      outcomes[index] = await syncHost(host, payload, {
+        ...options,
+        ssh,
+        stage: join(payload.scratch, `host-${index}`),
+      });
+    },
+  );
+  return outcomes;
+}
+
+async function syncHost(
+  host: string,
+  payload: Payload,
+  options: SyncOptions & { ssh: string[]; stage: string },
+): Promise<SyncOutcome> {
+  const started = performance.now();
+  const timeoutMs = options.timeoutMs ?? DEFAULT_SYNC_TIMEOUT_MS;
+  const left = () => Math.max(1, Math.floor(started + timeoutMs - performance.now()));
+  const outcome: SyncOutcome = {
+    host,
+    copied: [],
+    copied_bytes: 0,
+    facts: null,
+    error: null,
+    warnings: [],
+    duration_ms: 0,
+  };
+  const fail = (error: string) => {
+    outcome.error = error;
+    outcome.duration_ms = Math.round(performance.now() - started);
+    return outcome;
+  };
+  const run = (args: string[], stdin?: string) =>
+    runScript(options.ssh[0], {
+      args: [...options.ssh.slice(1), ...args],
+      stdin,
+      timeoutMs: left(),
+      signal: options.signal,
+    });
+
+  // 1. Inspect.
+  const inspected = await run(
+    [host, payload.plugins.length > 0 ? "sh -s plugins" : "sh -s"],
+    INSPECT,
+  );
+  if (failed(inspected)) return fail(`cannot inspect: ${sshFailure(inspected, timeoutMs)}`);
+  const found = parseInspect(inspected.stdout);
+  if (typeof found === "string") return fail(`cannot inspect: ${found}`);
+
+  // 2. Decide what differs.
+  const wanted: PayloadFile[] = [...payload.tyhooks];
+  const native = OS_NAMES[found.os] === Deno.build.os &&
+    (ARCH_NAMES[found.arch] ?? found.arch) === Deno.build.arch;
+  const here = `${Deno.build.os} ${Deno.build.arch}`;
+  if (payload.kind === "binary" && !native) {
+    return fail(
+      `the host is ${found.os} ${found.arch} and this tyhooks binary is for ${here} ` +
+        "(hint: run hosts sync from a tyhooks built for the host, or from source with deno)",
+    );
+  }
+  if (
+    payload.deno !== null &&
+    (found.deno !== payload.deno.version || found.hashes.has("share/deno"))
+  ) {
+    if (!native) {
+      return fail(
+        `the host has no deno ${payload.deno.version} and is ${found.os} ${found.arch}, ` +
+          `not ${here} like the Deno running this tyhooks ` +
+          `(hint: install deno ${payload.deno.version} on the host)`,
+      );
+    }
+    wanted.push(await payload.deno.file());
+  }
+  wanted.push(...payload.plugins);
+  const send = wanted.filter((file) => found.hashes.get(file.dest) !== file.sha256);
+
+  // 3. Copy what differs.
+  if (send.length > 0) {
+    await stage(options.stage, send);
+    const copied = await runScript("/bin/sh", {
+      args: [
+        "-c",
+        'stage=$1; shift; tar -chf - -C "$stage" . | "$@"',
+        "sh",
+        options.stage,
+        ...options.ssh,
+        host,
+        UNPACK,
+      ],
+      timeoutMs: left(),
+      signal: options.signal,
+    });
+    await Deno.remove(options.stage, { recursive: true }).catch(() => {});
+    if (failed(copied)) {
+      return fail(`cannot copy ${send.length} files: ${sshFailure(copied, timeoutMs)}`);
+    }
+    // Named as on the host, with its home as "~".
+    const plugins = found.pluginsDir.startsWith(`${found.home}/`)
+      ? `~${found.pluginsDir.slice(found.home.length)}`
+      : found.pluginsDir;
+    outcome.copied = send.map((file) =>
+      file.dest.replace(/^bin\//, "~/.local/bin/")
+        .replace(/^share\//, "~/.local/share/tyhooks/")
+        .replace(/^plugins\//, `${plugins}/`)
+    );
+    outcome.copied_bytes = send.reduce((sum, file) => sum + file.size, 0);
+  }
+
+  // 4. Probe, as pick-host will (but by path: PATH is checked below).
+  const probe = await askHost(
+    {
+      name: host,
+      workdir: "",
+      probe: [...options.ssh, host, "~/.local/bin/tyhooks probe"],
+      line: 0,
+    },
+    { timeoutMs: left(), deadlineMs: timeoutMs, graceMs: 500, signal: options.signal },
+  );
+  if (probe.facts === null) return fail(`tyhooks probe failed: ${probe.reason}`);
+  outcome.facts = probe.facts;
+
+  const mine = `${found.home}/.local/bin/tyhooks`;
+  if (!found.onPath) {
+    outcome.warnings.push(
+      `"~/.local/bin" is not on the PATH ssh commands get on "${host}", so pick-host's default ` +
+        'probe ("tyhooks probe") will not find tyhooks there (hint: add it to PATH in a file the ' +
+        "host's shell reads for ssh commands: ~/.bashrc above its interactive check, ~/.zshenv)",
+    );
+  } else if (found.found !== "" && found.found !== mine) {
+    outcome.warnings.push(
+      `"tyhooks" on "${host}" is "${found.found}", which comes before ~/.local/bin on its PATH`,
+    );
+  }
+  outcome.duration_ms = Math.round(performance.now() - started);
+  return outcome;
+}
+
+/** Lays out the files to send as the host's staging dir will hold them, as symlinks to the sources. */
+async function stage(dir: string, files: PayloadFile[]): Promise<void> {
+  await Deno.remove(dir, { recursive: true }).catch(() => {});
+  for (const file of files) {
+    const path = join(dir, "files", file.dest);
+    await Deno.mkdir(join(path, ".."), { recursive: true });
+    await Deno.symlink(file.source, path);
+  }
+  await Deno.writeTextFile(join(dir, "apply.sh"), APPLY);
+}
+
+/**
+ * One line a person reads per host: what was copied, or that nothing was, or why it failed.
+ *
+ * @param outcome A host's outcome.
+ * @returns The line, without a newline.
+ */
+export function describeSync(outcome: SyncOutcome): string {
+  if (outcome.error !== null) return `${outcome.host}: failed: ${outcome.error}`;
+  if (outcome.copied.length === 0) return `${outcome.host}: up to date, copied nothing`;
+  const shown = outcome.copied.slice(0, 5).join(", ") +
+    (outcome.copied.length > 5 ? ` and ${outcome.copied.length - 5} more` : "");
+  const files = outcome.copied.length === 1 ? "1 file" : `${outcome.copied.length} files`;
+  return `${outcome.host}: copied ${files} (${formatBytes(outcome.copied_bytes)}): ${shown}`;
+}
