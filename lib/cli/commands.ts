@@ -189,6 +189,11 @@ export const COMMANDS: CommandEntry[] = [
   {
     name: "hosts sync",
     summary: "put tyhooks (and the plugins) on agent hosts over ssh",
+    examples: [
+      "tyhooks hosts sync gpu-1 gpu-2",
+      "tyhooks hosts sync --plugins gpu-1",
+      'TYHOOKS_SSH="ssh -F ~/.ssh/fleet_config" tyhooks hosts sync gpu-1',
+    ],
     load: () => import("./hosts_sync.ts"),
   },
 ];

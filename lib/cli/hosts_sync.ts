@@ -1,4 +1,4 @@
-import { type CommandContext, type CommandSpec } from "./command.ts";
+import type { CommandContext, CommandSpec } from "./command.ts";
 import { durationOption } from "./_shared.ts";
 import { UsageError } from "../errors.ts";
 import { pluginsDir } from "../dirs.ts";
@@ -19,11 +19,7 @@ export const spec: CommandSpec = {
       value: "DUR",
       help: "bound on each host's whole sync (default 2m)",
     },
-    json: {
-      type: "boolean",
-      help:
-        'print {"hosts":[{"host","copied","copied_bytes","facts","error","warnings","duration_ms"}]}',
-    },
+    json: { type: "boolean", help: "print every host's outcome as one JSON document" },
   },
   details: [
     "HOST is an ssh destination (gpu-1, user@10.0.0.7, an ssh_config alias). ssh runs with",
@@ -36,12 +32,8 @@ export const spec: CommandSpec = {
     "host's default plugins dir (~/.config/task/plugins); files removed here stay there.",
     "",
     "Then tyhooks probe runs on each host; its facts (or why it failed) are printed, one host after",
-    "another. Hosts are synced at once (8 at a time). Exit 1 when any host failed.",
-    "",
-    "Examples:",
-    "  tyhooks hosts sync gpu-1 gpu-2",
-    "  tyhooks hosts sync --plugins gpu-1",
-    '  TYHOOKS_SSH="ssh -F ~/.ssh/fleet_config" tyhooks hosts sync gpu-1',
+    "another. Hosts are synced at once (8 at a time). Exit 1 when any host failed. --json prints",
+    '{"hosts":[{"host","copied","copied_bytes","facts","error","warnings","duration_ms"}]}.',
   ].join("\n"),
 };
 

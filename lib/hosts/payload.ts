@@ -76,6 +76,8 @@ export interface PayloadOptions {
 
 /** Files of a plugins dir sent at most; a tree bigger than this is not a plugins dir. */
 export const MAX_PLUGIN_FILES = 10_000;
+/** Dirs of a plugins dir walked at most, so symlinks fanning out cannot make the walk explode. */
+export const MAX_PLUGIN_DIRS = 10_000;
 
 /**
  * Gathers what `hosts sync` sends: builds the bundle (when this tyhooks runs from source) and the
@@ -103,7 +105,7 @@ export async function preparePayload(options: PayloadOptions = {}): Promise<Payl
         scratch,
       };
     }
-    const bundle = await bundleOf(Deno.mainModule, scratch, options);
+    const bundle = await bundleOf(import.meta.url, scratch, options);
     const launcher = join(scratch, "tyhooks");
     await Deno.writeTextFile(launcher, launcherScript(), { mode: 0o755 });
     await Deno.chmod(launcher, 0o755);
@@ -151,16 +153,20 @@ export function launcherScript(): string {
   ].join("\n");
 }
 
-/** The bundle of the program running: the file itself when it is one, else built. */
-async function bundleOf(mainModule: string, scratch: string, options: PayloadOptions) {
-  const url = new URL(mainModule);
+/**
+ * The bundle of this tyhooks: the file this module is part of when it is one (a host running a
+ * synced tyhooks syncs others), else built from `main.ts` beside `lib/` (not `Deno.mainModule`,
+ * which is whatever script imported the library).
+ */
+async function bundleOf(moduleUrl: string, scratch: string, options: PayloadOptions) {
+  const url = new URL(moduleUrl);
   if (url.protocol !== "file:") {
     throw new RunError(
-      `Cannot send tyhooks to a host: it runs from "${mainModule}", not a local file`,
+      `Cannot send tyhooks to a host: it runs from "${moduleUrl}", not a local file`,
     );
   }
-  const main = fileURLToPath(url);
-  if (main.endsWith(".js")) return main;
+  if (url.pathname.endsWith(".js")) return fileURLToPath(url);
+  const main = fileURLToPath(new URL("../../main.ts", url));
   const out = join(scratch, "tyhooks.js");
   const config = join(dirname(main), "deno.json");
   const configFlags = await isFile(config) ? ["--config", config] : [];
@@ -212,15 +218,17 @@ async function payloadFile(dest: string, source: string): Promise<PayloadFile> {
 }
 
 /**
- * The plugins dir's regular files, symlinks followed (each real dir once), `.git` dirs skipped,
- * as the loader walks it. A name the host's line-based listing cannot carry is skipped.
+ * The plugins dir's regular files, symlinks followed, `.git` dirs skipped. A dir reached through
+ * a symlink is sent under that path too (a collection's `shared -> ../shared` must exist on the
+ * host); only a link back to a dir being walked (a loop) is left out. A name the host's
+ * line-based listing cannot carry is skipped, and so is everything past the caps.
  */
 async function listPlugins(dir: string): Promise<{ plugins: PayloadFile[]; skipped: string[] }> {
   const root = resolve(dir);
   const files: PayloadFile[] = [];
   const skipped: string[] = [];
-  const seen = new Set<string>();
-  const walk = async (dir: string): Promise<void> => {
+  let dirs = 0;
+  const walk = async (dir: string, ancestors: Set<string>): Promise<void> => {
     let real: string;
     try {
       real = await Deno.realPath(dir);
@@ -228,13 +236,18 @@ async function listPlugins(dir: string): Promise<{ plugins: PayloadFile[]; skipp
       if (dir === root && error instanceof Deno.errors.NotFound) return;
       throw new RunError(`Cannot read "${dir}": ${(error as Error).message}`, { cause: error });
     }
-    if (seen.has(real)) {
-      skipped.push(`${relative(root, dir)}: already sent through another path`);
-      return;
+    const rel = relative(root, dir);
+    if (ancestors.has(real)) return void skipped.push(`${rel}: a symlink loop`);
+    if (++dirs > MAX_PLUGIN_DIRS) {
+      return void skipped.push(`${rel}: more than ${MAX_PLUGIN_DIRS} dirs`);
     }
-    seen.add(real);
     const entries: string[] = [];
-    for await (const entry of Deno.readDir(dir)) entries.push(entry.name);
+    try {
+      for await (const entry of Deno.readDir(dir)) entries.push(entry.name);
+    } catch (error) {
+      throw new RunError(`Cannot read "${dir}": ${(error as Error).message}`, { cause: error });
+    }
+    const inside = new Set(ancestors).add(real);
     for (const name of entries.sort()) {
       const path = join(dir, name);
       const rel = relative(root, path);
@@ -246,7 +259,7 @@ async function listPlugins(dir: string): Promise<{ plugins: PayloadFile[]; skipp
         continue;
       }
       if (info.isDirectory) {
-        if (name !== ".git") await walk(path);
+        if (name !== ".git") await walk(path, inside);
       } else if (!info.isFile) {
         skipped.push(`${rel}: not a regular file`);
       } else if (/[\n\r\\]/.test(rel)) {
@@ -258,6 +271,6 @@ async function listPlugins(dir: string): Promise<{ plugins: PayloadFile[]; skipp
       }
     }
   };
-  await walk(root);
+  await walk(root, new Set());
   return { plugins: files, skipped };
 }
