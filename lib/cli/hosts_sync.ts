@@ -33,7 +33,8 @@ export const spec: CommandSpec = {
     "",
     "Then tyhooks probe runs on each host; its facts (or why it failed) are printed, one host after",
     "another. Hosts are synced at once (8 at a time). Exit 1 when any host failed. --json prints",
-    '{"hosts":[{"host","copied","copied_bytes","facts","error","warnings","duration_ms"}]}.',
+    '{"hosts":[...]}, each host with "host", "copied", "copied_bytes", "facts", "error",',
+    '"warnings" and "duration_ms".',
   ].join("\n"),
 };
 
