@@ -62,6 +62,13 @@ async function main(args: string[]): Promise<number> {
 }
 
 if (import.meta.main) {
+  // deno task runs in the repository; `deno task cli` says where the user stands, so relative
+  // paths on the line mean what they meant there.
+  if (Deno.permissions.querySync({ name: "env", variable: "TYHOOKS_CWD" }).state === "granted") {
+    const callerDir = Deno.env.get("TYHOOKS_CWD");
+    Deno.env.delete("TYHOOKS_CWD"); // Not for the hooks: they run where their plugin is.
+    if (callerDir) Deno.chdir(callerDir);
+  }
   let code: number;
   try {
     code = await main(Deno.args);
