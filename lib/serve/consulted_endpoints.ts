@@ -1,5 +1,6 @@
 /**
- * The endpoints a caller waits on: `POST /v1/route`, `POST /v1/placement`, `POST /v1/tool/pre`
+ * The endpoints a caller waits on: `POST /v1/route`, `POST /v1/placement`, `POST /v1/hosts`,
+ * `POST /v1/tool/pre`
  * and `POST /v1/actions/{plugin}/{action}`. Each is one library call over the request's
  * snapshot; the answer is the document the matching command prints with `--json`.
  *
@@ -60,6 +61,16 @@ export async function placement(call: Call): Promise<Response> {
     reason: answer.reason,
     handler: answer.handler,
   });
+}
+
+/**
+ * `POST /v1/hosts` `{"task"?}` -> the `hosts` document `{"hosts":[{"name","target","workdir",
+ * "detail"}]}`: every `task.hosts` handler's candidates, merged.
+ */
+export async function hosts(call: Call): Promise<Response> {
+  const body = await parseBody(call.request, (await schemas()).TaskBodySchema);
+  const list = await call.snapshot.built.decide.listHosts(body.task ?? EMPTY_TASK);
+  return json(200, { hosts: list.hosts });
 }
 
 /**

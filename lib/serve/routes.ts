@@ -8,7 +8,7 @@
 import type { Handler } from "./context.ts";
 import { HttpError } from "./http.ts";
 import { health, plugins, services } from "./info_endpoints.ts";
-import { placement, route, runAction } from "./consulted_endpoints.ts";
+import { hosts, placement, route, runAction } from "./consulted_endpoints.ts";
 import { fireEvent, statusChange } from "./event_endpoints.ts";
 import { toolPost, toolPre } from "./tool_endpoints.ts";
 
@@ -30,6 +30,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   { method: "POST", path: "/v1/actions/:plugin/:action", handler: runAction },
   { method: "POST", path: "/v1/tool/pre", handler: toolPre },
   { method: "POST", path: "/v1/tool/post", handler: toolPost },
+  { method: "POST", path: "/v1/hosts", handler: hosts },
   { method: "GET", path: "/v1/services", handler: services },
 ];
 

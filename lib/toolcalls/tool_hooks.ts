@@ -257,7 +257,7 @@ export class ToolHooks {
       })),
     ];
     if (hooks.length === 0) return [];
-    const stdin = JSON.stringify(request(POST_TOOL_EVENT, call));
+    const stdin = JSON.stringify(request(POST_TOOL_EVENT, call)) + "\n";
     const results = await Promise.all(
       hooks.map((hook) => hook.run({ stdin, timeoutMs: hook.timeoutMs, mode: "notify" })),
     );

@@ -10,7 +10,10 @@ async function pluginTree(): Promise<{ plugins: string; out: string }> {
     "router/plugin.yaml": "name: router\nhooks:\n  task.route: route.sh\n",
     "router/route.sh":
       '#!/bin/sh\necho "CLAUDE_CONFIG_DIR=/profiles/$TASK_PROJECT"\necho REASON=by project\n',
-    "placer/plugin.yaml": "name: placer\nhooks:\n  task.placement: place.sh\n",
+    "placer/plugin.yaml":
+      "name: placer\nhooks:\n  task.placement: place.sh\n  task.hosts: hosts.sh\n",
+    "placer/hosts.sh":
+      '#!/bin/sh\ngrep -q \'"project":"ml"\' && echo \'{"hosts":[{"name":"gpu1","workdir":"~/w"}]}\'\nexit 0\n',
     "placer/place.sh":
       '#!/bin/sh\ngrep -q \'"remote_required":true\' && echo \'{"target":"gpu1","workdir":"~/w","reason":"remote"}\'\nexit 0\n',
     "guard/plugin.yaml":
@@ -104,6 +107,19 @@ Deno.test("serve: POST /v1/placement answers the place document, remote_required
       reason: "remote",
       handler: "placer",
     });
+  });
+});
+
+Deno.test("serve: POST /v1/hosts answers the hosts document", async () => {
+  await withDaemon(async (d) => {
+    const none = await d.call("POST", "/v1/hosts", { task: { project: "web" } });
+    assert.deepEqual([none.status, none.body], [200, { hosts: [] }]);
+    const ml = await d.call("POST", "/v1/hosts", { task: { project: "ml" } });
+    assert.deepEqual(ml.body, {
+      hosts: [{ name: "gpu1", target: "gpu1", workdir: "~/w", detail: "" }],
+    });
+    const wrong = await d.call("GET", "/v1/hosts");
+    assert.equal(wrong.status, 405);
   });
 });
 
