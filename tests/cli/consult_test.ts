@@ -224,3 +224,55 @@ cliTest(
     await Deno.remove(trace, { recursive: true });
   },
 );
+
+cliTest(
+  "tyhooks pick-host --from-hosts-hook probes the task.hosts candidates with TYHOOKS_SSH and ranks them, workdirs kept",
+  async () => {
+    const dir = await Deno.makeTempDir();
+    const GiB = 2 ** 30;
+    // A stand-in ssh: `ssh -o BatchMode=yes -o ConnectTimeout=2 TARGET tyhooks probe`.
+    const fake = join(dir, "fake-ssh");
+    await Deno.writeTextFile(
+      fake,
+      [
+        "#!/bin/sh",
+        'while [ "$1" = -o ]; do shift 2; done',
+        'echo "$1" >> "$(dirname "$0")/probed"',
+        "case $1 in gpu-1) mem=4;; gpu-2) mem=12;; cpu-3) mem=8;; *) exit 255;; esac",
+        `printf '{"hostname":"%s","os":"linux","arch":"x86_64","cpus":4,"load_avg":[0.5,0.2,0.1],"mem_total_bytes":${
+          32 * GiB
+        },"mem_available_bytes":%s,"disk_free_bytes":1,"uptime_s":1,"version":"0.1.0"}\\n' "$1" $((mem * ${GiB}))`,
+      ].join("\n") + "\n",
+    );
+    await Deno.chmod(fake, 0o755);
+    const plugins = await makeTree({
+      ...pluginFiles(
+        "a-fleet",
+        "task.hosts",
+        json('{"hosts":[{"name":"gpu-1","workdir":"~/a"},{"target":"gpu-2","workdir":"~/a2"}]}'),
+      ),
+      ...pluginFiles(
+        "b-fleet",
+        "task.hosts",
+        json(
+          '{"hosts":[{"target":"gpu-2","workdir":"~/b"},{"name":"cpu-3"},{"target":"-oProxyCommand=x"}]}',
+        ),
+      ),
+    });
+    const r = await cli(["pick-host", "--from-hosts-hook", "--plugins-dir", plugins], {
+      env: { TYHOOKS_SSH: fake },
+    });
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout), {
+      target: "gpu-2",
+      workdir: "~/a2",
+      reason: "most free memory: 12.0 GiB of 32.0 GiB",
+    });
+    const probed = (await Deno.readTextFile(join(dir, "probed"))).trim().split("\n").sort();
+    assert.deepEqual(probed, ["cpu-3", "gpu-1", "gpu-2"]);
+    assert.match(r.stderr, /Host "-oProxyCommand=x" skipped/);
+    const both = await cli(["pick-host", "--from-hosts-hook", "--hosts", fake]);
+    assert.equal(both.code, 64);
+    await Deno.remove(dir, { recursive: true });
+  },
+);
