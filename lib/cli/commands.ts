@@ -46,6 +46,15 @@ export const COMMANDS: CommandEntry[] = [
     load: () => import("./plugins_validate.ts"),
   },
   {
+    name: "plugins new",
+    summary: "scaffold a plugin: manifest with schema modeline, script stubs, README",
+    examples: [
+      "tyhooks plugins new my-notifier",
+      "tyhooks plugins new guard --hooks pre_tool_call --actions sync --dir .",
+    ],
+    load: () => import("./plugins_new.ts"),
+  },
+  {
     name: "plugins dir",
     summary: "print the plugins dir",
     examples: ["tyhooks plugins dir", 'cd "$(tyhooks plugins dir)"'],

@@ -3,9 +3,11 @@ import { manifestJsonSchema } from "../plugins/json_schema.ts";
 
 export const spec: CommandSpec = {
   name: "plugins schema",
-  summary: "Print the JSON Schema of plugin.yaml (generated from the zod schema tyhooks uses).",
+  summary:
+    "Print the JSON Schema (draft-07) of plugin.yaml, generated from the zod schema tyhooks uses.",
   options: {},
-  details: 'Point an editor at it, e.g. "# yaml-language-server: $schema=plugin.schema.json".',
+  details: "Save it next to a manifest and point YAML editors at it with a first line\n" +
+    '"# yaml-language-server: $schema=./plugin.schema.json" (as "plugins new" does).',
 };
 
 export async function run(ctx: CommandContext): Promise<number> {

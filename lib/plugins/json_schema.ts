@@ -5,7 +5,8 @@
  */
 
 /**
- * Generates the JSON Schema (draft 2020-12) of `plugin.yaml`, for editors and CI linters.
+ * Generates the JSON Schema of `plugin.yaml`, for editors and CI linters. Draft-07: what the
+ * YAML language server (VS Code, Neovim, Helix) and most validators read in full.
  *
  * @returns The schema as a JSON-ready object.
  * @example
@@ -13,6 +14,7 @@
  * import { manifestJsonSchema } from "./json_schema.ts";
  * const schema = await manifestJsonSchema();
  * console.assert("name" in (schema.properties as object));
+ * console.assert(schema.$schema === "http://json-schema.org/draft-07/schema#");
  * ```
  */
 export async function manifestJsonSchema(): Promise<Record<string, unknown>> {
@@ -21,5 +23,8 @@ export async function manifestJsonSchema(): Promise<Record<string, unknown>> {
     import("./manifest_schema.ts"),
   ]);
   // "input": what a person writes, optional fields and all.
-  return z.toJSONSchema(ManifestSchema, { io: "input" }) as Record<string, unknown>;
+  return z.toJSONSchema(ManifestSchema, { io: "input", target: "draft-7" }) as Record<
+    string,
+    unknown
+  >;
 }

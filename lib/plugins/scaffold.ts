@@ -1,0 +1,205 @@
+/**
+ * `plugins new` as a library call: a plugin folder that validates and runs as written, for an
+ * author to fill in. The manifest carries the schema modeline (its schema next to it), each hook
+ * and action gets an executable stub that follows its protocol, and a README says how to try it.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { RunError, UsageError } from "../errors.ts";
+import { isSafeDirName } from "./dir_name.ts";
+import { manifestJsonSchema } from "./json_schema.ts";
+
+/** What to scaffold. */
+export interface ScaffoldOptions {
+  /** Events to hook; default `["task.done"]` when no action is asked for either. */
+  hooks?: string[];
+  /** Action ids. */
+  actions?: string[];
+}
+
+/** The modeline that points YAML editors at the schema written next to the manifest. */
+export const SCHEMA_MODELINE = "# yaml-language-server: $schema=./plugin.schema.json";
+
+const WORD = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
+
+/**
+ * Creates `<parent>/<name>/` with `plugin.yaml`, `plugin.schema.json`, `README.md` and a stub
+ * script per hook and action. Never overwrites: an existing folder is an error. Requires
+ * `--allow-read` and `--allow-write`.
+ *
+ * @param parent Where the plugin folder goes (created when missing).
+ * @param name The plugin's name, also its folder's.
+ * @param options Hooks and actions.
+ * @returns The plugin folder and the files written in it.
+ * @throws {UsageError} For a name, event or action id that cannot be a file name.
+ * @throws {RunError} When the folder already exists.
+ * @example
+ * ```ts
+ * import { scaffoldPlugin } from "./scaffold.ts";
+ * const parent = await Deno.makeTempDir();
+ * const made = await scaffoldPlugin(parent, "hello", { actions: ["sync"] });
+ * console.assert(made.files.includes("actions/sync.sh"));
+ * await Deno.remove(parent, { recursive: true });
+ * ```
+ */
+export async function scaffoldPlugin(
+  parent: string,
+  name: string,
+  options: ScaffoldOptions = {},
+): Promise<{ dir: string; files: string[] }> {
+  if (!isSafeDirName(name) || !WORD.test(name)) {
+    throw new UsageError(
+      `Invalid plugin name ${JSON.stringify(name)}: expected letters, digits, ".", "-" and "_"`,
+      "hint: e.g. tyhooks plugins new my-notifier",
+    );
+  }
+  const actions = unique(options.actions ?? []);
+  const hooks = unique(options.hooks ?? (actions.length === 0 ? ["task.done"] : []));
+  for (const [flag, words] of [["--hooks", hooks], ["--actions", actions]] as const) {
+    const bad = words.find((w) => !WORD.test(w));
+    if (bad !== undefined) {
+      throw new UsageError(
+        `Invalid value ${JSON.stringify(bad)} for flag "${flag}": expected a comma-separated ` +
+          'list of names (letters, digits, ".", "-", "_")',
+      );
+    }
+  }
+  const dir = join(parent, name);
+  await Deno.mkdir(parent, { recursive: true });
+  try {
+    await Deno.mkdir(dir);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+    throw new RunError(
+      `Cannot create plugin ${JSON.stringify(name)}: ${JSON.stringify(dir)} exists`,
+      {
+        hint: "hint: pick another name or --dir",
+      },
+    );
+  }
+  const files: Record<string, string> = {
+    "plugin.yaml": manifest(name, hooks, actions),
+    "plugin.schema.json": JSON.stringify(await manifestJsonSchema(), null, 2) + "\n",
+    "README.md": readme(name, hooks, actions),
+  };
+  for (const event of hooks) files[`hooks/${event}.sh`] = hookStub(event);
+  for (const id of actions) files[`actions/${id}.sh`] = actionStub(id);
+  for (const [path, text] of Object.entries(files)) {
+    const full = join(dir, path);
+    await Deno.mkdir(join(full, ".."), { recursive: true });
+    await Deno.writeTextFile(full, text, {
+      createNew: true,
+      mode: path.endsWith(".sh") ? 0o755 : 0o644,
+    });
+    // mode is filtered by the umask; a stub must be executable whatever it is.
+    if (path.endsWith(".sh")) await Deno.chmod(full, 0o755);
+  }
+  return { dir, files: Object.keys(files) };
+}
+
+function unique(words: string[]): string[] {
+  return [...new Set(words.map((w) => w.trim()).filter((w) => w !== ""))];
+}
+
+function manifest(name: string, hooks: string[], actions: string[]): string {
+  const lines = [
+    SCHEMA_MODELINE,
+    `name: ${name}`,
+    "version: 0.1.0",
+    `description: What ${name} does, in one line`,
+  ];
+  if (hooks.length > 0) {
+    lines.push("hooks:", ...hooks.map((e) => `  ${JSON.stringify(e)}: hooks/${e}.sh`));
+  }
+  if (actions.length > 0) {
+    lines.push(
+      "actions:",
+      ...actions.flatMap((
+        id,
+      ) => [`  - id: ${JSON.stringify(id)}`, `    command: actions/${id}.sh`]),
+    );
+  }
+  return lines.join("\n") + "\n";
+}
+
+function readme(name: string, hooks: string[], actions: string[]): string {
+  const tries = [
+    `tyhooks plugins validate .`,
+    ...hooks.slice(0, 1).map((e) =>
+      `tyhooks fire ${e} --plugin ${name} --show-output --task-json '{"id":1,"title":"Try"}'`
+    ),
+    ...actions.slice(0, 1).map((id) => `tyhooks plugins run ${name} ${id}`),
+  ];
+  return `# ${name}\n\nA ty / tyhooks plugin. Try it: ${
+    tries.map((t) => `\`${t}\``).join(", ")
+  }.\n`;
+}
+
+function hookStub(event: string): string {
+  const head = ["#!/bin/sh", `# ${event} hook. Runs from the plugin dir.`];
+  switch (event) {
+    case "task.route":
+      return [
+        ...head,
+        "# Answer KEY=VALUE lines on stdout: CLAUDE_CONFIG_DIR=~/.claude-work, HOLD=1, REASON=...",
+        "# Printing nothing leaves the decision to the next router.",
+        "exit 0",
+        "",
+      ].join("\n");
+    case "task.placement":
+      return [
+        ...head,
+        '# The request is one JSON line on stdin: {"event","task":{...}}. Answer',
+        '# {"target","workdir","reason"}; printing nothing runs the task locally.',
+        "read -r request",
+        "exit 0",
+        "",
+      ].join("\n");
+    case "task.hosts":
+      return [
+        ...head,
+        '# The request is one JSON line on stdin. Answer {"hosts":[{"name","target","workdir","detail"}]}.',
+        "read -r request",
+        "printf '%s\\n' '{\"hosts\":[]}'",
+        "",
+      ].join("\n");
+    case "pre_tool_call":
+      return [
+        ...head,
+        '# One request per line on stdin: {"hook","tool","args","platform","user_id"}. One answer',
+        '# per line: {"action":"allow"} or {"action":"block","reason":"..."}. A read-loop serves the',
+        "# daemon's persistent mode and one-shot calls alike.",
+        "while IFS= read -r request; do",
+        '  printf \'%s\\n\' \'{"action":"allow","reason":""}\'',
+        "done",
+        "",
+      ].join("\n");
+    case "post_tool_call":
+      return [
+        ...head,
+        "# Each finished tool call arrives as one JSON line on stdin; nothing is answered.",
+        "while IFS= read -r request; do :; done",
+        "",
+      ].join("\n");
+    default:
+      return [
+        ...head,
+        "# Gets TASK_ID, TASK_TITLE, TASK_STATUS, TASK_PROJECT, TASK_EVENT, TASK_MESSAGE and",
+        '# WORKTREE_PATH, and the event as one JSON line on stdin: {"event","task","message"}.',
+        'echo "$TASK_EVENT: task ${TASK_ID:-?} ${TASK_TITLE:-}"',
+        "",
+      ].join("\n");
+  }
+}
+
+function actionStub(id: string): string {
+  return [
+    "#!/bin/sh",
+    `# Action ${id}: tyhooks plugins run <plugin> ${id} [--task-json '{"id":1}']`,
+    "# Gets TASK_PLUGIN_NAME and TASK_PLUGIN_DIR, and the TASK_* variables when a task is given.",
+    `echo "${id}: task \${TASK_ID:-none}"`,
+    "",
+  ].join("\n");
+}
