@@ -17,7 +17,6 @@ import {
   unknownCommand,
   VERSION_OPTION,
 } from "./args.ts";
-import { commandHelp, groupHelp, helpWidth, topHelp } from "./help.ts";
 import { RunError, UsageError } from "../errors.ts";
 import { createLogger, LOG_LEVELS, type LogLevel } from "../log.ts";
 import { VERSION } from "../version.ts";
@@ -50,7 +49,7 @@ export async function prepare(args: string[], output: Output): Promise<Prepared>
   const words = wordsOf(args);
   if (words[0] === "help") return { code: 0, stdout: await helpFor(words.slice(1)) };
   const found = findCommand(args);
-  if (!("entry" in found)) return noCommand(found, args);
+  if (!("entry" in found)) return await noCommand(found, args);
   const command = await found.entry.load();
   const meta = metaFlags(optionsOf(found.entry, command.spec), found.rest);
   if (meta.help) return { code: 0, stdout: await helpFor(found.typed.split(" ")) };
@@ -93,7 +92,11 @@ function wordsOf(args: string[]): string[] {
   return words;
 }
 
-function noCommand(found: Extract<Found, { words: string[] }>, args: string[]): Prepared {
+async function noCommand(
+  found: Extract<Found, { words: string[] }>,
+  args: string[],
+): Promise<Prepared> {
+  const { groupHelp, helpWidth, topHelp } = await import("./help.ts");
   const meta = metaFlags(GLOBAL_AND_VERSION, args);
   const group = found.words.join(" ");
   if (meta.version) return { code: 0, stdout: `tyhooks ${VERSION}\n` };
@@ -113,6 +116,8 @@ function noCommand(found: Extract<Found, { words: string[] }>, args: string[]): 
 
 /** `tyhooks help [COMMAND]`: the top help, a group's, or a command's. */
 async function helpFor(words: string[]): Promise<string> {
+  // Help is for people: a command's run does not load it.
+  const { commandHelp, groupHelp, helpWidth, topHelp } = await import("./help.ts");
   const width = helpWidth();
   if (words.length === 0) return topHelp(width);
   const typed = words.join(" ");
