@@ -190,7 +190,7 @@ Deno.test({
       );
 
       await t.step(
-        "a host that is down fails with ssh's reason, exit 1, and the others still sync",
+        "a host that is down fails with ssh's reason, a hung one at --timeout, exit 1, and the others still sync",
         async () => {
           const r = await sync(["gpu-down", "gpu-1"]);
           assert.equal(r.code, 1);
@@ -200,6 +200,15 @@ Deno.test({
               `${fleet.hosts["gpu-down"].port}: Connection refused`,
           );
           assert.equal(linesOf(r.stdout, "gpu-1")[0], "gpu-1: up to date, copied nothing");
+          // A host that takes the connection and never finishes the handshake holds its sync
+          // only until --timeout.
+          const hung = await sync(["gpu-hung", "--timeout", "1s"]);
+          assert.equal(hung.code, 1);
+          assert.equal(
+            linesOf(hung.stdout, "gpu-hung")[0],
+            "gpu-hung: failed: cannot inspect: timed out after 1000 ms",
+          );
+          assert.deepEqual(await sshClientsLeft(fleet), []);
         },
       );
 
