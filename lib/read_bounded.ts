@@ -1,7 +1,11 @@
 /**
- * Reading an input file (a task, a hosts file, a token) with a size cap, so that `--task -`
- * fed from /dev/zero, or `--task /dev/urandom`, ends in a clear error instead of eating memory,
- * and with an abort signal, so that SIGINT/SIGTERM ends a read from a stdin that never closes.
+ * The one way tyhooks reads a file someone else may have written (a manifest, a task, a hosts
+ * file, a token, a cache file): it must be a regular file, checked before it is opened, so a
+ * FIFO, socket or device is an error naming it instead of a hang or an endless read; the read
+ * is capped, so `--task /dev/urandom` or a 10 GB manifest ends in a clear error instead of
+ * eating memory; and it takes an abort signal, so SIGINT/SIGTERM ends a read from a stdin that
+ * never closes. Opening runs off the main thread (`Deno.open` is async), so even an open that
+ * blocks never keeps the signal handlers from running.
  *
  * @module
  */
@@ -11,9 +15,37 @@ import { concat } from "./_bytes.ts";
 /** The default cap: 1 MiB, like the daemon's request bodies. */
 export const MAX_INPUT_BYTES = 1024 * 1024;
 
-/** Why a bounded read failed. */
+/**
+ * The caps of SPEC "Trust boundaries": what each kind of input may weigh.
+ *
+ * @example
+ * ```ts
+ * import { INPUT_CAPS } from "./read_bounded.ts";
+ * console.assert(INPUT_CAPS.manifest === 256 * 1024 && INPUT_CAPS.token === 4096);
+ * ```
+ */
+export const INPUT_CAPS = {
+  /** `plugin.yaml`: real ones are a few hundred bytes. */
+  manifest: 256 * 1024,
+  /** `--task FILE|-`. */
+  task: MAX_INPUT_BYTES,
+  /** `pick-host --hosts FILE`. */
+  hosts: MAX_INPUT_BYTES,
+  /** `serve --token-file FILE`. */
+  token: 4096,
+} as const;
+
+/** Why a bounded read failed: the input is not a regular file, or is larger than the cap. */
 export class InputError extends Error {
   override name = "InputError";
+  /** What was wrong, for callers that word it their own way. */
+  readonly reason: "not-regular" | "too-large";
+
+  /** Creates the error. */
+  constructor(message: string, reason: "not-regular" | "too-large") {
+    super(message);
+    this.reason = reason;
+  }
 }
 
 /** Options of {@linkcode readBounded}. */
@@ -25,14 +57,15 @@ export interface ReadBoundedOptions {
 }
 
 /**
- * Reads `path` (`-` = stdin) as UTF-8 text, at most `maxBytes`.
+ * Reads `path` (`-` = stdin) as UTF-8 text, at most `maxBytes`; a path must name a regular file
+ * (symlinks followed).
  *
  * Requires `--allow-read` for a path.
  *
  * @param path The file, or `-` for stdin.
  * @param options Cap and abort signal.
  * @returns The text.
- * @throws {InputError} When the input is larger than the cap.
+ * @throws {InputError} When the path is not a regular file, or the input is larger than the cap.
  * @throws {Deno.errors.NotFound} And the other file-system errors, unchanged.
  * @example
  * ```ts
@@ -43,8 +76,37 @@ export interface ReadBoundedOptions {
  * ```
  */
 export async function readBounded(path: string, options: ReadBoundedOptions = {}): Promise<string> {
+  return new TextDecoder().decode(await readBoundedBytes(path, options));
+}
+
+/**
+ * {@linkcode readBounded}, returning the bytes undecoded (for callers that refuse invalid
+ * UTF-8).
+ *
+ * @param path The file, or `-` for stdin.
+ * @param options Cap and abort signal.
+ * @returns The bytes.
+ * @example
+ * ```ts
+ * import { InputError, readBoundedBytes } from "./read_bounded.ts";
+ * const error = await readBoundedBytes("/dev/null").catch((e) => e);
+ * console.assert(error instanceof InputError && error.message.includes("character device"));
+ * ```
+ */
+export async function readBoundedBytes(
+  path: string,
+  options: ReadBoundedOptions = {},
+): Promise<Uint8Array> {
   const maxBytes = options.maxBytes ?? MAX_INPUT_BYTES;
-  const file = path === "-" ? null : await Deno.open(path, { read: true });
+  options.signal?.throwIfAborted();
+  let file: Deno.FsFile | null = null;
+  if (path !== "-") {
+    const info = await Deno.stat(path);
+    if (!info.isFile) throw new InputError(`not a regular file (${fileKind(info)})`, "not-regular");
+    if (info.size > maxBytes) throw tooLarge(maxBytes);
+    file = await Deno.open(path, { read: true });
+    options.signal?.throwIfAborted();
+  }
   const reader = (file?.readable ?? Deno.stdin.readable).getReader();
   const onAbort = () => reader.cancel().catch(() => {});
   options.signal?.addEventListener("abort", onAbort, { once: true });
@@ -56,12 +118,35 @@ export async function readBounded(path: string, options: ReadBoundedOptions = {}
       options.signal?.throwIfAborted();
       if (done) break;
       total += value.length;
-      if (total > maxBytes) throw new InputError(`larger than ${maxBytes} bytes`);
+      if (total > maxBytes) throw tooLarge(maxBytes);
       chunks.push(value);
     }
   } finally {
     options.signal?.removeEventListener("abort", onAbort);
     await reader.cancel().catch(() => {});
   }
-  return new TextDecoder().decode(concat(chunks, total));
+  return concat(chunks, total);
+}
+
+function tooLarge(maxBytes: number): InputError {
+  return new InputError(`larger than ${maxBytes} bytes`, "too-large");
+}
+
+/**
+ * What kind of file `info` describes, for "not a regular file (a FIFO)".
+ *
+ * @example
+ * ```ts
+ * import { fileKind } from "./read_bounded.ts";
+ * console.assert(fileKind(await Deno.stat("/")) === "a directory");
+ * ```
+ */
+export function fileKind(info: Deno.FileInfo): string {
+  if (info.isDirectory) return "a directory";
+  if (info.isFifo) return "a FIFO";
+  if (info.isSocket) return "a socket";
+  if (info.isCharDevice) return "a character device";
+  if (info.isBlockDevice) return "a block device";
+  if (info.isSymlink) return "a symlink";
+  return "not a file";
 }

@@ -67,10 +67,10 @@ export async function loadIndex(ctx: CommandContext): Promise<PluginIndex> {
   const cache = Deno.env.get("TYHOOKS_NO_CACHE") === "1" ? undefined : indexCacheDir();
   if (cache === undefined) {
     const { loadPlugins } = await import("../plugins/load.ts");
-    index = await loadPlugins(dir);
+    index = await loadPlugins(dir, { signal: ctx.signal });
   } else {
     const { loadPluginsCached } = await import("../plugins/cache.ts");
-    const loaded = await loadPluginsCached(dir, { cacheDir: cache });
+    const loaded = await loadPluginsCached(dir, { cacheDir: cache, signal: ctx.signal });
     ctx.log.log("debug", loaded.hit ? "Plugin index from cache" : "Plugin index loaded", {
       dir,
       cache_unused: loaded.reason,

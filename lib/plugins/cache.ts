@@ -26,12 +26,19 @@ import type { PluginIndex } from "./types.ts";
 import type { LoadOptions } from "./load.ts";
 import { collectReports, foldReports } from "./reports.ts";
 import { observing, signature } from "./_observe.ts";
+import { readBounded } from "../read_bounded.ts";
 
 /** Bumped whenever the index or the cache layout changes shape. */
 const FORMAT = 2;
 /** A cache file larger than this is not read: an index of 10,000 plugins is a few MiB. */
 const MAX_CACHE_BYTES = 64 * 1024 * 1024;
 const KEY_FILE = "index.key";
+/**
+ * Paths changed this recently when the load began are "racy" (git's word): a second change within
+ * the same file-system timestamp tick (coarse clocks tick every few ms) would keep every field of
+ * the signature, so an index built from them is not cached until they have settled.
+ */
+const RACY_MS = 20;
 const KEY_BYTES = 32;
 
 interface CacheBody {
@@ -97,12 +104,20 @@ export async function loadPluginsCached(
   } else {
     reason = dirState.reason;
   }
+  const started = Date.now();
   const { result, paths } = await observing(async () => {
     const collected = await collectReports(root, options);
     return { collected, folded: foldReports(collected) };
   });
   const { collected, folded } = result;
   const index: PluginIndex = { dir: collected.root, ...folded };
+  if (newestStamp(paths.values()) >= started - RACY_MS) {
+    return {
+      index,
+      hit: false,
+      reason: `${reason}; and the plugins changed too recently to cache`,
+    };
+  }
   if (dirState.ok || dirState.missing) {
     const body: CacheBody = {
       format: FORMAT,
@@ -169,7 +184,7 @@ async function readCache(file: string, root: string, key: CryptoKey): Promise<Re
   if (unsafe !== null) return miss(unsafe);
   let text: string;
   try {
-    text = await Deno.readTextFile(file);
+    text = await readBounded(file, { maxBytes: MAX_CACHE_BYTES });
   } catch (error) {
     return miss(`the cache file cannot be read: ${(error as Error).message}`);
   }
@@ -281,7 +296,7 @@ async function readKey(cacheDir: string): Promise<CryptoKey | null> {
   const path = join(cacheDir, KEY_FILE);
   if (checkCacheFile(path, 1024) !== null) return null;
   try {
-    const raw = decodeHex((await Deno.readTextFile(path)).trim());
+    const raw = decodeHex((await readBounded(path, { maxBytes: 1024 })).trim());
     return raw !== null && raw.length === KEY_BYTES ? await importKey(raw) : null;
   } catch {
     return null;
@@ -320,6 +335,20 @@ async function verify(key: CryptoKey, macHex: string, text: string): Promise<boo
     mac as Uint8Array<ArrayBuffer>,
     new TextEncoder().encode(text),
   );
+}
+
+// The latest mtime or ctime in the signatures (`mtime:ctime:ino:size:mode`, `>` then the
+// target's for a symlink).
+function newestStamp(signatures: Iterable<string>): number {
+  let newest = -Infinity;
+  for (const sig of signatures) {
+    for (const part of sig.split(">")) {
+      const [mtime, ctime] = part.split(":").map(Number);
+      if (Number.isFinite(mtime)) newest = Math.max(newest, mtime);
+      if (Number.isFinite(ctime)) newest = Math.max(newest, ctime);
+    }
+  }
+  return newest;
 }
 
 function currentUid(): number | null {

@@ -1,7 +1,13 @@
 /**
  * Finds plugin dirs (ty semantics): a folder holding `plugin.yaml` is a plugin and is not
- * descended into; a folder without one is a collection, searched down to depth 4; folders whose
- * name starts with `.` are skipped.
+ * descended into; a folder without one is a collection, searched down to 5 levels below the
+ * plugins dir (as ty's `maxPluginDepth` of 4 from 0 does); `.git` folders are skipped.
+ *
+ * The walk is bounded whatever the tree holds (SPEC "Trust boundaries"): symlinked folders are
+ * followed (a tyhooks extension) but each real directory is visited once, so a link back up the
+ * tree is a dead end rather than a loop; it lists at most {@linkcode MAX_DIRS} directories; and it
+ * stops when its abort signal fires. It goes level by level and claims real paths in path order,
+ * so which of two links to one folder counts does not depend on timing.
  *
  * @module
  */
@@ -19,31 +25,51 @@ import { observe } from "./_observe.ts";
  * @example
  * ```ts
  * import { MAX_DEPTH } from "./discover.ts";
- * console.assert(MAX_DEPTH === 4);
+ * console.assert(MAX_DEPTH === 5);
  * ```
  */
-export const MAX_DEPTH = 4;
+export const MAX_DEPTH = 5;
+
+/**
+ * The most directories one walk lists; past it the walk stops with a warning.
+ *
+ * @example
+ * ```ts
+ * import { MAX_DIRS } from "./discover.ts";
+ * console.assert(MAX_DIRS === 10_000);
+ * ```
+ */
+export const MAX_DIRS = 10_000;
 
 /** Options of {@linkcode discoverPluginDirs}. */
 export interface DiscoverOptions {
   /** Bounds the file-system calls in flight; default 64 at once. */
   limit?: Limit;
+  /** Stops the walk: it then rejects with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 /** What discovery found. */
 export interface Discovery {
   /** Absolute plugin dirs, sorted by path. */
   dirs: string[];
-  /** Folders that could not be read. */
+  /** Folders that could not be read, and a walk cut short. */
   warnings: LoadWarning[];
 }
 
+interface Candidate {
+  path: string;
+  /** Its real path, or null when it is not a directory. */
+  real: string | null;
+  isPlugin: boolean;
+}
+
 /**
- * Finds every plugin dir under `root`. A missing `root` holds no plugins. Symlinks to folders
- * are followed (depth bounds any loop). Requires `--allow-read`.
+ * Finds every plugin dir under `root`. A missing `root` holds no plugins. Requires
+ * `--allow-read`.
  *
  * @param root The plugins dir, absolute.
- * @param options The concurrency bound.
+ * @param options The concurrency bound and the abort signal.
  * @returns The plugin dirs, sorted by path, and the warnings.
  * @example
  * ```ts
@@ -57,39 +83,72 @@ export async function discoverPluginDirs(
   options: DiscoverOptions = {},
 ): Promise<Discovery> {
   const limit = options.limit ?? createLimit(64);
+  const signal = options.signal;
   const dirs: string[] = [];
   const warnings: LoadWarning[] = [];
+  const warn = (path: string, message: string) =>
+    warnings.push({ plugin: null, path, line: null, column: null, message });
 
-  async function search(dir: string, depth: number): Promise<void> {
-    let entries: Deno.DirEntry[];
-    observe(dir);
-    try {
-      entries = await limit(() => Array.fromAsync(Deno.readDir(dir)));
-    } catch (error) {
-      if (depth === 1 && error instanceof Deno.errors.NotFound) return;
-      const what = depth === 1 ? "the plugins dir" : quote(relative(root, dir));
-      const message = `Cannot read ${what}: ${(error as Error).message}`;
-      warnings.push({ plugin: null, path: dir, line: null, column: null, message });
-      return;
+  signal?.throwIfAborted();
+  const rootReal = await realDir(root, limit);
+  const visited = new Set<string>(rootReal === null ? [] : [rootReal]);
+  let listed = 0;
+  let cut = false;
+  let level = [root];
+  for (let depth = 1; depth <= MAX_DEPTH && level.length > 0; depth++) {
+    if (level.length > MAX_DIRS - listed) {
+      level = level.slice(0, MAX_DIRS - listed);
+      cut = true;
     }
-    await Promise.all(entries.map(async (entry) => {
-      if (entry.name.startsWith(".")) return;
-      const child = join(dir, entry.name);
-      if (!entry.isDirectory && !(entry.isSymlink && await isDirectory(child, limit))) return;
-      if (await exists(join(child, "plugin.yaml"), limit)) dirs.push(child);
-      else if (depth < MAX_DEPTH) await search(child, depth + 1);
+    listed += level.length;
+    const listings = await Promise.all(level.map(async (dir) => {
+      signal?.throwIfAborted();
+      let entries: Deno.DirEntry[];
+      observe(dir);
+      try {
+        entries = await limit(() => Array.fromAsync(Deno.readDir(dir)));
+      } catch (error) {
+        if (depth === 1 && error instanceof Deno.errors.NotFound) return [];
+        const what = depth === 1 ? "the plugins dir" : quote(relative(root, dir));
+        warn(dir, `Cannot read ${what}: ${(error as Error).message}`);
+        return [];
+      }
+      const names = entries.filter((e) => e.name !== ".git" && mayBeDir(e)).map((e) => e.name);
+      return await Promise.all(names.sort().map((name) => inspect(join(dir, name), limit)));
     }));
+    signal?.throwIfAborted();
+    const next: string[] = [];
+    // Claimed in path order: the first path to a real directory is the one that counts.
+    for (const candidate of listings.flat().sort((a, b) => byPath(a.path, b.path))) {
+      if (candidate.real === null || visited.has(candidate.real)) continue;
+      visited.add(candidate.real);
+      if (candidate.isPlugin) dirs.push(candidate.path);
+      else if (depth < MAX_DEPTH) next.push(candidate.path);
+    }
+    level = next;
   }
-
-  await search(root, 1);
+  if (cut) warn(root, `Stopped searching the plugins dir after ${MAX_DIRS} directories`);
   dirs.sort((a, b) => byPath(relative(root, a), relative(root, b)));
   return { dirs, warnings };
 }
 
-async function isDirectory(path: string, limit: Limit): Promise<boolean> {
+function mayBeDir(entry: Deno.DirEntry): boolean {
+  return entry.isDirectory || entry.isSymlink;
+}
+
+async function inspect(path: string, limit: Limit): Promise<Candidate> {
+  const real = await realDir(path, limit);
+  if (real === null) return { path, real, isPlugin: false };
+  return { path, real, isPlugin: await exists(join(path, "plugin.yaml"), limit) };
+}
+
+// The real path of a directory (through any symlinks), or null when `path` is not one.
+async function realDir(path: string, limit: Limit): Promise<string | null> {
   observe(path);
-  const info = await limit(() => Deno.stat(path)).catch(() => null);
-  return info?.isDirectory ?? false;
+  return await limit(async () => {
+    const info = await Deno.stat(path);
+    return info.isDirectory ? await Deno.realPath(path) : null;
+  }).catch(() => null);
 }
 
 async function exists(path: string, limit: Limit): Promise<boolean> {

@@ -46,6 +46,7 @@ export interface PluginReport {
  *
  * @param root The plugins dir (absolute), for relative names in messages.
  * @param dir The plugin dir (absolute), holding `plugin.yaml`.
+ * @param options The abort signal, which ends the manifest's read.
  * @returns The report.
  * @example
  * ```ts
@@ -54,7 +55,11 @@ export interface PluginReport {
  * console.assert(report.plugin === null && report.skip !== null);
  * ```
  */
-export async function inspectPlugin(root: string, dir: string): Promise<PluginReport> {
+export async function inspectPlugin(
+  root: string,
+  dir: string,
+  options: { signal?: AbortSignal } = {},
+): Promise<PluginReport> {
   const manifest = join(dir, "plugin.yaml");
   const report: PluginReport = {
     dir,
@@ -79,7 +84,7 @@ export async function inspectPlugin(root: string, dir: string): Promise<PluginRe
     return report;
   };
 
-  const read = await readManifest(manifest);
+  const read = await readManifest(manifest, { signal: options.signal });
   if (!read.ok) return skip(read.message, read.at);
   report.parsed = read;
   const data = read.lenient;

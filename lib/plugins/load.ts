@@ -20,6 +20,11 @@ import { collectReports, foldReports } from "./reports.ts";
 export interface LoadOptions {
   /** File-system calls and plugin loads in flight at once; default 64. */
   concurrency?: number;
+  /**
+   * Ends the load (it then rejects with the signal's reason): a load counts against the call's
+   * deadline, and SIGINT/SIGTERM end it.
+   */
+  signal?: AbortSignal;
 }
 
 /**

@@ -9,6 +9,7 @@
 
 import { type Document, LineCounter, parseDocument, visit } from "yaml";
 import { observe } from "./_observe.ts";
+import { INPUT_CAPS, InputError, readBoundedBytes } from "../read_bounded.ts";
 
 /**
  * Manifests larger than this are refused: real ones are a few hundred bytes.
@@ -16,10 +17,21 @@ import { observe } from "./_observe.ts";
  * @example
  * ```ts
  * import { MAX_MANIFEST_BYTES } from "./read_manifest.ts";
- * console.assert(MAX_MANIFEST_BYTES === 1024 * 1024);
+ * console.assert(MAX_MANIFEST_BYTES === 256 * 1024);
  * ```
  */
-export const MAX_MANIFEST_BYTES = 1024 * 1024;
+export const MAX_MANIFEST_BYTES = INPUT_CAPS.manifest;
+/**
+ * Manifests nested deeper than this are refused before parsing: real ones nest four levels,
+ * and parsing a deeply nested document costs time and memory out of proportion to its size.
+ *
+ * @example
+ * ```ts
+ * import { MAX_MANIFEST_DEPTH } from "./read_manifest.ts";
+ * console.assert(MAX_MANIFEST_DEPTH === 64);
+ * ```
+ */
+export const MAX_MANIFEST_DEPTH = 64;
 // yaml's own default, written down: aliases may expand data at most this much.
 const MAX_ALIAS_COUNT = 100;
 
@@ -48,12 +60,19 @@ export interface ManifestFailure {
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
+/** Options of {@linkcode readManifest}. */
+export interface ReadManifestOptions {
+  /** Stops the read (the manifest is then reported unreadable). */
+  signal?: AbortSignal;
+}
+
 /**
- * Reads `path` and parses it as YAML.
+ * Reads `path` (a regular file, at most {@linkcode MAX_MANIFEST_BYTES}) and parses it as YAML.
  *
  * Requires `--allow-read`.
  *
  * @param path The `plugin.yaml` file.
+ * @param options The abort signal.
  * @returns The parsed manifest, or why it cannot be used.
  * @example
  * ```ts
@@ -62,18 +81,24 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
  * console.assert(!read.ok);
  * ```
  */
-export async function readManifest(path: string): Promise<ParsedManifest | ManifestFailure> {
+export async function readManifest(
+  path: string,
+  options: ReadManifestOptions = {},
+): Promise<ParsedManifest | ManifestFailure> {
   let bytes: Uint8Array;
   observe(path);
   try {
-    const info = await Deno.stat(path);
-    // Reading a FIFO or a device would block or never end.
-    if (!info.isFile) return failure("plugin.yaml is not a regular file");
-    if (info.size > MAX_MANIFEST_BYTES) {
+    bytes = await readBoundedBytes(path, {
+      maxBytes: MAX_MANIFEST_BYTES,
+      signal: options.signal,
+    });
+  } catch (error) {
+    if (error instanceof InputError && error.reason === "not-regular") {
+      return failure("plugin.yaml is not a regular file");
+    }
+    if (error instanceof InputError) {
       return failure(`plugin.yaml is larger than ${MAX_MANIFEST_BYTES} bytes`);
     }
-    bytes = await Deno.readFile(path);
-  } catch (error) {
     return failure(`cannot read plugin.yaml: ${(error as Error).message}`);
   }
   let text: string;
@@ -98,6 +123,9 @@ export async function readManifest(path: string): Promise<ParsedManifest | Manif
  * ```
  */
 export function parseManifest(text: string): ParsedManifest | ManifestFailure {
+  if (nestingDepth(text) > MAX_MANIFEST_DEPTH) {
+    return failure(`plugin.yaml is nested deeper than ${MAX_MANIFEST_DEPTH} levels`);
+  }
   const lineCounter = new LineCounter();
   try {
     const doc = parseDocument(text, { lineCounter, prettyErrors: false });
@@ -124,6 +152,55 @@ export function parseManifest(text: string): ParsedManifest | ManifestFailure {
       : (error as Error).message;
     return failure(`cannot parse plugin.yaml: ${reason}`);
   }
+}
+
+/**
+ * How deeply `text` nests, counted without parsing it (a parser is what a deep document makes
+ * slow): block indentation levels and sequence dashes, plus open flow brackets outside quotes
+ * and comments. It may count a level too many, never too few; real manifests stay far below the
+ * bound either way.
+ *
+ * @example
+ * ```ts
+ * import { nestingDepth } from "./read_manifest.ts";
+ * console.assert(nestingDepth("a:\n  b:\n    - c\n") === 3);
+ * console.assert(nestingDepth("a: [[[1]]]\n") === 4);
+ * ```
+ */
+export function nestingDepth(text: string): number {
+  const indents: number[] = [];
+  let flow = 0;
+  let deepest = 0;
+  for (const raw of text.split("\n")) {
+    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    let i = 0;
+    while (line[i] === " ") i++;
+    if (i === line.length || line[i] === "#") continue;
+    if (flow === 0) {
+      while (indents.length > 0 && indents[indents.length - 1] >= i) indents.pop();
+      indents.push(i);
+    }
+    let block = indents.length;
+    // "- - - x": each dash opens one more sequence on the same line.
+    while (line[i] === "-" && (i + 1 === line.length || line[i + 1] === " ")) {
+      block++;
+      i += 1;
+      while (line[i] === " ") i++;
+    }
+    let quote = "";
+    for (; i < line.length; i++) {
+      const c = line[i];
+      if (quote !== "") {
+        if (c === quote) quote = "";
+        else if (c === "\\" && quote === '"') i++;
+      } else if (c === '"' || c === "'") quote = c;
+      else if (c === "#" && (i === 0 || line[i - 1] === " ")) break;
+      else if (c === "[" || c === "{") deepest = Math.max(deepest, block + ++flow);
+      else if (c === "]" || c === "}") flow = Math.max(0, flow - 1);
+    }
+    deepest = Math.max(deepest, block + flow);
+  }
+  return deepest;
 }
 
 function failure(message: string, line?: number, column?: number): ManifestFailure {

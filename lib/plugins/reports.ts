@@ -18,6 +18,8 @@ import { byCodeUnit } from "./_sort.ts";
 export interface CollectOptions {
   /** File-system calls and plugin loads in flight at once; default 64. */
   concurrency?: number;
+  /** Ends the load: it then rejects with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 /** Every plugin dir's report, in path order, and the warnings of discovery. */
@@ -48,10 +50,20 @@ export async function collectReports(
 ): Promise<Collected> {
   const root = resolve(dir);
   const limit = createLimit(options.concurrency ?? 64);
-  const found = await discoverPluginDirs(root, { limit });
+  const { signal } = options;
+  const found = await discoverPluginDirs(root, { limit, signal });
   if (found.dirs.length === 0) return { root, reports: [], warnings: found.warnings };
   const { inspectPlugin } = await import("./inspect_plugin.ts");
-  const reports = await Promise.all(found.dirs.map((d) => limit(() => inspectPlugin(root, d))));
+  const reports = await Promise.all(
+    found.dirs.map((d) =>
+      limit(() => {
+        signal?.throwIfAborted();
+        return inspectPlugin(root, d, { signal });
+      })
+    ),
+  );
+  // A manifest read cut short by the signal reads as unreadable: the load as a whole failed.
+  signal?.throwIfAborted();
   return { root, reports, warnings: found.warnings };
 }
 

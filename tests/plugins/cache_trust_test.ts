@@ -33,6 +33,8 @@ async function withWarm(files: Record<string, string>, fn: (w: Warm) => Promise<
   try {
     const plugins = join(root, "plugins");
     await writeTree(plugins, files);
+    // A tree written this instant is "racy" and not cached yet (see RACY_MS in cache.ts).
+    await settle();
     const cacheHome = join(root, "cache");
     const cacheDir = join(cacheHome, "tyhooks");
     const reload = () => loadPluginsCached(plugins, { cacheDir });
@@ -47,6 +49,10 @@ async function withWarm(files: Record<string, string>, fn: (w: Warm) => Promise<
   } finally {
     await Deno.remove(root, { recursive: true });
   }
+}
+
+function settle(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 30));
 }
 
 function readCache(path: string): { mac: string; body: Record<string, unknown> } {
@@ -210,6 +216,7 @@ Deno.test("a guard installed while a cold load runs is seen by the next warm cal
   }
   const plugins = await makeTree(files);
   const cacheDir = await Deno.makeTempDir();
+  await settle();
   try {
     const cold = loadPluginsCached(plugins, { cacheDir, concurrency: 1 });
     // Let discovery list the plugins dir, then install the guard while the manifests load.
@@ -218,6 +225,9 @@ Deno.test("a guard installed while a cold load runs is seen by the next warm cal
     await cold;
     const warm = await loadPluginsCached(plugins, { cacheDir });
     assert.ok(warm.index.plugins.some((p) => p.name === "g"), "the guard is loaded");
+    await settle();
+    const settled = await loadPluginsCached(plugins, { cacheDir });
+    assert.ok(settled.index.plugins.some((p) => p.name === "g"), "and stays loaded");
   } finally {
     await Deno.remove(plugins, { recursive: true });
     await Deno.remove(cacheDir, { recursive: true });

@@ -40,16 +40,17 @@ Deno.test("loadPlugins() silently ignores a folder without a manifest", async ()
   assert.deepEqual(index.warnings, []);
 });
 
-Deno.test("loadPlugins() finds plugins in nested collections down to depth 4, not deeper", async () => {
+Deno.test("loadPlugins() finds plugins in nested collections down to depth 5 as ty does, not deeper", async () => {
   const root = await makeTree({
     ...under("one", plugin("depth-1")),
     ...under("c1/two", plugin("depth-2")),
     ...under("c1/c2/c3/four", plugin("depth-4")),
     ...under("c1/c2/c3/c4/five", plugin("depth-5")),
+    ...under("c1/c2/c3/c4/c5/six", plugin("depth-6")),
   });
   const index = await loadPlugins(root);
-  assert.deepEqual(index.plugins.map((p) => p.name), ["depth-1", "depth-2", "depth-4"]);
-  assert.deepEqual(index.plugins[2].dir, join(root, "c1/c2/c3/four"));
+  assert.deepEqual(index.plugins.map((p) => p.name), ["depth-1", "depth-2", "depth-4", "depth-5"]);
+  assert.deepEqual(index.plugins[3].dir, join(root, "c1/c2/c3/c4/five"));
   assert.deepEqual(index.warnings, []);
 });
 
@@ -62,13 +63,15 @@ Deno.test("loadPlugins() does not descend into a plugin", async () => {
   assert.deepEqual(index.plugins.map((p) => p.name), ["outer"]);
 });
 
-Deno.test("loadPlugins() skips folders whose name starts with a dot", async () => {
+Deno.test("loadPlugins() skips .git folders, and only those, as ty's collections need", async () => {
   const root = await makeTree({
     ...under(".hidden", plugin("hidden")),
+    ...under(".git/p", plugin("in-git")),
+    ...under("team/.git", plugin("git-itself")),
     ...under("seen", plugin("seen")),
   });
   const index = await loadPlugins(root);
-  assert.deepEqual(index.plugins.map((p) => p.name), ["seen"]);
+  assert.deepEqual(index.plugins.map((p) => p.name), ["hidden", "seen"]);
 });
 
 Deno.test("loadPlugins() skips the later of two plugins with the same name and says where the first is", async () => {

@@ -162,6 +162,8 @@ Deno.test("loadPluginsCached() keeps the settings in the cached index", async ()
       "name: g\nhooks: {pre_tool_call: guard.sh}\ntyhooks:\n  pre_tool_call: {tools: ^bash$}\n",
   }, async (root) => {
     const cacheDir = await Deno.makeTempDir();
+    // A tree written this instant is "racy" and not cached yet (see RACY_MS in cache.ts).
+    await new Promise((resolve) => setTimeout(resolve, 30));
     try {
       assert.equal((await loadPluginsCached(root, { cacheDir })).hit, false);
       const warm = await loadPluginsCached(root, { cacheDir });

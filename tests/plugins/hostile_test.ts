@@ -27,7 +27,7 @@ Deno.test("loadPlugins() refuses a 10 MB manifest with a warning", async () => {
     const line = `# ${"x".repeat(98)}\n`;
     await Deno.writeTextFile(join(dir, "plugin.yaml"), "name: big\n" + line.repeat(100_000));
   });
-  assert.equal(message, 'Skipped plugin in "bad": plugin.yaml is larger than 1048576 bytes');
+  assert.equal(message, 'Skipped plugin in "bad": plugin.yaml is larger than 262144 bytes');
 });
 
 Deno.test("loadPlugins() survives a YAML alias bomb with a warning", async () => {

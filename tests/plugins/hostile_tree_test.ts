@@ -1,0 +1,112 @@
+/** Plugin trees built to make a load slow or endless (issue 12): each is now bounded. */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { loadPlugins } from "../../lib/plugins/load.ts";
+import { MAX_DIRS } from "../../lib/plugins/discover.ts";
+import { makeTree } from "../_cli.ts";
+
+const SCRIPT = "#!/bin/sh\nexit 0\n";
+const GOOD = { "good/plugin.yaml": "name: good\nhooks:\n  task.done: a.sh\n", "good/a.sh": SCRIPT };
+
+async function withTree(files: Record<string, string>, fn: (root: string) => Promise<void>) {
+  const root = await makeTree(files);
+  try {
+    await fn(root);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+}
+
+Deno.test("loadPlugins() visits each real directory once through 16 symlinks to the plugins dir", async () => {
+  await withTree({
+    ...GOOD,
+    "team/x/plugin.yaml": "name: x\nhooks:\n  task.done: a.sh\n",
+    "team/x/a.sh": SCRIPT,
+  }, async (root) => {
+    for (let i = 0; i < 16; i++) await Deno.symlink(".", join(root, `self${i}`));
+    await Deno.symlink("..", join(root, "team", "up"));
+    await Deno.symlink("../team", join(root, "team", "again"));
+    const index = await loadPlugins(root);
+    // Without the real-path check, "good" is found once per path to it and the rest warn as
+    // duplicates (16^4 paths at depth 5).
+    assert.deepEqual(index.plugins.map((p) => p.dir), [
+      join(root, "good"),
+      join(root, "team", "x"),
+    ]);
+    assert.deepEqual(index.warnings, []);
+  });
+});
+
+Deno.test("loadPlugins() loads a plugin reached by two links once, by its first path", async () => {
+  await withTree(GOOD, async (root) => {
+    await Deno.symlink("good", join(root, "a-link"));
+    await Deno.symlink("good", join(root, "z-link"));
+    const index = await loadPlugins(root);
+    assert.deepEqual(index.plugins.map((p) => p.dir), [join(root, "a-link")]);
+    assert.deepEqual(index.warnings, []);
+  });
+});
+
+Deno.test("loadPlugins() stops after 10,000 directories with a warning", async () => {
+  await withTree(GOOD, async (root) => {
+    // 101 collections of 100 folders each: 10,100 folders at depth 2 (made by one mkdir -p).
+    const script =
+      `cd "$1" && for i in $(seq 0 100); do mkdir -p c$i && (cd c$i && mkdir $(seq -f d%g 0 99)); done`;
+    const made = await new Deno.Command("sh", { args: ["-c", script, "sh", root] }).output();
+    assert.ok(made.success, new TextDecoder().decode(made.stderr));
+    const index = await loadPlugins(root);
+    assert.deepEqual(index.plugins.map((p) => p.name), ["good"]);
+    assert.deepEqual(index.warnings.map((w) => w.message), [
+      `Stopped searching the plugins dir after ${MAX_DIRS} directories`,
+    ]);
+  });
+});
+
+Deno.test("loadPlugins() ends when its abort signal fires, with the signal's reason", async () => {
+  await withTree(GOOD, async (root) => {
+    const aborted = AbortSignal.abort(new Error("deadline"));
+    await assert.rejects(loadPlugins(root, { signal: aborted }), /deadline/);
+    // Fired while the load runs: the load rejects rather than returning a partial index.
+    const controller = new AbortController();
+    const load = loadPlugins(root, { signal: controller.signal });
+    controller.abort(new Error("SIGTERM"));
+    await assert.rejects(load, /SIGTERM/);
+  });
+});
+
+Deno.test("loadPlugins() skips a manifest nested deeper than 64 levels, before parsing it", async () => {
+  const flow = `name: deep\nhooks: {task.done: a.sh}\nx: ${"[".repeat(65)}${"]".repeat(65)}\n`;
+  let block = "name: deep-block\nhooks:\n  task.done: a.sh\nx:\n";
+  for (let i = 1; i <= 70; i++) block += `${"  ".repeat(i)}k:\n`;
+  const fine = `name: fine\nhooks: {task.done: a.sh}\nx: ${"[".repeat(50)}${"]".repeat(50)}\n`;
+  await withTree({
+    "flow/plugin.yaml": flow,
+    "flow/a.sh": SCRIPT,
+    "block/plugin.yaml": block,
+    "block/a.sh": SCRIPT,
+    "fine/plugin.yaml": fine,
+    "fine/a.sh": SCRIPT,
+  }, async (root) => {
+    const index = await loadPlugins(root);
+    assert.deepEqual(index.plugins.map((p) => p.name), ["fine"]);
+    assert.deepEqual(index.warnings.map((w) => w.message), [
+      'Skipped plugin in "block": plugin.yaml is nested deeper than 64 levels',
+      'Skipped plugin in "flow": plugin.yaml is nested deeper than 64 levels',
+    ]);
+  });
+});
+
+Deno.test("loadPlugins() refuses a 1 MiB nested manifest by its size, without reading it whole", async () => {
+  const half = 512 * 1024;
+  await withTree(
+    { ...GOOD, "bad/plugin.yaml": `x: ${"[".repeat(half)}${"]".repeat(half)}\n` },
+    async (root) => {
+      const index = await loadPlugins(root);
+      assert.deepEqual(index.plugins.map((p) => p.name), ["good"]);
+      assert.deepEqual(index.warnings.map((w) => w.message), [
+        'Skipped plugin in "bad": plugin.yaml is larger than 262144 bytes',
+      ]);
+    },
+  );
+});
