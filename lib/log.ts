@@ -120,11 +120,43 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       }
       const details = Object.entries(fields)
         .filter(([, v]) => v !== undefined)
-        .map(([k, v]) => `${k}=${typeof v === "string" && !/\s|"/.test(v) ? v : JSON.stringify(v)}`)
+        .map(([k, v]) => `${escapeControl(k)}=${textValue(v)}`)
         .join(" ");
-      write(`tyhooks: ${level}: ${message}${details ? ` (${details})` : ""}\n`);
+      write(`tyhooks: ${level}: ${escapeControl(message)}${details ? ` (${details})` : ""}\n`);
     },
   };
+}
+
+/**
+ * Escapes control characters (C0, DEL, C1) as `\x1b`: text logs carry names, paths and output
+ * from plugins, scripts and probes, and a terminal must never receive their escape sequences,
+ * nor a parser a line break that forges a log line.
+ *
+ * @param text Any text.
+ * @returns The text with each control character as `\xNN`.
+ * @example
+ * ```ts
+ * import { escapeControl } from "./log.ts";
+ * console.assert(escapeControl("a\x1b[31mb\n") === "a\\x1b[31mb\\x0a");
+ * ```
+ */
+export function escapeControl(text: string): string {
+  return text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+}
+
+// deno-lint-ignore no-control-regex -- matching control characters is the point
+const CONTROL = /[\x00-\x1f\x7f-\x9f]/g;
+
+// A field value in a text line: bare when it is one word, else quoted as JSON quotes it; control
+// characters as \xNN either way.
+function textValue(value: unknown): string {
+  if (typeof value === "string") {
+    const escaped = escapeControl(value);
+    return /\s|"/.test(escaped) ? `"${escaped.replace(/["\\]/g, "\\$&")}"` : escaped;
+  }
+  const json = JSON.stringify(value) ?? String(value);
+  // JSON already escapes C0 (as \u001b): write those as \x1b too, and escape what it leaves (C1).
+  return escapeControl(json.replace(/\\u00([01][0-9a-f]|7f)/g, "\\x$1"));
 }
 
 /**
