@@ -48,7 +48,7 @@ Deno.test("deno task demo shows every example plugin deciding and leaves no proc
   assert.match(stdout, /"target":"gpu-2"/);
   assert.match(
     stdout,
-    /rm -rf .*-> exit 2 \{"action":"block","reason":"destructive shell command"\}/,
+    /rm -rf .*-> exit 2 \{"action":"block","reason":"destructive shell command: /,
   );
   assert.match(stdout, /audit\.jsonl: \{"hook":"post_tool_call","tool":"bash"/);
   assert.match(stdout, /POST \/v1\/route -> 200 .*"hold":true/);

@@ -1,0 +1,117 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { cli, ROOT } from "../_cli.ts";
+
+const EXAMPLES = join(ROOT, "plugins-example");
+const GUARD = join(EXAMPLES, "tool-guard/guard.ts");
+
+const BLOCKED: [string, string][] = [
+  ["rm -rf /", "recursive rm of /"],
+  ["rm -rf ~", "recursive rm of ~"],
+  ["rm -fr ~/", "recursive rm of ~/"],
+  ["cd /srv && sudo rm -rf /*", "recursive rm of /*"],
+  ["rm -r -f /etc", "recursive rm of /etc"],
+  ['rm -rf "$HOME"', "recursive rm of $HOME"],
+  ["rm -rf /home/bob", "recursive rm of /home/bob"],
+  ["rm --no-preserve-root -rf /", "rm --no-preserve-root"],
+  ["git push --force", "git push --force (use --force-with-lease)"],
+  ["git push -f origin main", "git push -f (use --force-with-lease)"],
+  ["git push origin +main", "git push +main (use --force-with-lease)"],
+  ["mkfs.ext4 /dev/sda1", "mkfs.ext4 formats a disk"],
+  ["dd if=/dev/zero of=/dev/sda bs=1M", "dd of=/dev/sda overwrites a disk"],
+];
+
+const ALLOWED: string[] = [
+  "rm -rf /tmp/build",
+  "rm -rf ./build node_modules",
+  "rm /tmp/x",
+  "ls -la /",
+  "git push --force-with-lease origin main",
+  "git push origin main",
+  'echo "rm -rf /"',
+  "grep -r 'git push --force' docs/",
+  "dd if=/dev/zero of=./disk.img bs=1M count=1",
+];
+
+function request(tool: string, args: unknown): string {
+  return JSON.stringify({ hook: "pre_tool_call", tool, args, platform: "test", user_id: "u" });
+}
+
+async function oneShot(line: string): Promise<string> {
+  const child = new Deno.Command(GUARD, { stdin: "piped", stdout: "piped", stderr: "piped" })
+    .spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(line + "\n"));
+  await writer.close();
+  const out = await child.output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  return new TextDecoder().decode(out.stdout);
+}
+
+Deno.test("tool-guard example, one-shot: one request line, then end of input, one answer", async () => {
+  assert.equal(
+    await oneShot(request("bash", { command: "rm -rf /" })),
+    '{"action":"block","reason":"destructive shell command: recursive rm of /"}\n',
+  );
+  assert.equal(
+    await oneShot(request("bash", { command: "rm -rf /tmp/build" })),
+    '{"action":"allow","reason":""}\n',
+  );
+  // Only shell tools are judged: a file that merely mentions a force push is written.
+  assert.equal(
+    await oneShot(request("write_file", { path: "NOTES.md", content: "never git push --force" })),
+    '{"action":"allow","reason":""}\n',
+  );
+});
+
+Deno.test("tool-guard example as a read-loop: one answer per request line, as each arrives", async () => {
+  const child = new Deno.Command(GUARD, { stdin: "piped", stdout: "piped", stderr: "null" })
+    .spawn();
+  const writer = child.stdin.getWriter();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let pending = "";
+  const nextAnswer = async () => {
+    while (!pending.includes("\n")) {
+      const { value, done } = await lines.read();
+      if (done) throw new Error("the guard ended early");
+      pending += value;
+    }
+    const end = pending.indexOf("\n");
+    const answer = JSON.parse(pending.slice(0, end));
+    pending = pending.slice(end + 1);
+    return answer;
+  };
+  // Each answer is read before the next request is written: the guard never waits for EOF.
+  for (const [command, reason] of BLOCKED) {
+    await writer.write(new TextEncoder().encode(request("bash", { command }) + "\n"));
+    assert.deepEqual(await nextAnswer(), {
+      action: "block",
+      reason: `destructive shell command: ${reason}`,
+    }, command);
+  }
+  for (const command of ALLOWED) {
+    await writer.write(new TextEncoder().encode(request("bash", { command }) + "\n"));
+    assert.deepEqual(await nextAnswer(), { action: "allow", reason: "" }, command);
+  }
+  await writer.write(new TextEncoder().encode("not json\n"));
+  assert.equal((await nextAnswer()).action, "block");
+  await writer.close();
+  assert.equal((await lines.read()).done, true);
+  assert.equal((await child.status).code, 0);
+});
+
+Deno.test("tool-guard example through tyhooks tool pre: blocks rm -rf / (exit 2), allows the rest", async () => {
+  const run = (tool: string, args: unknown) =>
+    cli(["tool", "pre", "--tool", tool, "--args", JSON.stringify(args), "--plugins-dir", EXAMPLES]);
+  const blocked = await run("bash", { command: "rm -rf ~" });
+  assert.equal(blocked.code, 2);
+  assert.deepEqual(JSON.parse(blocked.stdout), {
+    action: "block",
+    reason: "destructive shell command: recursive rm of ~",
+  });
+  const allowed = await run("bash", { command: "rm -rf /tmp/build" });
+  assert.equal(allowed.code, 0, allowed.stderr);
+  const file = await run("write_file", { content: "git push --force is banned" });
+  assert.equal(file.code, 0, file.stderr);
+  assert.equal(JSON.parse(file.stdout).action, "allow");
+});
