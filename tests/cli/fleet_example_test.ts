@@ -20,6 +20,8 @@ Deno.test("the example fleet plugin answers task.hosts from the hosts file place
     name: "build-1",
     target: "build-1",
     workdir: "/srv/ty",
-    detail: "hosts file line 10",
+    detail: `hosts file line ${
+      hostsFile.split("\n").findIndex((l) => l.startsWith("build-1")) + 1
+    }`,
   });
 });
