@@ -20,12 +20,11 @@ import {
   toRecord,
 } from "../process/record.ts";
 import { DEFAULT_TIMEOUTS, type Timeouts } from "./timeouts.ts";
-import { hookSettings } from "../plugins/hook_settings.ts";
 import { statusEvent } from "./status_event.ts";
 import type { AskHandler, AskRequest, ConsultOptions } from "../consult/consult.ts";
 import { route, type RouteOptions, type RouteResult } from "../resolve/route.ts";
-import { type Placement, type PlacementInfo, resolvePlacement } from "../resolve/placement.ts";
-import { type HostsList, listHosts } from "../resolve/hosts.ts";
+import type { Placement, PlacementInfo } from "../resolve/placement.ts";
+import type { HostsList } from "../resolve/hosts.ts";
 
 /**
  * Options of {@linkcode Runner}.
@@ -142,7 +141,8 @@ export class Runner {
    */
   timeoutFor(event: string, plugin: Plugin | null): number {
     const kind = CONSULTED_TIMEOUTS[event] ?? "event";
-    const own = plugin === null ? undefined : hookSettings(plugin, event).timeoutMs;
+    // Read directly rather than through hook_settings.ts: the warm path stays a few modules.
+    const own = plugin?.settings?.[event]?.timeoutMs;
     return this.#options.timeouts?.[kind] ?? own ?? this.timeouts[kind];
   }
 
@@ -236,8 +236,10 @@ export class Runner {
    * @param options `deadlineMs`, `sequential`.
    * @returns The placement; all fields `""` when nobody answered (run locally).
    */
-  resolvePlacement(info: PlacementInfo, options: ConsultOptions = {}): Promise<Placement> {
-    return resolvePlacement(this, info, options);
+  async resolvePlacement(info: PlacementInfo, options: ConsultOptions = {}): Promise<Placement> {
+    // Loaded when asked: a warm `route` does not pay for the placement and hosts readers.
+    const { resolvePlacement } = await import("../resolve/placement.ts");
+    return await resolvePlacement(this, info, options);
   }
 
   /** True when some plugin handles `task.placement`. Starts no process. */
@@ -253,8 +255,12 @@ export class Runner {
    * @param options `deadlineMs`, `sequential`.
    * @returns `{"hosts":[...]}`; empty when no handler offers any.
    */
-  listHosts(info: Partial<PlacementInfo> = {}, options: ConsultOptions = {}): Promise<HostsList> {
-    return listHosts(this, info, options);
+  async listHosts(
+    info: Partial<PlacementInfo> = {},
+    options: ConsultOptions = {},
+  ): Promise<HostsList> {
+    const { listHosts } = await import("../resolve/hosts.ts");
+    return await listHosts(this, info, options);
   }
 
   /** True when some plugin handles `task.hosts`. Starts no process. */
