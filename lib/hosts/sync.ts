@@ -96,20 +96,29 @@ fi
 exit 0
 `;
 
-// Run by the host's login shell, so: one line, no single quote or backslash inside the quotes.
-const UNPACK = `sh -c 's="\${HOME:?}/.local/share/tyhooks/.incoming" && rm -rf "$s" && ` +
-  `mkdir -p "$s" && cd "$s" && tar -xf - && exec sh ./apply.sh'`;
+/**
+ * The command that unpacks the tar stream on the host into a staging dir of its own (syncs of one
+ * host under two names do not meet) and runs the apply script in it. Run by the host's login
+ * shell, so: one line, no single quote or backslash inside the quotes.
+ */
+function unpackCommand(): string {
+  const dir = `.incoming-${crypto.randomUUID()}`;
+  return `sh -c 's="\${HOME:?}/.local/share/tyhooks/${dir}" && mkdir -p "$s" && cd "$s" && ` +
+    `if tar -xf -; then exec sh ./apply.sh; else cd / && rm -rf "$s" && exit 1; fi'`;
+}
 
+// Run in the staging dir; the staging dir goes whatever happens.
 const APPLY = `set -eu
+here=$(pwd)
+trap 'cd / && rm -rf "$here"' EXIT
 ${WHERE}
-cd "$share/.incoming/files"
+cd "$here/files"
 place() { mkdir -p -- "$(dirname -- "$2")" && mv -f -- "$1" "$2"; }
 if [ -d plugins ]; then
   find plugins -type f | while IFS= read -r f; do place "$f" "$plugins/\${f#plugins/}"; done
 fi
 for f in share/tyhooks.js share/deno; do [ ! -f "$f" ] || place "$f" "$share/\${f#share/}"; done
 [ ! -f bin/tyhooks ] || place bin/tyhooks "$bin/tyhooks"
-cd "$share" && rm -rf .incoming
 `;
 
 /** What the inspect script found on a host. */
@@ -270,7 +279,7 @@ async function syncHost(
         options.stage,
         ...options.ssh,
         host,
-        UNPACK,
+        unpackCommand(),
       ],
       timeoutMs: left(),
       signal: options.signal,

@@ -24,7 +24,7 @@ export interface Fleet {
   sshConfig: string;
   /** `gpu-1` (deno on its PATH), `gpu-2` (no deno on its PATH), `gpu-down`, `gpu-silent`, `gpu-hung`. */
   hosts: Record<string, FleetHost>;
-  /** Environment for a tyhooks CLI talking to the fleet: TYHOOKS_SSH, and a temp HOME and XDG dirs. */
+  /** Environment for a tyhooks CLI talking to the fleet: TYHOOKS_SSH, a temp HOME, XDG dirs, TMPDIR. */
   env: Record<string, string>;
   /** What the sshds logged, for failure messages. */
   logs(): string;
@@ -232,7 +232,7 @@ export async function startFleet(): Promise<Fleet> {
       ].join("\n"),
     );
     const local = join(dir, "local");
-    await Deno.mkdir(local);
+    await Deno.mkdir(join(local, "tmp"), { recursive: true });
     return {
       dir,
       sshConfig,
@@ -242,6 +242,8 @@ export async function startFleet(): Promise<Fleet> {
         HOME: local,
         XDG_CACHE_HOME: join(local, ".cache"),
         XDG_CONFIG_HOME: join(local, ".config"),
+        // hosts sync's scratch dir lands here, where a test can see it is removed.
+        TMPDIR: join(local, "tmp"),
       },
       logs: () => logs.join("\n"),
       stop,

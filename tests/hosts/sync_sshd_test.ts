@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cli } from "../_cli.ts";
+import { cli, spawnCli } from "../_cli.ts";
 import { type Fleet, SSHD_SKIP_REASON, startFleet } from "./_sshd.ts";
 import { PROBE_FIELDS } from "./_probe_fields.ts";
 
@@ -47,9 +47,9 @@ async function mtimeOf(path: string): Promise<number | null> {
 }
 
 /** ssh clients still running with the fleet's config, after a short wait for them to be reaped. */
-async function sshClientsLeft(fleet: Fleet): Promise<string[]> {
+async function sshClientsLeft(fleet: Fleet, tries = 20): Promise<string[]> {
   let left: string[] = [];
-  for (let i = 0; i < 20; i++) {
+  for (let i = 0; i <= tries; i++) {
     left = [];
     for await (const entry of Deno.readDir("/proc")) {
       if (!/^\d+$/.test(entry.name)) continue;
@@ -62,7 +62,7 @@ async function sshClientsLeft(fleet: Fleet): Promise<string[]> {
         // Gone meanwhile.
       }
     }
-    if (left.length === 0) break;
+    if (left.length === 0 || i === tries) break;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return left;
@@ -104,7 +104,10 @@ Deno.test({
           assert.ok(await exists(join(home1, ".local", "bin", "tyhooks")));
           assert.ok(!(await exists(join(home1, ".local", "share", "tyhooks", "deno"))));
           assert.ok(await exists(join(home2, ".local", "share", "tyhooks", "deno")));
-          assert.ok(!(await exists(join(home2, ".local", "share", "tyhooks", ".incoming"))));
+          for (const home of [home1, home2]) {
+            const share = await Array.fromAsync(Deno.readDir(join(home, ".local/share/tyhooks")));
+            assert.deepEqual(share.map((e) => e.name).filter((n) => n.startsWith(".")), []);
+          }
           assert.equal(r.stderr, "", "no warning: ~/.local/bin is on both hosts' PATH");
         },
       );
@@ -209,6 +212,22 @@ Deno.test({
             "gpu-hung: failed: cannot inspect: timed out after 1000 ms",
           );
           assert.deepEqual(await sshClientsLeft(fleet), []);
+
+          // SIGTERM mid-sync: every ssh ends, the scratch dir goes, exit 143.
+          const child = spawnCli(["hosts", "sync", "gpu-hung"], { env: fleet.env });
+          for (let i = 0; i < 200 && (await sshClientsLeft(fleet, 0)).length === 0; i++) {
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+          assert.equal((await sshClientsLeft(fleet, 0)).length, 1, "the sync's ssh started");
+          child.kill("SIGTERM");
+          const [status] = await Promise.all([
+            child.status,
+            child.stdout.cancel(),
+            child.stderr.cancel(),
+          ]);
+          assert.equal(status.code, 143);
+          assert.deepEqual(await sshClientsLeft(fleet), []);
+          assert.deepEqual(await Array.fromAsync(Deno.readDir(fleet.env.TMPDIR)), []);
         },
       );
 
