@@ -83,7 +83,7 @@ export interface StatusChangeResult {
 }
 
 /** Plugin variables every plugin script gets. */
-function pluginEnv(plugin: Plugin): Record<string, string> {
+export function pluginEnv(plugin: Plugin): Record<string, string> {
   return { TASK_PLUGIN_NAME: plugin.name, TASK_PLUGIN_DIR: plugin.dir };
 }
 

@@ -84,7 +84,7 @@ const FIRST_READ_BYTES = 4 * 1024;
 const MAX_READ_BYTES = 64 * 1024;
 
 /** A reader whose chunks are only valid until the next `read()`. */
-interface ChunkReader {
+export interface ChunkReader {
   read(): Promise<ReadableStreamReadResult<Uint8Array>>;
   cancel(): Promise<void>;
 }
@@ -95,7 +95,7 @@ interface ChunkReader {
  * read, several per run, outside the JS heap; under a daemon's load that garbage alone doubled
  * the process's memory. Streams that are not byte streams are read as they come.
  */
-function openReader(stream: ReadableStream<Uint8Array>): ChunkReader {
+export function openReader(stream: ReadableStream<Uint8Array>): ChunkReader {
   let byob: ReadableStreamBYOBReader;
   try {
     byob = stream.getReader({ mode: "byob" });

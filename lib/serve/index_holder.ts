@@ -19,6 +19,8 @@ export interface IndexHolderOptions<T> {
   load(dir: string): Promise<PluginIndex>;
   /** Builds what requests use from an index (runners over it, etc.). */
   build(index: PluginIndex): T;
+  /** Called with what `build` made of an index once a newer one replaced it. */
+  retire?(built: T): void;
   log?: Logger;
   /** Watch settings; `false` disables the watch (SIGHUP and `reload()` still work). */
   watch?: WatchDirOptions | false;
@@ -145,7 +147,9 @@ export class IndexHolder<T> {
   }
 
   #swap(index: PluginIndex): void {
-    const generation = (this.#current?.generation ?? 0) + 1;
+    const previous = this.#current;
+    const generation = (previous?.generation ?? 0) + 1;
     this.#current = { index, built: this.#options.build(index), generation };
+    if (previous !== undefined) this.#options.retire?.(previous.built);
   }
 }

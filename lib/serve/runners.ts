@@ -16,6 +16,7 @@ import type { Logger } from "../log.ts";
 import { Runner } from "../hooks/runner.ts";
 import type { Timeouts } from "../hooks/timeouts.ts";
 import type { ProcLimit } from "./proc_limit.ts";
+import { PersistentHooks } from "./persistent.ts";
 
 /** The runners of one snapshot. */
 export interface DaemonRunners {
@@ -25,6 +26,8 @@ export interface DaemonRunners {
   act: Runner;
   /** Fire-and-forget work. */
   fire: Runner;
+  /** The persistent hooks' processes, asked by `decide`. */
+  persistent: PersistentHooks;
 }
 
 /** What the runners are built with. */
@@ -59,11 +62,14 @@ export interface RunnerSettings {
  */
 export function buildRunners(index: PluginIndex, settings: RunnerSettings): DaemonRunners {
   const common = { hooksDir: settings.hooksDir, log: settings.log, timeouts: settings.timeouts };
+  const persistent = new PersistentHooks({ log: settings.log });
   return {
+    persistent,
     decide: new Runner(index, {
       ...common,
       limit: settings.limit.consulted,
       signal: settings.decideSignal,
+      ask: persistent.ask,
     }),
     act: new Runner(index, {
       ...common,

@@ -137,6 +137,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const limit = new ProcLimit(options.maxProcs ?? DEFAULT_MAX_PROCS);
   const decideAbort = new AbortController();
   const stopAbort = new AbortController();
+  const retiring = new Set<Promise<void>>();
   const holder = new IndexHolder(options.pluginsDir, {
     load: options.load ?? defaultLoad,
     log,
@@ -150,6 +151,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         log,
         timeouts,
       }),
+    // A reload ends the previous index's persistent processes once their requests are answered.
+    retire: (built) => {
+      const retired = built.persistent.retire();
+      retiring.add(retired);
+      retired.finally(() => retiring.delete(retired));
+    },
   });
   await holder.start();
   const state: DaemonState = {
@@ -196,7 +203,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     await within(drained, consultedBoundMs + 1000);
     decideAbort.abort();
     await within(drained, 1000);
-    await Promise.allSettled([queueClosed, servicesStopped]);
+    await Promise.allSettled([
+      queueClosed,
+      servicesStopped,
+      holder.current.built.persistent.close(),
+    ]);
     if (socket !== null) await removeSocket(socket);
   };
   return {

@@ -1,0 +1,236 @@
+/**
+ * Persistent hooks with real processes: a guard written as a read loop, run by an in-process
+ * daemon over a unix socket. The guard answers `{"action","reason"}` with its pid and a request
+ * count in the reason, so a test sees which process answered and in what order.
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { startDaemon } from "../../lib/serve/server.ts";
+import { createLogger } from "../../lib/log.ts";
+import { makeTree } from "../_cli.ts";
+import { alive, waitGone } from "../_procs.ts";
+import { startServe, tempSocket } from "../cli/_serve.ts";
+
+const GUARD = `#!/bin/sh
+echo $$ >> "$TASK_PLUGIN_DIR/pids"
+n=0
+while IFS= read -r line; do
+  n=$((n+1))
+  tool=$(printf '%s' "$line" | sed -n 's/.*"tool":"\\([^"]*\\)".*/\\1/p')
+  case "$tool" in
+    hang) sleep 60 ;;
+    crash) exit 3 ;;
+    junk) echo "not json" ;;
+    huge) head -c 1100000 /dev/zero | tr '\\0' x; echo ;;
+    rm) echo '{"action":"block","reason":"'"$tool $n $$"'"}' ;;
+    *) echo '{"action":"allow","reason":"'"$tool $n $$"'"}' ;;
+  esac
+done
+`;
+
+const PLACE = `#!/bin/sh
+echo $$ >> "$TASK_PLUGIN_DIR/pids"
+while IFS= read -r line; do
+  echo '{"target":"host-'$$'","workdir":"~/w","reason":"persistent"}'
+done
+`;
+
+function manifest(event: string, script: string, settings = "persistent: true"): string {
+  return `name: p\nhooks:\n  ${event}: ${script}\ntyhooks:\n  ${event}: {${settings}}\n`;
+}
+
+async function daemonWith(files: Record<string, string>) {
+  const plugins = await makeTree(files);
+  const path = `${await Deno.makeTempDir({ prefix: "tyh-" })}/t.sock`;
+  const lines: string[] = [];
+  const daemon = await startDaemon({
+    listen: { transport: "unix", path },
+    pluginsDir: plugins,
+    watch: false,
+    timeouts: { tool: 1500, placement: 1500 },
+    log: createLogger({ format: "json", level: "debug", write: (l) => lines.push(l) }),
+  });
+  const client = Deno.createHttpClient({ proxy: { transport: "unix", path } });
+  const post = async (route: string, body: unknown) => {
+    const response = await fetch(`http://localhost${route}`, {
+      method: "POST",
+      body: JSON.stringify(body),
+      client,
+    });
+    return await response.json();
+  };
+  const pids = async () =>
+    (await Deno.readTextFile(join(plugins, "p", "pids")).catch(() => ""))
+      .split("\n").filter((l) => l !== "").map(Number);
+  return {
+    daemon,
+    lines,
+    pids,
+    pre: (tool: string) => post("/v1/tool/pre", { tool }),
+    post,
+    async stop() {
+      client.close();
+      await daemon.stop();
+      const all = await pids();
+      await Deno.remove(plugins, { recursive: true });
+      return all;
+    },
+  };
+}
+
+Deno.test("persistent guard: one process answers every request, in order", async () => {
+  const d = await daemonWith({
+    "p/plugin.yaml": manifest("pre_tool_call", "g.sh"),
+    "p/g.sh": GUARD,
+  });
+  let pids: number[] = [];
+  try {
+    const answers = [];
+    for (const tool of ["ls", "rm", "cat", "ls"]) answers.push(await d.pre(tool));
+    const [pid] = await d.pids();
+    assert.deepEqual(answers, [
+      { action: "allow", reason: `ls 1 ${pid}` },
+      { action: "block", reason: `rm 2 ${pid}` },
+      { action: "allow", reason: `cat 3 ${pid}` },
+      { action: "allow", reason: `ls 4 ${pid}` },
+    ]);
+    // Ten at once through a pool of one: each gets its own answer.
+    const many = await Promise.all(Array.from({ length: 10 }, (_, i) => d.pre(`t${i}`)));
+    many.forEach((answer, i) => assert.match(answer.reason, new RegExp(`^t${i} \\d+ ${pid}$`)));
+    assert.deepEqual((await d.pids()).length, 1);
+  } finally {
+    pids = await d.stop();
+  }
+  for (const pid of pids) assert.ok(await waitGone(pid), `process ${pid} left behind`);
+});
+
+Deno.test("persistent guard: a request past its timeout kills the process; the next is answered by a new one", async () => {
+  const d = await daemonWith({
+    "p/plugin.yaml": manifest("pre_tool_call", "g.sh"),
+    "p/g.sh": GUARD,
+  });
+  let pids: number[] = [];
+  try {
+    assert.equal((await d.pre("ls")).action, "allow");
+    const [first] = await d.pids();
+    const hung = await d.pre("hang");
+    assert.equal(hung.action, "block");
+    assert.match(hung.reason, /timed out after 1500 ms/);
+    assert.ok(await waitGone(first), "the hung process was not killed");
+    const next = await d.pre("ls");
+    const [, second] = await d.pids();
+    assert.deepEqual(next, { action: "allow", reason: `ls 1 ${second}` });
+    assert.ok(d.lines.some((l) => l.includes("Persistent hook timed out: restarting it")));
+  } finally {
+    pids = await d.stop();
+  }
+  for (const pid of pids) assert.ok(await waitGone(pid), `process ${pid} left behind`);
+});
+
+Deno.test("persistent guard: a crashed process is restarted", async () => {
+  const d = await daemonWith({
+    "p/plugin.yaml": manifest("pre_tool_call", "g.sh"),
+    "p/g.sh": GUARD,
+  });
+  let pids: number[] = [];
+  try {
+    const crashed = await d.pre("crash");
+    assert.equal(crashed.action, "block");
+    assert.match(crashed.reason, /Persistent hook exited 3 before answering/);
+    const next = await d.pre("ls");
+    assert.equal(next.action, "allow");
+    assert.equal((await d.pids()).length, 2);
+  } finally {
+    pids = await d.stop();
+  }
+  for (const pid of pids) assert.ok(await waitGone(pid), `process ${pid} left behind`);
+});
+
+Deno.test("persistent guard: a malformed or oversized answer fails that request only, and the guard blocks", async () => {
+  const d = await daemonWith({
+    "p/plugin.yaml": manifest("pre_tool_call", "g.sh"),
+    "p/g.sh": GUARD,
+  });
+  let pids: number[] = [];
+  try {
+    const junk = await d.pre("junk");
+    assert.equal(junk.action, "block");
+    assert.match(junk.reason, /answered a line that is not JSON/);
+    // The same process answers the next request: only that one failed.
+    const [pid] = await d.pids();
+    assert.deepEqual(await d.pre("ls"), { action: "allow", reason: `ls 2 ${pid}` });
+    const huge = await d.pre("huge");
+    assert.equal(huge.action, "block");
+    assert.match(huge.reason, /answered a line longer than 1048576 bytes/, huge.reason);
+    // The next request is answered (by the same process when the whole line had arrived by the
+    // cap, else by a new one: the rest of the line is still in the pipe).
+    assert.equal((await d.pre("ls")).action, "allow");
+  } finally {
+    pids = await d.stop();
+  }
+  for (const pid of pids) assert.ok(await waitGone(pid), `process ${pid} left behind`);
+});
+
+Deno.test("persistent placement hook: answers through its process; max_procs runs a pool", async () => {
+  const d = await daemonWith({
+    "p/plugin.yaml": manifest("task.placement", "place.sh", "persistent: true, max_procs: 2"),
+    "p/place.sh": PLACE,
+  });
+  let pids: number[] = [];
+  try {
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => d.post("/v1/placement", { task: { id: 1 } })),
+    );
+    for (const answer of answers) {
+      assert.match(answer.target, /^host-\d+$/);
+      assert.equal(answer.workdir, "~/w");
+    }
+    const started = await d.pids();
+    assert.ok(started.length >= 1 && started.length <= 2, `${started.length} processes`);
+  } finally {
+    pids = await d.stop();
+  }
+  for (const pid of pids) assert.ok(await waitGone(pid), `process ${pid} left behind`);
+});
+
+Deno.test("persistent guard: a reload ends the processes; the next request starts a new one", async () => {
+  const d = await daemonWith({
+    "p/plugin.yaml": manifest("pre_tool_call", "g.sh"),
+    "p/g.sh": GUARD,
+  });
+  let pids: number[] = [];
+  try {
+    await d.pre("ls");
+    const [first] = await d.pids();
+    await d.daemon.reload("test");
+    assert.ok(await waitGone(first), "reload left the process running");
+    const next = await d.pre("ls");
+    const [, second] = await d.pids();
+    assert.deepEqual(next, { action: "allow", reason: `ls 1 ${second}` });
+  } finally {
+    pids = await d.stop();
+  }
+  for (const pid of pids) assert.ok(await waitGone(pid), `process ${pid} left behind`);
+});
+
+Deno.test("serve: SIGTERM ends the persistent processes and leaves none behind", async () => {
+  const plugins = await makeTree({
+    "p/plugin.yaml": manifest("pre_tool_call", "g.sh"),
+    "p/g.sh": GUARD,
+  });
+  const socket = await tempSocket();
+  const d = await startServe(["--listen", `unix:${socket}`, "--plugins-dir", plugins]);
+  try {
+    const answer = await d.call("POST", "/v1/tool/pre", { tool: "ls" });
+    assert.equal(answer.body.action, "allow");
+    const pid = Number((await Deno.readTextFile(join(plugins, "p", "pids"))).trim());
+    assert.ok(alive(pid));
+    const { code, stderr } = await d.stop("SIGTERM");
+    assert.equal(code, 0, stderr);
+    assert.ok(await waitGone(pid), "the persistent process outlived the daemon");
+  } finally {
+    await d.kill();
+    await Deno.remove(plugins, { recursive: true });
+  }
+});
