@@ -130,18 +130,19 @@ class Worker {
     const timedOut = new Promise<Outcome>((resolve) =>
       timeout.signal.addEventListener("abort", () => resolve({ kind: "timeout" }), { once: true })
     );
-    const exited = this.exited.then((status): Outcome => ({ kind: "exit", status }));
+    // Not raced against `exited`: each race would leave a reaction on that promise until the
+    // process ends, thousands per process. An exit is seen as the end of stdout instead.
     const answered = (async (): Promise<Outcome> => {
       try {
         await this.#writer.write(encoder.encode(request.endsWith("\n") ? request : `${request}\n`));
       } catch {
-        return await exited;
+        return { kind: "exit", status: await this.exited };
       }
       const next = await this.#lines.next(cap);
       if ("line" in next) {
         return { kind: "answer", line: decoder.decode(next.line), bytes: next.line.length };
       }
-      if (next.end === "eof") return await exited;
+      if (next.end === "eof") return { kind: "exit", status: await this.exited };
       return { kind: "overflow", bytes: cap, inStep: next.end === "long" };
     })();
     try {

@@ -5,13 +5,14 @@
  * 1. runner overhead vs the cheapest group-isolating spawn      tests/bench/runner.ts
  * 2. `tyhooks route` end to end, cold and warm, vs its floor     tests/bench/route_cli.ts
  * 3. daemon `POST /v1/route` p50 vs one bare router spawn        tests/bench/serve.ts
+ *    and `POST /v1/tool/pre` with a persistent and a one-shot guard
  * 4. fan-out of one event to 1, 10, 50 plugins                  tests/bench/fanout.ts
  * 5. loading 1,000 plugins                                      tests/bench/load.ts
  */
 
 import { benchRunner } from "./runner.ts";
 import { benchRouteCli } from "./route_cli.ts";
-import { benchServe } from "./serve.ts";
+import { benchGuard, benchServe } from "./serve.ts";
 import { benchFanout } from "./fanout.ts";
 import { benchLoad } from "./load.ts";
 
@@ -22,6 +23,7 @@ const sections: [string, () => Promise<string[][]>][] = [
     () => benchRouteCli(),
   ],
   ["3. daemon POST /v1/route, 2,000 requests", () => benchServe()],
+  ["3b. daemon POST /v1/tool/pre: persistent guard vs one-shot guard", () => benchGuard()],
   ["4. fan-out of one event (median per fire), ratio to 1 plugin", () => benchFanout()],
   ["5. loading plugins (median), ratio to 1 plugin", () => benchLoad()],
 ];

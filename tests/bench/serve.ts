@@ -22,6 +22,7 @@
 import { startServe, tempSocket } from "../cli/_serve.ts";
 import { median, ms, quantile, ratio } from "./_stats.ts";
 import { routerTree } from "./_tree.ts";
+import { writeTree } from "../_cli.ts";
 import { runScript } from "../../lib/process/run_script.ts";
 
 function rssKb(pid: number): number {
@@ -142,8 +143,86 @@ export async function benchServe(total = 2000, inFlight = 50): Promise<string[][
   }
 }
 
+/** A plugins dir with one `pre_tool_call` guard that allows everything, persistent or not. */
+async function guardTree(persistent: boolean): Promise<string> {
+  const dir = await Deno.makeTempDir({ prefix: "tyhooks-bench-" });
+  await writeTree(dir, {
+    "g/plugin.yaml": "name: g\nhooks:\n  pre_tool_call: guard.sh\n" +
+      (persistent ? "tyhooks:\n  pre_tool_call: {persistent: true}\n" : ""),
+    // A read loop: run once per call it reads one line and exits; persistent, it serves all.
+    "g/guard.sh":
+      '#!/bin/sh\nwhile IFS= read -r line; do echo \'{"action":"allow","reason":""}\'; done\n',
+  });
+  return dir;
+}
+
+/**
+ * The daemon answering `POST /v1/tool/pre` with a persistent guard, and with the same guard run
+ * once per call: p50 at 1 in flight, decisions per second at `inFlight`, errors over `total`
+ * requests, and the daemon's RSS after the first 1,000 requests and after the run.
+ */
+export async function benchGuard(total = 20_000, inFlight = 16): Promise<string[][]> {
+  const rows: string[][] = [];
+  for (const persistent of [true, false]) {
+    const plugins = await guardTree(persistent);
+    const daemon = await startServe([
+      "--listen",
+      `unix:${await tempSocket()}`,
+      "--plugins-dir",
+      plugins,
+    ]);
+    const what = persistent ? "persistent guard" : "one-shot guard";
+    try {
+      const pre = async () => {
+        const answer = await daemon.call("POST", "/v1/tool/pre", { tool: "bash", args: {} });
+        if (answer.status !== 200 || answer.body.action !== "allow") {
+          throw new Error(`HTTP ${answer.status}: ${JSON.stringify(answer.body)}`);
+        }
+      };
+      // One-shot spawns cost ~2 ms each: a tenth of the requests says as much.
+      const n = persistent ? total : total / 10;
+      const single = await load(persistent ? 2000 : 300, 1, pre);
+      const first = await load(1000, inFlight, pre);
+      const rssFirst = rssKb(daemon.pid);
+      const rest = await load(n - 1000, inFlight, pre);
+      const rssAfter = rssKb(daemon.pid);
+      const errors = [...single.errors, ...first.errors, ...rest.errors];
+      rows.push(
+        [
+          `${what}, 1 in flight: p50 / p99`,
+          `${ms(median(single.times))} / ${ms(quantile(single.times, 0.99))}`,
+          persistent ? "goal <= 0.3 ms" : "",
+        ],
+        [
+          `${what}, ${inFlight} in flight: decisions/s`,
+          `${Math.round((n - 1000) / (rest.wallMs / 1000))}/s`,
+          persistent ? "goal >= 5,000/s" : "",
+        ],
+        [
+          `${what}: errors`,
+          `${errors.length} of ${n + single.times.length + single.errors.length}`,
+          errors[0] ?? "",
+        ],
+        [
+          `${what}: daemon RSS after 1,000 / after ${n}`,
+          `${Math.round(rssFirst / 1024)} MB / ${Math.round(rssAfter / 1024)} MB`,
+          `${ratio(rssAfter, rssFirst)}${persistent ? " (goal <= 1.2x)" : ""}`,
+        ],
+      );
+    } finally {
+      await daemon.stop();
+      await Deno.remove(plugins, { recursive: true });
+    }
+  }
+  return rows;
+}
+
 if (import.meta.main) {
   const rows = await benchServe();
   console.log("serve: POST /v1/route with a trivial router (ratios to a bare spawn's p50):");
   for (const row of rows) console.log(`  ${row[0].padEnd(46)} ${row[1].padStart(24)}  ${row[2]}`);
+  console.log("serve: POST /v1/tool/pre, persistent guard and one-shot guard:");
+  for (const row of await benchGuard()) {
+    console.log(`  ${row[0].padEnd(46)} ${row[1].padStart(24)}  ${row[2]}`);
+  }
 }
