@@ -16,7 +16,31 @@ const PLACEMENT_ANSWERS = [
   '"gpu-1"',
   "null",
   "{oops",
+  // As Go's encoding/json reads ty's struct: keys in any case, the last match wins, null keeps.
+  '{"Target":"gpu-1","WORKDIR":"~/w","Reason":"why"}',
+  '{"target":"a","TARGET":"b"}',
+  '{"target":"a","Target":null}',
+  '{"\u017ftarget":"x","reaſon":"long s"}',
+  '{"TARGET":7}',
 ];
+
+Deno.test("readPlacementAnswer() reads answers as Go's encoding/json does", async () => {
+  const read = async (stdout: string) => {
+    const got = await readPlacementAnswer(stdout);
+    return got.ok ? got.answer : got.error;
+  };
+  const local = { target: "", workdir: "", reason: "" };
+  assert.deepEqual(await read("null"), local);
+  assert.deepEqual(await read('{"Target":" gpu-1 ","WORKDIR":"~/w"}'), {
+    ...local,
+    target: "gpu-1",
+    workdir: "~/w",
+  });
+  assert.deepEqual(await read('{"target":"a","TARGET":"b"}'), { ...local, target: "b" });
+  assert.deepEqual(await read('{"target":"a","Target":null}'), { ...local, target: "a" });
+  assert.deepEqual(await read('{"reaſon":"long s"}'), { ...local, reason: "long s" });
+  assert.match(String(await read('{"TARGET":7}')), /^wrong type: "target"/);
+});
 
 Deno.test("readPlacementAnswer() reads every answer exactly as the zod schema does", async () => {
   for (const stdout of PLACEMENT_ANSWERS) {
