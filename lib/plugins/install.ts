@@ -3,9 +3,9 @@
  * into `<plugins-dir>/<folder>`, the folder named after the repository or local folder. A source
  * with `plugin.yaml` at its root is one plugin; one without is a collection, installed whole.
  *
- * Every install and update is built in a hidden staging folder inside the plugins dir and loaded
- * there first: only a copy holding at least one usable plugin is swapped in (two renames), so a
- * broken fresh install leaves nothing behind and a broken update leaves the working copy in place.
+ * Every install and update is built in a staging folder inside the plugins dir and loaded there
+ * first: only a copy holding at least one usable plugin is swapped in (two renames), so a broken
+ * fresh install leaves nothing behind and a broken update leaves the working copy in place.
  *
  * @module
  */
@@ -181,9 +181,11 @@ export async function placeInstall(
 ): Promise<InstallResult> {
   const source = await parseInstallSource(record.source);
   const dest = join(root, folder);
-  // Hidden: discovery skips dot-folders, so a half-made install is never loaded.
-  const stage = join(root, `.tyhooks-add-${crypto.randomUUID()}`);
-  await Deno.mkdir(stage);
+  // Inside the plugins dir (so the swap is a rename, and nothing is written outside it), under a
+  // folder named .git, which ty's discovery and tyhooks' skip: a half-made install is never loaded.
+  const staging = join(root, STAGING, ".git");
+  await Deno.mkdir(staging, { recursive: true });
+  const stage = await Deno.makeTempDir({ dir: staging, prefix: "add-" });
   try {
     const staged = join(stage, folder);
     const via = await fetchSource(source, record, stage, staged, options);
@@ -216,7 +218,7 @@ export async function placeInstall(
         );
       }
     }
-    const updated = await swapIn(root, staged, dest);
+    const updated = await swapIn(staging, staged, dest);
     await saveSource(root, folder, {
       ...record,
       installed_at: new Date().toISOString().replace(/\.\d+Z$/, "Z"),
@@ -231,8 +233,14 @@ export async function placeInstall(
     };
   } finally {
     await Deno.remove(stage, { recursive: true }).catch(() => {});
+    // Left in place while another install is using them (not empty).
+    await Deno.remove(staging).catch(() => {});
+    await Deno.remove(join(root, STAGING)).catch(() => {});
   }
 }
+
+/** The staging folder's name in the plugins dir. */
+const STAGING = ".tyhooks-staging";
 
 function describe(record: InstalledSource): string {
   return record.subdir ? `${record.source}/${record.subdir}` : record.source;
@@ -284,7 +292,7 @@ async function isRepository(path: string): Promise<boolean> {
 
 // Swaps the new copy in with two renames, so the install is never half there. Returns whether
 // an old copy was replaced.
-async function swapIn(root: string, fresh: string, dest: string): Promise<boolean> {
+async function swapIn(staging: string, fresh: string, dest: string): Promise<boolean> {
   const info = await Deno.lstat(dest).catch(() => null);
   if (info === null) {
     await Deno.rename(fresh, dest);
@@ -293,7 +301,7 @@ async function swapIn(root: string, fresh: string, dest: string): Promise<boolea
   if (!info.isDirectory) {
     throw new RunError(`Refusing to replace ${JSON.stringify(dest)}: it is not a folder`);
   }
-  const old = join(root, `.tyhooks-old-${crypto.randomUUID()}`);
+  const old = join(staging, `old-${crypto.randomUUID()}`);
   await Deno.rename(dest, old);
   try {
     await Deno.rename(fresh, dest);

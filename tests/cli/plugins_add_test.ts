@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cli, makeTree } from "../_cli.ts";
+import { cli, MAIN, makeTree, PERMISSION_FLAGS, V8_FLAGS } from "../_cli.ts";
 import { commit, git, gitRepo, pluginFiles } from "./_git.ts";
 
 async function listNames(root: string): Promise<string[]> {
@@ -206,4 +206,42 @@ Deno.test("plugins add reports a failing git clone and leaves nothing behind", a
   assert.equal(result.code, 1);
   assert.match(result.stderr, /^tyhooks: git clone failed \(exited 128\): fatal: /);
   assert.deepEqual(names(root), []);
+});
+
+Deno.test("plugins add shows git's progress on stderr when it is a terminal, and only then", async () => {
+  // script(1) gives the command a terminal; skipped where it is missing.
+  const script = await new Deno.Command("sh", { args: ["-c", "command -v script"] }).output();
+  if (script.code !== 0) return;
+  const repo = await gitRepo(pluginFiles("loud"), "loud");
+  const root = await makeTree({});
+  const command = [
+    Deno.execPath(),
+    "run",
+    "--quiet",
+    ...PERMISSION_FLAGS,
+    ...V8_FLAGS,
+    MAIN,
+    "plugins",
+    "add",
+    `file://${repo}`,
+    "--plugins-dir",
+    root,
+  ].map((w) => `'${w}'`).join(" ");
+  const out = await new Deno.Command("script", {
+    args: ["-qec", command, "/dev/null"],
+    env: { NO_COLOR: "1" },
+    stdin: "null",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout);
+  assert.equal(out.code, 0, text);
+  assert.match(text, /Receiving objects: 100%/);
+  assert.match(text, /Installed "loud"/);
+  const piped = await cli([
+    "plugins",
+    "add",
+    `file://${repo}`,
+    "--plugins-dir",
+    await makeTree({}),
+  ]);
+  assert.equal(piped.stderr, "");
 });
