@@ -149,7 +149,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         stopSignal: stopAbort.signal,
         hooksDir: options.hooksDir,
         log,
-        timeouts,
+        // Only the timeouts given: a hook's own `timeout` setting applies where none is.
+        timeouts: options.timeouts,
       }),
     // A reload ends the previous index's persistent processes once their requests are answered.
     retire: (built) => {
