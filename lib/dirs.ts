@@ -27,22 +27,31 @@ function home(): string {
   return value;
 }
 
+/** Options of {@linkcode configDir}. */
+export interface ConfigDirOptions {
+  /** The operating system whose rule applies; default `Deno.build.os`. */
+  os?: typeof Deno.build.os;
+}
+
 /**
- * The user config dir: `$XDG_CONFIG_HOME`, else `$HOME/.config` (macOS:
- * `$HOME/Library/Application Support`). Requires `--allow-env`.
+ * The user config dir, as Go's `os.UserConfigDir` gives it (so tyhooks finds exactly ty's
+ * plugins): on macOS always `$HOME/Library/Application Support` (Go ignores `XDG_CONFIG_HOME`
+ * there); elsewhere `$XDG_CONFIG_HOME` (refused when relative, as Go refuses it), else
+ * `$HOME/.config`. Requires `--allow-env`.
  *
+ * @param options The operating system, for tests.
  * @returns The directory.
  * @example
  * ```ts
  * import { configDir } from "./dirs.ts";
- * console.log(configDir());
+ * console.assert(configDir({ os: "darwin" }).endsWith("/Library/Application Support"));
  * ```
  */
-export function configDir(): string {
-  const xdg = absoluteEnv("XDG_CONFIG_HOME");
-  if (xdg !== undefined) return xdg;
-  if (Deno.build.os === "darwin") return join(home(), "Library", "Application Support");
-  return join(home(), ".config");
+export function configDir(options: ConfigDirOptions = {}): string {
+  if ((options.os ?? Deno.build.os) === "darwin") {
+    return join(home(), "Library", "Application Support");
+  }
+  return absoluteEnv("XDG_CONFIG_HOME") ?? join(home(), ".config");
 }
 
 /**

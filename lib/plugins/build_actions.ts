@@ -8,7 +8,7 @@
 import { z } from "zod";
 import type { PluginAction } from "./types.ts";
 import { ActionSchema } from "./manifest_schema.ts";
-import { dropped, type Problem, quote } from "./messages.ts";
+import { dropped, outsideDir, type Problem, quote } from "./messages.ts";
 import { describeIssue, kindOf } from "./issues.ts";
 import { isRecord, withoutNulls } from "./_record.ts";
 import { checkScript, type PluginRoot } from "./script_path.ts";
@@ -23,7 +23,7 @@ const LooseAction = z.object(ActionSchema.shape);
  *
  * @param root The plugin dir.
  * @param raw The lenient value of `actions` (undefined or null when absent).
- * @returns The kept actions, and the problems.
+ * @returns The kept actions, the problems, and the notes only `plugins validate` reports.
  * @example
  * ```ts
  * import { buildActions } from "./build_actions.ts";
@@ -34,13 +34,14 @@ const LooseAction = z.object(ActionSchema.shape);
 export async function buildActions(
   root: PluginRoot,
   raw: unknown,
-): Promise<{ actions: PluginAction[]; problems: Problem[] }> {
+): Promise<{ actions: PluginAction[]; problems: Problem[]; notes: Problem[] }> {
   const actions: PluginAction[] = [];
   const problems: Problem[] = [];
-  if (raw === undefined || raw === null) return { actions, problems };
+  const notes: Problem[] = [];
+  if (raw === undefined || raw === null) return { actions, problems, notes };
   if (!Array.isArray(raw)) {
     const reason = `must be a list of actions, not ${kindOf(raw)}`;
-    return { actions, problems: [dropped('"actions"', reason, ["actions"])] };
+    return { actions, problems: [dropped('"actions"', reason, ["actions"])], notes };
   }
   for (const [index, item] of raw.entries()) {
     const at = ["actions", index];
@@ -69,7 +70,16 @@ export async function buildActions(
       problems.push(dropped(what, reason, [...at, "command"], check.hint));
       continue;
     }
+    if (check.outside !== null) {
+      const message = outsideDir(
+        `Action ${quote(action.id)}`,
+        "script",
+        action.command,
+        check.outside,
+      );
+      notes.push({ message, at: [...at, "command"] });
+    }
     actions.push({ id: action.id, label: action.label || action.id, command: check.path });
   }
-  return { actions, problems };
+  return { actions, problems, notes };
 }

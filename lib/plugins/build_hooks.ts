@@ -6,7 +6,7 @@
  */
 
 import { HooksSchema } from "./manifest_schema.ts";
-import { dropped, type Problem, quote } from "./messages.ts";
+import { dropped, outsideDir, type Problem, quote } from "./messages.ts";
 import { kindOf } from "./issues.ts";
 import { isRecord } from "./_record.ts";
 import { checkScript, type PluginRoot } from "./script_path.ts";
@@ -17,7 +17,8 @@ import { hasControlCharacters } from "./dir_name.ts";
  *
  * @param root The plugin dir.
  * @param raw The lenient value of `hooks` (undefined or null when absent).
- * @returns Event -> absolute script path, and the problems.
+ * @returns Event -> absolute script path, the problems, and the notes only `plugins validate`
+ *   reports (scripts outside the plugin dir).
  * @example
  * ```ts
  * import { buildHooks } from "./build_hooks.ts";
@@ -28,13 +29,14 @@ import { hasControlCharacters } from "./dir_name.ts";
 export async function buildHooks(
   root: PluginRoot,
   raw: unknown,
-): Promise<{ hooks: Record<string, string>; problems: Problem[] }> {
+): Promise<{ hooks: Record<string, string>; problems: Problem[]; notes: Problem[] }> {
   const hooks: Record<string, string> = {};
   const problems: Problem[] = [];
-  if (raw === undefined || raw === null) return { hooks, problems };
+  const notes: Problem[] = [];
+  if (raw === undefined || raw === null) return { hooks, problems, notes };
   if (!isRecord(raw)) {
     const reason = `must be a map of event to script, not ${kindOf(raw)}`;
-    return { hooks, problems: [dropped('"hooks"', reason, ["hooks"])] };
+    return { hooks, problems: [dropped('"hooks"', reason, ["hooks"])], notes };
   }
   // Entries are checked one after another: a plugin's own hooks are few, and the loader already
   // runs many plugins at once.
@@ -54,11 +56,21 @@ export async function buildHooks(
       problems.push(dropped(what, typeof script === "string" ? "the script is empty" : reason, at));
     } else {
       const check = await checkScript(root, script as string);
-      if (check.ok) hooks[event] = check.path;
-      else {problems.push(
+      if (check.ok) {
+        hooks[event] = check.path;
+        if (check.outside !== null) {
+          const message = outsideDir(
+            `Hook ${quote(event)}`,
+            "script",
+            script as string,
+            check.outside,
+          );
+          notes.push({ message, at });
+        }
+      } else {problems.push(
           dropped(what, `script ${quote(script as string)} ${check.reason}`, at, check.hint),
         );}
     }
   }
-  return { hooks, problems };
+  return { hooks, problems, notes };
 }

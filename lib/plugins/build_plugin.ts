@@ -27,7 +27,7 @@ export type PluginParts = Omit<Plugin, "name">;
  * @param data The manifest's lenient data (a map).
  * @param typed The manifest's typed data (YAML core types), for the `tyhooks:` settings; default
  *   `data`.
- * @returns The parts and the problems.
+ * @returns The parts, the problems, and the notes only `plugins validate` reports.
  * @example
  * ```ts
  * import { buildPlugin } from "./build_plugin.ts";
@@ -39,7 +39,7 @@ export async function buildPlugin(
   root: PluginRoot,
   data: Record<string, unknown>,
   typed: unknown = data,
-): Promise<{ parts: PluginParts; problems: Problem[] }> {
+): Promise<{ parts: PluginParts; problems: Problem[]; notes: Problem[] }> {
   const problems: Problem[] = [];
   const text = (key: "version" | "description"): string => {
     const value = data[key];
@@ -82,6 +82,7 @@ export async function buildPlugin(
       settings: settings.settings,
     },
     problems,
+    notes: [...hooks.notes, ...actions.notes, ...services.notes],
   };
 }
 

@@ -1,7 +1,9 @@
 /**
  * The forgiving reading of `services`: each well-formed service is kept, each other one is
  * dropped whole with a problem. A service is never started with a configuration other than the
- * one written, so a bad `env` entry or `restart` value drops the service rather than the value.
+ * one written, so a bad `restart` value or env KEY drops the service rather than the value; the
+ * one exception is ty's: an `env` entry without `=` is skipped with a warning and the service
+ * kept, as ty keeps it.
  *
  * @module
  */
@@ -9,7 +11,7 @@
 import { z } from "zod";
 import type { PluginService } from "./types.ts";
 import { ServiceSchema } from "./manifest_schema.ts";
-import { dropped, type Problem, quote } from "./messages.ts";
+import { dropped, outsideDir, type Problem, quote } from "./messages.ts";
 import { describeIssue, kindOf } from "./issues.ts";
 import { isRecord, withoutNulls } from "./_record.ts";
 import { checkCwd, type PluginRoot } from "./script_path.ts";
@@ -23,7 +25,7 @@ const LooseService = z.object(ServiceSchema.shape);
  *
  * @param root The plugin dir.
  * @param raw The lenient value of `services` (undefined or null when absent).
- * @returns The kept services, and the problems.
+ * @returns The kept services, the problems, and the notes only `plugins validate` reports.
  * @example
  * ```ts
  * import { buildServices } from "./build_services.ts";
@@ -36,13 +38,14 @@ const LooseService = z.object(ServiceSchema.shape);
 export async function buildServices(
   root: PluginRoot,
   raw: unknown,
-): Promise<{ services: PluginService[]; problems: Problem[] }> {
+): Promise<{ services: PluginService[]; problems: Problem[]; notes: Problem[] }> {
   const services: PluginService[] = [];
   const problems: Problem[] = [];
-  if (raw === undefined || raw === null) return { services, problems };
+  const notes: Problem[] = [];
+  if (raw === undefined || raw === null) return { services, problems, notes };
   if (!Array.isArray(raw)) {
     const reason = `must be a list of services, not ${kindOf(raw)}`;
-    return { services, problems: [dropped('"services"', reason, ["services"])] };
+    return { services, problems: [dropped('"services"', reason, ["services"])], notes };
   }
   for (const [index, item] of raw.entries()) {
     const at = ["services", index];
@@ -50,7 +53,17 @@ export async function buildServices(
       ? item.name
       : null;
     const what = name === null ? `service #${index + 1}` : `service ${quote(name)}`;
-    const parsed = LooseService.safeParse(withoutNulls(item), { reportInput: true });
+    const entry = withoutNulls(item);
+    if (isRecord(entry) && Array.isArray(entry.env)) {
+      const env = entry.env;
+      entry.env = env.filter((value, j) => {
+        if (typeof value !== "string" || value.includes("=")) return true;
+        const warning = `Skipped env entry ${quote(value)} of ${what}: it is not KEY=VALUE`;
+        problems.push({ message: warning, at: [...at, "env", j] });
+        return false;
+      });
+    }
+    const parsed = LooseService.safeParse(entry, { reportInput: true });
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       problems.push(dropped(what, describeIssue(issue), [...at, ...issue.path]));
@@ -74,6 +87,15 @@ export async function buildServices(
       problems.push(dropped(what, `cwd ${quote(service.cwd ?? "")} ${cwd.reason}`, [...at, "cwd"]));
       continue;
     }
+    if (cwd.outside !== null) {
+      const message = outsideDir(
+        `Service ${quote(service.name)}`,
+        "cwd",
+        service.cwd ?? "",
+        cwd.outside,
+      );
+      notes.push({ message, at: [...at, "cwd"] });
+    }
     services.push({
       name: service.name,
       command: service.command,
@@ -82,5 +104,5 @@ export async function buildServices(
       restart: service.restart ?? "on-failure",
     });
   }
-  return { services, problems };
+  return { services, problems, notes };
 }

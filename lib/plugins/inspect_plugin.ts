@@ -36,6 +36,8 @@ export interface PluginReport {
   problems: LoadWarning[];
   /** The one warning of a skipped plugin, else null. */
   skip: LoadWarning | null;
+  /** What only `plugins validate` reports (the loader accepts it, as ty does). */
+  lint: LoadWarning[];
   /** The parsed manifest, for the strict lint; null when it could not be parsed. */
   parsed: ParsedManifest | null;
 }
@@ -70,6 +72,7 @@ export async function inspectPlugin(
     plugin: null,
     problems: [],
     skip: null,
+    lint: [],
     parsed: null,
   };
   const warning = (message: string, at: Position | null): LoadWarning => ({
@@ -105,8 +108,9 @@ export async function inspectPlugin(
   } catch (error) {
     return skip(`cannot resolve the plugin dir: ${(error as Error).message}`, null);
   }
-  const { parts, problems } = await buildPlugin({ dir, realDir }, data, read.typed);
+  const { parts, problems, notes } = await buildPlugin({ dir, realDir }, data, read.typed);
   report.problems = problems.map((p) => warning(p.message, locate(read, p.at, { key: p.key })));
+  report.lint = notes.map((p) => warning(p.message, locate(read, p.at, { key: p.key })));
   if (!isUsable(parts)) {
     const drops = problems.flatMap((p) => p.dropped === undefined ? [] : [p.dropped]);
     return skip(REASONS.nothingUsable(drops), nameAt);

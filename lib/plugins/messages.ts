@@ -126,3 +126,25 @@ export function unknownKey(key: string, where: string, suggestion?: string): str
 export function unknownEvent(event: string, suggestion: string): string {
   return `Unknown event ${quote(event)}: did you mean ${quote(suggestion)}?`;
 }
+
+/**
+ * A script or service `cwd` that leads out of its plugin dir: loaded, as ty loads it, but
+ * reported by `plugins validate`, since it does not travel with the plugin.
+ *
+ * @param what The entry, e.g. `Hook "task.done"` or `Service "index"`.
+ * @param field `script` or `cwd`.
+ * @param written The path as written.
+ * @param real Where it leads.
+ * @returns The message.
+ * @example
+ * ```ts
+ * import { outsideDir } from "./messages.ts";
+ * const m = outsideDir('Hook "x"', "script", "../shared/x.sh", "/p/shared/x.sh");
+ * console.assert(m.startsWith('Hook "x": script "../shared/x.sh" resolves outside the plugin dir'));
+ * ```
+ */
+export function outsideDir(what: string, field: string, written: string, real: string): string {
+  return `${what}: ${field} ${quote(written)} resolves outside the plugin dir (to ${
+    quote(real)
+  }), so it does not travel with the plugin`;
+}

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { type Document, LineCounter, parseDocument, visit } from "yaml";
+import { type Document, LineCounter, parseAllDocuments, parseDocument, visit } from "yaml";
 import { observe } from "./_observe.ts";
 import { INPUT_CAPS, InputError, readBoundedBytes } from "../read_bounded.ts";
 
@@ -48,6 +48,11 @@ export interface ParsedManifest {
    * (Go, yaml.v3) reads scalars into string fields: what the forgiving loader uses.
    */
   lenient: unknown;
+  /**
+   * Documents after the first (`---`), which are not read, as ty's yaml.v3 reads only the first;
+   * null when there are none. `plugins validate` reports them.
+   */
+  extraDocuments: { count: number; line: number; column: number } | null;
 }
 
 /** Why a manifest could not be parsed. */
@@ -128,7 +133,16 @@ export function parseManifest(text: string): ParsedManifest | ManifestFailure {
   }
   const lineCounter = new LineCounter();
   try {
-    const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+    // As ty's yaml.v3: merge keys (`<<: *base`) work, and only the first document is read.
+    const options = { lineCounter, prettyErrors: false, merge: true };
+    const docs = parseAllDocuments(text, options);
+    const all = Array.isArray(docs) && docs.length > 0 ? docs : [parseDocument(text, options)];
+    const doc = all[0];
+    let extraDocuments: ParsedManifest["extraDocuments"] = null;
+    if (all.length > 1) {
+      const { line, col } = lineCounter.linePos(all[1].range[0]);
+      extraDocuments = { count: all.length - 1, line, column: col };
+    }
     const error = doc.errors[0];
     if (error) {
       const { line, col } = lineCounter.linePos(error.pos[0]);
@@ -144,7 +158,7 @@ export function parseManifest(text: string): ParsedManifest | ManifestFailure {
       },
     });
     const lenient = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
-    return { ok: true, doc, lineCounter, typed, lenient };
+    return { ok: true, doc, lineCounter, typed, lenient, extraDocuments };
   } catch (error) {
     // toJS throws on an alias bomb; a deeply nested document can exhaust the stack.
     const reason = error instanceof ReferenceError

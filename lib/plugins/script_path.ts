@@ -1,12 +1,14 @@
 /**
- * Confinement: a plugin's scripts and service directories must stay inside the plugin dir, after
- * `..`, absolute paths and symlinks are resolved. A plugin cannot make tyhooks run a file it does
- * not ship.
+ * Where a plugin's scripts and service directories are, read as ty reads them: the path as
+ * written joined to the plugin dir (so `/x` is `<dir>/x`, as Go's `filepath.Join` makes it), and
+ * allowed to lead out of it through `../` or a symlink (a collection's plugins often share
+ * `../shared/*.sh`). Such a path is reported by `plugins validate`, since it does not travel with
+ * the plugin; the loader keeps it. A script must still be a regular, executable file.
  *
  * @module
  */
 
-import { isAbsolute, resolve, sep } from "node:path";
+import { join, sep } from "node:path";
 import { observe } from "./_observe.ts";
 
 /** A plugin dir as given and as resolved through symlinks. */
@@ -17,8 +19,13 @@ export interface PluginRoot {
   realDir: string;
 }
 
-/** The result of a path check: the absolute path inside the plugin dir, or why not. */
-export type PathCheck = { ok: true; path: string } | { ok: false; reason: string; hint?: string };
+/**
+ * The result of a path check: the absolute path (and, when it resolves outside the plugin dir,
+ * where to), or why it cannot be used.
+ */
+export type PathCheck =
+  | { ok: true; path: string; outside: string | null }
+  | { ok: false; reason: string; hint?: string };
 
 /**
  * Is `child` equal to `parent` or inside it? Both must be absolute and normalized.
@@ -34,21 +41,21 @@ export function isInside(parent: string, child: string): boolean {
 }
 
 /**
- * Checks a hook or action script: inside the plugin dir (after symlinks), a regular file,
- * executable. Requires `--allow-read`.
+ * Checks a hook or action script: a regular file, executable. Requires `--allow-read`.
  *
  * @param root The plugin dir.
  * @param script The path as written in the manifest, relative to the plugin dir.
- * @returns The absolute path (inside `root.dir`, symlinks kept), or the reason it is refused.
+ * @returns The absolute path (symlinks kept) and where it leads when that is outside the plugin
+ *   dir, or the reason it is refused.
  * @example
  * ```ts
  * import { checkScript } from "./script_path.ts";
  * const check = await checkScript({ dir: "/tmp", realDir: "/tmp" }, "../etc/passwd");
- * console.assert(!check.ok && check.reason.includes("outside"));
+ * console.assert(!check.ok && check.reason === "is not executable");
  * ```
  */
 export async function checkScript(root: PluginRoot, script: string): Promise<PathCheck> {
-  const where = await resolveInside(root, script);
+  const where = await resolvePath(root, script);
   if (!where.ok) return where;
   if (where.real === null) return { ok: false, reason: "does not exist" };
   let info: Deno.FileInfo;
@@ -61,12 +68,12 @@ export async function checkScript(root: PluginRoot, script: string): Promise<Pat
   if (info.mode !== null && (info.mode & 0o111) === 0) {
     return { ok: false, reason: "is not executable", hint: `chmod +x "${where.path}"` };
   }
-  return { ok: true, path: where.path };
+  return { ok: true, path: where.path, outside: where.outside };
 }
 
 /**
- * Checks a service's `cwd`: inside the plugin dir (after symlinks) and, when it exists, a
- * directory. An empty `cwd` is the plugin dir. Requires `--allow-read`.
+ * Checks a service's `cwd`: when it exists, a directory. An empty `cwd` is the plugin dir.
+ * Requires `--allow-read`.
  *
  * @param root The plugin dir.
  * @param cwd The directory as written, relative to the plugin dir.
@@ -79,40 +86,36 @@ export async function checkScript(root: PluginRoot, script: string): Promise<Pat
  * ```
  */
 export async function checkCwd(root: PluginRoot, cwd: string): Promise<PathCheck> {
-  if (cwd === "") return { ok: true, path: root.dir };
-  const where = await resolveInside(root, cwd);
+  if (cwd === "") return { ok: true, path: root.dir, outside: null };
+  const where = await resolvePath(root, cwd);
   if (!where.ok) return where;
-  if (where.real === null) return { ok: true, path: where.path };
+  if (where.real === null) return { ok: true, path: where.path, outside: where.outside };
   const info = await Deno.stat(where.real).catch(() => null);
   if (info !== null && !info.isDirectory) return { ok: false, reason: "is not a directory" };
-  return { ok: true, path: where.path };
+  return { ok: true, path: where.path, outside: where.outside };
 }
 
 type Resolved =
-  | { ok: true; path: string; real: string | null }
+  | { ok: true; path: string; real: string | null; outside: string | null }
   | { ok: false; reason: string; hint?: string };
 
-// Resolves `relative` against the plugin dir and through symlinks; `real` is null when nothing
-// is there.
-async function resolveInside(root: PluginRoot, relative: string): Promise<Resolved> {
-  if (relative.includes("\0")) return { ok: false, reason: "contains a NUL byte" };
-  const path = resolve(root.dir, relative);
-  if (isAbsolute(relative) || !isInside(root.dir, path)) {
-    return { ok: false, reason: "is outside the plugin dir" };
-  }
+// Joins `written` to the plugin dir and resolves it through symlinks; `real` is null when
+// nothing is there, `outside` the resolved path when it lies outside the plugin dir.
+async function resolvePath(root: PluginRoot, written: string): Promise<Resolved> {
+  if (written.includes("\0")) return { ok: false, reason: "contains a NUL byte" };
+  const path = join(root.dir, written);
+  const lexicallyOut = !isInside(root.dir, path);
   let real: string;
   observe(path);
   try {
     real = await Deno.realPath(path);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
-      return { ok: true, path, real: null };
+      return { ok: true, path, real: null, outside: lexicallyOut ? path : null };
     }
     return { ok: false, reason: `cannot be read: ${(error as Error).message}` };
   }
-  if (!isInside(root.realDir, real)) {
-    return { ok: false, reason: `resolves outside the plugin dir (to ${JSON.stringify(real)})` };
-  }
   observe(real);
-  return { ok: true, path, real };
+  const outside = lexicallyOut || !isInside(root.realDir, real) ? real : null;
+  return { ok: true, path, real, outside };
 }

@@ -65,6 +65,18 @@ export function strictProblems(report: PluginReport): LoadWarning[] {
       add(unknownKey(key, pathText(issue.path), closest(key, known)), [...issue.path, key], true);
     }
   }
+  if (parsed.extraDocuments !== null) {
+    const { count, line, column } = parsed.extraDocuments;
+    problems.push({
+      plugin: report.name,
+      path: report.manifest,
+      line,
+      column,
+      message: `plugin.yaml holds ${count} more YAML ${
+        count === 1 ? "document" : "documents"
+      } after the first, which ${count === 1 ? "is" : "are"} not read (as in ty)`,
+    });
+  }
   const typed = parsed.typed;
   if (isRecord(typed) && isRecord(typed.hooks)) {
     for (const event of Object.keys(typed.hooks)) {

@@ -79,6 +79,7 @@ async function lint(collected: Collected): Promise<ValidationResult> {
     // A place the loader already complained about needs no second, zod-worded message.
     const seen = new Set(warnings.map(where));
     for (const report of collected.reports) {
+      problems.push(...report.lint);
       problems.push(...strictProblems(report).filter((p) => !seen.has(where(p))));
     }
   }
