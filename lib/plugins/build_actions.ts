@@ -70,6 +70,11 @@ export async function buildActions(
       problems.push(dropped(what, reason, [...at, "command"], check.hint));
       continue;
     }
+    if (check.unsafe) {
+      const { reason, hint } = check.unsafe;
+      const message = `Action ${quote(action.id)}: script ${quote(action.command)} ${reason}`;
+      problems.push({ message: `${message} (hint: ${hint})`, at: [...at, "command"] });
+    }
     if (check.outside !== null) {
       const message = outsideDir(
         `Action ${quote(action.id)}`,

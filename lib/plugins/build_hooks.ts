@@ -58,6 +58,11 @@ export async function buildHooks(
       const check = await checkScript(root, script as string);
       if (check.ok) {
         hooks[event] = check.path;
+        if (check.unsafe) {
+          const { reason, hint } = check.unsafe;
+          const message = `Hook ${quote(event)}: script ${quote(script as string)} ${reason}`;
+          problems.push({ message: `${message} (hint: ${hint})`, at });
+        }
         if (check.outside !== null) {
           const message = outsideDir(
             `Hook ${quote(event)}`,

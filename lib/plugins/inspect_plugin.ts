@@ -12,11 +12,12 @@ import { join, relative } from "node:path";
 import type { LoadWarning, Plugin } from "./types.ts";
 import { type ParsedManifest, readManifest } from "./read_manifest.ts";
 import { locate, type Position } from "./locate.ts";
-import { REASONS, skipped } from "./messages.ts";
+import { quote, REASONS, skipped } from "./messages.ts";
 import { isRecord } from "./_record.ts";
 import { hasControlCharacters } from "./dir_name.ts";
 import { buildPlugin, isUsable } from "./build_plugin.ts";
 import { observe } from "./_observe.ts";
+import { unsafeMode } from "./strict_modes.ts";
 
 /** Everything learned about one plugin dir. */
 export interface PluginReport {
@@ -110,6 +111,12 @@ export async function inspectPlugin(
   }
   const { parts, problems, notes } = await buildPlugin({ dir, realDir }, data, read.typed);
   report.problems = problems.map((p) => warning(p.message, locate(read, p.at, { key: p.key })));
+  const dirInfo = await Deno.stat(realDir).catch(() => null);
+  const unsafe = dirInfo === null ? null : unsafeMode(dirInfo, realDir);
+  if (unsafe !== null) {
+    const message = `Plugin dir ${quote(report.relDir)} ${unsafe.reason} (hint: ${unsafe.hint})`;
+    report.problems.unshift(warning(message, null));
+  }
   report.lint = notes.map((p) => warning(p.message, locate(read, p.at, { key: p.key })));
   if (!isUsable(parts)) {
     const drops = problems.flatMap((p) => p.dropped === undefined ? [] : [p.dropped]);

@@ -10,6 +10,7 @@
 
 import { join, sep } from "node:path";
 import { observe } from "./_observe.ts";
+import { unsafeMode } from "./strict_modes.ts";
 
 /** A plugin dir as given and as resolved through symlinks. */
 export interface PluginRoot {
@@ -24,7 +25,13 @@ export interface PluginRoot {
  * where to), or why it cannot be used.
  */
 export type PathCheck =
-  | { ok: true; path: string; outside: string | null }
+  | {
+    ok: true;
+    path: string;
+    outside: string | null;
+    /** For a script: why another user could change it (StrictModes), else null. */
+    unsafe?: { reason: string; hint: string } | null;
+  }
   | { ok: false; reason: string; hint?: string };
 
 /**
@@ -68,7 +75,12 @@ export async function checkScript(root: PluginRoot, script: string): Promise<Pat
   if (info.mode !== null && (info.mode & 0o111) === 0) {
     return { ok: false, reason: "is not executable", hint: `chmod +x "${where.path}"` };
   }
-  return { ok: true, path: where.path, outside: where.outside };
+  return {
+    ok: true,
+    path: where.path,
+    outside: where.outside,
+    unsafe: unsafeMode(info, where.real),
+  };
 }
 
 /**
