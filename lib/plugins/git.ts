@@ -30,14 +30,15 @@ export interface GitOptions {
  *
  * @param args The arguments after `git`.
  * @param options The abort signal and timeout.
+ * @returns What git printed on stdout.
  * @throws {RunError} When git cannot start, times out, or exits non-zero.
  * @example
  * ```ts
  * import { runGit } from "./git.ts";
- * await runGit(["--version"]);
+ * console.assert((await runGit(["--version"])).startsWith("git version"));
  * ```
  */
-export async function runGit(args: string[], options: GitOptions = {}): Promise<void> {
+export async function runGit(args: string[], options: GitOptions = {}): Promise<string> {
   const timeoutMs = options.timeoutMs ?? GIT_TIMEOUT_MS;
   const result = await runScript("git", {
     args,
@@ -56,12 +57,13 @@ export async function runGit(args: string[], options: GitOptions = {}): Promise<
       if (stream === "stderr") options.onProgress?.(chunk);
     }),
   });
-  if (result.error === null && !result.timed_out && result.exit_code === 0) return;
+  if (result.error === null && !result.timed_out && result.exit_code === 0) return result.stdout;
   // git's "fatal:" line says what went wrong; hints and advice follow it.
   const lines = result.stderr.trim().split("\n");
   const stderr = lines.find((l) => l.startsWith("fatal:")) ?? lines.at(-1) ?? "";
+  const command = args[0] === "-C" ? args[2] : args[0];
   throw new RunError(
-    `git ${args[0]} failed (${failureReason(result, timeoutMs)})${stderr ? `: ${stderr}` : ""}`,
+    `git ${command} failed (${failureReason(result, timeoutMs)})${stderr ? `: ${stderr}` : ""}`,
   );
 }
 
@@ -111,4 +113,51 @@ export async function cloneShallow(
   await runGit(["clone", "--depth", "1", ...progress, "--no-checkout", "--", url, dest], options);
   await runGit(["-C", dest, "fetch", "--quiet", "--depth", "1", "origin", ref], options);
   await runGit(["-C", dest, "checkout", "--quiet", "--detach", "FETCH_HEAD"], options);
+}
+
+/**
+ * Moves an installed checkout forward in place, as ty does (`git pull --ff-only`), or to `ref`
+ * (fetched alone, checked out detached), keeping files the plugin wrote there (logs, state).
+ * Requires `--allow-run`.
+ *
+ * @param dir The checkout.
+ * @param options The ref, progress callback, abort signal and timeout.
+ * @returns The commit it was at before, to roll back to with {@linkcode resetCheckout}.
+ * @throws {RunError} When git fails (local changes in the way, history rewritten upstream).
+ * @example
+ * ```ts ignore
+ * import { pullCheckout } from "./git.ts";
+ * const before = await pullCheckout("/home/me/.config/task/plugins/ty-notify");
+ * ```
+ */
+export async function pullCheckout(dir: string, options: CloneOptions = {}): Promise<string> {
+  const before = (await runGit(["-C", dir, "rev-parse", "--verify", "HEAD"], options)).trim();
+  const progress = options.onProgress ? ["--progress"] : ["--quiet"];
+  if (options.ref === undefined) {
+    await runGit(["-C", dir, "pull", "--ff-only", ...progress], options);
+  } else {
+    await runGit(["-C", dir, "fetch", ...progress, "--depth", "1", "origin", options.ref], options);
+    await runGit(["-C", dir, "checkout", "--quiet", "--detach", "FETCH_HEAD"], options);
+  }
+  return before;
+}
+
+/**
+ * Puts a checkout back at `commit` (a rolled-back update). Requires `--allow-run`.
+ *
+ * @param dir The checkout.
+ * @param commit What {@linkcode pullCheckout} returned.
+ * @param options The abort signal and timeout.
+ * @example
+ * ```ts ignore
+ * import { resetCheckout } from "./git.ts";
+ * await resetCheckout("/home/me/.config/task/plugins/ty-notify", "4ff4d49");
+ * ```
+ */
+export async function resetCheckout(
+  dir: string,
+  commit: string,
+  options: GitOptions = {},
+): Promise<void> {
+  await runGit(["-C", dir, "reset", "--quiet", "--hard", commit], options);
 }

@@ -3,9 +3,11 @@
  * into `<plugins-dir>/<folder>`, the folder named after the repository or local folder. A source
  * with `plugin.yaml` at its root is one plugin; one without is a collection, installed whole.
  *
- * Every install and update is built in a staging folder inside the plugins dir and loaded there
- * first: only a copy holding at least one usable plugin is swapped in (two renames), so a broken
- * fresh install leaves nothing behind and a broken update leaves the working copy in place.
+ * A fresh install (and the update of a copy) is built in a staging folder inside the plugins dir
+ * and loaded there first: only a copy holding at least one usable plugin is moved in, so a broken
+ * install leaves nothing behind. An installed checkout is updated in place as ty does (`git pull
+ * --ff-only`, which keeps the files its plugins wrote there) and reset to where it was when the
+ * result holds no usable plugin.
  *
  * @module
  */
@@ -14,7 +16,7 @@ import { join, relative } from "node:path";
 import { RunError, UsageError } from "../errors.ts";
 import { copyDir } from "./copy_dir.ts";
 import { isSafeDirName } from "./dir_name.ts";
-import { cloneShallow } from "./git.ts";
+import { cloneShallow, pullCheckout, resetCheckout } from "./git.ts";
 import { loadPlugins } from "./load.ts";
 import { isInside } from "./script_path.ts";
 import type { LoadWarning } from "./types.ts";
@@ -116,6 +118,11 @@ export async function installPlugin(
   if (parsed.kind === "local" && !(await Deno.stat(parsed.path).catch(() => null))?.isDirectory) {
     throw new RunError(`Cannot install ${JSON.stringify(source)}: no such folder`);
   }
+  if (ref !== undefined && parsed.kind === "local" && !(await isRepository(parsed.path))) {
+    throw new UsageError(
+      `Flag "--ref" needs a git source: ${JSON.stringify(source)} is a folder that is copied`,
+    );
+  }
   const folder = options.name ?? installFolderName(parsed);
   if (!isSafeDirName(folder)) {
     throw new RunError(
@@ -180,7 +187,12 @@ export async function placeInstall(
   options: Pick<InstallOptions, "signal" | "onProgress"> = {},
 ): Promise<InstallResult> {
   const source = await parseInstallSource(record.source);
+  if (record.ref !== undefined) checkRef(record.ref);
   const dest = join(root, folder);
+  const there = await Deno.lstat(dest).catch(() => null);
+  if (record.subdir === undefined && there?.isDirectory && await isCheckout(dest)) {
+    return await updateInPlace(root, folder, record, options);
+  }
   // Inside the plugins dir (so the swap is a rename, and nothing is written outside it), under a
   // folder named .git, which ty's discovery and tyhooks' skip: a half-made install is never loaded.
   const staging = join(root, STAGING, ".git");
@@ -221,7 +233,7 @@ export async function placeInstall(
     const updated = await swapIn(staging, staged, dest);
     await saveSource(root, folder, {
       ...record,
-      installed_at: new Date().toISOString().replace(/\.\d+Z$/, "Z"),
+      installed_at: now(),
     });
     return {
       folder,
@@ -237,6 +249,56 @@ export async function placeInstall(
     await Deno.remove(staging).catch(() => {});
     await Deno.remove(join(root, STAGING)).catch(() => {});
   }
+}
+
+async function updateInPlace(
+  root: string,
+  folder: string,
+  record: InstalledSource,
+  options: Pick<InstallOptions, "signal" | "onProgress">,
+): Promise<InstallResult> {
+  const dest = join(root, folder);
+  const before = await loadPlugins(root);
+  const others = new Map(
+    before.plugins.filter((p) => !isInside(dest, p.dir)).map((p) => [p.name, p.dir]),
+  );
+  const commit = await pullCheckout(dest, { ...options, ref: record.ref });
+  const after = await loadPlugins(root);
+  const mine = after.plugins.filter((p) => isInside(dest, p.dir));
+  const warnings = after.warnings.filter((w) => isInside(dest, w.path));
+  const clash = mine.find((p) => others.has(p.name));
+  if (mine.length === 0 || clash !== undefined) {
+    await resetCheckout(dest, commit, options);
+    if (clash !== undefined) {
+      throw new RunError(
+        `${JSON.stringify(describe(record))} now holds plugin ${
+          JSON.stringify(clash.name)
+        }, already installed in ${JSON.stringify(others.get(clash.name))}; ${
+          JSON.stringify(dest)
+        } is back where it was`,
+      );
+    }
+    const why = warnings.map((w) => w.message).slice(0, 3).join("; ") ||
+      "it holds no plugin.yaml";
+    throw new RunError(
+      `${JSON.stringify(describe(record))} holds no usable plugin: ${why}; ${
+        JSON.stringify(dest)
+      } is back where it was`,
+    );
+  }
+  await saveSource(root, folder, { ...record, installed_at: now() });
+  return {
+    folder,
+    dir: dest,
+    plugins: mine.map((p) => p.name).sort(),
+    updated: true,
+    via: "git",
+    warnings,
+  };
+}
+
+function now(): string {
+  return new Date().toISOString().replace(/\.\d+Z$/, "Z");
 }
 
 /** The staging folder's name in the plugins dir. */
@@ -261,7 +323,10 @@ async function fetchSource(
     await cloneShallow(url, fetchTo, { ...options, ref: record.ref });
   } else {
     via = "copy";
-    const real = await Deno.realPath(source.path);
+    const real = await Deno.realPath(source.path).catch(() => null);
+    if (real === null || !(await Deno.stat(real)).isDirectory) {
+      throw new RunError(`Cannot copy ${JSON.stringify(source.path)}: no such folder`);
+    }
     if (isInside(real, stage)) {
       throw new RunError(
         `Cannot install ${JSON.stringify(source.path)}: the plugins dir is inside it`,

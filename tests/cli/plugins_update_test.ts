@@ -43,7 +43,7 @@ Deno.test("plugins update of a broken upstream keeps the working copy and fails"
   assert.equal(result.stdout, "");
   assert.match(
     result.stderr,
-    /^tyhooks: "file:\/\/.*ty-notify" holds no usable plugin: .*gone\.sh/,
+    /^tyhooks: "file:\/\/.*ty-notify" holds no usable plugin: .*gone\.sh.*; ".*ty-notify" is back where it was\n/,
   );
   assert.match(await Deno.readTextFile(join(root, "ty-notify/plugin.yaml")), /on-done\.sh/);
   assert.equal(await Deno.readTextFile(join(root, ".sources.json")), before);
@@ -52,6 +52,18 @@ Deno.test("plugins update of a broken upstream keeps the working copy and fails"
     "ty-notify",
   ]);
   assert.deepEqual(await listNames(root), ["notify"]);
+});
+
+Deno.test("plugins update of a checkout keeps what its plugin wrote there, as ty's git pull does", async () => {
+  const repo = await gitRepo(pluginFiles("notify"), "ty-notify");
+  const root = await makeTree({});
+  assert.equal((await cli(["plugins", "add", `file://${repo}`, "--plugins-dir", root])).code, 0);
+  await Deno.writeTextFile(join(root, "ty-notify/notifications.log"), "task 1 done\n");
+  await commit(repo, { "CHANGELOG.md": "v2\n" });
+  const result = await cli(["plugins", "update", "ty-notify", "--plugins-dir", root]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(await Deno.readTextFile(join(root, "ty-notify/CHANGELOG.md")), "v2\n");
+  assert.equal(await Deno.readTextFile(join(root, "ty-notify/notifications.log")), "task 1 done\n");
 });
 
 Deno.test("plugins update of everything reports each failure and exits 1", async () => {
@@ -68,7 +80,10 @@ Deno.test("plugins update of everything reports each failure and exits 1", async
     result.stdout,
     `Updated "good" in ${JSON.stringify(join(root, "good"))}: plugin good\n`,
   );
-  assert.match(result.stderr, /error: Not updated: git clone failed .*folder=bad/);
+  assert.match(
+    result.stderr,
+    /error: Not updated: git pull failed \(exited 1\): fatal: .*folder=bad/,
+  );
 });
 
 Deno.test("plugins update of a folder with no known source, or a symlinked one, fails clearly", async () => {
