@@ -57,9 +57,16 @@ export interface PersistentOptions {
 type Outcome =
   | { kind: "answer"; line: string; bytes: number }
   | { kind: "timeout" }
-  /** `inStep`: the whole line was read, so the next answer is the next request's. */
-  | { kind: "overflow"; bytes: number; inStep: boolean }
-  | { kind: "exit"; status: Deno.CommandStatus | null };
+  | { kind: "interrupted" }
+  | { kind: "overflow"; bytes: number }
+  | { kind: "exit"; status: Deno.CommandStatus | null; stderr: string }
+  /** The process ended before it reached this request: ask again. */
+  | { kind: "retry" };
+
+/** A request written to a process, waiting for its answer line. */
+interface Pending {
+  settle(outcome: Outcome): void;
+}
 
 /** Reads newline-terminated lines from a pipe, one at a time, bounded. */
 class LineReader {
@@ -101,54 +108,66 @@ class LineReader {
   }
 }
 
-/** One running process of a pool. */
+/**
+ * One running process of a pool. Requests are written as they come, without waiting for the
+ * previous answer (the script reads them as a loop reads lines), and answers are matched to
+ * them in order: on a busy daemon one wake-up of the script answers many requests.
+ */
 class Worker {
   readonly pid: number;
   readonly startedAt = performance.now();
   readonly exited: Promise<Deno.CommandStatus | null>;
-  busy = true;
+  /** Requests written and not yet answered, oldest first. */
+  readonly queue: Pending[] = [];
   dead = false;
+  answered = 0;
   stderrTail = "";
   #child: Deno.ChildProcess;
   #writer: WritableStreamDefaultWriter<Uint8Array>;
   #lines: LineReader;
+  #outbox: string[] = [];
+  #writing = false;
 
-  constructor(script: string, cwd: string | undefined, env: Record<string, string>) {
-    this.#child = spawnIsolated(script, { cwd, env, stdin: true });
+  /**
+   * Starts the process. `onEnd` is called once if it ends or gets out of step on its own
+   * (not when {@linkcode kill}ed).
+   */
+  constructor(
+    script: string,
+    options: { cwd?: string; env: Record<string, string>; cap: number },
+    onEnd: (worker: Worker, why: "eof" | "overflow") => void,
+  ) {
+    this.#child = spawnIsolated(script, { cwd: options.cwd, env: options.env, stdin: true });
     this.pid = this.#child.pid;
     this.#writer = this.#child.stdin.getWriter();
     this.#writer.closed.catch(() => {});
     this.#lines = new LineReader(this.#child.stdout);
     this.exited = this.#child.status.then((s) => s, () => null);
-    this.exited.then(() => this.dead = true);
     this.#drainStderr();
+    this.#readAnswers(options.cap, onEnd);
   }
 
-  /** Writes `request` and reads one answer line, within `timeoutMs`. */
-  async ask(request: string, timeoutMs: number, cap: number): Promise<Outcome> {
-    const timeout = clearableTimeout(Math.max(0, timeoutMs));
-    const timedOut = new Promise<Outcome>((resolve) =>
-      timeout.signal.addEventListener("abort", () => resolve({ kind: "timeout" }), { once: true })
-    );
-    // Not raced against `exited`: each race would leave a reaction on that promise until the
-    // process ends, thousands per process. An exit is seen as the end of stdout instead.
-    const answered = (async (): Promise<Outcome> => {
-      try {
-        await this.#writer.write(encoder.encode(request.endsWith("\n") ? request : `${request}\n`));
-      } catch {
-        return { kind: "exit", status: await this.exited };
-      }
-      const next = await this.#lines.next(cap);
-      if ("line" in next) {
-        return { kind: "answer", line: decoder.decode(next.line), bytes: next.line.length };
-      }
-      if (next.end === "eof") return { kind: "exit", status: await this.exited };
-      return { kind: "overflow", bytes: cap, inStep: next.end === "long" };
-    })();
+  /** Writes `line` (a request ending in a newline); `pending` gets its answer. */
+  send(line: string, pending: Pending): void {
+    this.queue.push(pending);
+    this.#outbox.push(line);
+    if (!this.#writing) void this.#flush();
+  }
+
+  /** Lines that come while a write is in progress go out together in the next one. */
+  async #flush(): Promise<void> {
+    this.#writing = true;
     try {
-      return await Promise.race([answered, timedOut]);
+      while (this.#outbox.length > 0) {
+        const text = this.#outbox.length === 1 ? this.#outbox[0] : this.#outbox.join("");
+        this.#outbox.length = 0;
+        await this.#writer.write(encoder.encode(text));
+      }
+    } catch {
+      // The process is gone: its end is seen on stdout, and its requests fail or retry there.
+      this.#outbox.length = 0;
     } finally {
-      timeout.clear();
+      this.#writing = false;
     }
   }
 
@@ -159,6 +178,29 @@ class Worker {
     this.#writer.abort().catch(() => {});
     await terminateGroup(this.pid, { graceMs, reaped: this.exited });
     await this.exited;
+  }
+
+  async #readAnswers(
+    cap: number,
+    onEnd: (worker: Worker, why: "eof" | "overflow") => void,
+  ): Promise<void> {
+    while (true) {
+      const next = await this.#lines.next(cap);
+      if (this.dead) return;
+      if ("line" in next || next.end === "long") {
+        // A line nobody asked for (a banner, say) is dropped; it cannot be anyone's answer.
+        const head = this.queue.shift();
+        this.answered++;
+        head?.settle(
+          "line" in next
+            ? { kind: "answer", line: decoder.decode(next.line), bytes: next.line.length }
+            : { kind: "overflow", bytes: cap },
+        );
+        continue;
+      }
+      onEnd(this, next.end);
+      return;
+    }
   }
 
   async #drainStderr(): Promise<void> {
@@ -175,11 +217,6 @@ class Worker {
   }
 }
 
-/** A request waiting for a process. */
-interface Waiter {
-  wake(): void;
-}
-
 /** The pool of one persistent hook. */
 class HookPool {
   #plugin: Plugin;
@@ -188,7 +225,6 @@ class HookPool {
   #maxProcs: number;
   #options: Required<PersistentOptions>;
   #workers: Worker[] = [];
-  #waiters: Waiter[] = [];
   #streak = NO_STREAK;
   #restartAt = 0;
   #inFlight = 0;
@@ -210,22 +246,15 @@ class HookPool {
     const result = this.#result(started);
     this.#inFlight++;
     try {
-      const worker = await this.#acquire(request, deadline);
-      if (worker === "timeout") return { ...result(), timed_out: true };
-      if (worker === "interrupted") return { ...result(), error: "Interrupted" };
-      if (typeof worker === "string") return { ...result(), error: worker };
-      const asked = worker.ask(request.stdin ?? "{}\n", deadline - performance.now(), this.#cap);
-      const aborted = new Promise<null>((resolve) => {
-        if (request.signal.aborted) resolve(null);
-        request.signal.addEventListener("abort", () => resolve(null), { once: true });
-      });
-      // Aborted (the call is settled): the answer still comes, and is read and dropped then, so
-      // the next request on this process reads its own answer.
-      asked.then((outcome) => this.#release(worker, outcome, request.graceMs));
-      const outcome = await Promise.race([asked, aborted]);
-      const base = { ...result(), pid: worker.pid };
-      if (outcome === null) return { ...base, error: "Interrupted" };
-      return this.#toResult(base, outcome, worker);
+      while (true) {
+        const worker = await this.#pick(request, deadline);
+        if (worker === "timeout") return { ...result(), timed_out: true };
+        if (worker === "interrupted") return { ...result(), error: "Interrupted" };
+        if (typeof worker === "string") return { ...result(), error: worker };
+        const outcome = await this.#send(worker, request, deadline);
+        if (outcome.kind === "retry" && !this.closing) continue;
+        return this.#toResult({ ...result(), pid: worker.pid }, outcome);
+      }
     } finally {
       if (--this.#inFlight === 0) this.#drained?.resolve();
     }
@@ -241,18 +270,18 @@ class HookPool {
     await this.close();
   }
 
-  /** Ends every process now. */
+  /** Ends every process now; requests still waiting on one are interrupted. */
   async close(): Promise<void> {
     this.closing = true;
     const workers = this.#workers.splice(0);
+    for (const worker of workers) {
+      worker.dead = true;
+      for (const pending of worker.queue.splice(0)) pending.settle({ kind: "interrupted" });
+    }
     await Promise.all([
       ...workers.map((worker) => worker.kill(DEFAULT_GRACE_MS)),
       ...this.#kills,
     ]);
-  }
-
-  get #cap(): number {
-    return this.#options.maxOutputBytes;
   }
 
   #result(started: number): () => RunResult {
@@ -274,16 +303,20 @@ class HookPool {
     });
   }
 
-  #toResult(base: RunResult, outcome: Outcome, worker: Worker): RunResult {
+  #toResult(base: RunResult, outcome: Outcome): RunResult {
     switch (outcome.kind) {
       case "timeout":
         return { ...base, timed_out: true };
+      case "interrupted":
+      case "retry":
+        return { ...base, error: "Interrupted" };
       case "overflow":
         return {
           ...base,
           stdout_bytes: outcome.bytes,
           stdout_truncated: true,
-          error: `Persistent hook answered a line longer than ${this.#cap} bytes`,
+          error:
+            `Persistent hook answered a line longer than ${this.#options.maxOutputBytes} bytes`,
         };
       case "exit": {
         const how = outcome.status === null
@@ -293,7 +326,7 @@ class HookPool {
           : `exited ${outcome.status.code}`;
         return {
           ...base,
-          stderr: worker.stderrTail,
+          stderr: outcome.stderr,
           error: `Persistent hook ${how} before answering`,
         };
       }
@@ -314,45 +347,45 @@ class HookPool {
     }
   }
 
-  /** An idle process, a new one, or why there is none within the deadline. */
-  async #acquire(
+  /**
+   * The process to ask: an idle one, else a new one while the pool has room (and is not backing
+   * off), else the least loaded (the request waits behind its queue); or why there is none.
+   */
+  async #pick(
     request: AskRequest,
     deadline: number,
   ): Promise<Worker | "timeout" | "interrupted" | string> {
     while (true) {
       if (request.signal.aborted) return "interrupted";
-      const idle = this.#workers.find((w) => !w.busy && !w.dead);
-      if (idle !== undefined) {
-        idle.busy = true;
-        return idle;
-      }
       const left = deadline - performance.now();
       if (left <= 0) return "timeout";
+      let best: Worker | undefined;
+      for (const worker of this.#workers) {
+        if (best === undefined || worker.queue.length < best.queue.length) best = worker;
+      }
+      if (best !== undefined && best.queue.length === 0) return best;
       if (this.#workers.length < this.#maxProcs) {
         const wait = this.#restartAt - performance.now();
-        if (wait > 0) {
-          // Backing off after a crash or a kill: wait, within the request's own time.
-          if (!(await sleep(Math.min(wait, left), request.signal))) return "interrupted";
-          continue;
-        }
-        return this.#start(request);
+        if (wait <= 0) return this.#start(request);
+        if (best !== undefined) return best;
+        // Backing off after a crash or a kill: wait, within the request's own time.
+        if (!(await sleep(Math.min(wait, left), request.signal))) return "interrupted";
+        continue;
       }
-      if (!(await this.#waitForRelease(request.signal, left))) {
-        return request.signal.aborted ? "interrupted" : "timeout";
-      }
+      return best!;
     }
   }
 
   #start(request: AskRequest): Worker | string {
     let worker: Worker;
     try {
-      worker = new Worker(this.#script, this.#plugin.dir, {
-        ...request.env,
-        ...pluginEnv(this.#plugin),
-        TASK_EVENT: this.#event,
-      });
+      worker = new Worker(this.#script, {
+        cwd: this.#plugin.dir,
+        env: { ...request.env, ...pluginEnv(this.#plugin), TASK_EVENT: this.#event },
+        cap: this.#options.maxOutputBytes,
+      }, (w, why) => void this.#end(w, why));
     } catch (error) {
-      this.#backoff(0);
+      this.#backoff(null);
       return `Cannot start "${this.#script}": ${(error as Error).message}`;
     }
     this.#workers.push(worker);
@@ -361,67 +394,71 @@ class HookPool {
       event: this.#event,
       pid: worker.pid,
     });
-    worker.exited.then((status) => {
-      // A request in flight sees the exit itself (and releases the process).
-      if (this.closing || worker.busy || !this.#workers.includes(worker)) return;
-      // Crashed between requests: its place is free after the backoff.
-      this.#drop(worker);
-      this.#options.log.log("warn", "Persistent hook exited; it is restarted on the next request", {
-        plugin: this.#plugin.name,
-        event: this.#event,
-        pid: worker.pid,
-        exit_code: status?.code ?? null,
-        signal: status?.signal ?? null,
-        stderr: worker.stderrTail.trim().slice(-200),
-      });
-      this.#backoff(performance.now() - worker.startedAt);
-      this.#wakeOne();
-    });
     return worker;
   }
 
-  #release(worker: Worker, outcome: Outcome, graceMs: number): void {
-    if (outcome.kind === "answer" || (outcome.kind === "overflow" && outcome.inStep)) {
-      worker.busy = false;
-      // It answered: whatever went wrong before, the next failure backs off from the start.
-      this.#streak = NO_STREAK;
-      if (this.closing) this.#kill(worker, graceMs);
-      this.#wakeOne();
-      return;
-    }
-    // A timeout or an overlong line leaves the process out of step: it is ended, and started
-    // again after the backoff. A process that exited is just replaced.
-    this.#drop(worker);
-    if (outcome.kind !== "exit") {
-      this.#options.log.log(
-        "warn",
-        `Persistent hook ${
-          outcome.kind === "timeout" ? "timed out" : "answered an overlong line"
-        }: restarting it`,
-        {
-          plugin: this.#plugin.name,
-          event: this.#event,
-          pid: worker.pid,
-        },
-      );
-      this.#kill(worker, graceMs);
-    }
-    this.#backoff(performance.now() - worker.startedAt);
-    this.#wakeOne();
+  /** Writes the request to `worker` and waits for its answer, at most until `deadline`. */
+  #send(worker: Worker, request: AskRequest, deadline: number): Promise<Outcome> {
+    return new Promise((resolve) => {
+      let done = false;
+      const timeout = clearableTimeout(Math.max(0, deadline - performance.now()));
+      const finish = (outcome: Outcome) => {
+        if (done) return;
+        done = true;
+        timeout.clear();
+        request.signal.removeEventListener("abort", onAbort);
+        resolve(outcome);
+      };
+      // Given up on (aborted, or timed out behind another request): its answer, when it comes,
+      // is read and dropped, so the requests after it still get their own.
+      const onAbort = () => finish({ kind: "interrupted" });
+      const pending: Pending = { settle: finish };
+      timeout.signal.addEventListener("abort", () => {
+        if (worker.queue[0] === pending && !worker.dead) {
+          // Its process is stuck on it: end the process (the requests behind it are retried).
+          void this.#end(worker, "timeout");
+        } else {
+          finish({ kind: "timeout" });
+        }
+      }, { once: true });
+      request.signal.addEventListener("abort", onAbort, { once: true });
+      worker.send(request.stdin ?? "{}\n", pending);
+    });
   }
 
-  #drop(worker: Worker): void {
+  /**
+   * A process timed out, ended, or got out of step: it is ended (its session terminated), its
+   * current request fails, the requests behind it are asked again, and the next process starts
+   * after the backoff.
+   */
+  async #end(worker: Worker, why: "timeout" | "eof" | "overflow"): Promise<void> {
+    if (worker.dead) return;
+    worker.dead = true;
     const at = this.#workers.indexOf(worker);
     if (at >= 0) this.#workers.splice(at, 1);
-  }
-
-  #kill(worker: Worker, graceMs: number): void {
-    const killing = worker.kill(graceMs);
+    this.#backoff(worker);
+    const [head, ...rest] = worker.queue.splice(0);
+    for (const pending of rest) pending.settle({ kind: "retry" });
+    const killing = worker.kill(DEFAULT_GRACE_MS);
     this.#kills.add(killing);
     killing.finally(() => this.#kills.delete(killing));
+    this.#options.log.log("warn", `Persistent hook ${WHY[why]}: it is started again`, {
+      plugin: this.#plugin.name,
+      event: this.#event,
+      pid: worker.pid,
+    });
+    if (why === "timeout") return head?.settle({ kind: "timeout" });
+    if (why === "overflow") {
+      return head?.settle({ kind: "overflow", bytes: this.#options.maxOutputBytes });
+    }
+    await killing;
+    head?.settle({ kind: "exit", status: await worker.exited, stderr: worker.stderrTail });
   }
 
-  #backoff(uptimeMs: number): void {
+  #backoff(worker: Worker | null): void {
+    // A process that answered was healthy: the delays start over.
+    if (worker !== null && worker.answered > 0) this.#streak = NO_STREAK;
+    const uptimeMs = worker === null ? 0 : performance.now() - worker.startedAt;
     const step = nextStep(
       "always",
       { failed: true, uptimeMs },
@@ -429,35 +466,17 @@ class HookPool {
       this.#options.backoff,
     );
     this.#streak = step.streak;
-    // Never given up: a guard that keeps failing keeps blocking, and is retried at the longest delay.
+    // Never given up: a guard that keeps failing keeps blocking, retried at the longest delay.
     const delayMs = step.kind === "restart" ? step.delayMs : this.#options.backoff.maxMs;
     this.#restartAt = performance.now() + delayMs;
   }
-
-  #waitForRelease(signal: AbortSignal, ms: number): Promise<boolean> {
-    return new Promise((resolve) => {
-      const timeout = clearableTimeout(ms);
-      const waiter: Waiter = {
-        wake: () => finish(true),
-      };
-      const finish = (woken: boolean) => {
-        timeout.clear();
-        signal.removeEventListener("abort", onAbort);
-        const at = this.#waiters.indexOf(waiter);
-        if (at >= 0) this.#waiters.splice(at, 1);
-        resolve(woken);
-      };
-      const onAbort = () => finish(false);
-      timeout.signal.addEventListener("abort", () => finish(false), { once: true });
-      signal.addEventListener("abort", onAbort, { once: true });
-      this.#waiters.push(waiter);
-    });
-  }
-
-  #wakeOne(): void {
-    this.#waiters.shift()?.wake();
-  }
 }
+
+const WHY = {
+  timeout: "timed out",
+  eof: "ended",
+  overflow: "answered an overlong line",
+} as const;
 
 /**
  * The persistent hooks of one plugin index: a pool per persistent hook, made on first use.

@@ -67,3 +67,17 @@ Deno.test("readBody() gives up on a client that stalls mid-body with 408", async
   });
   await assert.rejects(readBody(post(stalled), { timeoutMs: 100 }), status(408));
 });
+
+Deno.test("readBody() gives up with 408 on a client that declares its length and stalls", async () => {
+  const stalled = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode('{"task":'));
+    },
+  });
+  await assert.rejects(
+    readBody(post(stalled, { "content-length": "100" }), { timeoutMs: 100 }),
+    status(408),
+  );
+  const whole = await readBody(post('{"a":1}', { "content-length": "7" }));
+  assert.equal(new TextDecoder().decode(whole), '{"a":1}');
+});

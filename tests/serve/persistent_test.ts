@@ -121,7 +121,7 @@ Deno.test("persistent guard: a request past its timeout kills the process; the n
     const next = await d.pre("ls");
     const [, second] = await d.pids();
     assert.deepEqual(next, { action: "allow", reason: `ls 1 ${second}` });
-    assert.ok(d.lines.some((l) => l.includes("Persistent hook timed out: restarting it")));
+    assert.ok(d.lines.some((l) => l.includes("Persistent hook timed out: it is started again")));
   } finally {
     pids = await d.stop();
   }
@@ -141,6 +141,25 @@ Deno.test("persistent guard: a crashed process is restarted", async () => {
     const next = await d.pre("ls");
     assert.equal(next.action, "allow");
     assert.equal((await d.pids()).length, 2);
+  } finally {
+    pids = await d.stop();
+  }
+  for (const pid of pids) assert.ok(await waitGone(pid), `process ${pid} left behind`);
+});
+
+Deno.test("persistent guard: a request arriving as the process crashes is answered by the next process", async () => {
+  const d = await daemonWith({
+    "p/plugin.yaml": manifest("pre_tool_call", "g.sh"),
+    "p/g.sh": GUARD,
+  });
+  let pids: number[] = [];
+  try {
+    assert.equal((await d.pre("ls")).action, "allow");
+    // One process: "after" is written behind "crash" (and asked again), or waits for the next.
+    const [crashed, after] = await Promise.all([d.pre("crash"), d.pre("after")]);
+    assert.match(crashed.reason, /Persistent hook exited 3 before answering/);
+    const [, second] = await d.pids();
+    assert.deepEqual(after, { action: "allow", reason: `after 1 ${second}` });
   } finally {
     pids = await d.stop();
   }
