@@ -12,10 +12,15 @@ import { VERSION } from "../../lib/version.ts";
 const decoder = new TextDecoder();
 
 async function exec(cmd: string[], options: { cwd: string; env: Record<string, string> }) {
+  // npm (and so `npx deno`, as CI runs) exports INIT_CWD, which deno task then keeps instead of
+  // naming where the task was started: the child must not inherit it.
+  const inherited = Deno.env.toObject();
+  delete inherited.INIT_CWD;
   const out = await new Deno.Command(cmd[0], {
     args: cmd.slice(1),
     cwd: options.cwd,
-    env: { NO_COLOR: "1", ...options.env },
+    clearEnv: true,
+    env: { ...inherited, NO_COLOR: "1", ...options.env },
     stdin: "null",
   }).output();
   return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
