@@ -42,7 +42,8 @@ export async function run(ctx: CommandContext): Promise<number> {
   const timeoutMs = durationOption(ctx, "timeout") ?? DEFAULT_SYNC_TIMEOUT_MS;
   const hosts = [...new Set(ctx.positionals)];
   for (const host of hosts) {
-    if (host === "" || /[\s\0]/.test(host)) {
+    // A word starting with "-" would be read by ssh as an option.
+    if (host === "" || host.startsWith("-") || /[\s\0]/.test(host)) {
       throw new UsageError(`Invalid host ${JSON.stringify(host)}: expected an ssh destination`);
     }
   }

@@ -286,7 +286,8 @@ async function syncHost(
     });
     await Deno.remove(options.stage, { recursive: true }).catch(() => {});
     if (failed(copied)) {
-      return fail(`cannot copy ${send.length} files: ${sshFailure(copied, timeoutMs)}`);
+      const files = send.length === 1 ? "1 file" : `${send.length} files`;
+      return fail(`cannot copy ${files}: ${sshFailure(copied, timeoutMs)}`);
     }
     // Named as on the host, with its home as "~".
     const plugins = found.pluginsDir.startsWith(`${found.home}/`)

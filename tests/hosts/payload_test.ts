@@ -95,4 +95,7 @@ Deno.test("tyhooks hosts sync needs a host and a good --timeout, exit 64", async
   const blank = await cli(["hosts", "sync", "gpu 1"]);
   assert.equal(blank.code, 64);
   assert.match(blank.stderr, /Invalid host "gpu 1": expected an ssh destination/);
+  const option = await cli(["hosts", "sync", "--", "-oProxyCommand=x"]);
+  assert.equal(option.code, 64);
+  assert.match(option.stderr, /Invalid host "-oProxyCommand=x": expected an ssh destination/);
 });
