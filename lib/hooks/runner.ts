@@ -53,6 +53,8 @@ export interface RunnerOptions {
   limit?: <T>(run: () => Promise<T>) => Promise<T>;
   /** How a consulted handler is asked; default: its script is run once per question. */
   ask?: AskHandler;
+  /** How a plugin's notified hook (event, `post_tool_call`) is told; default: run once. */
+  notify?: AskHandler;
 }
 
 /** The timeout of each consulted event's hooks. */
@@ -203,12 +205,28 @@ export class Runner {
    * @returns The run result.
    */
   runHook(plugin: Plugin, event: string, options: RunOptions = {}): Promise<RunResult> {
-    return this.run(plugin.hooks[event], {
-      ...options,
-      cwd: plugin.dir,
-      env: { ...options.env, ...pluginEnv(plugin) },
-      plugin: plugin.name,
-    });
+    const once = () =>
+      this.run(plugin.hooks[event], {
+        ...options,
+        cwd: plugin.dir,
+        env: { ...options.env, ...pluginEnv(plugin) },
+        plugin: plugin.name,
+      });
+    const notify = this.#options.notify;
+    if (notify === undefined || options.mode !== "notify" || typeof options.stdin !== "string") {
+      return once();
+    }
+    // The daemon's persistent hooks: the request line goes to a process already running.
+    return notify({
+      event,
+      plugin,
+      script: plugin.hooks[event],
+      stdin: options.stdin,
+      env: options.env,
+      timeoutMs: options.timeoutMs ?? this.timeouts.event,
+      graceMs: this.graceMs,
+      signal: options.signal ?? this.#options.signal ?? new AbortController().signal,
+    }, once);
   }
 
   /**

@@ -31,7 +31,7 @@ import { clearableTimeout, sleep } from "../_timers.ts";
 import { concat } from "../_bytes.ts";
 import { type Logger, silentLogger } from "../log.ts";
 
-/** The consulted hooks that answer one JSON document, so can be persistent. */
+/** The consulted hooks that answer one JSON line; other persistent hooks are notified. */
 export const PERSISTENT_EVENTS: readonly string[] = [
   "task.placement",
   "task.hosts",
@@ -126,6 +126,7 @@ class Worker {
   #writer: WritableStreamDefaultWriter<Uint8Array>;
   #lines: LineReader;
   #outbox: string[] = [];
+  #unanswered: Pending[] = [];
   #writing = false;
 
   /**
@@ -147,9 +148,13 @@ class Worker {
     this.#readAnswers(options.cap, onEnd);
   }
 
-  /** Writes `line` (a request ending in a newline); `pending` gets its answer. */
-  send(line: string, pending: Pending): void {
-    this.queue.push(pending);
+  /**
+   * Writes `line` (a request ending in a newline). `pending` gets its answer line, or, for a
+   * notification (`answers` false), an empty answer once the line is written.
+   */
+  send(line: string, pending: Pending, answers = true): void {
+    if (answers) this.queue.push(pending);
+    else this.#unanswered.push(pending);
     this.#outbox.push(line);
     if (!this.#writing) void this.#flush();
   }
@@ -161,11 +166,20 @@ class Worker {
       while (this.#outbox.length > 0) {
         const text = this.#outbox.length === 1 ? this.#outbox[0] : this.#outbox.join("");
         this.#outbox.length = 0;
-        await this.#writer.write(encoder.encode(text));
+        const told = this.#unanswered.splice(0);
+        try {
+          await this.#writer.write(encoder.encode(text));
+        } catch (error) {
+          // Notifications the process never got go to the next one.
+          for (const pending of told) pending.settle({ kind: "retry" });
+          throw error;
+        }
+        for (const pending of told) pending.settle({ kind: "answer", line: "", bytes: 0 });
       }
     } catch {
       // The process is gone: its end is seen on stdout, and its requests fail or retry there.
       this.#outbox.length = 0;
+      for (const pending of this.#unanswered.splice(0)) pending.settle({ kind: "retry" });
     } finally {
       this.#writing = false;
     }
@@ -223,6 +237,8 @@ class HookPool {
   #event: string;
   #script: string;
   #maxProcs: number;
+  /** A notification hook: its lines get no answer. */
+  #notifies: boolean;
   #options: Required<PersistentOptions>;
   #workers: Worker[] = [];
   #streak = NO_STREAK;
@@ -237,6 +253,7 @@ class HookPool {
     this.#event = event;
     this.#script = plugin.hooks[event];
     this.#maxProcs = Math.max(1, hookSettings(plugin, event).maxProcs ?? DEFAULT_MAX_PROCS);
+    this.#notifies = !PERSISTENT_EVENTS.includes(event);
     this.#options = options;
   }
 
@@ -414,7 +431,11 @@ class HookPool {
       const onAbort = () => finish({ kind: "interrupted" });
       const pending: Pending = { settle: finish };
       timeout.signal.addEventListener("abort", () => {
-        if (worker.queue[0] === pending && !worker.dead) {
+        if (this.#notifies) {
+          // Not reading its stdin for a whole timeout: stuck.
+          void this.#end(worker, "timeout");
+          finish({ kind: "timeout" });
+        } else if (worker.queue[0] === pending && !worker.dead) {
           // Its process is stuck on it: end the process (the requests behind it are retried).
           void this.#end(worker, "timeout");
         } else {
@@ -422,7 +443,7 @@ class HookPool {
         }
       }, { once: true });
       request.signal.addEventListener("abort", onAbort, { once: true });
-      worker.send(request.stdin ?? "{}\n", pending);
+      worker.send(request.stdin ?? "{}\n", pending, !this.#notifies);
     });
   }
 
@@ -494,11 +515,15 @@ export class PersistentHooks {
     };
   }
 
-  /** The consult loop's way to ask a handler: persistent hooks here, the rest run once. */
+  /**
+   * How the runners ask a consulted handler and tell a notified one: persistent hooks here, the
+   * rest run once. A persistent notification (`post_tool_call`, an event) is done when its line
+   * is written: what the script does with it is its own business, as a service's is.
+   */
   readonly ask: AskHandler = (request, once) => {
     const plugin = request.plugin;
     if (
-      plugin === null || !PERSISTENT_EVENTS.includes(request.event) ||
+      plugin === null || request.event === "task.route" ||
       hookSettings(plugin, request.event).persistent !== true ||
       plugin.hooks[request.event] !== request.script
     ) return once(request);

@@ -26,7 +26,7 @@ export interface DaemonRunners {
   act: Runner;
   /** Fire-and-forget work. */
   fire: Runner;
-  /** The persistent hooks' processes, asked by `decide`. */
+  /** The persistent hooks' processes, asked by `decide` and told by `fire`. */
   persistent: PersistentHooks;
 }
 
@@ -80,6 +80,7 @@ export function buildRunners(index: PluginIndex, settings: RunnerSettings): Daem
       ...common,
       limit: settings.limit.event,
       signal: settings.stopSignal,
+      notify: persistent.ask,
     }),
   };
 }

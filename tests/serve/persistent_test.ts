@@ -65,6 +65,7 @@ async function daemonWith(files: Record<string, string>) {
       .split("\n").filter((l) => l !== "").map(Number);
   return {
     daemon,
+    pluginsDir: plugins,
     lines,
     pids,
     pre: (tool: string) => post("/v1/tool/pre", { tool }),
@@ -252,4 +253,48 @@ Deno.test("serve: SIGTERM ends the persistent processes and leaves none behind",
     await d.kill();
     await Deno.remove(plugins, { recursive: true });
   }
+});
+
+const NOTIFIED = `#!/bin/sh
+echo $$ >> "$TASK_PLUGIN_DIR/pids"
+while IFS= read -r line; do
+  printf '%s\\n' "$line" >> "$TASK_PLUGIN_DIR/seen"
+done
+`;
+
+async function linesOf(path: string, count: number): Promise<string[]> {
+  // Bounded wait for the hook to write them: notifications are answered before they are read.
+  for (let i = 0; i < 200; i++) {
+    const lines = (await Deno.readTextFile(path).catch(() => "")).split("\n").filter(Boolean);
+    if (lines.length >= count) return lines;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return (await Deno.readTextFile(path).catch(() => "")).split("\n").filter(Boolean);
+}
+
+Deno.test("persistent notifications: post_tool_call and event lines go to one process each, no answer read", async () => {
+  const d = await daemonWith({
+    "p/plugin.yaml": "name: p\nhooks:\n  post_tool_call: n.sh\n  task.done: n.sh\n" +
+      "tyhooks:\n  post_tool_call: {persistent: true}\n  task.done: {persistent: true}\n",
+    "p/n.sh": NOTIFIED,
+  });
+  let pids: number[] = [];
+  try {
+    for (let i = 0; i < 3; i++) await d.post("/v1/tool/post", { tool: `t${i}` });
+    const fired = await d.post("/v1/events/task.done?wait=1", { task: { id: 7 } });
+    assert.equal(fired.runs.length, 1);
+    assert.equal(fired.runs[0].exit_code, 0);
+    assert.equal(fired.runs[0].error, null);
+    const lines = await linesOf(join(d.pluginsDir, "p", "seen"), 4);
+    assert.equal(lines.length, 4, lines.join("\n"));
+    // The three tool posts ran from the event queue side by side: in any order.
+    const tools = lines.map((l) => JSON.parse(l)).filter((r) => r.hook === "post_tool_call");
+    assert.deepEqual(tools.map((r) => r.tool).sort(), ["t0", "t1", "t2"]);
+    assert.ok(lines.some((l) => JSON.parse(l).task?.id === 7));
+    // One process for post_tool_call and one for task.done, each started once.
+    assert.equal((await d.pids()).length, 2);
+  } finally {
+    pids = await d.stop();
+  }
+  for (const pid of pids) assert.ok(await waitGone(pid), `process ${pid} left behind`);
 });
