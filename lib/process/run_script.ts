@@ -262,10 +262,12 @@ function writeStdin(
   }
   const writer = child.stdin.getWriter();
   const bytes = typeof payload === "string" ? encoder.encode(payload) : payload;
-  writer.write(bytes).then(() => writer.close()).catch(() => {});
+  let written = false;
+  writer.write(bytes).then(() => writer.close()).then(() => written = true, () => {});
   return {
     abandon() {
-      writer.abort().catch(() => {});
+      // Usually written and closed long before: aborting then would only cost a rejection.
+      if (!written) writer.abort().catch(() => {});
     },
   };
 }
