@@ -111,13 +111,14 @@ export async function terminateGroup(
   const strays = await signalStrays(pgid, "SIGTERM");
   let reaped = options.reaped === undefined;
   options.reaped?.then(() => reaped = true, () => reaped = true);
-  while (performance.now() < deadline) {
-    await sleep(POLL_MS);
+  // Checked at least once even when the scan (a ps spawn on a loaded host) used up the grace.
+  do {
+    await sleep(Math.max(0, Math.min(POLL_MS, deadline - performance.now())));
     if (
       reaped && !(await groupHasLiveMembers(pgid)) &&
       (strays === 0 || (await signalStrays(pgid, null)) === 0)
     ) return false;
-  }
+  } while (performance.now() < deadline);
   const killed = signalGroup(pgid, "SIGKILL");
   return (await signalStrays(pgid, "SIGKILL")) > 0 || killed;
 }
