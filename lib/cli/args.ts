@@ -6,7 +6,6 @@
  * @module
  */
 
-import { statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import {
   type CommandContext,
@@ -247,9 +246,9 @@ function checkFiles(options: Record<string, OptionSpec>, values: CommandContext[
     for (const path of Array.isArray(value) ? value : typeof value === "string" ? [value] : []) {
       if (path === "-") continue;
       try {
-        statSync(path);
+        Deno.statSync(path);
       } catch (error) {
-        if ((error as { code?: string }).code !== "ENOENT") continue; // Reported when read.
+        if (!(error instanceof Deno.errors.NotFound)) continue; // Reported when read.
         throw new UsageError(`File "${path}" given to "--${name}" does not exist`);
       }
     }
