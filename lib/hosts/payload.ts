@@ -68,6 +68,11 @@ export interface Payload {
 export interface PayloadOptions {
   /** The plugins dir to send; none when undefined. */
   pluginsDir?: string;
+  /**
+   * A tyhooks binary for this OS and CPU to send; default this one when tyhooks runs compiled,
+   * else none (the bundle is sent).
+   */
+  binary?: string;
   /** Bound on building the bundle. */
   timeoutMs?: number;
   /** Aborting it stops the bundle build. */
@@ -96,10 +101,11 @@ export async function preparePayload(options: PayloadOptions = {}): Promise<Payl
     const plugins = options.pluginsDir === undefined
       ? { plugins: [], skipped: [] }
       : await listPlugins(options.pluginsDir);
-    if (Deno.build.standalone) {
+    const binary = options.binary ?? (Deno.build.standalone ? Deno.execPath() : undefined);
+    if (binary !== undefined) {
       return {
         kind: "binary",
-        tyhooks: [await payloadFile("bin/tyhooks", Deno.execPath())],
+        tyhooks: [await payloadFile("bin/tyhooks", binary)],
         deno: null,
         ...plugins,
         scratch,

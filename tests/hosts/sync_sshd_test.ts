@@ -9,6 +9,9 @@ import { cli, spawnCli } from "../_cli.ts";
 import { type Fleet, SSHD_SKIP_REASON, startFleet } from "./_sshd.ts";
 import { PROBE_FIELDS } from "./_probe_fields.ts";
 import { pickHostStartupMs } from "./_deadline.ts";
+import { preparePayload } from "../../lib/hosts/payload.ts";
+import { syncHosts } from "../../lib/hosts/sync.ts";
+import { sshCommand } from "../../lib/hosts/ssh.ts";
 
 if (SSHD_SKIP_REASON !== "") console.log(`real-ssh tests skipped: ${SSHD_SKIP_REASON}`);
 
@@ -81,11 +84,13 @@ Deno.test({
       const home1 = fleet.hosts["gpu-1"].home;
       const home2 = fleet.hosts["gpu-2"].home;
       const sync = (args: string[]) => cli(["hosts", "sync", ...args], { env: fleet.env });
+      let firstSync = "";
 
       await t.step(
         "the first sync copies tyhooks, and the Deno runtime only to the host without deno",
         async () => {
           const r = await sync(["gpu-1", "gpu-2"]);
+          firstSync = r.stdout;
           assert.equal(r.code, 0, r.stderr + fleet.logs());
           const [copied1, facts1] = linesOf(r.stdout, "gpu-1");
           assert.equal(
@@ -282,6 +287,39 @@ Deno.test({
           assert.deepEqual(await sshClientsLeft(fleet), [], "every ssh ended with pick-host");
         },
       );
+
+      await t.step(
+        "a compiled tyhooks is sent as itself, once, in place of the launcher",
+        async () => {
+          // Stands in for the binary (deno compile needs a download this machine may lack).
+          const facts = { ...JSON.parse(linesOf(firstSync, "gpu-2")[1].slice(7)), hostname: "bin" };
+          const binary = join(fleet.dir, "tyhooks-binary");
+          const text = `#!/bin/sh\n[ "$1" = probe ] && echo '${JSON.stringify(facts)}'\n`;
+          await Deno.writeTextFile(binary, text, { mode: 0o755 });
+          const payload = await preparePayload({ binary });
+          const ssh = sshCommand(fleet.env.TYHOOKS_SSH);
+          try {
+            assert.equal(payload.kind, "binary");
+            const [first] = await syncHosts(["gpu-2"], payload, { ssh });
+            assert.equal(first.error, null);
+            assert.deepEqual(first.copied, ["~/.local/bin/tyhooks"]);
+            assert.equal(first.facts?.hostname, "bin");
+            assert.equal(await Deno.readTextFile(join(home2, ".local", "bin", "tyhooks")), text);
+            const [second] = await syncHosts(["gpu-2"], payload, { ssh });
+            assert.deepEqual([second.error, second.copied], [null, []]);
+          } finally {
+            await Deno.remove(payload.scratch, { recursive: true });
+          }
+          // Back to the bundle: only the launcher goes; the bundle and runtime are still there.
+          const back = await sync(["gpu-2"]);
+          assert.equal(back.code, 0, back.stderr);
+          assert.equal(
+            linesOf(back.stdout, "gpu-2")[0].replace(/\(.*?\)/, "(N)"),
+            "gpu-2: copied 1 file (N): ~/.local/bin/tyhooks",
+          );
+        },
+      );
+      assert.deepEqual(await Array.fromAsync(Deno.readDir(fleet.env.TMPDIR)), []);
     } finally {
       await fleet.stop();
     }
