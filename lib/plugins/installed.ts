@@ -38,7 +38,8 @@ export async function findNamed(index: PluginIndex, name: string): Promise<Named
   if (byName) return { dir: byName.dir, plugin: byName };
   if (name !== "" && !name.startsWith(".") && !name.includes("/") && name !== "..") {
     const folder = join(index.dir, name);
-    if ((await Deno.lstat(folder).catch(() => null)) !== null) {
+    const info = await Deno.lstat(folder).catch(() => null);
+    if (info !== null && (info.isDirectory || info.isSymlink)) {
       return { dir: folder, plugin: index.plugins.find((p) => p.dir === folder) ?? null };
     }
   }

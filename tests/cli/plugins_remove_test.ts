@@ -24,7 +24,7 @@ Deno.test("plugins remove of one plugin in an installed collection deletes only 
     stderr: "",
   });
   assert.deepEqual(names(join(root, "team")), [".git", "notes.md", "two"]);
-  // The install is still recorded: `plugins update team` would bring "one" back.
+  // The install is still recorded, so `plugins update team` still knows where it came from.
   assert.ok("team" in JSON.parse(await Deno.readTextFile(join(root, ".sources.json"))));
 });
 

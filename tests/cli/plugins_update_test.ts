@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, makeTree } from "../_cli.ts";
-import { commit, gitRepo, pluginFiles } from "./_git.ts";
+import { commit, git, gitRepo, pluginFiles } from "./_git.ts";
 
 async function listNames(root: string): Promise<string[]> {
   const result = await cli(["plugins", "list", "--json", "--plugins-dir", root]);
@@ -64,6 +64,33 @@ Deno.test("plugins update of a checkout keeps what its plugin wrote there, as ty
   assert.equal(result.code, 0, result.stderr);
   assert.equal(await Deno.readTextFile(join(root, "ty-notify/CHANGELOG.md")), "v2\n");
   assert.equal(await Deno.readTextFile(join(root, "ty-notify/notifications.log")), "task 1 done\n");
+});
+
+Deno.test("plugins update follows the branch given with --ref", async () => {
+  const repo = await gitRepo(pluginFiles("pinned"), "pinned");
+  await git(repo, "checkout", "-q", "-b", "dev");
+  await commit(repo, { "DEV.md": "dev 1\n" });
+  await git(repo, "checkout", "-q", "main");
+  const root = await makeTree({});
+  const add = await cli([
+    "plugins",
+    "add",
+    `file://${repo}`,
+    "--ref",
+    "dev",
+    "--plugins-dir",
+    root,
+  ]);
+  assert.equal(add.code, 0, add.stderr);
+  await git(repo, "checkout", "-q", "dev");
+  await commit(repo, { "DEV.md": "dev 2\n" });
+  await git(repo, "checkout", "-q", "main");
+  await commit(repo, { "MAIN.md": "main only\n" });
+  const result = await cli(["plugins", "update", "pinned", "--plugins-dir", root]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(await Deno.readTextFile(join(root, "pinned/DEV.md")), "dev 2\n");
+  assert.equal(await Deno.stat(join(root, "pinned/MAIN.md")).catch(() => null), null);
+  assert.equal(JSON.parse(await Deno.readTextFile(join(root, ".sources.json"))).pinned.ref, "dev");
 });
 
 Deno.test("plugins update of everything reports each failure and exits 1", async () => {
