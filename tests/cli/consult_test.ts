@@ -7,8 +7,12 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cli, makeTree } from "../_cli.ts";
+import { cli, type CliOptions, makeTree } from "../_cli.ts";
 import { cliTest, pluginFiles } from "./_loader.ts";
+
+/** `tyhooks ARGS`, its index cache off: nothing written to the real cache. */
+const run = (args: string[], options: CliOptions = {}) =>
+  cli(args, { ...options, env: { TYHOOKS_NO_CACHE: "1", ...options.env } });
 
 const json = (text: string) => `#!/bin/sh\ncat >/dev/null\necho '${text}'\n`;
 
@@ -20,7 +24,7 @@ cliTest(
       ...pluginFiles("b", "task.placement", json('{"target":"gpu-1"}')),
     });
     const started = performance.now();
-    const r = await cli(["place", "--plugins-dir", plugins]);
+    const r = await run(["place", "--plugins-dir", plugins]);
     const elapsed = performance.now() - started;
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(JSON.parse(r.stdout), {
@@ -44,11 +48,11 @@ cliTest(
       ),
       ...pluginFiles("b", "task.placement", json('{"target":"host-b"}')),
     });
-    const r = await cli(["place", "--plugins-dir", plugins]);
+    const r = await run(["place", "--plugins-dir", plugins]);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(JSON.parse(r.stdout).target, "host-a");
     assert.equal(JSON.parse(r.stdout).handler, "a");
-    const sequential = await cli(["place", "--sequential", "--plugins-dir", plugins]);
+    const sequential = await run(["place", "--sequential", "--plugins-dir", plugins]);
     assert.equal(JSON.parse(sequential.stdout).target, "host-a");
   },
 );
@@ -61,13 +65,13 @@ cliTest(
       ...pluginFiles("a", "task.placement", silent),
       ...pluginFiles("b", "task.placement", json('{"target":"","reason":"b says local"}')),
     });
-    const r = await cli(["place", "--plugins-dir", local]);
+    const r = await run(["place", "--plugins-dir", local]);
     assert.deepEqual(JSON.parse(r.stdout), { target: "", workdir: "", reason: "", handler: "a" });
     const remote = await makeTree({
       ...pluginFiles("a", "task.placement", silent),
       ...pluginFiles("b", "task.placement", json('{"target":"gpu-2"}')),
     });
-    const placed = await cli(["place", "--plugins-dir", remote]);
+    const placed = await run(["place", "--plugins-dir", remote]);
     assert.equal(JSON.parse(placed.stdout).target, "gpu-2");
   },
 );
@@ -83,7 +87,7 @@ cliTest(
         json('{"Target":"gpu-3","WORKDIR":"~/w","reason":null}'),
       ),
     });
-    const r = await cli(["place", "--plugins-dir", plugins]);
+    const r = await run(["place", "--plugins-dir", plugins]);
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(JSON.parse(r.stdout), {
       target: "gpu-3",
@@ -92,7 +96,7 @@ cliTest(
       handler: "b",
     });
     const local = await makeTree({ ...pluginFiles("a", "task.placement", json("null")) });
-    const answer = await cli(["place", "--plugins-dir", local]);
+    const answer = await run(["place", "--plugins-dir", local]);
     assert.equal(answer.stderr, "");
     assert.deepEqual(JSON.parse(answer.stdout), {
       target: "",
@@ -116,7 +120,7 @@ cliTest(
     });
     const ran = () => Deno.stat(join(trace, "ran")).then(() => true, () => false);
     for (const task of [{ executor: "codex" }, { claude_config_dir: "/p/mine" }]) {
-      const r = await cli([
+      const r = await run([
         "route",
         "--log-level",
         "debug",
@@ -130,10 +134,10 @@ cliTest(
       assert.equal(await ran(), false, JSON.stringify(task));
     }
     for (const task of [{ executor: "claude", claude_config_dir: "  " }, { executor: "" }]) {
-      const r = await cli(["route", "--task-json", JSON.stringify(task), "--plugins-dir", plugins]);
+      const r = await run(["route", "--task-json", JSON.stringify(task), "--plugins-dir", plugins]);
       assert.match(r.stdout, /^PLUGIN=r\nCLAUDE_CONFIG_DIR=\/p\/r\n/, JSON.stringify(task));
     }
-    const forced = await cli([
+    const forced = await run([
       "route",
       "--force",
       "--task-json",
@@ -153,7 +157,7 @@ cliTest(
     const plugins = await makeTree({
       ...pluginFiles("r", "task.route", "#!/bin/sh\necho 'CLAUDE_CONFIG_DIR=~/.claude-work/'\n"),
     });
-    const r = await cli(["route", "--json", "--plugins-dir", plugins], { env: { HOME: home } });
+    const r = await run(["route", "--json", "--plugins-dir", plugins], { env: { HOME: home } });
     assert.equal(r.code, 0, r.stderr);
     assert.equal(JSON.parse(r.stdout).claude_config_dir, `${home}/.claude-work`);
     await Deno.remove(home, { recursive: true });
@@ -171,7 +175,7 @@ cliTest(
           `#!/bin/sh\nprintf 'CLAUDE_CONFIG_DIR=/p/r\\nREASON=ok${end}HOLD=1${end}x\\n'\n`,
         ),
       });
-      const r = await cli(["route", "--plugins-dir", plugins]);
+      const r = await run(["route", "--plugins-dir", plugins]);
       assert.equal(r.code, 0, r.stderr);
       assert.equal(r.stdout, "PLUGIN=r\nCLAUDE_CONFIG_DIR=/p/r\nREASON=ok\n", end);
       assert.match(r.stderr, /Cut REASON at a line-end character/, end);
@@ -199,7 +203,7 @@ cliTest(
       ...pluginFiles("c-broken", "task.hosts", json("{nope")),
       ...pluginFiles("d-silent", "task.hosts", "#!/bin/sh\ncat >/dev/null\n"),
     });
-    const r = await cli([
+    const r = await run([
       "hosts",
       "--task-json",
       '{"title":"Train","project":"ml"}',
@@ -219,7 +223,7 @@ cliTest(
     assert.equal(request.event, "task.hosts");
     assert.equal(request.task.title, "Train");
     assert.equal(await Deno.readTextFile(join(trace, "event")), "task.hosts\n");
-    const none = await cli(["hosts", "--plugins-dir", await makeTree({})]);
+    const none = await run(["hosts", "--plugins-dir", await makeTree({})]);
     assert.deepEqual([none.code, JSON.parse(none.stdout)], [0, { hosts: [] }]);
     await Deno.remove(trace, { recursive: true });
   },
@@ -259,7 +263,7 @@ cliTest(
         ),
       ),
     });
-    const r = await cli(["pick-host", "--from-hosts-hook", "--plugins-dir", plugins], {
+    const r = await run(["pick-host", "--from-hosts-hook", "--plugins-dir", plugins], {
       env: { TYHOOKS_SSH: fake },
     });
     assert.equal(r.code, 0, r.stderr);
@@ -271,7 +275,7 @@ cliTest(
     const probed = (await Deno.readTextFile(join(dir, "probed"))).trim().split("\n").sort();
     assert.deepEqual(probed, ["cpu-3", "gpu-1", "gpu-2"]);
     assert.match(r.stderr, /Host "-oProxyCommand=x" skipped/);
-    const both = await cli(["pick-host", "--from-hosts-hook", "--hosts", fake]);
+    const both = await run(["pick-host", "--from-hosts-hook", "--hosts", fake]);
     assert.equal(both.code, 64);
     await Deno.remove(dir, { recursive: true });
   },

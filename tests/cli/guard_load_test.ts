@@ -125,13 +125,13 @@ cliTest(
       assert.deepEqual([r.code, r.verdict.action], [0, "allow"], r.stderr);
     }
     const post = await cli(["tool", "post", "--tool", "write_file", "--plugins-dir", plugins], {
-      env: { TOOL: "post-write_file" },
+      env: { TOOL: "post-write_file", TYHOOKS_NO_CACHE: "1" },
     });
     assert.equal(post.code, 0, post.stderr);
     const ran = await Array.fromAsync(Deno.readDir(trace));
     assert.deepEqual(ran.map((e) => e.name), [], "no hook ran for a tool it does not match");
     const blocked = await cli(["tool", "pre", "--tool", "write_file", "--plugins-dir", plugins], {
-      env: { TOOL: "write_file" },
+      env: { TOOL: "write_file", TYHOOKS_NO_CACHE: "1" },
     });
     assert.deepEqual([blocked.code, JSON.parse(blocked.stdout).reason], [2, "no"]);
     assert.equal(await Deno.readTextFile(join(trace, "write_file")), "ran\n");
