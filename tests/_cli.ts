@@ -6,13 +6,12 @@
 
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { RUN_FLAGS } from "../lib/hosts/payload.ts";
 
 /** The repository root. */
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 /** main.ts. */
 export const MAIN = join(ROOT, "main.ts");
-
-const config = JSON.parse(Deno.readTextFileSync(join(ROOT, "deno.json")));
 
 // Deno keeps its module and npm caches under $XDG_CACHE_HOME/deno unless DENO_DIR says otherwise.
 // Tests give tyhooks a temp XDG_CACHE_HOME (for its index cache and detached log); pinning
@@ -27,24 +26,17 @@ if (Deno.env.get("DENO_DIR") === undefined) {
   Deno.env.set("DENO_DIR", JSON.parse(new TextDecoder().decode(info.stdout)).denoDir);
 }
 
-/** The binary's grants as `--allow-*` flags, read from deno.json's `tyhooks` permission set. */
-export const PERMISSION_FLAGS: string[] = Object.entries(
-  config.permissions.tyhooks as Record<string, boolean | string[]>,
-).flatMap(([name, grant]) =>
-  grant === true
-    ? [`--allow-${name}`]
-    : Array.isArray(grant)
-    ? [`--allow-${name}=${grant.join(",")}`]
-    : []
-);
+/**
+ * The binary's grants as `--allow-*` flags (deno.json's `tyhooks` permission set), as the
+ * launcher `hosts sync` installs passes them: one reading of deno.json (lib/hosts/payload.ts).
+ */
+export const PERMISSION_FLAGS: string[] = RUN_FLAGS.filter((flag) => flag.startsWith("--allow-"));
 
 /**
  * The binary's V8 flags (`--v8-flags=...`), read from the `compile` task so the tests run what
  * ships. A test checks that `deno task cli` uses the same.
  */
-export const V8_FLAGS: string[] =
-  (config.tasks.compile.command as string).match(/--v8-flags=\S+/g) ??
-    [];
+export const V8_FLAGS: string[] = RUN_FLAGS.filter((flag) => flag.startsWith("--v8-flags="));
 
 /** What a CLI run produced. */
 export interface CliResult {

@@ -21,8 +21,8 @@ import { failureReason } from "../process/record.ts";
 
 /**
  * The grants the binary is compiled with (deno.json's `tyhooks` permission set) as `--allow-*`
- * flags, then the V8 flags of `deno task compile`: the one place the launcher and the tests read
- * them from, so what runs on a host is what `deno task compile` builds.
+ * flags, then the V8 flags of `deno task compile`, read from deno.json here and nowhere else: the
+ * launcher and the tests run tyhooks with them, so what runs is what `deno task compile` builds.
  */
 export const RUN_FLAGS: readonly string[] = [
   ...Object.entries(denoConfig.permissions.tyhooks as Record<string, boolean | string[]>)

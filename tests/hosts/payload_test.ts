@@ -1,10 +1,18 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { launcherScript, preparePayload, RUN_FLAGS, sha256File } from "../../lib/hosts/payload.ts";
-import { cli, PERMISSION_FLAGS, V8_FLAGS } from "../_cli.ts";
+import { cli, PERMISSION_FLAGS, ROOT, V8_FLAGS } from "../_cli.ts";
 import { VERSION } from "../../lib/version.ts";
 
-Deno.test("the launcher runs the bundle with the grants and V8 flags of deno task compile", () => {
+Deno.test("the launcher runs the bundle with the grants and V8 flags of deno task compile", async () => {
+  const config = JSON.parse(await Deno.readTextFile(join(ROOT, "deno.json")));
+  assert.deepEqual(
+    RUN_FLAGS,
+    [
+      ...Object.keys(config.permissions.tyhooks).map((name) => `--allow-${name}`),
+      ...config.tasks.compile.command.match(/--v8-flags=\S+/g),
+    ],
+  );
   assert.deepEqual(RUN_FLAGS, [...PERMISSION_FLAGS, ...V8_FLAGS]);
   const exec = launcherScript().split("\n").find((line) => line.startsWith("exec "));
   assert.equal(
