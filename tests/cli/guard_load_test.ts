@@ -153,3 +153,41 @@ cliTest(
     assert.match(explicit.verdict.reason, /timed out after 700 ms/);
   },
 );
+
+Deno.test("serve: a guard's manifest half-written during a reload blocks POST /v1/tool/pre until it is whole again", async () => {
+  const { startServe, tempSocket } = await import("./_serve.ts");
+  const plugins = await makeTree({
+    "guard/plugin.yaml": "name: guard\nhooks:\n  pre_tool_call: guard.sh\n",
+    "guard/guard.sh": '#!/bin/sh\necho \'{"action":"allow","reason":"fine"}\'\n',
+  });
+  const d = await startServe(["--listen", `unix:${await tempSocket()}`, "--plugins-dir", plugins]);
+  /** Asks until `action` comes back, for at most 5 s; returns the last verdict. */
+  const until = async (action: string) => {
+    const end = Date.now() + 5000;
+    let body: Record<string, unknown> = {};
+    while (Date.now() < end) {
+      body = (await d.call("POST", "/v1/tool/pre", { tool: "bash" })).body;
+      if (body.action === action) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return body;
+  };
+  try {
+    assert.deepEqual(await until("allow"), { action: "allow", reason: "fine" });
+    await Deno.writeTextFile(
+      join(plugins, "guard/plugin.yaml"),
+      // Cut mid-value: the YAML does not parse, and its text names the guard's event.
+      'name: guard\nhooks:\n  pre_tool_call: "gua',
+    );
+    const blocked = await until("block");
+    assert.equal(blocked.action, "block", d.stderr());
+    assert.match(String(blocked.reason), /^Cannot trust the pre-tool-call hooks: /);
+    await Deno.writeTextFile(
+      join(plugins, "guard/plugin.yaml"),
+      "name: guard\nhooks:\n  pre_tool_call: guard.sh\n",
+    );
+    assert.deepEqual(await until("allow"), { action: "allow", reason: "fine" });
+  } finally {
+    await d.kill();
+  }
+});
