@@ -3,6 +3,8 @@
  * down: at most `maxConns` connections at once (more are closed at once), request headers within
  * `headersTimeoutMs` of connecting, an idle keep-alive connection closed after `idleTimeoutMs`,
  * and a failing `accept` (EMFILE: out of file descriptors) logged and retried, never a crash.
+ * The two times are checked by one sweep a few times per limit (so a connection may last up to a
+ * quarter of a limit longer), not by a timer per request.
  *
  * `Deno.serve` gives no hook for any of that. Each accepted connection is handed to Deno's own
  * HTTP server (hyper) through `serveHttpOnConnection`, an internal of Deno 2.9 that `Deno.serve`
@@ -16,7 +18,7 @@
 
 import { type Logger, silentLogger } from "../log.ts";
 import { runScript } from "../process/run_script.ts";
-import { type ClearableTimeout, clearableTimeout, sleep } from "../_timers.ts";
+import { sleep } from "../_timers.ts";
 
 /** Connections served at once by default (SPEC "Trust boundaries"). */
 export const DEFAULT_MAX_CONNS = 256;
@@ -142,6 +144,7 @@ export class ConnServer {
   #accepting: Promise<void>;
   #refused: RateLog;
   #acceptFailed: RateLog;
+  #watched = new Map<ServedConn, Watched>();
 
   /**
    * Starts accepting on `listener`.
@@ -175,6 +178,7 @@ export class ConnServer {
     this.#refused = new RateLog(this.#log, "Too many connections: closed new ones at once");
     this.#acceptFailed = new RateLog(this.#log, "Cannot accept a connection");
     this.#accepting = this.#acceptLoop();
+    void this.#sweepLoop();
   }
 
   /** Connections served at once at most (`maxConns`, lowered to fit the open files limit). */
@@ -243,30 +247,23 @@ export class ConnServer {
 
   #serveConn(conn: Deno.Conn): void {
     const abort = new AbortController();
-    let inFlight = 0;
-    let timer = null as ClearableTimeout | null;
-    const closeAfter = (ms: number) => {
-      timer?.clear();
-      timer = clearableTimeout(ms);
-      timer.signal.addEventListener("abort", () => abort.abort(), { once: true });
-    };
+    // Checked by the sweep, not by a timer per request: two numbers per request instead.
+    const watch: Watched = { abort, inFlight: 0, since: performance.now(), requests: 0 };
     const handler = async (request: Request): Promise<Response> => {
-      timer?.clear();
-      timer = null;
-      inFlight++;
+      watch.inFlight++;
+      watch.requests++;
       try {
         return await this.#handler(request);
       } finally {
         // The answer is handed over; from now on the connection waits for its next request.
-        if (--inFlight === 0 && !abort.signal.aborted) closeAfter(this.#idleMs);
+        watch.inFlight--;
+        watch.since = performance.now();
       }
     };
-    closeAfter(this.#headersMs);
     let served: ServedConn;
     try {
       served = this.#serve(conn, abort.signal, handler, this.#onError, () => {});
     } catch (error) {
-      timer?.clear();
       this.#acceptFailed.note({ error: (error as Error).message, connections: this.#live.size });
       try {
         conn.close();
@@ -276,11 +273,36 @@ export class ConnServer {
       return;
     }
     this.#live.add(served);
+    this.#watched.set(served, watch);
     served.finished
       .catch((error) => this.#log.log("debug", "Connection ended", { error: String(error) }))
       .finally(() => {
-        timer?.clear();
         this.#live.delete(served);
+        this.#watched.delete(served);
       });
   }
+
+  /** Closes connections past their headers or idle time, a few times per the shorter limit. */
+  async #sweepLoop(): Promise<void> {
+    const tick = Math.max(10, Math.min(1000, Math.min(this.#headersMs, this.#idleMs) / 4));
+    while (await sleep(tick, this.#stopAccepting.signal)) {
+      const now = performance.now();
+      for (const watch of this.#watched.values()) {
+        if (watch.inFlight > 0) continue;
+        const limit = watch.requests === 0 ? this.#headersMs : this.#idleMs;
+        if (now - watch.since >= limit) watch.abort.abort();
+      }
+    }
+  }
+}
+
+/** What the sweep knows of a connection. */
+interface Watched {
+  abort: AbortController;
+  /** Requests being answered now. */
+  inFlight: number;
+  /** When it connected, or answered its last request. */
+  since: number;
+  /** Requests so far: none means it is still owing its first headers. */
+  requests: number;
 }
