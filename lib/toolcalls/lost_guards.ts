@@ -23,7 +23,19 @@ const GUARD = "pre_tool_call";
  * @param index The loaded plugins and their warnings.
  * @returns A reason naming the problem, or null.
  */
-export async function lostGuard(index: PluginIndex): Promise<string | null> {
+export function lostGuard(index: PluginIndex): Promise<string | null> {
+  // Once per index: the daemon asks for every tool call over the same snapshot.
+  let found = judged.get(index);
+  if (found === undefined) {
+    found = judge(index);
+    judged.set(index, found);
+  }
+  return found;
+}
+
+const judged = new WeakMap<PluginIndex, Promise<string | null>>();
+
+async function judge(index: PluginIndex): Promise<string | null> {
   const loadedGuards = new Set(
     index.plugins.filter((p) => Object.hasOwn(p.hooks, GUARD)).map((p) => p.dir),
   );
