@@ -35,10 +35,17 @@ export function lostGuard(index: PluginIndex): Promise<string | null> {
 
 const judged = new WeakMap<PluginIndex, Promise<string | null>>();
 
+// Plugin dirs seen with a guard by this process. A daemon reloading while a manifest is half
+// written may read a prefix that parses and names no hook at all: the plugin had a guard a moment
+// ago, so its warning still means a lost guard.
+const guardedBefore = new Set<string>();
+
 async function judge(index: PluginIndex): Promise<string | null> {
   const loadedGuards = new Set(
     index.plugins.filter((p) => Object.hasOwn(p.hooks, GUARD)).map((p) => p.dir),
   );
+  for (const dir of loadedGuards) guardedBefore.add(dir);
+  if (index.warnings.length === 0) return null;
   const checked = new Set<string>();
   for (const warning of index.warnings) {
     // The loader's one warning about the plugins dir itself: it could not be listed.
@@ -49,32 +56,42 @@ async function judge(index: PluginIndex): Promise<string | null> {
     const dir = dirname(warning.path);
     if (loadedGuards.has(dir) || checked.has(dir)) continue;
     checked.add(dir);
-    const declares = await declaresGuard(warning.path);
-    if (declares === false) continue;
-    const why = declares === null ? "its manifest could not be read, so it may declare one" : "";
-    return `a plugin in "${dir}" that declares ${GUARD} was not loaded with it: ${warning.message}${
-      why ? ` (${why})` : ""
-    }`;
+    const read = await readGuard(warning.path);
+    // A manifest without a readable hooks map, in a dir that had a guard: most likely cut while
+    // being written (a daemon reload), so the guard is lost, not removed.
+    const broken = read === "no hooks map" && guardedBefore.has(dir);
+    if (read === "no" || (read === "no hooks map" && !broken)) continue;
+    const why = read === "unreadable"
+      ? " (its manifest could not be read, so it may declare one)"
+      : broken
+      ? " (it had that hook when last loaded)"
+      : "";
+    return `a plugin in "${dir}" that declares ${GUARD} was not loaded with it: ${warning.message}${why}`;
   }
   return null;
 }
 
 /**
- * Whether the manifest at `path` declares a `pre_tool_call` hook; for one that cannot be parsed,
- * whether its text mentions it. Null when it cannot be read at all.
+ * Whether the manifest at `path` declares a `pre_tool_call` hook ("yes", "no", or "no hooks map"
+ * when it parses but `hooks` is missing or not a map); for one that cannot be parsed, whether its
+ * text mentions the event. "unreadable" when it cannot be read at all.
  */
-async function declaresGuard(path: string): Promise<boolean | null> {
+async function readGuard(path: string): Promise<"yes" | "no" | "no hooks map" | "unreadable"> {
   const { readManifest } = await import("../plugins/read_manifest.ts");
   const read = await readManifest(path);
   if (read.ok) {
     const data = read.lenient;
-    if (data === null || typeof data !== "object" || Array.isArray(data)) return false;
-    const hooks = (data as Record<string, unknown>).hooks;
-    return hooks !== null && typeof hooks === "object" && Object.hasOwn(hooks, GUARD);
+    const hooks = isMap(data) ? data.hooks : undefined;
+    if (!isMap(hooks)) return "no hooks map";
+    return Object.hasOwn(hooks, GUARD) ? "yes" : "no";
   }
   try {
-    return (await readBounded(path)).includes(GUARD);
+    return (await readBounded(path)).includes(GUARD) ? "yes" : "no";
   } catch {
-    return null;
+    return "unreadable";
   }
+}
+
+function isMap(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
 }

@@ -170,7 +170,7 @@ export class ToolHooks {
     const runner = this.#runner;
     const log = runner.log;
     const policy = options.onFailure ?? this.#onFailure;
-    if (policy === "block" && runner.index.warnings.length > 0) {
+    if (policy === "block") {
       const lost = await lostGuard(runner.index);
       if (lost !== null) {
         const failed = `Cannot trust the pre-tool-call hooks: ${lost}`;

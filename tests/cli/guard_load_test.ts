@@ -187,6 +187,14 @@ Deno.test("serve: a guard's manifest half-written during a reload blocks POST /v
       "name: guard\nhooks:\n  pre_tool_call: guard.sh\n",
     );
     assert.deepEqual(await until("allow"), { action: "allow", reason: "fine" });
+    // Cut before the event's name: the prefix parses and names no hook, but the plugin had a
+    // guard when last loaded.
+    await Deno.writeTextFile(join(plugins, "guard/plugin.yaml"), "name: guard\nhooks:\n  pre_to");
+    const cut = await until("block");
+    assert.match(String(cut.reason), /it had that hook when last loaded/, d.stderr());
+    // Removing the hook on purpose is no load failure: allowed.
+    await Deno.writeTextFile(join(plugins, "guard/plugin.yaml"), "name: guard\nhooks: {}\n");
+    assert.deepEqual(await until("allow"), { action: "allow", reason: "" });
   } finally {
     await d.kill();
   }
