@@ -4,7 +4,7 @@
  * @module
  */
 
-import { isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "./_path.ts";
 
 function env(name: string): string | undefined {
   const value = Deno.env.get(name);

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { join } from "node:path";
+import { join } from "../_path.ts";
 import type { CommandContext } from "./command.ts";
 import { stringOption } from "./command.ts";
 import { UsageError } from "../errors.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { resolve } from "node:path";
+import { resolve } from "../_path.ts";
 import { type CommandContext, type OptionSpec, stringOption } from "./command.ts";
 import { UsageError } from "../errors.ts";
 import { readBounded } from "../read_bounded.ts";

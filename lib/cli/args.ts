@@ -6,7 +6,6 @@
  * @module
  */
 
-import { parseArgs } from "node:util";
 import {
   type CommandContext,
   type CommandSpec,
@@ -184,31 +183,15 @@ export const VERSION_OPTION: Record<string, OptionSpec> = {
 };
 
 /** Parses `argv` (the words after the command name) against a command's options. */
-export function parseCommandArgs(
+export async function parseCommandArgs(
   entry: CommandEntry,
   spec: CommandSpec,
   argv: string[],
-): { values: CommandContext["values"]; positionals: string[] } {
+): Promise<{ values: CommandContext["values"]; positionals: string[] }> {
   const options = optionsOf(entry, spec);
   const hint = `hint: see tyhooks ${spec.name} --help`;
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: glueValues(options, argv, spec.name),
-      options: Object.fromEntries(
-        Object.entries(options).map(([name, o]) => [name, {
-          type: o.type,
-          multiple: o.multiple ?? false,
-          ...(o.short ? { short: o.short } : {}),
-        }]),
-      ),
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (error) {
-    if (error instanceof UsageError) throw error;
-    throw new UsageError(describeParseError(error as Error), hint);
-  }
+  const glued = glueValues(options, argv, spec.name);
+  const parsed = plainLine(options, glued) ?? await parseArgsOf(options, glued, hint);
   const [min, max] = spec.positionals ?? [0, 0];
   const positionals = parsed.positionals;
   if (positionals.length < min) {
@@ -222,6 +205,68 @@ export function parseCommandArgs(
   }
   const values = parsed.values as CommandContext["values"];
   checkFiles(options, values);
+  return { values, positionals };
+}
+
+/** The line read by `node:util`'s `parseArgs`, for what {@linkcode plainLine} leaves to it. */
+async function parseArgsOf(
+  options: Record<string, OptionSpec>,
+  args: string[],
+  hint: string,
+): Promise<{ values: Record<string, unknown>; positionals: string[] }> {
+  // node:util makes Deno evaluate about 40 of its Node modules: only an unusual line needs it.
+  const { parseArgs } = await import("node:util");
+  try {
+    return parseArgs({
+      args,
+      options: Object.fromEntries(
+        Object.entries(options).map(([name, o]) => [name, {
+          type: o.type,
+          multiple: o.multiple ?? false,
+          ...(o.short ? { short: o.short } : {}),
+        }]),
+      ),
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    throw new UsageError(describeParseError(error as Error), hint);
+  }
+}
+
+/**
+ * The line read as `parseArgs` reads it, when it holds only positionals, `--flag` for a boolean
+ * and `--flag=value` for a string (what {@linkcode glueValues} leaves of an ordinary line);
+ * undefined for anything else (`--`, short flags, a value given to a boolean), which goes to
+ * `parseArgs` itself.
+ */
+function plainLine(
+  options: Record<string, OptionSpec>,
+  args: string[],
+): { values: Record<string, string | boolean | string[]>; positionals: string[] } | undefined {
+  const values: Record<string, string | boolean | string[]> = {};
+  const positionals: string[] = [];
+  for (const arg of args) {
+    if (!arg.startsWith("-") || arg === "-") {
+      positionals.push(arg);
+      continue;
+    }
+    if (!arg.startsWith("--") || arg === "--") return undefined;
+    const eq = arg.indexOf("=");
+    const name = arg.slice(2, eq === -1 ? undefined : eq);
+    if (!Object.hasOwn(options, name)) return undefined;
+    const { type, multiple } = options[name];
+    if (type === "boolean") {
+      if (eq !== -1 || multiple) return undefined;
+      values[name] = true;
+    } else if (eq === -1) {
+      return undefined;
+    } else if (multiple) {
+      ((values[name] ??= []) as string[]).push(arg.slice(eq + 1));
+    } else {
+      values[name] = arg.slice(eq + 1);
+    }
+  }
   return { values, positionals };
 }
 

@@ -54,7 +54,7 @@ export async function prepare(args: string[], output: Output): Promise<Prepared>
   const meta = metaFlags(optionsOf(found.entry, command.spec), found.rest);
   if (meta.help) return { code: 0, stdout: await helpFor(found.typed.split(" ")) };
   if (meta.version) return { code: 0, stdout: `tyhooks ${VERSION}\n` };
-  const { values, positionals } = parseCommandArgs(found.entry, command.spec, found.rest);
+  const { values, positionals } = await parseCommandArgs(found.entry, command.spec, found.rest);
   const globals = globalsFrom(values);
   const log = createLogger({ format: globals.logFormat, level: globals.logLevel });
   return {

@@ -1,4 +1,4 @@
-import { dirname, resolve } from "node:path";
+import { dirname, resolve } from "../_path.ts";
 import { type CommandContext, type CommandSpec, stringOption, TASK_OPTIONS } from "./command.ts";
 import { durationOption, makeRunner, taskOrEmpty } from "./_shared.ts";
 import { UsageError } from "../errors.ts";

@@ -1,5 +1,5 @@
 import type { CommandContext, CommandSpec } from "./command.ts";
-import { relative } from "node:path";
+import { relative } from "../_path.ts";
 import { hooksDir, pluginsDir } from "../dirs.ts";
 import { loadPlugins } from "../plugins/load.ts";
 import { pluginListJson } from "../plugins/index_json.ts";

@@ -1,5 +1,5 @@
 import type { CommandContext, CommandSpec } from "./command.ts";
-import { basename, dirname, resolve } from "node:path";
+import { basename, dirname, resolve } from "../_path.ts";
 import { hooksDir, pluginsDir } from "../dirs.ts";
 import { validatePluginDir, validatePlugins } from "../plugins/validate.ts";
 import { warningJson } from "../plugins/index_json.ts";

@@ -14,7 +14,7 @@
  * @module
  */
 
-import { join } from "node:path";
+import { join } from "../_path.ts";
 import type { HostFacts } from "./probe_schema.ts";
 import type { Payload, PayloadFile } from "./payload.ts";
 import { askHost, failed, sshFailure } from "./ask_host.ts";

@@ -8,13 +8,16 @@
  * @module
  */
 
-import { AsyncLocalStorage } from "node:async_hooks";
+import type { AsyncLocalStorage } from "node:async_hooks";
 
-const store = new AsyncLocalStorage<Map<string, string>>();
+// Made by the first cold load: node:async_hooks makes Deno evaluate about 17 of its Node
+// modules, which a warm call (the cache checked, nothing observed) never needs.
+let store: AsyncLocalStorage<Map<string, string>> | undefined;
+let making: Promise<void> | undefined; // One store for loads that start together.
 
 /** Notes that the loader's result depends on `path` (present or missing), before reading it. */
 export function observe(path: string): void {
-  const paths = store.getStore();
+  const paths = store?.getStore();
   if (paths !== undefined && !paths.has(path)) paths.set(path, signature(path));
 }
 
@@ -34,8 +37,10 @@ export function observe(path: string): void {
 export async function observing<T>(
   fn: () => Promise<T>,
 ): Promise<{ result: T; paths: Map<string, string> }> {
+  making ??= import("node:async_hooks").then((m) => void (store = new m.AsyncLocalStorage()));
+  await making;
   const paths = new Map<string, string>();
-  const result = await store.run(paths, fn);
+  const result = await store!.run(paths, fn);
   return { result, paths };
 }
 

@@ -21,7 +21,7 @@
  * @module
  */
 
-import { dirname, join, resolve, sep } from "node:path";
+import { dirname, join, resolve, sep } from "../_path.ts";
 import type { PluginIndex } from "./types.ts";
 import type { LoadOptions } from "./load.ts";
 import { collectReports, foldReports } from "./reports.ts";

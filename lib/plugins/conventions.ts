@@ -5,7 +5,7 @@
  * @module
  */
 
-import { extname, join } from "node:path";
+import { extname, join } from "../_path.ts";
 import { byCodeUnit } from "./_sort.ts";
 import { observe } from "./_observe.ts";
 import { hasControlCharacters } from "./dir_name.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { join } from "node:path";
+import { join } from "../_path.ts";
 
 /** Options of {@linkcode copyDir}. */
 export interface CopyOptions {

@@ -12,7 +12,7 @@
  * @module
  */
 
-import { join, relative } from "node:path";
+import { join, relative } from "../_path.ts";
 import type { LoadWarning } from "./types.ts";
 import { createLimit, type Limit } from "./_limit.ts";
 import { quote } from "./messages.ts";

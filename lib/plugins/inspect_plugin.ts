@@ -8,7 +8,7 @@
  * @module
  */
 
-import { join, relative } from "node:path";
+import { join, relative } from "../_path.ts";
 import type { LoadWarning, Plugin } from "./types.ts";
 import { type ParsedManifest, readManifest } from "./read_manifest.ts";
 import { locate, type Position } from "./locate.ts";

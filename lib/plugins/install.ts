@@ -12,7 +12,7 @@
  * @module
  */
 
-import { join, relative } from "node:path";
+import { join, relative } from "../_path.ts";
 import { RunError, UsageError } from "../errors.ts";
 import { copyDir } from "./copy_dir.ts";
 import { isSafeDirName } from "./dir_name.ts";

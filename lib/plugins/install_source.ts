@@ -6,7 +6,7 @@
  * @module
  */
 
-import { basename, resolve } from "node:path";
+import { basename, resolve } from "../_path.ts";
 import { UsageError } from "../errors.ts";
 import { hasControlCharacters } from "./dir_name.ts";
 

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { join, relative, sep } from "node:path";
+import { join, relative, sep } from "../_path.ts";
 import { RunError } from "../errors.ts";
 import { readBounded } from "../read_bounded.ts";
 import type { Plugin, PluginIndex } from "./types.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { join } from "node:path";
+import { join } from "../_path.ts";
 import type { LoadWarning } from "./types.ts";
 import { closest } from "./_suggest.ts";
 

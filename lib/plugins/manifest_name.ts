@@ -5,7 +5,7 @@
  * @module
  */
 
-import { join } from "node:path";
+import { join } from "../_path.ts";
 
 /** The declared name, or why there is none. */
 export type NameResult = { ok: true; name: string } | { ok: false; reason: string };

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { dirname, join, relative } from "node:path";
+import { dirname, join, relative } from "../_path.ts";
 import { RunError } from "../errors.ts";
 import { loadPlugins } from "./load.ts";
 import { isInside } from "./script_path.ts";

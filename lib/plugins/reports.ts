@@ -6,7 +6,7 @@
  * @module
  */
 
-import { resolve } from "node:path";
+import { resolve } from "../_path.ts";
 import type { LoadWarning, Plugin } from "./types.ts";
 import type { PluginReport } from "./inspect_plugin.ts";
 import { discoverPluginDirs } from "./discover.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { join } from "node:path";
+import { join } from "../_path.ts";
 import { RunError, UsageError } from "../errors.ts";
 import { isSafeDirName } from "./dir_name.ts";
 import { manifestJsonSchema } from "./json_schema.ts";

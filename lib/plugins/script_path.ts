@@ -8,7 +8,7 @@
  * @module
  */
 
-import { join, sep } from "node:path";
+import { join, sep } from "../_path.ts";
 import { observe } from "./_observe.ts";
 import { unsafeMode } from "./strict_modes.ts";
 

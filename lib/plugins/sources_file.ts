@@ -6,7 +6,7 @@
  * @module
  */
 
-import { join } from "node:path";
+import { join } from "../_path.ts";
 import { readBounded } from "../read_bounded.ts";
 
 /** The file's name inside the plugins dir. */

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { join } from "node:path";
+import { join } from "../_path.ts";
 import { RunError } from "../errors.ts";
 import { loadPlugins } from "./load.ts";
 import { type InstallOptions, type InstallResult, placeInstall } from "./install.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { dirname, resolve } from "node:path";
+import { dirname, resolve } from "../_path.ts";
 import type { LoadWarning } from "./types.ts";
 import { type Collected, collectReports, foldReports } from "./reports.ts";
 import type { LoadOptions } from "./load.ts";

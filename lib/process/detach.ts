@@ -14,7 +14,7 @@
  * @module
  */
 
-import { dirname } from "node:path";
+import { dirname } from "../_path.ts";
 import { RunError } from "../errors.ts";
 import { readBounded } from "../read_bounded.ts";
 import { concat } from "../_bytes.ts";

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { normalize } from "node:path";
+import { normalize } from "../_path.ts";
 import {
   consult,
   type ConsultOptions,

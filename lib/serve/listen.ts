@@ -5,7 +5,7 @@
  * @module
  */
 
-import { isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "../_path.ts";
 import { UsageError } from "../errors.ts";
 import { runtimeDir } from "../dirs.ts";
 

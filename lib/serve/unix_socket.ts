@@ -5,7 +5,7 @@
  * @module
  */
 
-import { dirname, join } from "node:path";
+import { dirname, join } from "../_path.ts";
 import { RunError } from "../errors.ts";
 
 /** sun_path holds 108 bytes, the terminating NUL included. */

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { basename, dirname } from "node:path";
+import { basename, dirname } from "../_path.ts";
 import type { PluginIndex } from "../plugins/types.ts";
 import { readBounded } from "../read_bounded.ts";
 

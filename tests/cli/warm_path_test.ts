@@ -1,0 +1,79 @@
+/**
+ * What a warm consulted call (index cache valid) makes Deno evaluate: few of tyhooks' own
+ * modules, and none of the costly ones. Read from Deno's own debug log, which names every ES
+ * module it runs (a V8 code cache line each), so this counts what really loads.
+ *
+ * Measured on a busy 2-core machine (median CPU of 25 runs): `node:fs` added ~10 ms to every
+ * start, `node:util` + `node:path` + `node:async_hooks` ~9 ms more; zod and yaml tens of ms.
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { cli, MAIN, makeTree, PERMISSION_FLAGS, V8_FLAGS } from "../_cli.ts";
+
+/** Modules that must never load on a warm call: each costs milliseconds of every start. */
+const COSTLY = [
+  /^npm:|node_modules|\/zod@|\/yaml@/, // zod, yaml: only when something is odd
+  /^ext:deno_node\/fs\.ts$/, // node:fs: ~68 Node modules (process, streams, net)
+  /^ext:deno_node\/util\.ts$/, // node:util: ~40 (parseArgs; lib/cli/args.ts reads plain lines)
+  /^ext:deno_node\/path\/mod\.ts$/, // node:path: lib/_path.ts instead
+  /^ext:deno_node\/async_hooks\.ts$/, // only a cold load records what it read
+];
+
+async function modulesLoaded(args: string[], env: Record<string, string>): Promise<string[]> {
+  // Twice first: the index cache is written, then every module is in Deno's code cache, whose
+  // "hit" line is what the third run logs for each module it evaluates.
+  for (let i = 0; i < 2; i++) assert.equal((await cli(args, { env })).code, 0);
+  // Not through cli(): its --quiet silences the debug log.
+  const run = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--log-level=debug", ...PERMISSION_FLAGS, ...V8_FLAGS, MAIN, ...args],
+    env: { NO_COLOR: "1", ...env },
+    stdin: "null",
+  }).output();
+  const stderr = new TextDecoder().decode(run.stderr);
+  assert.equal(run.code, 0, stderr.slice(-2000));
+  const loaded = [...stderr.matchAll(/code cache (?:hit )?for ES module: ([^,\s]+)/g)]
+    .map((m) => m[1]);
+  return [...new Set(loaded)];
+}
+
+/**
+ * Each call: its words, its plugins, and how many of tyhooks' own modules it loads today (a
+ * ceiling to keep). The goal (issue 13) is 20: the rest are small files that only a merge of
+ * their concepts would remove.
+ */
+const CALLS: [string, string[], Record<string, string>, number][] = [
+  ["route", ["route", "--task-json", '{"id":1}'], {
+    "r/plugin.yaml": "name: r\nhooks:\n  task.route: route.sh\n",
+    "r/route.sh": "#!/bin/sh\necho CLAUDE_CONFIG_DIR=/profiles/a\n",
+  }, 41],
+  ["place", ["place", "--task-json", '{"id":1}'], {
+    "p/plugin.yaml": "name: p\nhooks:\n  task.placement: place.sh\n",
+    "p/place.sh": '#!/bin/sh\necho \'{"target":"h"}\'\n',
+  }, 44],
+  ["tool pre", ["tool", "pre", "--tool", "bash"], {
+    "g/plugin.yaml": "name: g\nhooks:\n  pre_tool_call: guard.sh\n",
+    "g/guard.sh": '#!/bin/sh\necho \'{"action":"allow"}\'\n',
+  }, 49],
+];
+
+for (const [name, args, files, atMost] of CALLS) {
+  Deno.test(`a warm ${name} loads at most ${atMost} own modules, and no zod, yaml, node:fs, node:util, node:path or node:async_hooks`, async () => {
+    const dir = await makeTree(files);
+    const home = await Deno.makeTempDir();
+    try {
+      const env = { HOME: home, XDG_CACHE_HOME: join(home, "cache") };
+      const loaded = await modulesLoaded([...args, "--plugins-dir", dir], env);
+      const own = loaded.filter((s) => s.startsWith("file:"));
+      // Control: the log names the modules we know run, so an empty list cannot pass.
+      assert.ok(own.some((s) => s.endsWith("/main.ts")), loaded.join("\n"));
+      assert.ok(own.some((s) => s.endsWith("/lib/consult/consult.ts")), own.join("\n"));
+      assert.ok(loaded.some((s) => s.startsWith("ext:deno_process/")), loaded.join("\n"));
+      assert.deepEqual(loaded.filter((s) => COSTLY.some((re) => re.test(s))), []);
+      assert.ok(own.length <= atMost, `${own.length} modules:\n${own.join("\n")}`);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+      await Deno.remove(home, { recursive: true });
+    }
+  });
+}
