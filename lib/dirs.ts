@@ -27,7 +27,16 @@ function home(): string {
   return value;
 }
 
-/** Options of {@linkcode configDir}. */
+/**
+ * Options of {@linkcode configDir}.
+ *
+ * @example
+ * ```ts
+ * import { configDir, type ConfigDirOptions } from "./dirs.ts";
+ * const options: ConfigDirOptions = { os: "linux" };
+ * console.assert(configDir(options).startsWith("/"));
+ * ```
+ */
 export interface ConfigDirOptions {
   /** The operating system whose rule applies; default `Deno.build.os`. */
   os?: typeof Deno.build.os;

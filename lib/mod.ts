@@ -22,7 +22,14 @@ export {
   type LogLevel,
   silentLogger,
 } from "./log.ts";
-export { cacheDir, configDir, hooksDir, pluginsDir, runtimeDir } from "./dirs.ts";
+export {
+  cacheDir,
+  configDir,
+  type ConfigDirOptions,
+  hooksDir,
+  pluginsDir,
+  runtimeDir,
+} from "./dirs.ts";
 export { parseDuration } from "./duration.ts";
 export {
   EMPTY_TASK,

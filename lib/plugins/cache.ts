@@ -141,7 +141,8 @@ function checkCacheDir(cacheDir: string): DirState {
     info = Deno.lstatSync(cacheDir);
   } catch (error) {
     const missing = error instanceof Deno.errors.NotFound;
-    return { ok: false, missing, reason: `the cache dir ${quoted(cacheDir)} cannot be used` };
+    const why = missing ? "does not exist yet" : `cannot be read: ${(error as Error).message}`;
+    return { ok: false, missing, reason: `the cache dir ${quoted(cacheDir)} ${why}` };
   }
   const untrusted = (why: string) => ({
     ok: false as const,

@@ -177,7 +177,7 @@ export function parseManifest(text: string): ParsedManifest | ManifestFailure {
  * @example
  * ```ts
  * import { nestingDepth } from "./read_manifest.ts";
- * console.assert(nestingDepth("a:\n  b:\n    - c\n") === 3);
+ * console.assert(nestingDepth("a:\n  b:\n    - c\n") === 4); // the dash counts once more
  * console.assert(nestingDepth("a: [[[1]]]\n") === 4);
  * ```
  */
