@@ -11,11 +11,6 @@
  *
  * @param script The path.
  * @returns Null when it looks runnable, else why not.
- * @example
- * ```ts
- * import { checkExecutable } from "./check_executable.ts";
- * console.assert((await checkExecutable("/nonexistent/x"))?.includes("no such file"));
- * ```
  */
 export async function checkExecutable(script: string): Promise<string | null> {
   if (!script.includes("/")) return null;

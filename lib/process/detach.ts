@@ -41,12 +41,6 @@ interface DetachedWork {
  * the entry file.
  *
  * @returns Program and leading arguments.
- * @example
- * ```ts
- * import { selfCommand } from "./detach.ts";
- * const [program] = selfCommand();
- * console.assert(program === Deno.execPath());
- * ```
  */
 export function selfCommand(): string[] {
   if (Deno.build.standalone) return [Deno.execPath()];
@@ -99,13 +93,6 @@ export interface DetachedRun {
  * @param logPath The log file (its directory is created, mode 0700).
  * @param options When to rotate.
  * @returns The background run.
- * @example
- * ```ts
- * import { spawnDetached } from "./detach.ts";
- * const dir = await Deno.makeTempDir();
- * const run = spawnDetached(["true"], `${dir}/detached.log`);
- * console.assert(run.pid > 0 && run.logProblem === null);
- * ```
  */
 export function spawnDetached(
   command: string[],

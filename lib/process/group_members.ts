@@ -19,12 +19,6 @@ let pgrepMissing = false;
  *
  * @param pgid The process-group id.
  * @returns Live member pids, or null when /proc cannot be read (no /proc, or no permission).
- * @example
- * ```ts
- * import { liveGroupMembers } from "./group_members.ts";
- * const members = liveGroupMembers(2 ** 22 + 12345);
- * console.assert(members === null || members.length === 0);
- * ```
  */
 export function liveGroupMembers(pgid: number): number[] | null {
   return scanProc((pgrp) => pgrp === pgid);
@@ -39,12 +33,6 @@ export function liveGroupMembers(pgid: number): number[] | null {
  *
  * @param sid The session id (the script's pid: every script leads its own session and group).
  * @returns Their pids, or null when neither /proc nor ps can tell.
- * @example
- * ```ts
- * import { sessionStrays } from "./group_members.ts";
- * const strays = await sessionStrays(2 ** 22 + 12345);
- * console.assert(strays === null || strays.length === 0);
- * ```
  */
 export async function sessionStrays(sid: number): Promise<number[] | null> {
   const outside = (pgrp: number, session: number) => session === sid && pgrp !== sid;
@@ -114,11 +102,6 @@ async function psScan(match: Match): Promise<number[] | null> {
  *
  * @param pgid The process-group id.
  * @returns Whether a live member remains.
- * @example
- * ```ts
- * import { groupHasLiveMembers } from "./group_members.ts";
- * console.assert(!(await groupHasLiveMembers(2 ** 22 + 12345)));
- * ```
  */
 export async function groupHasLiveMembers(pgid: number): Promise<boolean> {
   if (!probe(pgid)) return false;

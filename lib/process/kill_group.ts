@@ -24,11 +24,6 @@ export const DEFAULT_GRACE_MS = 500;
  * @param pgid The group id (the child's pid).
  * @param signal The signal.
  * @returns False when neither the group nor the process exists any more.
- * @example
- * ```ts
- * import { signalGroup } from "./kill_group.ts";
- * console.assert(signalGroup(2 ** 22 + 12345, "SIGTERM") === false);
- * ```
  */
 export function signalGroup(pgid: number, signal: Deno.Signal): boolean {
   try {
@@ -53,11 +48,6 @@ export function signalGroup(pgid: number, signal: Deno.Signal): boolean {
  *
  * @param pgid The group id.
  * @returns Whether the group still has members.
- * @example
- * ```ts
- * import { groupAlive } from "./kill_group.ts";
- * console.assert(groupAlive(2 ** 22 + 12345) === false);
- * ```
  */
 export function groupAlive(pgid: number): boolean {
   try {
@@ -91,13 +81,6 @@ export interface TerminateOptions {
  * @param pgid The group id (the child's pid, also its session id).
  * @param options Grace period and the child's reaping.
  * @returns True when SIGKILL was needed.
- * @example
- * ```ts
- * import { terminateGroup } from "./kill_group.ts";
- * const child = new Deno.Command("setsid", { args: ["sleep", "30"] }).spawn();
- * await terminateGroup(child.pid, { graceMs: 200, reaped: child.status });
- * console.assert((await child.status).signal === "SIGTERM");
- * ```
  */
 export async function terminateGroup(
   pgid: number,

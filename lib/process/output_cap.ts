@@ -33,13 +33,6 @@ export interface Capture {
  * @param cap Bytes to keep; the rest is read and dropped.
  * @param onChunk Called with every chunk as it is read (valid only during the call).
  * @returns The capture.
- * @example
- * ```ts
- * import { capture } from "./output_cap.ts";
- * const c = capture(new Blob(["hello world"]).stream(), 5);
- * const got = await c.done;
- * console.assert(got.total === 11 && got.truncated && got.bytes.length === 5);
- * ```
  */
 export function capture(
   stream: ReadableStream<Uint8Array>,

@@ -6,14 +6,6 @@
 
 /**
  * One script run, as `--json` prints it (field names are the wire names).
- *
- * @example
- * ```ts
- * import { runScript } from "./run_script.ts";
- * import type { RunRecord } from "./record.ts";
- * const record: RunRecord = await runScript("/bin/false");
- * console.assert(record.exit_code === 1 && record.error === null && !record.timed_out);
- * ```
  */
 export interface RunRecord {
   /** The plugin the script belongs to; null for a legacy hook or a bare script. */
@@ -44,14 +36,6 @@ export interface RunRecord {
 
 /**
  * A run record plus the captured output (decoded as UTF-8, up to the cap).
- *
- * @example
- * ```ts
- * import { runScript } from "./run_script.ts";
- * import type { RunResult } from "./record.ts";
- * const result: RunResult = await runScript("/bin/echo", { args: ["hi"] });
- * console.assert(result.stdout === "hi\n" && result.stdout_bytes === 3);
- * ```
  */
 export interface RunResult extends RunRecord {
   /** Captured stdout, up to the cap. */
@@ -109,12 +93,6 @@ export function failureReason(
  *
  * @param result A run result.
  * @returns Its record.
- * @example
- * ```ts
- * import { toRecord } from "./record.ts";
- * const rec = toRecord({ stdout: "x", stderr: "" } as never);
- * console.assert(!("stdout" in rec));
- * ```
  */
 export function toRecord(result: RunResult): RunRecord {
   const { stdout: _stdout, stderr: _stderr, raw: _raw, ...record } = result;

@@ -37,14 +37,6 @@ export type RunMode = "consult" | "notify";
 
 /**
  * Options of {@linkcode runScript}.
- *
- * @example
- * ```ts
- * import { runScript, type RunOptions } from "./run_script.ts";
- * const options: RunOptions = { stdin: "ping", timeoutMs: 2000, maxOutputBytes: 2 };
- * const result = await runScript("/bin/cat", options);
- * console.assert(result.stdout === "pi" && result.stdout_truncated);
- * ```
  */
 export interface RunOptions {
   /** Arguments after the script. */

@@ -51,12 +51,6 @@ export const SETSID_EXEC_FAILURE = /^setsid: failed to execute [^\n]*/;
  * @returns The child; its pid is its process-group id.
  * @throws {Error} When the program cannot be started (fallback path only; with setsid(1) an exec
  * failure shows as exit 126/127 and {@linkcode SETSID_EXEC_FAILURE} on stderr).
- * @example
- * ```ts
- * import { spawnIsolated } from "./spawn_isolated.ts";
- * const child = spawnIsolated("true");
- * console.assert((await child.output()).code === 0);
- * ```
  */
 export function spawnIsolated(
   command: string,

@@ -29,11 +29,6 @@ const MAX_POLL_MS = 100;
  * @param ms The bound.
  * @param options `signal`: stops the wait early (the result is then false unless empty).
  * @returns True when the group is empty.
- * @example
- * ```ts
- * import { waitGroupEmpty } from "./wait_group.ts";
- * console.assert(await waitGroupEmpty(2 ** 22 + 12345, 100));
- * ```
  */
 export async function waitGroupEmpty(
   pgid: number,
