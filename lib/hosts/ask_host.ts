@@ -84,6 +84,10 @@ export async function askHost(host: HostEntry, options: AskOptions): Promise<Hos
   let reason: string | null = null;
   if (failed(result)) {
     reason = sshFailure(result, options.deadlineMs ?? options.timeoutMs);
+    // The host answered, but has no tyhooks where its ssh commands look.
+    if (result.exit_code === 127 && host.probe.slice(-2).join(" ") === "tyhooks probe") {
+      reason += ` (hint: tyhooks hosts sync ${host.name})`;
+    }
   } else if (result.stdout_truncated) {
     reason = `printed more than ${PROBE_OUTPUT_CAP / 1024} KiB`;
   }

@@ -215,3 +215,20 @@ Deno.test("pickHost() stops every probe at once when its signal aborts", async (
   assert.equal(answer.target, "");
   for (const name of ["a", "b"]) assert.ok(groupGone(await readPid(join(dir, name))));
 });
+
+Deno.test("pickHost() hints at hosts sync when the host has no tyhooks for the default probe", async () => {
+  // What ssh gives when the remote shell cannot find the command: exit 127, the shell's words.
+  const missing = [
+    "/bin/sh",
+    "-c",
+    'echo "bash: line 1: tyhooks: command not found" >&2; exit 127',
+  ];
+  const { answer } = await pickHost([
+    { name: "gpu-9", workdir: "", probe: [...missing, "sh", "tyhooks", "probe"], line: 0 },
+  ], { timeoutMs: 5000 });
+  assert.equal(
+    answer.reason,
+    "no host answered: gpu-9 (exited 127: bash: line 1: tyhooks: command not found " +
+      "(hint: tyhooks hosts sync gpu-9))",
+  );
+});

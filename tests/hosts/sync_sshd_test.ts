@@ -87,6 +87,20 @@ Deno.test({
       let firstSync = "";
 
       await t.step(
+        "before any sync, pick-host says the host has no tyhooks and how to fix it",
+        async () => {
+          const hosts = join(fleet.dir, "hosts-before");
+          await Deno.writeTextFile(hosts, "gpu-1 ~/work\n");
+          const r = await cli(["pick-host", "--hosts", hosts], { env: fleet.env });
+          assert.equal(r.code, 0, r.stderr);
+          assert.match(
+            JSON.parse(r.stdout).reason,
+            /^no host answered: gpu-1 \(exited 127: .*tyhooks: .*not found \(hint: tyhooks hosts sync gpu-1\)\)$/,
+          );
+        },
+      );
+
+      await t.step(
         "the first sync copies tyhooks, and the Deno runtime only to the host without deno",
         async () => {
           const r = await sync(["gpu-1", "gpu-2"]);
