@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { cli, ROOT } from "../_cli.ts";
 
 const EXAMPLES = join(ROOT, "plugins-example");
-const GUARD = join(EXAMPLES, "tool-guard/guard.ts");
+const GUARD = join(EXAMPLES, "tool-guard/guard.sh");
 
 const BLOCKED: [string, string][] = [
   ["rm -rf /", "recursive rm of /"],

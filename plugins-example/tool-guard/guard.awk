@@ -1,0 +1,185 @@
+# tool-guard: blocks shell commands that destroy what cannot be rebuilt (a recursive rm of /, of a
+# home dir or of a top-level system dir; a force push; formatting or overwriting a disk) and
+# allows everything else. The command is split into words as a shell splits it, so
+# `rm -rf /tmp/build` passes, and only shell tools are judged, so a file whose text merely
+# mentions `git push --force` is written.
+#
+# Request: {"hook","tool","args":{"command":...},...}. Answer: {"action":"allow"|"block","reason"}.
+
+BEGIN {
+  SHELL_TOOLS = "^(bash|sh|shell|zsh|exec|terminal|run_shell_command|run_terminal_cmd|Bash)$"
+  PRECIOUS = "^(/|~|~[A-Za-z0-9._-]*|[$]HOME|[$][{]HOME[}]|/(home|Users)/[^/]+|" \
+    "/(bin|boot|dev|etc|home|lib|lib32|lib64|opt|proc|root|sbin|srv|sys|usr|var|" \
+    "Users|System|Library|Applications))/?[*]?$"
+}
+
+NF == 0 { next }
+
+{
+  TOOL = ""; CMD = ""; HAVE_CMD = 0; BAD = 0
+  L = $0; P = 1
+  value(0, "")
+  ws()
+  if (BAD || P <= length(L)) {
+    answer("block", "tool-guard could not read the request (not JSON)")
+  } else if (TOOL !~ SHELL_TOOLS || !HAVE_CMD) {
+    answer("allow", "")
+  } else {
+    why = judge(CMD)
+    if (why == "") answer("allow", "")
+    else answer("block", "destructive shell command: " why)
+  }
+}
+
+function answer(action, reason) {
+  printf "{\"action\":\"%s\",\"reason\":\"%s\"}\n", action, jesc(reason)
+  fflush()
+}
+
+# --- a small JSON reader: remembers "tool" at the top and the command inside "args" ---
+
+function ws() { while (P <= length(L) && substr(L, P, 1) ~ /[ \t\r]/) P++ }
+
+function value(depth, key,    c, s) {
+  ws()
+  c = substr(L, P, 1)
+  if (c == "{") return object(depth + 1, key)
+  if (c == "[") return array(depth + 1)
+  if (c == "\"") {
+    s = string()
+    if (depth == 1 && key == "tool") TOOL = s
+    if (depth == 1 && key == "args") { CMD = s; HAVE_CMD = 1 }
+    if (depth == 2 && ARGS && !HAVE_CMD && (key == "command" || key == "cmd" || key == "script")) {
+      CMD = s; HAVE_CMD = 1
+    }
+    return
+  }
+  if (match(substr(L, P), /^(-?[0-9][0-9.eE+-]*|true|false|null)/)) { P += RLENGTH; return }
+  BAD = 1
+}
+
+function object(depth, parent,    k, was) {
+  was = ARGS
+  ARGS = (depth == 2 && parent == "args")
+  P++; ws()
+  if (substr(L, P, 1) == "}") { P++; ARGS = was; return }
+  while (!BAD) {
+    ws()
+    if (substr(L, P, 1) != "\"") { BAD = 1; break }
+    k = string(); ws()
+    if (substr(L, P, 1) != ":") { BAD = 1; break }
+    P++
+    value(depth, k)
+    ws()
+    if (substr(L, P, 1) == ",") { P++; continue }
+    if (substr(L, P, 1) == "}") { P++; break }
+    BAD = 1
+  }
+  ARGS = was
+}
+
+function array(depth) {
+  P++; ws()
+  if (substr(L, P, 1) == "]") { P++; return }
+  while (!BAD) {
+    value(depth, "")
+    ws()
+    if (substr(L, P, 1) == ",") { P++; continue }
+    if (substr(L, P, 1) == "]") { P++; break }
+    BAD = 1
+  }
+}
+
+function string(    out, c, e, n) {
+  out = ""; P++
+  while (P <= length(L)) {
+    c = substr(L, P, 1)
+    if (c == "\"") { P++; return out }
+    if (c == "\\") {
+      e = substr(L, P + 1, 1); P += 2
+      if (e == "n") out = out "\n"
+      else if (e == "t") out = out "\t"
+      else if (e == "r") out = out "\r"
+      else if (e == "b" || e == "f") out = out " "
+      else if (e == "u") {
+        n = hex(substr(L, P, 4)); P += 4
+        out = out (n > 31 && n < 127 ? sprintf("%c", n) : (n == 10 ? "\n" : "?"))
+      } else out = out e
+      continue
+    }
+    out = out c; P++
+  }
+  BAD = 1
+  return out
+}
+
+function hex(s,    i, n) {
+  n = 0
+  for (i = 1; i <= length(s); i++) n = n * 16 + index("0123456789abcdef", tolower(substr(s, i, 1))) - 1
+  return n
+}
+
+function jesc(s) {
+  gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); gsub(/\t/, "\\t", s); gsub(/\n/, "\\n", s)
+  gsub(/[\001-\037]/, "?", s)
+  return s
+}
+
+# --- the rules ---
+
+# Splits a command line into simple commands (at ; & | newlines and parentheses), each into words
+# with quotes removed, and returns why the first destructive one is, or "".
+function judge(line,    i, c, q, word, inword, n, why) {
+  n = 0; word = ""; inword = 0; q = ""
+  for (i = 1; i <= length(line); i++) {
+    c = substr(line, i, 1)
+    if (q != "") {
+      if (c == q) q = ""
+      else if (c == "\\" && q == "\"" && i < length(line)) word = word substr(line, ++i, 1)
+      else word = word c
+    } else if (c == "'" || c == "\"") { q = c; inword = 1 }
+    else if (c == "\\" && i < length(line)) { word = word substr(line, ++i, 1); inword = 1 }
+    else if (c == " " || c == "\t") { if (inword) { W[++n] = word; word = ""; inword = 0 } }
+    else if (index(";&|\n()", c)) {
+      if (inword) { W[++n] = word; word = ""; inword = 0 }
+      why = destructive(n); n = 0
+      if (why != "") return why
+    } else { word = word c; inword = 1 }
+  }
+  if (inword) W[++n] = word
+  return destructive(n)
+}
+
+# Why the command in W[1..n] is destructive, or "".
+function destructive(n,    i, j, prog, opt, recursive, target, force) {
+  i = 1
+  while (i <= n && (W[i] ~ /^(sudo|doas|env|nohup|time|command|exec|nice)$/ || \
+         W[i] ~ /^[A-Za-z_][A-Za-z0-9_]*=/ || (i > 1 && W[1] == "sudo" && W[i] ~ /^-/))) i++
+  if (i > n) return ""
+  prog = W[i]; sub(/.*\//, "", prog)
+  if (prog == "rm") {
+    recursive = 0; target = ""
+    for (j = i + 1; j <= n; j++) {
+      if (W[j] == "--no-preserve-root") return "rm --no-preserve-root"
+      if (W[j] == "--recursive" || W[j] ~ /^-[a-zA-Z]*[rR]/) recursive = 1
+      else if (W[j] !~ /^-/ && target == "" && W[j] ~ PRECIOUS) target = W[j]
+    }
+    return recursive && target != "" ? "recursive rm of " target : ""
+  }
+  if (prog == "git") {
+    for (j = i + 1; j <= n && W[j] != "push"; j++) ;
+    for (j++; j <= n; j++) {
+      if (W[j] == "--force" || W[j] ~ /^-[a-zA-Z]*f[a-zA-Z]*$/ || W[j] ~ /^[+][^+-]/) {
+        return "git push " W[j] " (use --force-with-lease)"
+      }
+    }
+    return ""
+  }
+  if (prog ~ /^mkfs([.].+)?$/) return prog " formats a disk"
+  if (prog == "dd") {
+    for (j = i + 1; j <= n; j++) {
+      if (W[j] ~ /^of=\/dev\/(sd|hd|vd|xvd|nvme|disk|mmcblk)/) return "dd " W[j] " overwrites a disk"
+    }
+  }
+  return ""
+}
