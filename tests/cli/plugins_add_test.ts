@@ -20,6 +20,9 @@ Deno.test("plugins add of a file:// collection clones it whole, shallow, under t
   const repo = await gitRepo({
     ...pluginFiles("one", "one/"),
     ...pluginFiles("two", "team/two/"),
+    // As in ty's taskyou/plugins: a plugin using a script its collection shares.
+    "three/plugin.yaml": "name: three\nhooks:\n  task.done: ../shared/notify.sh\n",
+    "shared/notify.sh": "#!/bin/sh\necho shared\n",
     "README.md": "a collection\n",
   }, "plugins.git");
   await commit(repo, { "CHANGELOG.md": "second commit\n" });
@@ -28,10 +31,12 @@ Deno.test("plugins add of a file:// collection clones it whole, shallow, under t
   const result = await cli(["plugins", "add", url, "--plugins-dir", root]);
   assert.deepEqual(result, {
     code: 0,
-    stdout: `Installed "plugins" in ${JSON.stringify(join(root, "plugins"))}: plugins one, two\n`,
+    stdout: `Installed "plugins" in ${
+      JSON.stringify(join(root, "plugins"))
+    }: plugins one, three, two\n`,
     stderr: "",
   });
-  assert.deepEqual(await listNames(root), ["one", "two"]);
+  assert.deepEqual(await listNames(root), ["one", "three", "two"]);
   assert.equal((await git(join(root, "plugins"), "rev-list", "--count", "HEAD")).trim(), "1");
   const recorded = await sources(root);
   assert.deepEqual(Object.keys(recorded), ["plugins"]);
