@@ -15,9 +15,13 @@ export function isAbsolute(path: string): boolean {
   return path.startsWith("/");
 }
 
+// A path with none of these is its own normal form: most paths, joined in loops of thousands.
+const NOT_NORMAL = /(^|\/)\.{1,2}(\/|$)|\/\//;
+
 /** `.` and `..` folded and repeated slashes collapsed; a trailing slash is kept. */
 export function normalize(path: string): string {
   if (path === "") return ".";
+  if (!NOT_NORMAL.test(path)) return path;
   const absolute = isAbsolute(path);
   const folded = fold(path, absolute);
   const trailing = path.endsWith("/");

@@ -67,6 +67,13 @@ export interface SpawnCliOptions {
   wrap?: string[];
 }
 
+// A run that names no cache home of its own would write its index cache into the real
+// ~/.cache/tyhooks: it runs without the cache instead.
+function noRealCache(env: Record<string, string> = {}): Record<string, string> {
+  const chosen = ["XDG_CACHE_HOME", "HOME", "TYHOOKS_NO_CACHE"].some((name) => name in env);
+  return chosen ? {} : { TYHOOKS_NO_CACHE: "1" };
+}
+
 /** Starts `tyhooks <args>` from source without waiting: for signal tests and long runs. */
 export function spawnCli(args: string[], options: SpawnCliOptions = {}): Deno.ChildProcess {
   const [program, ...prefix] = [...(options.wrap ?? []), Deno.execPath()];
@@ -81,7 +88,7 @@ export function spawnCli(args: string[], options: SpawnCliOptions = {}): Deno.Ch
       MAIN,
       ...args,
     ],
-    env: { NO_COLOR: "1", ...options.env },
+    env: { NO_COLOR: "1", ...noRealCache(options.env), ...options.env },
     cwd: options.cwd,
     stdin: options.stdin ?? "null",
     stdout: options.stdout ?? "piped",

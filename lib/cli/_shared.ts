@@ -57,28 +57,31 @@ export function durationOption(ctx: CommandContext, name: string): number | unde
 }
 
 /**
- * Loads the plugin index and logs its warnings. Spawn-time commands go through the index cache
+ * Loads the plugin index and logs its warnings. Goes through the index cache
  * (`<cache>/tyhooks/index-*.json`, revalidated against every path it depends on on each call);
  * `TYHOOKS_NO_CACHE=1` turns it off.
  */
 export async function loadIndex(ctx: CommandContext): Promise<PluginIndex> {
+  const index = await loadIndexQuietly(ctx);
+  logWarnings(ctx.log, index.warnings);
+  return index;
+}
+
+/** {@linkcode loadIndex} without logging the warnings, for a command that shows them itself. */
+export async function loadIndexQuietly(ctx: CommandContext): Promise<PluginIndex> {
   const dir = pluginsDir(ctx.globals.pluginsDir);
-  let index: PluginIndex;
   const cache = Deno.env.get("TYHOOKS_NO_CACHE") === "1" ? undefined : indexCacheDir();
   if (cache === undefined) {
     const { loadPlugins } = await import("../plugins/load.ts");
-    index = await loadPlugins(dir, { signal: ctx.signal });
-  } else {
-    const { loadPluginsCached } = await import("../plugins/cache.ts");
-    const loaded = await loadPluginsCached(dir, { cacheDir: cache, signal: ctx.signal });
-    ctx.log.log("debug", loaded.hit ? "Plugin index from cache" : "Plugin index loaded", {
-      dir,
-      cache_unused: loaded.reason,
-    });
-    index = loaded.index;
+    return await loadPlugins(dir, { signal: ctx.signal });
   }
-  logWarnings(ctx.log, index.warnings);
-  return index;
+  const { loadPluginsCached } = await import("../plugins/cache.ts");
+  const loaded = await loadPluginsCached(dir, { cacheDir: cache, signal: ctx.signal });
+  ctx.log.log("debug", loaded.hit ? "Plugin index from cache" : "Plugin index loaded", {
+    dir,
+    cache_unused: loaded.reason,
+  });
+  return loaded.index;
 }
 
 // The cache is only an optimisation: with no cache dir to be had (no $HOME, as for some system

@@ -1,7 +1,7 @@
 import type { CommandContext, CommandSpec } from "./command.ts";
 import { relative } from "../_path.ts";
-import { hooksDir, pluginsDir } from "../dirs.ts";
-import { loadPlugins } from "../plugins/load.ts";
+import { hooksDir } from "../dirs.ts";
+import { loadIndexQuietly } from "./_shared.ts";
 import { pluginListJson } from "../plugins/index_json.ts";
 import type { Plugin } from "../plugins/types.ts";
 import { logWarnings } from "../plugins/log_warnings.ts";
@@ -24,7 +24,7 @@ export const spec: CommandSpec = {
 
 export async function run(ctx: CommandContext): Promise<number> {
   const [index, legacy] = await Promise.all([
-    loadPlugins(pluginsDir(ctx.globals.pluginsDir)),
+    loadIndexQuietly(ctx),
     readLegacyHooks(hooksDir(ctx.globals.hooksDir)),
   ]);
   const warnings = [...index.warnings, ...legacy.problems];

@@ -65,6 +65,17 @@ export function signature(path: string): string {
   }
 }
 
+/**
+ * The mode (file type and permission bits) of what `sig`, a {@linkcode signature}, describes:
+ * the entry itself, or a symlink's target; null for a missing path or a dangling link.
+ */
+export function modeOf(sig: string): number | null {
+  const target = sig.slice(sig.lastIndexOf(">") + 1);
+  if (target === "") return null;
+  const mode = Number(target.slice(target.lastIndexOf(":") + 1));
+  return Number.isInteger(mode) ? mode : null;
+}
+
 // A dangling link is still a link: "" is kept for a path where nothing is.
 function targetStamp(path: string): string {
   try {

@@ -75,6 +75,32 @@ Deno.test("loadPluginsCached() reloads when a missing script in a subfolder appe
   assert.deepEqual(Object.keys(after.index.plugins[0].hooks).sort(), ["task.done", "task.failed"]);
 });
 
+Deno.test("loadPluginsCached() reloads when a missing script under a missing folder appears", async () => {
+  const { dir, reload } = await warm({
+    "p/plugin.yaml": "name: p\nhooks:\n  task.done: bin/done.sh\n  task.failed: f.sh\n",
+    "p/f.sh": "#!/bin/sh\n",
+  });
+  await writeTree(dir, { "p/bin/done.sh": "#!/bin/sh\n" });
+  const after = await reload();
+  assert.equal(after.hit, false);
+  assert.deepEqual(Object.keys(after.index.plugins[0].hooks).sort(), ["task.done", "task.failed"]);
+});
+
+Deno.test("loadPluginsCached() reloads when a plugin gains a workflows or routines folder", async () => {
+  const { dir, reload } = await warm(ROUTER);
+  await writeTree(dir, { "r/workflows/deploy.yaml": "steps: []\n" });
+  const workflow = await reload();
+  assert.equal(workflow.hit, false);
+  assert.deepEqual(workflow.index.plugins[0].workflows, ["deploy"]);
+  await new Promise((resolve) => setTimeout(resolve, 30)); // Past RACY_MS: cached again.
+  await reload();
+  assert.equal((await reload()).hit, true);
+  await writeTree(dir, { "r/routines/daily/prompt.md": "Check.\n" });
+  const routine = await reload();
+  assert.equal(routine.hit, false);
+  assert.deepEqual(routine.index.plugins[0].routines, ["daily"]);
+});
+
 Deno.test("loadPluginsCached() reloads when a script symlink is pointed elsewhere", async () => {
   const { dir, reload } = await warm({
     ...ROUTER,
