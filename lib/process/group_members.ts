@@ -104,7 +104,7 @@ async function psScan(match: Match): Promise<number[] | null> {
  * @returns Whether a live member remains.
  */
 export async function groupHasLiveMembers(pgid: number): Promise<boolean> {
-  if (!probe(pgid)) return false;
+  if (!groupAlive(pgid)) return false;
   const members = liveGroupMembers(pgid);
   if (members !== null) return members.length > 0;
   return (await pgrepLive(pgid)) ?? true;
@@ -127,11 +127,19 @@ async function pgrepLive(pgid: number): Promise<boolean | null> {
   }
 }
 
-function probe(pgid: number): boolean {
+/**
+ * True while any process of group `pgid` is alive (zombies not yet reaped included). Probes with
+ * SIGCONT, which is harmless: a stopped member resumes only to be terminated.
+ *
+ * @param pgid The group id.
+ * @returns Whether the group still has members.
+ */
+export function groupAlive(pgid: number): boolean {
   try {
     Deno.kill(-pgid, "SIGCONT");
     return true;
   } catch {
+    // ESRCH: gone. EPERM: the group exists but is not ours to signal, so waiting is pointless.
     return false;
   }
 }

@@ -9,6 +9,8 @@
  */
 
 import { groupHasLiveMembers, sessionStrays } from "./group_members.ts";
+
+export { groupAlive } from "./group_members.ts";
 import { sleep } from "../_timers.ts";
 
 const POLL_MS = 10;
@@ -38,23 +40,6 @@ export function signalGroup(pgid: number, signal: Deno.Signal): boolean {
     Deno.kill(pgid, signal);
     return true;
   } catch {
-    return false;
-  }
-}
-
-/**
- * True while any process of group `pgid` is alive (zombies not yet reaped included). Probes with
- * SIGCONT, which is harmless: a stopped member resumes only to be terminated.
- *
- * @param pgid The group id.
- * @returns Whether the group still has members.
- */
-export function groupAlive(pgid: number): boolean {
-  try {
-    Deno.kill(-pgid, "SIGCONT");
-    return true;
-  } catch {
-    // ESRCH: gone. EPERM: the group exists but is not ours to signal, so waiting is pointless.
     return false;
   }
 }

@@ -187,7 +187,10 @@ export async function runScript(script: string, options: RunOptions = {}): Promi
     if (!run.signal.aborted && options.mode === "notify") {
       // Its background work runs on until the group is empty or the timeout ends it. Pipes still
       // open then are held by something outside the group: drained briefly, then abandoned.
-      if (await waitGroupEmpty(child.pid, Infinity, { signal: run.signal })) {
+      // The common case (nothing left) answered by one probe, without the poll loop's awaits.
+      if (
+        !groupAlive(child.pid) || await waitGroupEmpty(child.pid, Infinity, { signal: run.signal })
+      ) {
         if (!outputEnded) await within(Promise.race([output, aborted]), DRAIN_MS);
       }
     }
