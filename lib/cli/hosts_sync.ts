@@ -48,12 +48,13 @@ export async function run(ctx: CommandContext): Promise<number> {
     }
   }
   const ssh = sshCommand();
-  const payload = await preparePayload({
-    pluginsDir: ctx.values.plugins ? pluginsDir(ctx.globals.pluginsDir) : undefined,
-    signal: ctx.signal,
-  });
+  const plugins = ctx.values.plugins ? pluginsDir(ctx.globals.pluginsDir) : undefined;
+  const payload = await preparePayload({ pluginsDir: plugins, signal: ctx.signal });
   try {
     for (const skipped of payload.skipped) ctx.log.log("warn", `Plugin file not sent: ${skipped}`);
+    if (plugins !== undefined && payload.plugins.length === 0) {
+      ctx.log.log("warn", `No plugin files to send: "${plugins}" holds none`);
+    }
     const outcomes = await syncHosts(hosts, payload, { timeoutMs, ssh, signal: ctx.signal });
     for (const outcome of outcomes) {
       for (const warning of outcome.warnings) ctx.log.log("warn", warning);
