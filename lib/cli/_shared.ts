@@ -147,7 +147,9 @@ export async function relaunchDetached(
   args.push("--", ...ctx.positionals);
   const { handOffDetached, selfCommand } = await import("../process/detach.ts");
   const log = detachedLogPath();
-  const run = await handOffDetached([...selfCommand(), DETACHED_CHILD_FLAG], args, log);
+  const run = await handOffDetached([...selfCommand(), DETACHED_CHILD_FLAG], args, log, {
+    signal: ctx.signal,
+  });
   if (run.logProblem !== null) {
     ctx.log.log("warn", `The background run writes no log: ${run.logProblem}`, {
       hint: `remove it or fix its owner and mode (tyhooks keeps "${log}" 0600 in a 0700 dir)`,

@@ -72,6 +72,8 @@ export interface DetachOptions {
   maxLogBytes?: number;
   /** How long {@linkcode handOffDetached} waits for the acknowledgement; default 30 s. */
   ackTimeoutMs?: number;
+  /** Stops {@linkcode handOffDetached}'s wait (tyhooks got SIGINT/SIGTERM); it then rejects. */
+  signal?: AbortSignal;
 }
 
 /** A background run that was started. */
@@ -136,23 +138,27 @@ export async function handOffDetached(
   const reader = child.stdout.getReader();
   const onTimeout = () => reader.cancel().catch(() => {});
   timeout.signal.addEventListener("abort", onTimeout, { once: true });
+  options.signal?.addEventListener("abort", onTimeout, { once: true });
   let acknowledged = false;
   try {
     acknowledged = await readAck(reader);
   } finally {
     timeout.signal.removeEventListener("abort", onTimeout);
+    options.signal?.removeEventListener("abort", onTimeout);
     timeout.clear();
     reader.cancel().catch(() => {});
   }
   const where = log.path === null ? "" : ` (its log: "${log.path}")`;
   if (!acknowledged) {
-    if (timeout.signal.aborted) {
+    if (timeout.signal.aborted || options.signal?.aborted) {
+      // Stalled, or the caller is interrupted: the work must not half-happen behind its back.
       try {
         Deno.kill(-child.pid, "SIGKILL");
       } catch {
         // Already gone.
       }
       await child.status;
+      options.signal?.throwIfAborted();
       throw new RunError(
         `The background tyhooks did not take its work within ${
           options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS

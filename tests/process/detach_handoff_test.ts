@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { handOffDetached } from "../../lib/process/detach.ts";
 import { RunError } from "../../lib/errors.ts";
+import { alive } from "../_procs.ts";
 
 // A stand-in for the background tyhooks: reads its work, acknowledges, records the work.
 const RECEIVER = [
@@ -57,6 +58,25 @@ Deno.test("handOffDetached() makes a background run that never reads its work an
       handOffDetached(["true"], ["fire"], log),
       /ended \(exit 0\) before taking its work/,
     );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("handOffDetached() interrupted before the acknowledgement rejects and leaves no background run", async () => {
+  const { dir, log } = await tempLog();
+  try {
+    const controller = new AbortController();
+    const pidFile = join(dir, "pid");
+    setTimeout(() => controller.abort(new RunError("Interrupted by SIGTERM")), 300);
+    await assert.rejects(
+      handOffDetached(["sh", "-c", 'echo $$ > "$0.pid"; exec sleep 30', pidFile], ["fire"], log, {
+        signal: controller.signal,
+      }),
+      /Interrupted by SIGTERM/,
+    );
+    const pid = Number(await Deno.readTextFile(`${pidFile}.pid`));
+    assert.ok(!alive(pid), "the stalled background run was ended");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
