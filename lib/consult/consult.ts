@@ -171,6 +171,7 @@ export async function consult<T>(
   const outer = runner.signal;
   const onOuter = () => stop.abort(outer?.reason);
   outer?.addEventListener("abort", onOuter, { once: true });
+  if (outer?.aborted) stop.abort(outer.reason);
   let cut = false;
   const cutoff = end === Infinity || options.sequential
     ? null
@@ -196,22 +197,23 @@ export async function consult<T>(
     }
     return { ran: true, result, timeoutMs };
   };
-  const askInTurn = (handler: ConsultHandler): Promise<Answer> => {
+  // The first handler is always asked, so that even a tiny deadline asks someone.
+  const askInTurn = (handler: ConsultHandler, first: boolean): Promise<Answer> => {
     const room = Math.floor(end - performance.now() - reserve);
-    if (room < MIN_HANDLER_MS && end !== Infinity) {
+    if (room < MIN_HANDLER_MS && !first) {
       return Promise.resolve({
         ran: false,
         reason: `not asked: the ${deadlineMs} ms deadline was spent`,
       });
     }
-    return ask(handler, Math.min(handler.timeoutMs, room));
+    return ask(handler, Math.min(handler.timeoutMs, Math.max(room, MIN_HANDLER_MS)));
   };
 
   const started = options.sequential ? [] : handlers.map((h) => ask(h, h.timeoutMs));
   const decided: Decided<T>[] = [];
   try {
     for (const [i, handler] of handlers.entries()) {
-      const answer = await (options.sequential ? askInTurn(handler) : started[i]);
+      const answer = await (options.sequential ? askInTurn(handler, i === 0) : started[i]);
       const meaning = await call.read(answer, handler);
       decided.push({ handler, meaning });
       if (call.settles(meaning)) break;

@@ -73,11 +73,10 @@ function fakeRunner(scripts: Record<string, Script>, signal?: AbortSignal) {
             ),
           Math.min(ms ?? Infinity, request.timeoutMs),
         );
-        request.signal.addEventListener(
-          "abort",
-          () => finish(result(request.script, "", "Interrupted")),
-          { once: true },
-        );
+        // As runScript: an aborted question ends (or never starts) at once.
+        const interrupted = () => finish(result(request.script, "", "Interrupted"));
+        if (request.signal.aborted) interrupted();
+        request.signal.addEventListener("abort", interrupted, { once: true });
       });
     },
   };
@@ -187,4 +186,29 @@ Deno.test("consult() ends every handler when tyhooks shuts down", async () => {
 Deno.test("consult() with no handler asks nobody", async () => {
   const { runner } = fakeRunner({});
   assert.deepEqual(await consult(runner, call([])), []);
+});
+
+Deno.test("consult() starts nothing when tyhooks is already shutting down", async () => {
+  const shutdown = new AbortController();
+  shutdown.abort();
+  const { runner, handlers, requests } = fakeRunner(
+    { a: { ms: 0, stdout: "yes-a" } },
+    shutdown.signal,
+  );
+  const decided = await consult(runner, call(handlers));
+  assert.ok(requests.every((r) => r.signal.aborted), "every question was asked already aborted");
+  assert.deepEqual(decided.map((d) => d.meaning), ["Interrupted"]);
+});
+
+Deno.test("consult() with sequential asks the first handler even under a tiny deadline", async () => {
+  const { runner, handlers, started } = fakeRunner({
+    a: { ms: 0, stdout: "no" },
+    b: { ms: 0, stdout: "yes-b" },
+  });
+  const decided = await consult(runner, call(handlers), { sequential: true, deadlineMs: 10 });
+  assert.deepEqual(started, ["a"]);
+  assert.deepEqual(decided.map((d) => d.meaning), [
+    "no",
+    "!not asked: the 10 ms deadline was spent",
+  ]);
 });
