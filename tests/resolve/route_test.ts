@@ -102,7 +102,11 @@ Deno.test("route() skips a router that cannot start or times out, with a warning
     a: "#!/nonexistent/interpreter\necho CLAUDE_CONFIG_DIR=/p/a\n",
     b: "#!/bin/sh\necho CLAUDE_CONFIG_DIR=/p/b\nexec sleep 30\n",
     c: "#!/bin/sh\necho CLAUDE_CONFIG_DIR=/p/c\n",
-  }, { routeMs: 300 });
+  });
+  // Only the hung router gets a short timeout (its own setting): all three start at once.
+  runner.index.plugins.find((p) => p.name === "b")!.settings = {
+    "task.route": { timeoutMs: 300 },
+  };
   assert.equal((await runner.route(TASK, { deadlineMs: 5000 })).plugin, "c");
   const warned = lines.filter((l) => l.level === "warn").map((l) => [l.plugin, l.msg]);
   assert.equal(warned.length, 2);
