@@ -220,7 +220,8 @@ export async function consult<T>(
     }
   } finally {
     cutoff?.clear();
-    stop.abort();
+    // A plain reason: abort() without one builds a DOMException (a stack trace) on every call.
+    stop.abort("settled");
     outer?.removeEventListener("abort", onOuter);
     // The terminated handlers' groups are gone before the caller goes on (or exits).
     await Promise.allSettled(started);

@@ -50,8 +50,9 @@ export async function readBody(
   const maxBytes = options.maxBytes ?? MAX_BODY_BYTES;
   const declared = Number(request.headers.get("content-length") ?? NaN);
   if (declared > maxBytes) throw tooLarge(maxBytes);
-  if (request.body === null) return new Uint8Array();
-  if (declared >= 0) {
+  // Before `request.body`, whose first read makes a stream: a declared length needs none.
+  if (declared === 0) return new Uint8Array();
+  if (declared > 0) {
     // Its size is known and allowed (hyper ends the body there): read it in one native call,
     // about a tenth of a millisecond cheaper per request than the stream reads below.
     const timeout = clearableTimeout(options.timeoutMs ?? BODY_TIMEOUT_MS);
@@ -68,6 +69,7 @@ export async function readBody(
       timeout.clear();
     }
   }
+  if (request.body === null) return new Uint8Array();
   const reader = request.body.getReader();
   // A client that stalls mid-body must not hold a request (and a graceful stop) open.
   const timeout = clearableTimeout(options.timeoutMs ?? BODY_TIMEOUT_MS);
