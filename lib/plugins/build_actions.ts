@@ -31,10 +31,10 @@ const LooseAction = z.object(ActionSchema.shape);
  * console.assert(actions.length === 0 && problems[0].message.includes('"command" is missing'));
  * ```
  */
-export async function buildActions(
+export function buildActions(
   root: PluginRoot,
   raw: unknown,
-): Promise<{ actions: PluginAction[]; problems: Problem[]; notes: Problem[] }> {
+): { actions: PluginAction[]; problems: Problem[]; notes: Problem[] } {
   const actions: PluginAction[] = [];
   const problems: Problem[] = [];
   const notes: Problem[] = [];
@@ -64,7 +64,7 @@ export async function buildActions(
       problems.push(dropped(what, "the id is already used by an earlier action", at));
       continue;
     }
-    const check = await checkScript(root, action.command);
+    const check = checkScript(root, action.command);
     if (!check.ok) {
       const reason = `script ${quote(action.command)} ${check.reason}`;
       problems.push(dropped(what, reason, [...at, "command"], check.hint));

@@ -26,10 +26,10 @@ import { hasControlCharacters } from "./dir_name.ts";
  * console.assert(Object.keys(hooks).length === 0 && problems.length === 1);
  * ```
  */
-export async function buildHooks(
+export function buildHooks(
   root: PluginRoot,
   raw: unknown,
-): Promise<{ hooks: Record<string, string>; problems: Problem[]; notes: Problem[] }> {
+): { hooks: Record<string, string>; problems: Problem[]; notes: Problem[] } {
   const hooks: Record<string, string> = {};
   const problems: Problem[] = [];
   const notes: Problem[] = [];
@@ -55,7 +55,7 @@ export async function buildHooks(
       const reason = `the script must be a path, not ${kindOf(script)}`;
       problems.push(dropped(what, typeof script === "string" ? "the script is empty" : reason, at));
     } else {
-      const check = await checkScript(root, script as string);
+      const check = checkScript(root, script as string);
       if (check.ok) {
         hooks[event] = check.path;
         if (check.unsafe) {

@@ -35,11 +35,11 @@ export type PluginParts = Omit<Plugin, "name">;
  * console.assert(parts.version === "1" && parts.actions.length === 0);
  * ```
  */
-export async function buildPlugin(
+export function buildPlugin(
   root: PluginRoot,
   data: Record<string, unknown>,
   typed: unknown = data,
-): Promise<{ parts: PluginParts; problems: Problem[]; notes: Problem[] }> {
+): { parts: PluginParts; problems: Problem[]; notes: Problem[] } {
   const problems: Problem[] = [];
   const text = (key: "version" | "description"): string => {
     const value = data[key];
@@ -51,13 +51,11 @@ export async function buildPlugin(
   };
   const version = text("version");
   const description = text("description");
-  const hooks = await buildHooks(root, data.hooks);
-  const actions = await buildActions(root, data.actions);
-  const services = await buildServices(root, data.services);
-  const [workflows, routines] = await Promise.all([
-    findWorkflows(root.dir),
-    findRoutines(root.dir),
-  ]);
+  const hooks = buildHooks(root, data.hooks);
+  const actions = buildActions(root, data.actions);
+  const services = buildServices(root, data.services);
+  const workflows = findWorkflows(root.dir);
+  const routines = findRoutines(root.dir);
   // Settings are typed (`persistent: true` is a boolean), unlike ty's string-minded fields.
   const settings = buildHookSettings(
     isRecord(typed) ? typed.tyhooks : undefined,

@@ -35,10 +35,10 @@ const LooseService = z.object(ServiceSchema.shape);
  * console.assert(services[0].restart === "on-failure" && services[0].cwd === "/tmp");
  * ```
  */
-export async function buildServices(
+export function buildServices(
   root: PluginRoot,
   raw: unknown,
-): Promise<{ services: PluginService[]; problems: Problem[]; notes: Problem[] }> {
+): { services: PluginService[]; problems: Problem[]; notes: Problem[] } {
   const services: PluginService[] = [];
   const problems: Problem[] = [];
   const notes: Problem[] = [];
@@ -82,7 +82,7 @@ export async function buildServices(
       problems.push(dropped(what, '"command" contains a NUL byte', [...at, "command"]));
       continue;
     }
-    const cwd = await checkCwd(root, service.cwd ?? "");
+    const cwd = checkCwd(root, service.cwd ?? "");
     if (!cwd.ok) {
       problems.push(dropped(what, `cwd ${quote(service.cwd ?? "")} ${cwd.reason}`, [...at, "cwd"]));
       continue;

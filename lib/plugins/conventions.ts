@@ -24,14 +24,14 @@ const WORKFLOW_EXTENSIONS = [".yaml", ".yml"];
  * console.assert((await findWorkflows("/nonexistent")).length === 0);
  * ```
  */
-export async function findWorkflows(dir: string): Promise<string[]> {
+export function findWorkflows(dir: string): string[] {
   const names = new Set<string>();
-  for (const entry of await listDir(join(dir, "workflows"))) {
+  for (const entry of listDir(join(dir, "workflows"))) {
     const ext = extname(entry.name);
     // Names are listed to users: control characters (escapes, newlines) never are.
     if (!WORKFLOW_EXTENSIONS.includes(ext) || entry.name.startsWith(".")) continue;
     if (hasControlCharacters(entry.name)) continue;
-    if (await isFile(join(dir, "workflows", entry.name), entry)) {
+    if (isFile(join(dir, "workflows", entry.name), entry)) {
       names.add(entry.name.slice(0, -ext.length));
     }
   }
@@ -50,31 +50,36 @@ export async function findWorkflows(dir: string): Promise<string[]> {
  * console.assert((await findRoutines("/nonexistent")).length === 0);
  * ```
  */
-export async function findRoutines(dir: string): Promise<string[]> {
+export function findRoutines(dir: string): string[] {
   const names: string[] = [];
-  for (const entry of await listDir(join(dir, "routines"))) {
+  for (const entry of listDir(join(dir, "routines"))) {
     if (entry.name.startsWith(".") || hasControlCharacters(entry.name)) continue;
     observe(join(dir, "routines", entry.name, "prompt.md"));
-    const prompt = await Deno.stat(join(dir, "routines", entry.name, "prompt.md")).catch(() =>
-      null
-    );
-    if (prompt?.isFile) names.push(entry.name);
+    if (statIsFile(join(dir, "routines", entry.name, "prompt.md"))) names.push(entry.name);
   }
   return names.sort(byCodeUnit);
 }
 
-async function listDir(path: string): Promise<Deno.DirEntry[]> {
+function listDir(path: string): Deno.DirEntry[] {
   observe(path);
   try {
-    return await Array.fromAsync(Deno.readDir(path));
+    return [...Deno.readDirSync(path)];
   } catch {
     // Missing, not a folder, or unreadable: the plugin simply has none.
     return [];
   }
 }
 
-async function isFile(path: string, entry: Deno.DirEntry): Promise<boolean> {
+function isFile(path: string, entry: Deno.DirEntry): boolean {
   if (!entry.isSymlink) return entry.isFile;
   observe(path);
-  return (await Deno.stat(path).catch(() => null))?.isFile ?? false;
+  return statIsFile(path);
+}
+
+function statIsFile(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
 }

@@ -105,14 +105,18 @@ export async function inspectPlugin(
   let realDir: string;
   observe(dir);
   try {
-    realDir = await Deno.realPath(dir);
+    realDir = Deno.realPathSync(dir);
   } catch (error) {
     return skip(`cannot resolve the plugin dir: ${(error as Error).message}`, null);
   }
-  const { parts, problems, notes } = await buildPlugin({ dir, realDir }, data, read.typed);
+  const { parts, problems, notes } = buildPlugin({ dir, realDir }, data, read.typed);
   report.problems = problems.map((p) => warning(p.message, locate(read, p.at, { key: p.key })));
-  const dirInfo = await Deno.stat(realDir).catch(() => null);
-  const unsafe = dirInfo === null ? null : unsafeMode(dirInfo, realDir);
+  let unsafe: ReturnType<typeof unsafeMode> = null;
+  try {
+    unsafe = unsafeMode(Deno.statSync(realDir), realDir);
+  } catch {
+    // Gone since it was resolved: nothing left to warn about.
+  }
   if (unsafe !== null) {
     const message = `Plugin dir ${quote(report.relDir)} ${unsafe.reason} (hint: ${unsafe.hint})`;
     report.problems.unshift(warning(message, null));

@@ -51,7 +51,7 @@ export async function collectReports(
   const root = resolve(dir);
   const limit = createLimit(options.concurrency ?? 64);
   const { signal } = options;
-  const found = await discoverPluginDirs(root, { limit, signal });
+  const found = discoverPluginDirs(root, { signal });
   if (found.dirs.length === 0) return { root, reports: [], warnings: found.warnings };
   const { inspectPlugin } = await import("./inspect_plugin.ts");
   const reports = await Promise.all(

@@ -61,13 +61,13 @@ export function isInside(parent: string, child: string): boolean {
  * console.assert(!check.ok && check.reason === "is not executable");
  * ```
  */
-export async function checkScript(root: PluginRoot, script: string): Promise<PathCheck> {
-  const where = await resolvePath(root, script);
+export function checkScript(root: PluginRoot, script: string): PathCheck {
+  const where = resolvePath(root, script);
   if (!where.ok) return where;
   if (where.real === null) return { ok: false, reason: "does not exist" };
   let info: Deno.FileInfo;
   try {
-    info = await Deno.stat(where.real);
+    info = Deno.statSync(where.real);
   } catch (error) {
     return { ok: false, reason: `cannot be read: ${(error as Error).message}` };
   }
@@ -97,13 +97,18 @@ export async function checkScript(root: PluginRoot, script: string): Promise<Pat
  * console.assert(check.ok && check.path === "/tmp");
  * ```
  */
-export async function checkCwd(root: PluginRoot, cwd: string): Promise<PathCheck> {
+export function checkCwd(root: PluginRoot, cwd: string): PathCheck {
   if (cwd === "") return { ok: true, path: root.dir, outside: null };
-  const where = await resolvePath(root, cwd);
+  const where = resolvePath(root, cwd);
   if (!where.ok) return where;
   if (where.real === null) return { ok: true, path: where.path, outside: where.outside };
-  const info = await Deno.stat(where.real).catch(() => null);
-  if (info !== null && !info.isDirectory) return { ok: false, reason: "is not a directory" };
+  let isDir = true;
+  try {
+    isDir = Deno.statSync(where.real).isDirectory;
+  } catch {
+    // Gone since it was resolved: a service may create it; ty does not check either.
+  }
+  if (!isDir) return { ok: false, reason: "is not a directory" };
   return { ok: true, path: where.path, outside: where.outside };
 }
 
@@ -113,14 +118,14 @@ type Resolved =
 
 // Joins `written` to the plugin dir and resolves it through symlinks; `real` is null when
 // nothing is there, `outside` the resolved path when it lies outside the plugin dir.
-async function resolvePath(root: PluginRoot, written: string): Promise<Resolved> {
+function resolvePath(root: PluginRoot, written: string): Resolved {
   if (written.includes("\0")) return { ok: false, reason: "contains a NUL byte" };
   const path = join(root.dir, written);
   const lexicallyOut = !isInside(root.dir, path);
   let real: string;
   observe(path);
   try {
-    real = await Deno.realPath(path);
+    real = Deno.realPathSync(path);
   } catch (error) {
     if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
       return { ok: true, path, real: null, outside: lexicallyOut ? path : null };
