@@ -76,3 +76,34 @@ Deno.test("daemon: a route call is not stuck behind slow queued events", async (
     await d.stop();
   }
 });
+
+Deno.test("daemon: its connection limits apply: a client that sends no headers is cut, one past maxConns closed", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "tyh-" });
+  const daemon = await startDaemon({
+    listen: { transport: "tcp", hostname: "127.0.0.1", port: 0 },
+    pluginsDir: dir,
+    load: (d) => Promise.resolve({ dir: d, plugins: [], warnings: [] }),
+    watch: false,
+    conns: { maxConns: 1, headersTimeoutMs: 300, idleTimeoutMs: 60_000 },
+  });
+  const conns: Deno.Conn[] = [];
+  try {
+    const port = daemon.address.transport === "tcp" ? daemon.address.port : 0;
+    for (let i = 0; i < 2; i++) conns.push(await Deno.connect({ hostname: "127.0.0.1", port }));
+    // Both end without a byte: the second at once (past maxConns), the first at 300 ms; with the
+    // defaults (256 connections, 10 s for headers) neither would end within the 5 s bound.
+    for (const conn of conns) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const bound = new Promise<string>((r) => timer = setTimeout(() => r("still open"), 5000));
+      const read = conn.read(new Uint8Array(16)).then((n) => n ?? "closed", () => "closed");
+      const ended = await Promise.race([read, bound]);
+      clearTimeout(timer);
+      assert.equal(ended, "closed");
+      if (ended !== "closed") conn.close();
+    }
+  } finally {
+    for (const conn of conns) conn.close();
+    await daemon.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
