@@ -99,15 +99,20 @@ export async function readBoundedBytes(
 ): Promise<Uint8Array> {
   const maxBytes = options.maxBytes ?? MAX_INPUT_BYTES;
   options.signal?.throwIfAborted();
-  let file: Deno.FsFile | null = null;
   if (path !== "-") {
-    const info = await Deno.stat(path);
-    if (!info.isFile) throw new InputError(`not a regular file (${fileKind(info)})`, "not-regular");
-    if (info.size > maxBytes) throw tooLarge(maxBytes);
-    file = await Deno.open(path, { read: true });
-    options.signal?.throwIfAborted();
+    // stat, not open, decides first: opening a FIFO would wait for a writer.
+    checkRegular(Deno.statSync(path), maxBytes);
+    const file = await Deno.open(path, { read: true });
+    try {
+      options.signal?.throwIfAborted();
+      // What was opened may not be what was checked: check the open file itself.
+      checkRegular(file.statSync(), maxBytes);
+      return readRegular(file, maxBytes);
+    } finally {
+      file.close();
+    }
   }
-  const reader = (file?.readable ?? Deno.stdin.readable).getReader();
+  const reader = Deno.stdin.readable.getReader();
   const onAbort = () => reader.cancel().catch(() => {});
   options.signal?.addEventListener("abort", onAbort, { once: true });
   const chunks: Uint8Array[] = [];
@@ -124,6 +129,27 @@ export async function readBoundedBytes(
   } finally {
     options.signal?.removeEventListener("abort", onAbort);
     await reader.cancel().catch(() => {});
+  }
+  return concat(chunks, total);
+}
+
+function checkRegular(info: Deno.FileInfo, maxBytes: number): void {
+  if (!info.isFile) throw new InputError(`not a regular file (${fileKind(info)})`, "not-regular");
+  if (info.size > maxBytes) throw tooLarge(maxBytes);
+}
+
+// A regular file is read synchronously: its reads never wait, and a stream per file (a few
+// hundred microseconds each) was most of the cost of loading 1,000 manifests.
+function readRegular(file: Deno.FsFile, maxBytes: number): Uint8Array {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const buffer = new Uint8Array(Math.min(maxBytes + 1, 64 * 1024));
+  while (true) {
+    const n = file.readSync(buffer);
+    if (n === null) break;
+    total += n;
+    if (total > maxBytes) throw tooLarge(maxBytes);
+    chunks.push(buffer.slice(0, n));
   }
   return concat(chunks, total);
 }

@@ -12,7 +12,7 @@ import type { PluginRoot } from "./script_path.ts";
 import { buildHooks } from "./build_hooks.ts";
 import { buildActions } from "./build_actions.ts";
 import { buildServices } from "./build_services.ts";
-import { findRoutines, findWorkflows } from "./conventions.ts";
+import { dirNames, findRoutines, findWorkflows } from "./conventions.ts";
 import { buildHookSettings } from "./hook_settings.ts";
 import { isRecord } from "./_record.ts";
 
@@ -54,8 +54,9 @@ export function buildPlugin(
   const hooks = buildHooks(root, data.hooks);
   const actions = buildActions(root, data.actions);
   const services = buildServices(root, data.services);
-  const workflows = findWorkflows(root.dir);
-  const routines = findRoutines(root.dir);
+  const names = dirNames(root.dir);
+  const workflows = findWorkflows(root.dir, names);
+  const routines = findRoutines(root.dir, names);
   // Settings are typed (`persistent: true` is a boolean), unlike ty's string-minded fields.
   const settings = buildHookSettings(
     isRecord(typed) ? typed.tyhooks : undefined,
