@@ -210,7 +210,7 @@ export async function placeInstall(
       const reasons = warnings.map((w) => w.message).slice(0, 3);
       const why = reasons.length > 0 ? reasons.join("; ") : "it holds no plugin.yaml";
       throw new RunError(
-        `${JSON.stringify(describe(record))} holds no usable plugin: ${why}`,
+        `Source ${JSON.stringify(describe(record))} holds no usable plugin: ${why}`,
         {
           hint: "hint: a plugin is a folder with a plugin.yaml naming a hook, action, service, " +
             "workflow or routine",
@@ -223,7 +223,7 @@ export async function placeInstall(
       const other = others.find((p) => p.name === plugin.name);
       if (other) {
         throw new RunError(
-          `${JSON.stringify(describe(record))} holds plugin ${
+          `Source ${JSON.stringify(describe(record))} holds plugin ${
             JSON.stringify(plugin.name)
           }, already installed in ${JSON.stringify(other.dir)}`,
           { hint: `hint: remove that one first (tyhooks plugins remove ${plugin.name})` },
@@ -271,7 +271,7 @@ async function updateInPlace(
     await resetCheckout(dest, commit, options);
     if (clash !== undefined) {
       throw new RunError(
-        `${JSON.stringify(describe(record))} now holds plugin ${
+        `Source ${JSON.stringify(describe(record))} now holds plugin ${
           JSON.stringify(clash.name)
         }, already installed in ${JSON.stringify(others.get(clash.name))}; ${
           JSON.stringify(dest)
@@ -281,7 +281,7 @@ async function updateInPlace(
     const why = warnings.map((w) => w.message).slice(0, 3).join("; ") ||
       "it holds no plugin.yaml";
     throw new RunError(
-      `${JSON.stringify(describe(record))} holds no usable plugin: ${why}; ${
+      `Source ${JSON.stringify(describe(record))} holds no usable plugin: ${why}; ${
         JSON.stringify(dest)
       } is back where it was`,
     );
@@ -338,8 +338,10 @@ async function fetchSource(
   if (record.subdir) {
     const from = join(fetchTo, record.subdir);
     const real = await Deno.realPath(from).catch(() => null);
-    if (real === null || !isInside(await Deno.realPath(fetchTo), real) || real === fetchTo) {
-      throw new RunError(`${JSON.stringify(describe(record))}: no such folder in the source`);
+    const base = await Deno.realPath(fetchTo);
+    // Never a folder outside the fetched source (a "../" or symlinked subdir), nor all of it.
+    if (real === null || !isInside(base, real) || real === base) {
+      throw new RunError(`Source ${JSON.stringify(describe(record))}: no such folder`);
     }
     await Deno.mkdir(staged);
     await copyDir(real, staged, { keepMode: true });

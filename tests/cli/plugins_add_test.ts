@@ -136,7 +136,7 @@ Deno.test("plugins add of a source with no usable plugin installs nothing and sa
   assert.equal(first.code, 1);
   assert.match(
     first.stderr,
-    /^tyhooks: "file:\/\/.*\/empty" holds no usable plugin: it holds no plugin.yaml\n/,
+    /^tyhooks: Source "file:\/\/.*\/empty" holds no usable plugin: it holds no plugin.yaml\n/,
   );
   const broken = await makeTree({
     "plugin.yaml": "name: broken\nhooks:\n  task.done: missing.sh\n",

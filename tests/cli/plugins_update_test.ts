@@ -43,7 +43,7 @@ Deno.test("plugins update of a broken upstream keeps the working copy and fails"
   assert.equal(result.stdout, "");
   assert.match(
     result.stderr,
-    /^tyhooks: "file:\/\/.*ty-notify" holds no usable plugin: .*gone\.sh.*; ".*ty-notify" is back where it was\n/,
+    /^tyhooks: Source "file:\/\/.*ty-notify" holds no usable plugin: .*gone\.sh.*; ".*ty-notify" is back where it was\n/,
   );
   assert.match(await Deno.readTextFile(join(root, "ty-notify/plugin.yaml")), /on-done\.sh/);
   assert.equal(await Deno.readTextFile(join(root, ".sources.json")), before);
@@ -126,4 +126,28 @@ Deno.test("plugins update of a folder with no known source, or a symlinked one, 
   const none = await cli(["plugins", "update", "nope", "--plugins-dir", root]);
   assert.equal(none.code, 1);
   assert.match(none.stderr, /No plugin or install named "nope"/);
+});
+
+Deno.test("plugins update re-copies a plugin ty took out of a collection (subdir), and refuses a subdir that leaves it", async () => {
+  const repo = await gitRepo({ ...pluginFiles("notify", "plugins/notify/") }, "catalog");
+  const root = await makeTree({ ...pluginFiles("notify", "notify/") });
+  const record = (subdir: string) =>
+    JSON.stringify({ notify: { id: "notify", source: `file://${repo}`, subdir } }, null, 2) + "\n";
+  await Deno.writeTextFile(join(root, ".sources.json"), record("plugins/notify"));
+  await commit(repo, { "plugins/notify/CHANGELOG.md": "v2\n" });
+  const result = await cli(["plugins", "update", "notify", "--plugins-dir", root]);
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal(await Deno.readTextFile(join(root, "notify/CHANGELOG.md")), "v2\n");
+  assert.equal(await Deno.stat(join(root, "notify/.git")).catch(() => null), null);
+  const kept = JSON.parse(await Deno.readTextFile(join(root, ".sources.json"))).notify;
+  assert.deepEqual([kept.id, kept.subdir], ["notify", "plugins/notify"]);
+
+  await Deno.writeTextFile(join(root, ".sources.json"), record("../.."));
+  const hostile = await cli(["plugins", "update", "notify", "--plugins-dir", root]);
+  assert.equal(hostile.code, 1);
+  assert.match(
+    hostile.stderr,
+    /Source ".*\/\.\." : no such folder|Source ".*\.\.": no such folder/,
+  );
+  assert.equal(await Deno.readTextFile(join(root, "notify/CHANGELOG.md")), "v2\n");
 });
