@@ -32,11 +32,6 @@ export interface GitOptions {
  * @param options The abort signal and timeout.
  * @returns What git printed on stdout.
  * @throws {RunError} When git cannot start, times out, or exits non-zero.
- * @example
- * ```ts
- * import { runGit } from "./git.ts";
- * console.assert((await runGit(["--version"])).startsWith("git version"));
- * ```
  */
 export async function runGit(args: string[], options: GitOptions = {}): Promise<string> {
   const timeoutMs = options.timeoutMs ?? GIT_TIMEOUT_MS;
@@ -82,11 +77,6 @@ export interface CloneOptions extends GitOptions {
  * @param dest The folder to create.
  * @param options The ref, progress callback, abort signal and timeout.
  * @throws {RunError} When git fails.
- * @example
- * ```ts ignore
- * import { cloneShallow } from "./git.ts";
- * await cloneShallow("https://github.com/taskyou/plugins.git", "/tmp/plugins", { ref: "main" });
- * ```
  */
 export async function cloneShallow(
   url: string,
@@ -124,11 +114,6 @@ export async function cloneShallow(
  * @param options The ref, progress callback, abort signal and timeout.
  * @returns The commit it was at before, to roll back to with {@linkcode resetCheckout}.
  * @throws {RunError} When git fails (local changes in the way, history rewritten upstream).
- * @example
- * ```ts ignore
- * import { pullCheckout } from "./git.ts";
- * const before = await pullCheckout("/home/me/.config/task/plugins/ty-notify");
- * ```
  */
 export async function pullCheckout(dir: string, options: CloneOptions = {}): Promise<string> {
   const before = (await runGit(["-C", dir, "rev-parse", "--verify", "HEAD"], options)).trim();
@@ -148,11 +133,6 @@ export async function pullCheckout(dir: string, options: CloneOptions = {}): Pro
  * @param dir The checkout.
  * @param commit What {@linkcode pullCheckout} returned.
  * @param options The abort signal and timeout.
- * @example
- * ```ts ignore
- * import { resetCheckout } from "./git.ts";
- * await resetCheckout("/home/me/.config/task/plugins/ty-notify", "4ff4d49");
- * ```
  */
 export async function resetCheckout(
   dir: string,

@@ -32,17 +32,6 @@ import { isCheckout, originUrl } from "./installed.ts";
 
 /**
  * Options of {@linkcode installPlugin}.
- *
- * @example
- * ```ts
- * import { type InstallOptions, installPlugin } from "./install.ts";
- * const source = await Deno.makeTempDir();
- * await Deno.writeTextFile(`${source}/plugin.yaml`, "name: hello\nhooks:\n  task.done: done.sh\n");
- * await Deno.writeTextFile(`${source}/done.sh`, "#!/bin/sh\n", { mode: 0o755 });
- * const options: InstallOptions = { name: "hello-copy" };
- * const result = await installPlugin(await Deno.makeTempDir(), source, options);
- * console.assert(result.dir.endsWith("/hello-copy") && result.via === "copy");
- * ```
  */
 export interface InstallOptions {
   /** Install folder name; default the repository's or folder's base name. */
@@ -57,17 +46,6 @@ export interface InstallOptions {
 
 /**
  * What an install or update did.
- *
- * @example
- * ```ts
- * import { installPlugin, type InstallResult } from "./install.ts";
- * const source = await Deno.makeTempDir();
- * await Deno.writeTextFile(`${source}/plugin.yaml`, "name: hello\nhooks:\n  task.done: done.sh\n");
- * await Deno.writeTextFile(`${source}/done.sh`, "#!/bin/sh\n", { mode: 0o755 });
- * const plugins = await Deno.makeTempDir();
- * const result: InstallResult = await installPlugin(plugins, source, { name: "hello" });
- * console.assert(result.plugins[0] === "hello" && !result.updated);
- * ```
  */
 export interface InstallResult {
   /** The install folder's name. */
@@ -96,10 +74,15 @@ export interface InstallResult {
  * @throws {RunError} When git fails, the source holds no usable plugin, or the folder holds
  * something else.
  * @example
- * ```ts ignore
+ * ```ts
  * import { installPlugin } from "./install.ts";
- * const result = await installPlugin("/home/me/.config/task/plugins", "taskyou/plugins");
- * console.log(result.updated ? "updated" : "installed", result.dir, result.plugins);
+ * const source = await Deno.makeTempDir({ prefix: "hello-" });
+ * await Deno.writeTextFile(`${source}/plugin.yaml`, "name: hello\nhooks:\n  task.done: done.sh\n");
+ * await Deno.writeTextFile(`${source}/done.sh`, "#!/bin/sh\n", { mode: 0o755 });
+ * const plugins = await Deno.makeTempDir();
+ * const result = await installPlugin(plugins, source, { name: "hello" });
+ * console.assert(result.dir.endsWith("/hello") && result.plugins[0] === "hello");
+ * console.assert(!result.updated && result.via === "copy");
  * ```
  */
 export async function installPlugin(
@@ -174,11 +157,6 @@ export async function installPlugin(
  * @param options Progress and abort signal.
  * @returns What is now installed.
  * @throws {RunError} When fetching fails or the result holds no usable plugin; nothing changed.
- * @example
- * ```ts ignore
- * import { placeInstall } from "./install.ts";
- * await placeInstall("/home/me/.config/task/plugins", "ty-notify", { source: "o/ty-notify" });
- * ```
  */
 export async function placeInstall(
   root: string,

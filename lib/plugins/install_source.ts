@@ -36,12 +36,6 @@ const GITHUB_NAME = /^[A-Za-z0-9_.][A-Za-z0-9_.-]*$/;
  * @param source What the user typed.
  * @returns The source to clone or copy.
  * @throws {UsageError} For anything that is not one of the accepted forms.
- * @example
- * ```ts
- * import { parseInstallSource } from "./install_source.ts";
- * const parsed = await parseInstallSource("taskyou/plugins");
- * console.assert(parsed.kind === "git" && parsed.url === "https://github.com/taskyou/plugins.git");
- * ```
  */
 export async function parseInstallSource(source: string): Promise<InstallSource> {
   const text = source.trim();
@@ -110,11 +104,6 @@ function local(path: string): string {
  * @param ref What the user typed.
  * @returns The ref.
  * @throws {UsageError} When it is empty, starts with `-`, or holds spaces or control characters.
- * @example
- * ```ts
- * import { checkRef } from "./install_source.ts";
- * console.assert(checkRef("v1.2.0") === "v1.2.0");
- * ```
  */
 export function checkRef(ref: string): string {
   if (ref === "" || ref.startsWith("-") || /\s/.test(ref) || hasControlCharacters(ref)) {
@@ -132,11 +121,6 @@ export function checkRef(ref: string): string {
  *
  * @param source A parsed source.
  * @returns The folder name (not yet checked to be safe).
- * @example
- * ```ts
- * import { installFolderName } from "./install_source.ts";
- * console.assert(installFolderName({ kind: "git", url: "git@host:me/ty-notify.git" }) === "ty-notify");
- * ```
  */
 export function installFolderName(source: InstallSource): string {
   if (source.kind === "local") return basename(source.path).replace(/\.git$/, "");
@@ -148,12 +132,6 @@ export function installFolderName(source: InstallSource): string {
 /**
  * Do two recorded sources name the same repository? Trailing slashes and `.git` do not count,
  * so ty's `https://github.com/o/r` and tyhooks' `https://github.com/o/r.git` agree.
- *
- * @example
- * ```ts
- * import { sameSource } from "./install_source.ts";
- * console.assert(sameSource("https://github.com/o/r", "https://github.com/o/r.git/"));
- * ```
  */
 export function sameSource(a: string, b: string): boolean {
   const norm = (s: string) => s.trim().replace(/\/+$/, "").replace(/\.git$/, "");

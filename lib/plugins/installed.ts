@@ -27,11 +27,6 @@ export interface NamedTarget {
  * @param index The loaded plugins dir.
  * @param name What the user typed.
  * @returns The target, or null when nothing has that name.
- * @example
- * ```ts
- * import { findNamed } from "./installed.ts";
- * console.assert((await findNamed({ dir: "/nonexistent", plugins: [], warnings: [] }, "x")) === null);
- * ```
  */
 export async function findNamed(index: PluginIndex, name: string): Promise<NamedTarget | null> {
   const byName = index.plugins.find((p) => p.name === name);
@@ -50,12 +45,6 @@ export async function findNamed(index: PluginIndex, name: string): Promise<Named
 /**
  * The install folder holding `dir`: its first path component below the plugins dir (what
  * `plugins add` creates).
- *
- * @example
- * ```ts
- * import { installFolderOf } from "./installed.ts";
- * console.assert(installFolderOf("/p", "/p/plugins/notify") === "plugins");
- * ```
  */
 export function installFolderOf(root: string, dir: string): string {
   return relative(root, dir).split(sep)[0];
@@ -68,13 +57,6 @@ export function installFolderOf(root: string, dir: string): string {
  * @param root The plugins dir.
  * @param path A path below it.
  * @returns The symlink's path and its target, or null.
- * @example
- * ```ts
- * import { firstSymlink } from "./installed.ts";
- * const root = await Deno.makeTempDir();
- * await Deno.mkdir(`${root}/a/b`, { recursive: true });
- * console.assert((await firstSymlink(root, `${root}/a/b`)) === null);
- * ```
  */
 export async function firstSymlink(
   root: string,
@@ -100,11 +82,6 @@ export async function firstSymlink(
  *
  * @param dir The checkout.
  * @returns The URL, or null when `dir` is not a checkout with an origin.
- * @example
- * ```ts
- * import { originUrl } from "./installed.ts";
- * console.assert((await originUrl("/nonexistent")) === null);
- * ```
  */
 export async function originUrl(dir: string): Promise<string | null> {
   const path = join(dir, ".git", "config");
@@ -126,12 +103,6 @@ export async function originUrl(dir: string): Promise<string | null> {
 
 /**
  * Is `dir` a git checkout (a `.git` folder in it), as ty decides?
- *
- * @example
- * ```ts
- * import { isCheckout } from "./installed.ts";
- * console.assert(!(await isCheckout("/nonexistent")));
- * ```
  */
 export async function isCheckout(dir: string): Promise<boolean> {
   return (await Deno.lstat(join(dir, ".git")).catch(() => null))?.isDirectory ?? false;

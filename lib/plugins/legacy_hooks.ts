@@ -43,15 +43,6 @@ export interface LegacyHooks {
  *
  * @param dir The hooks dir (see `hooksDir()`).
  * @returns The hooks and their problems.
- * @example
- * ```ts
- * import { readLegacyHooks } from "./legacy_hooks.ts";
- * const dir = await Deno.makeTempDir();
- * await Deno.writeTextFile(`${dir}/task.done`, "#!/bin/sh\n", { mode: 0o644 });
- * const { hooks, problems } = await readLegacyHooks(dir);
- * console.assert(hooks[0].event === "task.done" && !hooks[0].runnable);
- * console.assert(problems[0].message.includes("chmod +x"));
- * ```
  */
 export async function readLegacyHooks(dir: string): Promise<LegacyHooks> {
   const hooks: LegacyHook[] = [];

@@ -15,18 +15,6 @@ import { findNamed, firstSymlink, installFolderOf } from "./installed.ts";
 
 /**
  * What {@linkcode removePlugin} removed.
- *
- * @example
- * ```ts
- * import { removePlugin, type RemoveResult } from "./remove.ts";
- * const root = await Deno.makeTempDir();
- * await Deno.mkdir(`${root}/team/one`, { recursive: true });
- * await Deno.writeTextFile(`${root}/team/one/plugin.yaml`, "name: one\nworkflows: {}\n");
- * await Deno.mkdir(`${root}/team/one/routines/r`, { recursive: true });
- * await Deno.writeTextFile(`${root}/team/one/routines/r/prompt.md`, "hi\n");
- * const removed: RemoveResult = await removePlugin(root, "one");
- * console.assert(removed.keptFolder === `${root}/team` && !removed.unlinked);
- * ```
  */
 export interface RemoveResult {
   /** The path removed (a folder, or a symlink that was unlinked). */
@@ -47,9 +35,14 @@ export interface RemoveResult {
  * @throws {RunError} When nothing has that name, or removing it would reach outside the plugins
  * dir through a symlink.
  * @example
- * ```ts ignore
+ * ```ts
  * import { removePlugin } from "./remove.ts";
- * console.log((await removePlugin("/home/me/.config/task/plugins", "tracker")).path);
+ * const root = await Deno.makeTempDir();
+ * await Deno.mkdir(`${root}/team/one/routines/r`, { recursive: true });
+ * await Deno.writeTextFile(`${root}/team/one/plugin.yaml`, "name: one\n");
+ * await Deno.writeTextFile(`${root}/team/one/routines/r/prompt.md`, "hi\n");
+ * const removed = await removePlugin(root, "one");
+ * console.assert(removed.path === `${root}/team/one` && removed.keptFolder === `${root}/team`);
  * ```
  */
 export async function removePlugin(pluginsDir: string, name: string): Promise<RemoveResult> {

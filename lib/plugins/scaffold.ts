@@ -35,14 +35,6 @@ const WORD = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
  * @returns The plugin folder and the files written in it.
  * @throws {UsageError} For a name, event or action id that cannot be a file name.
  * @throws {RunError} When the folder already exists.
- * @example
- * ```ts
- * import { scaffoldPlugin } from "./scaffold.ts";
- * const parent = await Deno.makeTempDir();
- * const made = await scaffoldPlugin(parent, "hello", { actions: ["sync"] });
- * console.assert(made.files.includes("actions/sync.sh"));
- * await Deno.remove(parent, { recursive: true });
- * ```
  */
 export async function scaffoldPlugin(
   parent: string,

@@ -32,11 +32,6 @@ export interface InstalledSource {
  *
  * @param pluginsDir The plugins dir.
  * @returns Records by install folder name.
- * @example
- * ```ts
- * import { loadSources } from "./sources_file.ts";
- * console.assert(Object.keys(await loadSources("/nonexistent")).length === 0);
- * ```
  */
 export async function loadSources(pluginsDir: string): Promise<Record<string, InstalledSource>> {
   const path = join(pluginsDir, SOURCES_FILE);
@@ -74,14 +69,6 @@ export async function loadSources(pluginsDir: string): Promise<Record<string, In
  * @param pluginsDir The plugins dir (must exist).
  * @param folder The install folder's name.
  * @param record Its new record, or null to drop it.
- * @example
- * ```ts
- * import { loadSources, saveSource } from "./sources_file.ts";
- * const dir = await Deno.makeTempDir();
- * await saveSource(dir, "ty-notify", { source: "https://github.com/o/ty-notify.git" });
- * console.assert((await loadSources(dir))["ty-notify"].source.endsWith("ty-notify.git"));
- * await Deno.remove(dir, { recursive: true });
- * ```
  */
 export async function saveSource(
   pluginsDir: string,

@@ -28,11 +28,6 @@ export type UpdateOutcome =
  * @param options Progress and abort signal.
  * @returns One outcome per install, in folder order.
  * @throws {RunError} When NAME names nothing installed, or an install whose source is unknown.
- * @example
- * ```ts
- * import { updateInstalls } from "./update.ts";
- * console.assert((await updateInstalls("/nonexistent")).length === 0);
- * ```
  */
 export async function updateInstalls(
   pluginsDir: string,

@@ -55,14 +55,6 @@ export async function validatePlugins(
  *
  * @param dir The plugin dir.
  * @returns The verdict.
- * @example
- * ```ts
- * import { validatePluginDir } from "./validate.ts";
- * const dir = await Deno.makeTempDir();
- * await Deno.writeTextFile(`${dir}/plugin.yaml`, "name: x\nhook: {}\n");
- * const result = await validatePluginDir(dir);
- * console.assert(!result.ok && result.checked === 1);
- * ```
  */
 export async function validatePluginDir(dir: string): Promise<ValidationResult> {
   const full = resolve(dir);
