@@ -505,6 +505,7 @@ const WHY = {
 export class PersistentHooks {
   #pools = new Map<string, HookPool>();
   #options: Required<PersistentOptions>;
+  #closed = false;
 
   /** @param options Logger, output cap, backoff. */
   constructor(options: PersistentOptions = {}) {
@@ -527,6 +528,9 @@ export class PersistentHooks {
       hookSettings(plugin, request.event).persistent !== true ||
       plugin.hooks[request.event] !== request.script
     ) return once(request);
+    // Retired or closed: a call still on the old index runs the script once rather than start a
+    // process nobody would end.
+    if (this.#closed) return once(request);
     const key = `${plugin.dir}\0${request.event}`;
     let pool = this.#pools.get(key);
     if (pool === undefined) {
@@ -538,11 +542,13 @@ export class PersistentHooks {
 
   /** Requests in flight are answered, then every process is ended (the index was replaced). */
   async retire(): Promise<void> {
+    this.#closed = true;
     await Promise.all([...this.#pools.values()].map((pool) => pool.retire()));
   }
 
   /** Ends every process now (the daemon stops). */
   async close(): Promise<void> {
+    this.#closed = true;
     await Promise.all([...this.#pools.values()].map((pool) => pool.close()));
   }
 }
