@@ -17,6 +17,7 @@ import { Runner, type RunnerOptions } from "../hooks/runner.ts";
 import { DETACHED_CHILD_FLAG } from "./dispatch.ts";
 import { readBounded } from "../read_bounded.ts";
 import { logWarnings } from "../plugins/log_warnings.ts";
+import { clearableTimeout } from "../_timers.ts";
 
 /** Reads `--task FILE|-` or `--task-json`; undefined when neither is given. */
 export async function readTaskOption(ctx: CommandContext): Promise<Task | undefined> {
@@ -67,16 +68,22 @@ export async function loadIndex(ctx: CommandContext): Promise<PluginIndex> {
   return index;
 }
 
-/** {@linkcode loadIndex} without logging the warnings, for a command that shows them itself. */
-export async function loadIndexQuietly(ctx: CommandContext): Promise<PluginIndex> {
+/**
+ * {@linkcode loadIndex} without logging the warnings, for a command that shows them itself.
+ * `signal` ends the load early (default: the command's signal).
+ */
+export async function loadIndexQuietly(
+  ctx: CommandContext,
+  { signal = ctx.signal, deadline }: { signal?: AbortSignal; deadline?: number } = {},
+): Promise<PluginIndex> {
   const dir = pluginsDir(ctx.globals.pluginsDir);
   const cache = Deno.env.get("TYHOOKS_NO_CACHE") === "1" ? undefined : indexCacheDir();
   if (cache === undefined) {
     const { loadPlugins } = await import("../plugins/load.ts");
-    return await loadPlugins(dir, { signal: ctx.signal });
+    return await loadPlugins(dir, { signal, deadline });
   }
   const { loadPluginsCached } = await import("../plugins/cache.ts");
-  const loaded = await loadPluginsCached(dir, { cacheDir: cache, signal: ctx.signal });
+  const loaded = await loadPluginsCached(dir, { cacheDir: cache, signal, deadline });
   ctx.log.log("debug", loaded.hit ? "Plugin index from cache" : "Plugin index loaded", {
     dir,
     cache_unused: loaded.reason,
@@ -99,12 +106,55 @@ export async function makeRunner(
   ctx: CommandContext,
   options: RunnerOptions = {},
 ): Promise<Runner> {
-  return new Runner(await loadIndex(ctx), {
-    hooksDir: hooksDir(ctx.globals.hooksDir),
-    log: ctx.log,
-    signal: ctx.signal,
-    ...options,
-  });
+  return new Runner(await loadIndex(ctx), runnerOptions(ctx, options));
+}
+
+function runnerOptions(ctx: CommandContext, options: RunnerOptions): RunnerOptions {
+  return { hooksDir: hooksDir(ctx.globals.hooksDir), log: ctx.log, signal: ctx.signal, ...options };
+}
+
+/** A Runner for a consulted call, and its `--deadline` as the consult loop takes it. */
+export interface ConsultRunner {
+  runner: Runner;
+  /** `--deadline`, and when it started (before the plugins were loaded). */
+  deadline: { deadlineMs?: number; startedAt?: number };
+}
+
+/**
+ * {@linkcode makeRunner} for a consulted call (`route`, `place`, `hosts`, `tool pre`): loading
+ * the plugins counts against `--deadline` (SPEC, "Trust boundaries"), and what is left of it
+ * bounds the handlers. A load still running at the deadline is ended; the call goes on with no
+ * plugins and a warning about the plugins dir, so nobody answers and a guard fails closed.
+ */
+export async function makeConsultRunner(
+  ctx: CommandContext,
+  options: RunnerOptions = {},
+): Promise<ConsultRunner> {
+  const deadlineMs = durationOption(ctx, "deadline");
+  if (deadlineMs === undefined) return { runner: await makeRunner(ctx, options), deadline: {} };
+  const started = performance.now();
+  const timer = clearableTimeout(deadlineMs);
+  let index: PluginIndex;
+  try {
+    index = await loadIndexQuietly(ctx, {
+      signal: AbortSignal.any([ctx.signal, timer.signal]),
+      deadline: started + deadlineMs,
+    });
+  } catch (error) {
+    if (ctx.signal.aborted || (error as Error)?.name !== "TimeoutError") throw error;
+    const dir = pluginsDir(ctx.globals.pluginsDir);
+    const message = `Plugins not loaded within the ${deadlineMs} ms deadline`;
+    index = {
+      dir,
+      plugins: [],
+      warnings: [{ plugin: null, path: dir, line: null, column: null, message }],
+    };
+  } finally {
+    timer.clear();
+  }
+  logWarnings(ctx.log, index.warnings);
+  const runner = new Runner(index, runnerOptions(ctx, options));
+  return { runner, deadline: { deadlineMs, startedAt: started } };
 }
 
 /** Where detached runs write their output. */

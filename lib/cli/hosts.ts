@@ -1,5 +1,5 @@
 import { type CommandContext, type CommandSpec, TASK_OPTIONS } from "./command.ts";
-import { durationOption, makeRunner, taskOrEmpty } from "./_shared.ts";
+import { durationOption, makeConsultRunner, taskOrEmpty } from "./_shared.ts";
 
 export const spec: CommandSpec = {
   name: "hosts",
@@ -26,10 +26,11 @@ export const spec: CommandSpec = {
 export async function run(ctx: CommandContext): Promise<number> {
   const task = await taskOrEmpty(ctx);
   const timeout = durationOption(ctx, "timeout");
-  const deadlineMs = durationOption(ctx, "deadline");
-  const runner = await makeRunner(ctx, { timeouts: timeout ? { hosts: timeout } : {} });
+  const { runner, deadline } = await makeConsultRunner(ctx, {
+    timeouts: timeout ? { hosts: timeout } : {},
+  });
   const list = await runner.listHosts(task, {
-    deadlineMs,
+    ...deadline,
     sequential: ctx.values.sequential === true,
   });
   await ctx.print(JSON.stringify(list) + "\n");

@@ -1,5 +1,5 @@
 import { type CommandContext, type CommandSpec, TASK_OPTIONS } from "./command.ts";
-import { durationOption, makeRunner, taskOrEmpty } from "./_shared.ts";
+import { durationOption, makeConsultRunner, taskOrEmpty } from "./_shared.ts";
 import { PLACEMENT_EVENT } from "../resolve/placement.ts";
 
 /** Exit code when a remote target was required and nobody named one. */
@@ -35,12 +35,13 @@ export const spec: CommandSpec = {
 export async function run(ctx: CommandContext): Promise<number> {
   const task = await taskOrEmpty(ctx);
   const timeout = durationOption(ctx, "timeout");
-  const deadlineMs = durationOption(ctx, "deadline");
   const remoteRequired = ctx.values["remote-required"] === true;
-  const runner = await makeRunner(ctx, { timeouts: timeout ? { placement: timeout } : {} });
+  const { runner, deadline } = await makeConsultRunner(ctx, {
+    timeouts: timeout ? { placement: timeout } : {},
+  });
   const placement = await runner.resolvePlacement(
     { ...task, remote_required: remoteRequired },
-    { deadlineMs, sequential: ctx.values.sequential === true },
+    { ...deadline, sequential: ctx.values.sequential === true },
   );
   await ctx.print(JSON.stringify(placement) + "\n");
   if (remoteRequired && placement.target === "") {

@@ -1,5 +1,5 @@
 import { type CommandContext, type CommandSpec, TASK_OPTIONS } from "./command.ts";
-import { durationOption, makeRunner, taskOrEmpty } from "./_shared.ts";
+import { durationOption, makeConsultRunner, taskOrEmpty } from "./_shared.ts";
 import type { RouteResult } from "../resolve/route.ts";
 import type { Logger } from "../log.ts";
 
@@ -34,10 +34,11 @@ export const spec: CommandSpec = {
 export async function run(ctx: CommandContext): Promise<number> {
   const task = await taskOrEmpty(ctx);
   const timeout = durationOption(ctx, "timeout");
-  const deadlineMs = durationOption(ctx, "deadline");
-  const runner = await makeRunner(ctx, { timeouts: timeout ? { route: timeout } : {} });
+  const { runner, deadline } = await makeConsultRunner(ctx, {
+    timeouts: timeout ? { route: timeout } : {},
+  });
   const decision = await runner.route(task, {
-    deadlineMs,
+    ...deadline,
     force: ctx.values.force === true,
     sequential: ctx.values.sequential === true,
   });

@@ -1,5 +1,5 @@
 import type { CommandContext, CommandSpec } from "./command.ts";
-import { durationOption, makeRunner } from "./_shared.ts";
+import { durationOption, makeConsultRunner } from "./_shared.ts";
 import { failurePolicy, hookPaths, readToolCall, TOOL_CALL_OPTIONS } from "./_tool_call.ts";
 
 /** Exit code of a blocked call. */
@@ -33,15 +33,16 @@ export async function run(ctx: CommandContext): Promise<number> {
   const call = await readToolCall(ctx, "tool pre");
   const onFailure = failurePolicy(ctx);
   const timeout = durationOption(ctx, "timeout");
-  const deadlineMs = durationOption(ctx, "deadline");
-  const runner = await makeRunner(ctx, { timeouts: timeout ? { tool: timeout } : {} });
+  const { runner, deadline } = await makeConsultRunner(ctx, {
+    timeouts: timeout ? { tool: timeout } : {},
+  });
   const { ToolHooks } = await import("../toolcalls/tool_hooks.ts");
   const hooks = new ToolHooks(runner, {
     preHooks: hookPaths(ctx, "pre-hook"),
     onFailure,
   });
   const verdict = await hooks.preToolCall(call, {
-    deadlineMs,
+    ...deadline,
     sequential: ctx.values.sequential === true,
   });
   // Claude Code's contract: the exit code is the answer, a block's reason goes to stderr.

@@ -28,6 +28,11 @@ export interface ConsultOptions {
    * once); with `sequential`, the sum of the handlers' timeouts.
    */
   deadlineMs?: number;
+  /**
+   * When the deadline started, on the `performance.now()` clock; default: now. A caller that
+   * spent part of it first (loading the plugins) passes its own start.
+   */
+  startedAt?: number;
   /** Ask one handler after another, as ty does, instead of all at once. */
   sequential?: boolean;
 }
@@ -163,7 +168,9 @@ export async function consult<T>(
   const reserve = graceMs + DRAIN_MS;
   const deadlineMs = options.deadlineMs ??
     (options.sequential ? handlers.reduce((sum, h) => sum + h.timeoutMs + reserve, 0) : undefined);
-  const end = deadlineMs === undefined ? Infinity : performance.now() + deadlineMs;
+  const end = deadlineMs === undefined
+    ? Infinity
+    : (options.startedAt ?? performance.now()) + deadlineMs;
   const late = `did not answer within the ${deadlineMs} ms deadline`;
 
   // One controller for the call: settling, the deadline and shutdown all end what still runs.
@@ -173,9 +180,9 @@ export async function consult<T>(
   outer?.addEventListener("abort", onOuter, { once: true });
   if (outer?.aborted) stop.abort(outer.reason);
   let cut = false;
-  const cutoff = end === Infinity || options.sequential
-    ? null
-    : clearableTimeout(Math.max(deadlineMs! - reserve, Math.min(deadlineMs!, MIN_HANDLER_MS)));
+  const cutoff = end === Infinity || options.sequential ? null : clearableTimeout(
+    Math.max(end - performance.now() - reserve, Math.min(deadlineMs!, MIN_HANDLER_MS)),
+  );
   cutoff?.signal.addEventListener("abort", () => {
     cut = true;
     stop.abort();

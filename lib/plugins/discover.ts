@@ -44,6 +44,11 @@ export const MAX_DIRS = 10_000;
 export interface DiscoverOptions {
   /** Stops the walk: it then rejects with the signal's reason. */
   signal?: AbortSignal;
+  /**
+   * When the walk gives up, on the `performance.now()` clock, throwing a `TimeoutError`. The walk
+   * is synchronous, so a timer's abort cannot fire during it: the clock is read instead.
+   */
+  deadline?: number;
 }
 
 /** What discovery found. */
@@ -79,13 +84,19 @@ export function discoverPluginDirs(
   root: string,
   options: DiscoverOptions = {},
 ): Discovery {
-  const signal = options.signal;
+  const { signal, deadline } = options;
+  const stopIfDue = () => {
+    signal?.throwIfAborted();
+    if (deadline !== undefined && performance.now() > deadline) {
+      throw new DOMException("The plugins dir was not searched in time", "TimeoutError");
+    }
+  };
   const dirs: string[] = [];
   const warnings: LoadWarning[] = [];
   const warn = (path: string, message: string) =>
     warnings.push({ plugin: null, path, line: null, column: null, message });
 
-  signal?.throwIfAborted();
+  stopIfDue();
   const rootReal = realDir(root);
   const visited = new Set<string>(rootReal === null ? [] : [rootReal]);
   let listed = 0;
@@ -100,7 +111,7 @@ export function discoverPluginDirs(
     // Synchronous calls: one lstat or realpath costs microseconds, an async one a trip through
     // Deno's thread pool (1,000 plugins: several times the whole walk).
     const listings = level.map((dir) => {
-      signal?.throwIfAborted();
+      stopIfDue();
       let entries: Deno.DirEntry[];
       observe(dir);
       try {
@@ -114,7 +125,7 @@ export function discoverPluginDirs(
       const names = entries.filter((e) => e.name !== ".git" && mayBeDir(e)).map((e) => e.name);
       return names.sort().map((name) => inspect(join(dir, name)));
     });
-    signal?.throwIfAborted();
+    stopIfDue();
     const next: string[] = [];
     // Claimed in path order: the first path to a real directory is the one that counts.
     for (const candidate of listings.flat().sort((a, b) => byPath(a.path, b.path))) {

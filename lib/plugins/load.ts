@@ -25,6 +25,11 @@ export interface LoadOptions {
    * deadline, and SIGINT/SIGTERM end it.
    */
   signal?: AbortSignal;
+  /**
+   * When the load gives up, on the `performance.now()` clock, rejecting with a `TimeoutError`:
+   * the directory walk is synchronous, so only the clock can end it early.
+   */
+  deadline?: number;
 }
 
 /**

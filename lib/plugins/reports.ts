@@ -20,6 +20,8 @@ export interface CollectOptions {
   concurrency?: number;
   /** Ends the load: it then rejects with the signal's reason. */
   signal?: AbortSignal;
+  /** When the load gives up, on the `performance.now()` clock (see `DiscoverOptions`). */
+  deadline?: number;
 }
 
 /** Every plugin dir's report, in path order, and the warnings of discovery. */
@@ -50,8 +52,8 @@ export async function collectReports(
 ): Promise<Collected> {
   const root = resolve(dir);
   const limit = createLimit(options.concurrency ?? 64);
-  const { signal } = options;
-  const found = discoverPluginDirs(root, { signal });
+  const { signal, deadline } = options;
+  const found = discoverPluginDirs(root, { signal, deadline });
   if (found.dirs.length === 0) return { root, reports: [], warnings: found.warnings };
   const { inspectPlugin } = await import("./inspect_plugin.ts");
   const reports = await Promise.all(
