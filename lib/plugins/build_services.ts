@@ -10,7 +10,7 @@
 
 import { z } from "zod";
 import type { PluginService } from "./types.ts";
-import { ServiceSchema } from "./manifest_schema.ts";
+import { ENV_ENTRY, ServiceSchema } from "./manifest_schema.ts";
 import { dropped, outsideDir, type Problem, quote } from "./messages.ts";
 import { describeIssue, kindOf } from "./issues.ts";
 import { isRecord, withoutNulls } from "./_record.ts";
@@ -57,8 +57,12 @@ export function buildServices(
     if (isRecord(entry) && Array.isArray(entry.env)) {
       const env = entry.env;
       entry.env = env.filter((value, j) => {
-        if (typeof value !== "string" || value.includes("=")) return true;
-        const warning = `Skipped env entry ${quote(value)} of ${what}: it is not KEY=VALUE`;
+        // ty passes such an entry on and keeps the service; tyhooks keeps the service too.
+        if (typeof value !== "string" || ENV_ENTRY.test(value)) return true;
+        const key = value.includes("=")
+          ? " (KEY: letters, digits and _, not starting with a digit)"
+          : "";
+        const warning = `Skipped env entry ${quote(value)} of ${what}: it is not KEY=VALUE${key}`;
         problems.push({ message: warning, at: [...at, "env", j] });
         return false;
       });

@@ -103,12 +103,14 @@ Deno.test("loadPlugins() drops each malformed service with a warning and keeps t
   });
   const index = await loadPlugins(root);
   // A cwd outside the plugin dir loads, as in ty (plugins validate reports it).
-  assert.deepEqual(index.plugins[0].services.map((s) => s.name), ["good", "escapes"]);
+  // So does a service with an env entry that is not KEY=VALUE: ty keeps it (SPEC, item 4).
+  assert.deepEqual(index.plugins[0].services.map((s) => s.name), ["good", "escapes", "bad-env"]);
+  assert.deepEqual(index.plugins[0].services[2].env, []);
   assert.deepEqual(index.warnings.map((w) => `${w.line}:${w.column} ${w.message}`), [
     '5:5 Dropped service #2: "name" is missing',
     '6:5 Dropped service "no-command": "command" is missing',
-    '12:11 Dropped service "bad-env": "env[0]" must be KEY=VALUE (KEY: letters, digits and _, ' +
-    'not starting with a digit), not "1X=y"',
+    '12:11 Skipped env entry "1X=y" of service "bad-env": it is not KEY=VALUE (KEY: letters, ' +
+    "digits and _, not starting with a digit)",
     '15:14 Dropped service "bad-restart": "restart" must be one of "always", "on-failure", ' +
     '"never", not "sometimes"',
   ]);
