@@ -24,10 +24,12 @@ Deno.test("SIGTERM while tyhooks waits for --task - on stdin exits 143 at once",
   await writer.write(new TextEncoder().encode('{"id":'));
   await new Promise((resolve) => setTimeout(resolve, 500));
   child.kill("SIGTERM");
-  const { code, stdout } = await child.output();
+  const { code, stdout, stderr } = await child.output();
   await writer.close().catch(() => {});
   assert.equal(code, 143);
   assert.equal(stdout.length, 0);
+  // Deno reports 143 for any death by SIGTERM: the message shows that tyhooks handled it.
+  assert.match(new TextDecoder().decode(stderr), /Interrupted by SIGTERM/);
 });
 
 Deno.test("SIGHUP to tyhooks fire ends its hooks too and exits 129", async () => {
@@ -57,11 +59,14 @@ Deno.test("an interrupted tool pre prints no verdict, even under --on-failure al
     "--plugins-dir",
     plugins,
   ]);
-  await readPid(join(plugins, "g", "pid"), 10_000);
+  const guard = await readPid(join(plugins, "g", "pid"), 10_000);
   child.kill("SIGTERM");
-  const { code, stdout } = await child.output();
+  const { code, stdout, stderr } = await child.output();
   assert.equal(code, 143);
   assert.equal(new TextDecoder().decode(stdout), "");
+  // 143 alone would not show it: Deno reports it for any death by SIGTERM.
+  assert.match(new TextDecoder().decode(stderr), /failed: Interrupted/);
+  assert.ok(await waitGone(guard, 1000), "the guard was terminated");
 });
 
 Deno.test("a relative --hooks-dir still runs the legacy hook", async () => {
