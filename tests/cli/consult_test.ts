@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, type CliOptions, makeTree } from "../_cli.ts";
-import { cliTest, pluginFiles } from "./_loader.ts";
+import { pluginFiles } from "./_trees.ts";
 
 /** `tyhooks ARGS`, its index cache off: nothing written to the real cache. */
 const run = (args: string[], options: CliOptions = {}) =>
@@ -16,7 +16,7 @@ const run = (args: string[], options: CliOptions = {}) =>
 
 const json = (text: string) => `#!/bin/sh\ncat >/dev/null\necho '${text}'\n`;
 
-cliTest(
+Deno.test(
   "tyhooks place: a slow handler that then answers nothing does not keep the next one's target away (ty's decision, in under one timeout)",
   async () => {
     const plugins = await makeTree({
@@ -37,7 +37,7 @@ cliTest(
   },
 );
 
-cliTest(
+Deno.test(
   "tyhooks place: the earlier handler's target wins even when a later one answers first",
   async () => {
     const plugins = await makeTree({
@@ -57,7 +57,7 @@ cliTest(
   },
 );
 
-cliTest(
+Deno.test(
   "tyhooks place: exit 0 with empty stdout is a deliberate local answer naming its handler, kept only when nobody names a target",
   async () => {
     const silent = "#!/bin/sh\ncat >/dev/null\n";
@@ -76,7 +76,7 @@ cliTest(
   },
 );
 
-cliTest(
+Deno.test(
   "tyhooks place reads answers as Go's encoding/json does: keys in any case, null as empty",
   async () => {
     const plugins = await makeTree({
@@ -107,7 +107,7 @@ cliTest(
   },
 );
 
-cliTest(
+Deno.test(
   "tyhooks route asks no router for a task ty would not route, says why at debug level, and --force asks anyway",
   async () => {
     const trace = await Deno.makeTempDir();
@@ -150,7 +150,7 @@ cliTest(
   },
 );
 
-cliTest(
+Deno.test(
   "tyhooks route expands a leading ~ in the answered dir to $HOME, then cleans it",
   async () => {
     const home = await Deno.makeTempDir();
@@ -164,7 +164,7 @@ cliTest(
   },
 );
 
-cliTest(
+Deno.test(
   "tyhooks route cuts a KEY=VALUE value at the first line-end character, so no line can be injected",
   async () => {
     for (const end of ["\\r", "\\v", "\\f", "\\034", "\\302\\205", "\\342\\200\\250"]) {
@@ -183,7 +183,7 @@ cliTest(
   },
 );
 
-cliTest(
+Deno.test(
   "tyhooks hosts merges every handler's list in plugin-name order: trimmed, target and name filled, empty entries dropped, a duplicate target keeping the first",
   async () => {
     const trace = await Deno.makeTempDir();
@@ -229,7 +229,7 @@ cliTest(
   },
 );
 
-cliTest(
+Deno.test(
   "tyhooks pick-host --from-hosts-hook probes the task.hosts candidates with TYHOOKS_SSH and ranks them, workdirs kept",
   async () => {
     const dir = await Deno.makeTempDir();

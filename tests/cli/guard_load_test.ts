@@ -7,7 +7,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, makeTree } from "../_cli.ts";
-import { cliTest } from "./_loader.ts";
 
 const GUARD = "#!/bin/sh\necho 'checked' >&2\nexit 0\n";
 
@@ -37,7 +36,7 @@ async function assertBlocked(plugins: string, why: RegExp) {
   assert.deepEqual([open.code, open.verdict.action], [0, "allow"], open.stderr);
 }
 
-cliTest("tyhooks tool pre blocks when a guard script lost its +x", async () => {
+Deno.test("tyhooks tool pre blocks when a guard script lost its +x", async () => {
   const plugins = await makeTree({
     "guard/plugin.yaml": "name: guard\nhooks:\n  pre_tool_call: guard.sh\n",
     "guard/guard.sh": GUARD,
@@ -46,7 +45,7 @@ cliTest("tyhooks tool pre blocks when a guard script lost its +x", async () => {
   await assertBlocked(plugins, /"[^"]*guard" that declares pre_tool_call was not loaded with it/);
 });
 
-cliTest(
+Deno.test(
   "tyhooks tool pre blocks when a plugin lost its guard hook but kept its others",
   async () => {
     const plugins = await makeTree({
@@ -58,7 +57,7 @@ cliTest(
   },
 );
 
-cliTest("tyhooks tool pre blocks when the guard's manifest has a YAML error", async () => {
+Deno.test("tyhooks tool pre blocks when the guard's manifest has a YAML error", async () => {
   const plugins = await makeTree({
     "guard/plugin.yaml": "name: guard\nhooks:\n  pre_tool_call: guard.sh\n  oops: [unclosed\n",
     "guard/guard.sh": GUARD,
@@ -66,7 +65,7 @@ cliTest("tyhooks tool pre blocks when the guard's manifest has a YAML error", as
   await assertBlocked(plugins, /declares pre_tool_call was not loaded with it/);
 });
 
-cliTest("tyhooks tool pre blocks when the plugins dir cannot be read", async () => {
+Deno.test("tyhooks tool pre blocks when the plugins dir cannot be read", async () => {
   // Root reads a mode-000 dir; a plugins dir path that is a file cannot be read by anyone.
   const parent = await Deno.makeTempDir();
   const plugins = join(parent, "plugins");
@@ -90,7 +89,7 @@ Deno.test({
   },
 });
 
-cliTest(
+Deno.test(
   "tyhooks tool pre still allows when the load problems concern no guard: no hook configured means exactly that",
   async () => {
     const plugins = await makeTree({
@@ -103,7 +102,7 @@ cliTest(
   },
 );
 
-cliTest(
+Deno.test(
   "tyhooks tool pre does not even start a guard whose tools setting does not match",
   async () => {
     const trace = await Deno.makeTempDir();
@@ -139,7 +138,7 @@ cliTest(
   },
 );
 
-cliTest(
+Deno.test(
   "tyhooks tool pre gives a guard its own timeout setting, which --timeout overrides",
   async () => {
     const plugins = await makeTree({

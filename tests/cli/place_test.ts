@@ -2,12 +2,12 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, makeTree } from "../_cli.ts";
 import { groupGone, readPid, waitGone } from "../_procs.ts";
-import { cliTest, pluginFiles } from "./_loader.ts";
+import { pluginFiles } from "./_trees.ts";
 
 const TASK = JSON.stringify({ id: 8, title: "Build", project: "web", repo_path: "/src/web" });
 const EMPTY = { target: "", workdir: "", reason: "", handler: "" };
 
-cliTest("tyhooks place prints the first named target with its handler", async () => {
+Deno.test("tyhooks place prints the first named target with its handler", async () => {
   const plugins = await makeTree({
     ...pluginFiles(
       "a",
@@ -30,14 +30,14 @@ cliTest("tyhooks place prints the first named target with its handler", async ()
   });
 });
 
-cliTest("tyhooks place with no handler prints the all-empty answer", async () => {
+Deno.test("tyhooks place with no handler prints the all-empty answer", async () => {
   const plugins = await makeTree({});
   const r = await cli(["place", "--plugins-dir", plugins]);
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(JSON.parse(r.stdout), EMPTY);
 });
 
-cliTest(
+Deno.test(
   "tyhooks place --remote-required exits 3 without a target, and tells the handlers",
   async () => {
     const trace = await Deno.makeTempDir();
@@ -74,7 +74,7 @@ cliTest(
   },
 );
 
-cliTest(
+Deno.test(
   "tyhooks place keeps an answer whose background probe holds stdout and returns within its deadline + 1 s past a setsid escape",
   async () => {
     const trace = await Deno.makeTempDir();

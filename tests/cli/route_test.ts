@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { cli, makeTree } from "../_cli.ts";
 import { groupGone } from "../_procs.ts";
-import { cliTest, pidsIn, pluginFiles } from "./_loader.ts";
+import { pidsIn, pluginFiles } from "./_trees.ts";
 
 const TASK = JSON.stringify({
   id: 5,
@@ -10,7 +10,7 @@ const TASK = JSON.stringify({
   claude_config_dir: "/p/0",
 });
 
-cliTest("tyhooks route prints the first decision as KEY=VALUE lines, or as JSON", async () => {
+Deno.test("tyhooks route prints the first decision as KEY=VALUE lines, or as JSON", async () => {
   const plugins = await makeTree({
     ...pluginFiles("a-quiet", "task.route", "#!/bin/sh\necho REASON=only talking\n"),
     ...pluginFiles(
@@ -44,7 +44,7 @@ cliTest("tyhooks route prints the first decision as KEY=VALUE lines, or as JSON"
   });
 });
 
-cliTest(
+Deno.test(
   "tyhooks route prints nothing at all when no router decides, and logs the failing one",
   async () => {
     const plugins = await makeTree({
@@ -64,7 +64,7 @@ cliTest(
   },
 );
 
-cliTest(
+Deno.test(
   "tyhooks route with three hung routers returns within --timeout + 1 s (all asked at once), their groups gone",
   async () => {
     const trace = await Deno.makeTempDir();
@@ -87,7 +87,7 @@ cliTest(
   },
 );
 
-cliTest("tyhooks route --deadline bounds the whole call below the per-router timeout", async () => {
+Deno.test("tyhooks route --deadline bounds the whole call below the per-router timeout", async () => {
   const hung = "#!/bin/sh\nexec sleep 30\n";
   const plugins = await makeTree({
     ...pluginFiles("a", "task.route", hung),
@@ -103,7 +103,7 @@ cliTest("tyhooks route --deadline bounds the whole call below the per-router tim
   assert.match(r.stderr, /Router "a" skipped: did not answer within the 1000 ms deadline/);
 });
 
-cliTest("tyhooks route rejects a bad --deadline with exit 64 naming the flag", async () => {
+Deno.test("tyhooks route rejects a bad --deadline with exit 64 naming the flag", async () => {
   const r = await cli(["route", "--deadline", "soon"]);
   assert.equal(r.code, 64);
   assert.match(r.stderr, /Invalid duration "soon" for flag "--deadline"/);

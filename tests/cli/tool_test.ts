@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, makeTree } from "../_cli.ts";
 import { groupGone, readPid } from "../_procs.ts";
-import { cliTest, pluginFiles } from "./_loader.ts";
+import { pluginFiles } from "./_trees.ts";
 
 const ARGS = JSON.stringify({ command: "rm -rf /tmp/x" });
 
@@ -21,13 +21,13 @@ async function pre(plugins: string, ...extra: string[]) {
   return { ...r, verdict: r.stdout ? JSON.parse(r.stdout) : undefined };
 }
 
-cliTest("tyhooks tool pre allows with exit 0 when no hook is configured", async () => {
+Deno.test("tyhooks tool pre allows with exit 0 when no hook is configured", async () => {
   const r = await pre(await makeTree({}));
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(r.verdict, { action: "allow", reason: "" });
 });
 
-cliTest("tyhooks tool pre exits 2 on a JSON block answer, with its reason", async () => {
+Deno.test("tyhooks tool pre exits 2 on a JSON block answer, with its reason", async () => {
   const plugins = await makeTree(
     pluginFiles(
       "guard",
@@ -40,7 +40,7 @@ cliTest("tyhooks tool pre exits 2 on a JSON block answer, with its reason", asyn
   assert.deepEqual(r.verdict, { action: "block", reason: "no rm" });
 });
 
-cliTest("tyhooks tool pre exits 2 when a hook exits 2, with its stderr as the reason", async () => {
+Deno.test("tyhooks tool pre exits 2 when a hook exits 2, with its stderr as the reason", async () => {
   const hooks = await makeTree({
     "guard.sh": "#!/bin/sh\necho 'outside the sandbox' >&2\nexit 2\n",
   });
@@ -53,7 +53,7 @@ cliTest("tyhooks tool pre exits 2 when a hook exits 2, with its stderr as the re
   assert.deepEqual(JSON.parse(r.stdout), { action: "block", reason: "outside the sandbox" });
 });
 
-cliTest("tyhooks tool pre fails closed when a --pre-hook cannot start", async () => {
+Deno.test("tyhooks tool pre fails closed when a --pre-hook cannot start", async () => {
   const r = await pre(await makeTree({}), "--pre-hook", "/nonexistent/guard.sh");
   assert.equal(r.code, 2, r.stderr);
   assert.match(r.verdict.reason, /"\/nonexistent\/guard.sh" failed: Cannot start/);
@@ -67,7 +67,7 @@ const FAILURES: Record<string, string> = {
 };
 
 for (const [what, script] of Object.entries(FAILURES)) {
-  cliTest(
+  Deno.test(
     `tyhooks tool pre blocks on ${what} by default and allows with --on-failure allow`,
     async () => {
       const plugins = await makeTree(pluginFiles("guard", "pre_tool_call", script));
@@ -82,7 +82,7 @@ for (const [what, script] of Object.entries(FAILURES)) {
   );
 }
 
-cliTest(
+Deno.test(
   "tyhooks tool pre asks --pre-hook first, then plugins by name, and runs none after the first block",
   async () => {
     const trace = await Deno.makeTempDir();
@@ -107,7 +107,7 @@ cliTest(
   },
 );
 
-cliTest(
+Deno.test(
   "tyhooks tool pre returns within its default deadline + 1 s with hung hooks, their groups gone",
   async () => {
     const trace = await Deno.makeTempDir();
@@ -125,7 +125,7 @@ cliTest(
   },
 );
 
-cliTest(
+Deno.test(
   "tyhooks tool pre and post reject a missing --tool, bad --args JSON and a bad --on-failure with exit 64",
   async () => {
     const noTool = await cli(["tool", "pre"]);
@@ -140,7 +140,7 @@ cliTest(
   },
 );
 
-cliTest(
+Deno.test(
   "tyhooks tool post sends hook, tool, args, result, platform and user_id, and no error key without an error",
   async () => {
     const trace = await Deno.makeTempDir();
@@ -186,7 +186,7 @@ cliTest(
   },
 );
 
-cliTest("tyhooks tool post --detach returns at once and the post hook still runs", async () => {
+Deno.test("tyhooks tool post --detach returns at once and the post hook still runs", async () => {
   const trace = await Deno.makeTempDir();
   const hooks = await makeTree({ "post.sh": `#!/bin/sh\nsleep 0.5\ncat > ${trace}/request\n` });
   const r = await cli(
