@@ -7,6 +7,7 @@
 
 import { dirname, join } from "../_path.ts";
 import { RunError } from "../errors.ts";
+import { unsafeDirReason } from "../safe_dir.ts";
 
 /** sun_path holds 108 bytes, the terminating NUL included. */
 const MAX_SOCKET_PATH = 107;
@@ -27,8 +28,9 @@ export interface SocketIdentity {
  * Requires `--allow-read`, `--allow-write`.
  *
  * @param path The socket path.
- * @throws {RunError} When a daemon answers there, the file is not a socket, or the path is too
- * long for a unix socket.
+ * @throws {RunError} When a daemon answers there, the file is not a socket, the path is too
+ * long for a unix socket, or another user could replace the socket (its directory, or one on the
+ * way, is theirs, or writable by others and not sticky).
  * @example
  * ```ts
  * import { claimSocketPath } from "./unix_socket.ts";
@@ -43,6 +45,14 @@ export async function claimSocketPath(path: string): Promise<void> {
     );
   }
   await Deno.mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  // A 0600 socket is no protection when another user can unlink it and bind their own there.
+  const unsafe = unsafeDirReason(dirname(path));
+  if (unsafe !== null) {
+    throw new RunError(
+      `Cannot use socket "${path}": another user could replace it: ${unsafe}\n` +
+        "hint: use a directory only you can write to (--listen unix:PATH, or $XDG_RUNTIME_DIR)",
+    );
+  }
   let info: Deno.FileInfo;
   try {
     info = await Deno.lstat(path);

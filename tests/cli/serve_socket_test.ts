@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { dirname } from "node:path";
+import { lchown } from "node:fs/promises";
 import { makeTree } from "../_cli.ts";
 import { serveFailure, startServe, tempSocket } from "./_serve.ts";
 
@@ -135,4 +136,53 @@ Deno.test("serve: an address that cannot be bound is an error naming it (exit 1)
   } finally {
     taken.close();
   }
+});
+
+// Issue 12, found in review: with XDG_CACHE_HOME in a shared dir, another user owned the socket's
+// dir, unlinked the socket, bound their own and answered the victim's tool calls "allow".
+Deno.test({
+  name: "serve: a socket dir another user could write to is refused, naming why",
+  ignore: Deno.uid() !== 0, // Making a dir another user's needs chown: root only.
+  async fn() {
+    const shared = await Deno.makeTempDir({ prefix: "tyh-" });
+    try {
+      await Deno.chmod(shared, 0o1777); // As /tmp: world-writable, sticky.
+      const theirs = `${shared}/theirs`;
+      await Deno.mkdir(theirs, { mode: 0o777 });
+      await Deno.chown(theirs, 65534, 65534);
+      const open = `${shared}/open`;
+      await Deno.mkdir(open);
+      await Deno.chmod(open, 0o777); // World-writable, not sticky.
+      await Deno.symlink(open, `${shared}/link`);
+      await lchown(`${shared}/link`, 65534, 65534);
+      const refused = [
+        [`${theirs}/tyhooks.sock`, /"[^"]*theirs" belongs to another user \(uid 65534\)/],
+        [`${open}/tyhooks.sock`, /"[^"]*open" is writable by group or others and not sticky/],
+        [`${shared}/link/tyhooks.sock`, /"[^"]*link" belongs to another user/],
+      ] as const;
+      for (const [socket, why] of refused) {
+        const r = await serveFailure(["--listen", `unix:${socket}`]);
+        assert.equal(r.code, 1, r.stderr);
+        assert.match(r.stderr, /another user could replace it/);
+        assert.match(r.stderr, why);
+      }
+      // The default socket, through a shared cache dir whose tyhooks/ the other user made first.
+      await Deno.mkdir(`${shared}/tyhooks`, { mode: 0o777 });
+      await Deno.chown(`${shared}/tyhooks`, 65534, 65534);
+      const viaCache = await serveFailure([], {
+        env: { XDG_RUNTIME_DIR: "", XDG_CACHE_HOME: shared },
+      });
+      assert.equal(viaCache.code, 1, viaCache.stderr);
+      assert.match(viaCache.stderr, /tyhooks" belongs to another user \(uid 65534\)/);
+      // A sticky, world-writable dir itself (as /tmp) is fine: nobody else can unlink the socket.
+      const d = await startServe(["--listen", `unix:${shared}/ok.sock`]);
+      try {
+        assert.equal((await d.call("GET", "/v1/health")).status, 200);
+      } finally {
+        await d.stop();
+      }
+    } finally {
+      await Deno.remove(shared, { recursive: true });
+    }
+  },
 });
