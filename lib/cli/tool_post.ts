@@ -10,7 +10,7 @@ export const spec: CommandSpec = {
     ...TOOL_CALL_OPTIONS,
     result: { type: "string", value: "R", help: "the tool's result" },
     error: { type: "string", value: "E", help: "the tool's error, if it failed" },
-    "post-hook": { type: "string", value: "PATH", multiple: true, help: "a post hook script" },
+    "post-hook": { type: "string", value: "FILE", multiple: true, help: "a post hook script" },
     timeout: { type: "string", value: "DUR", help: "per-hook timeout (default 30s)" },
     detach: {
       type: "boolean",

@@ -11,7 +11,7 @@ export const spec: CommandSpec = {
     "Ask the pre_tool_call hooks whether a tool call may run: all at once, decided in order (--pre-hook scripts first, then plugins by name); the first block wins.",
   options: {
     ...TOOL_CALL_OPTIONS,
-    "pre-hook": { type: "string", value: "PATH", multiple: true, help: "a pre hook script" },
+    "pre-hook": { type: "string", value: "FILE", multiple: true, help: "a pre hook script" },
     sequential: { type: "boolean", help: "ask one hook after another" },
     timeout: { type: "string", value: "DUR", help: "per-hook timeout (default 30s)" },
     deadline: {

@@ -54,9 +54,19 @@ Deno.test("tyhooks tool pre exits 2 when a hook exits 2, with its stderr as the 
 });
 
 Deno.test("tyhooks tool pre fails closed when a --pre-hook cannot start", async () => {
-  const r = await pre(await makeTree({}), "--pre-hook", "/nonexistent/guard.sh");
+  const dir = await makeTree({ "guard.sh": "not a script, and not executable\n" });
+  const r = await pre(dir, "--pre-hook", join(dir, "guard.sh"));
   assert.equal(r.code, 2, r.stderr);
-  assert.match(r.verdict.reason, /"\/nonexistent\/guard.sh" failed: Cannot start/);
+  assert.match(r.verdict.reason, /guard.sh" failed: Cannot start/);
+});
+
+Deno.test("a --pre-hook or --post-hook that does not exist is a usage error (64), as every file flag", async () => {
+  for (const [command, flag] of [["pre", "--pre-hook"], ["post", "--post-hook"]]) {
+    const r = await cli(["tool", command, "--tool", "bash", flag, "/nonexistent/hook.sh"]);
+    assert.equal(r.code, 64, r.stderr);
+    assert.equal(r.stdout, "");
+    assert.match(r.stderr, new RegExp(`"/nonexistent/hook.sh" given to "${flag}" does not exist`));
+  }
 });
 
 const FAILURES: Record<string, string> = {
