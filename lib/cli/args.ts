@@ -58,6 +58,14 @@ export function findCommand(args: string[]): Found {
     const entry = byName(typed);
     if (entry === undefined && !isGroup(typed)) {
       if (found !== undefined && !isGroup(found.typed)) break;
+      // `tyhooks --plugin-dir x plugins`: the word is a mistyped global flag's value, and the
+      // flag is what to report.
+      const before = args[i - 1];
+      if (found === undefined && i > 0 && before.startsWith("--") && !before.includes("=")) {
+        if (optionNamed(GLOBAL_OPTIONS, before) === undefined) {
+          throw unknownFlag(GLOBAL_OPTIONS, before, "");
+        }
+      }
       return { words: [...words, arg], rest: args.filter((_, j) => !used.has(j)) };
     }
     words.push(arg);

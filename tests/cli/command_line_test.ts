@@ -77,6 +77,11 @@ Deno.test("unknown commands and flags get a did-you-mean and exit 64", async () 
       ["plugins", "--plugin-dir", "/x"],
       /Unknown flag "--plugin-dir"\nhint: did you mean "--plugins-dir"\?/,
     ],
+    // Before the command too: the flag, not its value, is what was mistyped.
+    [
+      ["--plugin-dir", "/x", "plugins"],
+      /Unknown flag "--plugin-dir"\nhint: did you mean "--plugins-dir"\?/,
+    ],
     [["fire", "task.done", "--jsn"], /Unknown flag "--jsn"\nhint: did you mean "--json"\?/],
     [["tool", "pree"], /Unknown command "tool pree"\nhint: did you mean "tyhooks tool pre"\?/],
   ];
