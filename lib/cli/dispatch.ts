@@ -139,7 +139,9 @@ function globalsFrom(values: CommandContext["values"]): GlobalOptions {
       `Invalid value "${logFormat}" for flag "--log-format": expected text or json`,
     );
   }
-  const logLevel = values["log-level"] ?? "info";
+  // Claude Code hands a blocked call's whole stderr to the model as the reason: there, only
+  // errors are logged unless asked otherwise.
+  const logLevel = values["log-level"] ?? (values.claude === true ? "error" : "info");
   if (!LOG_LEVELS.includes(logLevel as LogLevel)) {
     throw new UsageError(
       `Invalid value "${logLevel}" for flag "--log-level": expected ${LOG_LEVELS.join(", ")}`,
