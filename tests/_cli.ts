@@ -128,9 +128,22 @@ export const RUN_KEYS: readonly string[] = [
   "timed_out",
 ];
 
+/** Temp dirs made by {@linkcode makeTree}, removed when the test process ends. */
+const trees: string[] = [];
+globalThis.addEventListener("unload", () => {
+  for (const dir of trees) {
+    try {
+      Deno.removeSync(dir, { recursive: true });
+    } catch {
+      // A test made it unremovable on purpose (mode 000, another owner): left for the OS.
+    }
+  }
+});
+
 /** Writes `files` (path -> content; content starting with "#!" is made executable) under a new temp dir. */
 export async function makeTree(files: Record<string, string>): Promise<string> {
   const dir = await Deno.makeTempDir({ prefix: "tyhooks-test-" });
+  trees.push(dir);
   await writeTree(dir, files);
   return dir;
 }
