@@ -196,8 +196,8 @@ export interface TaskEnvOptions {
   route?: boolean;
   /**
    * Adds what ty's second emitter (`internal/events`) gives the legacy hooks dir:
-   * `TASK_TIMESTAMP` (RFC 3339, now), and `WORKTREE_BRANCH`, `WORKTREE_PORT`, `TASK_TAGS`,
-   * `TASK_METADATA` (JSON) each only when known.
+   * `TASK_TIMESTAMP` (RFC 3339, now), `TASK_EXECUTOR`, and `WORKTREE_BRANCH`, `WORKTREE_PORT`,
+   * `TASK_TAGS`, `TASK_METADATA` (JSON) each only when known.
    */
   legacy?: boolean;
   /** The time for `TASK_TIMESTAMP`; default now. */
@@ -236,6 +236,7 @@ export function taskEnv(task: Task, options: TaskEnvOptions = {}): Record<string
   }
   if (options.legacy) {
     env.TASK_TIMESTAMP = rfc3339(options.now ?? new Date());
+    env.TASK_EXECUTOR = task.executor;
     if (task.branch_name !== "") env.WORKTREE_BRANCH = task.branch_name;
     if (task.port !== 0) env.WORKTREE_PORT = String(task.port);
     if (task.tags !== "") env.TASK_TAGS = task.tags;

@@ -32,6 +32,7 @@ Deno.test("the legacy hook gets ty's TASK_TIMESTAMP, WORKTREE_BRANCH, WORKTREE_P
   const task = {
     id: 9,
     title: "Ship",
+    executor: "codex",
     branch_name: "task/9-ship",
     port: 3109,
     tags: "urgent,web",
@@ -63,6 +64,10 @@ Deno.test("the legacy hook gets ty's TASK_TIMESTAMP, WORKTREE_BRANCH, WORKTREE_P
     assert.equal(legacy.get("TASK_ID"), "9");
     const plugin = envOf(await Deno.readTextFile(join(plugins, "p", "h.sh.env")));
     for (const name of LEGACY_ONLY) assert.equal(plugin.get(name), undefined, name);
+    // ty's events manager gives legacy hooks the executor; its plugin hooks get it only for
+    // task.route.
+    assert.equal(legacy.get("TASK_EXECUTOR"), "codex");
+    assert.equal(plugin.get("TASK_EXECUTOR"), undefined);
   } finally {
     await Deno.remove(plugins, { recursive: true });
     await Deno.remove(hooks, { recursive: true });
