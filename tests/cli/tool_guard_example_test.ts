@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, ROOT } from "../_cli.ts";
+import { startServe, tempSocket } from "./_serve.ts";
 
 const EXAMPLES = join(ROOT, "plugins-example");
 const GUARD = join(EXAMPLES, "tool-guard/guard.sh");
@@ -114,4 +115,34 @@ Deno.test("tool-guard example through tyhooks tool pre: blocks rm -rf / (exit 2)
   const file = await run("write_file", { content: "git push --force is banned" });
   assert.equal(file.code, 0, file.stderr);
   assert.equal(JSON.parse(file.stdout).action, "allow");
+});
+
+Deno.test("tool-guard example in the daemon's persistent mode: one guard process answers every call", async () => {
+  const socket = await tempSocket();
+  const daemon = await startServe([
+    "--listen",
+    `unix:${socket}`,
+    "--plugins-dir",
+    EXAMPLES,
+    "--hooks-dir",
+    join(socket, "..", "no-hooks"),
+  ]);
+  try {
+    const ask = async (tool: string, command: string) =>
+      (await daemon.call("POST", "/v1/tool/pre", { tool, args: { command } })).body;
+    assert.deepEqual(await ask("bash", "rm -rf /"), {
+      action: "block",
+      reason: "destructive shell command: recursive rm of /",
+    });
+    assert.deepEqual(await ask("bash", "rm -rf /tmp/build"), { action: "allow", reason: "" });
+    assert.deepEqual(await ask("write_file", "git push --force"), { action: "allow", reason: "" });
+    assert.deepEqual(await ask("bash", "git push -f"), {
+      action: "block",
+      reason: "destructive shell command: git push -f (use --force-with-lease)",
+    });
+    const guards = (await new Deno.Command("pgrep", { args: ["-f", GUARD] }).output()).stdout;
+    assert.equal(new TextDecoder().decode(guards).trim().split("\n").length, 1);
+  } finally {
+    assert.equal((await daemon.stop()).code, 0);
+  }
 });
