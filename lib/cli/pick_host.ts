@@ -71,7 +71,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     strategy: strategy as Strategy,
     // The hosts question and the probes share the call's bound.
     timeoutMs: file === undefined
-      ? Math.max(timeoutMs - (performance.now() - started), MIN_PROBE_MS)
+      ? Math.max(Math.round(timeoutMs - (performance.now() - started)), MIN_PROBE_MS)
       : timeoutMs,
     cwd: file === undefined ? Deno.cwd() : dirname(resolve(file)),
     log: ctx.log,
