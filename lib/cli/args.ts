@@ -177,11 +177,17 @@ export function metaFlags(
   return { help, version };
 }
 
-/** The options a command accepts: its own, the global ones, and `--json` where output is JSON. */
+/**
+ * The options a command accepts: its own, the global ones, and `--json` everywhere (a host program
+ * that passes it to every call must never get a usage error, and lose a post hook, for it).
+ */
 export function optionsOf(entry: CommandEntry, spec: CommandSpec): Record<string, OptionSpec> {
-  const json: Record<string, OptionSpec> = entry.jsonOutput && !spec.options.json
-    ? { json: { type: "boolean", help: "accepted for symmetry: the output is always JSON" } }
-    : {};
+  const help = entry.jsonOutput
+    ? "accepted for symmetry: the output is always JSON"
+    : "accepted for symmetry: this command prints no document";
+  const json: Record<string, OptionSpec> = spec.options.json
+    ? {}
+    : { json: { type: "boolean", help } };
   return { ...spec.options, ...json, ...GLOBAL_OPTIONS, ...VERSION_OPTION };
 }
 

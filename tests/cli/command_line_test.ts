@@ -228,3 +228,19 @@ Deno.test("a file named by a flag that does not exist is a usage error, exit 64,
     );
   }
 });
+
+Deno.test("--json is accepted by the commands that print no document too: tool post still runs its hooks", async () => {
+  await withTree({
+    "p/plugin.yaml": "name: p\nhooks:\n  post_tool_call: post.sh\n",
+    "p/post.sh": '#!/bin/sh\ncat > "$(dirname "$0")/seen"\n',
+  }, async (dir) => {
+    const post = await cli(["tool", "post", "--tool", "bash", "--json", "--plugins-dir", dir], {
+      env: ENV,
+    });
+    assert.equal(post.code, 0, post.stderr);
+    assert.equal(JSON.parse(await Deno.readTextFile(join(dir, "p", "seen"))).tool, "bash");
+    const where = await cli(["plugins", "dir", "--json", "--plugins-dir", dir], { env: ENV });
+    assert.equal(where.code, 0, where.stderr);
+    assert.equal(where.stdout, `${dir}\n`);
+  });
+});
