@@ -2,14 +2,22 @@
 
 import { writeTree } from "../_cli.ts";
 
-/** A plugins dir with `count` plugins, each handling `event` with a trivial script. */
-export async function pluginTree(count: number, event = "task.done"): Promise<string> {
+/**
+ * A plugins dir with `count` plugins, each handling `event` with a trivial script, and with
+ * `action` an action too (the shape issue 16 measures loading with).
+ */
+export async function pluginTree(
+  count: number,
+  { event = "task.done", action = false }: { event?: string; action?: boolean } = {},
+): Promise<string> {
   const dir = await Deno.makeTempDir({ prefix: "tyhooks-bench-" });
   const files: Record<string, string> = {};
   for (let i = 0; i < count; i++) {
     const name = `p${String(i).padStart(4, "0")}`;
-    files[`${name}/plugin.yaml`] = `name: ${name}\nhooks:\n  ${event}: hook.sh\n`;
+    const actions = action ? "actions:\n  - id: sync\n    label: Sync\n    command: sync.sh\n" : "";
+    files[`${name}/plugin.yaml`] = `name: ${name}\nhooks:\n  ${event}: hook.sh\n${actions}`;
     files[`${name}/hook.sh`] = "#!/bin/sh\nexit 0\n";
+    if (action) files[`${name}/sync.sh`] = "#!/bin/sh\nexit 0\n";
   }
   await writeTree(dir, files);
   return dir;
