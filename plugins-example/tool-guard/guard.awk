@@ -2,7 +2,8 @@
 # home dir or of a top-level system dir; a force push; formatting or overwriting a disk) and
 # allows everything else. The command is split into words as a shell splits it, so
 # `rm -rf /tmp/build` passes, and only shell tools are judged, so a file whose text merely
-# mentions `git push --force` is written.
+# mentions `git push --force` is written. It is an example, not a sandbox: a command string handed
+# to another shell (`bash -c "..."`, `eval`) or built at run time is not looked into.
 #
 # Request: {"hook","tool","args":{"command":...},...}. Answer: {"action":"allow"|"block","reason"}.
 
@@ -153,8 +154,18 @@ function judge(line,    i, c, q, word, inword, n, why) {
 # Why the command in W[1..n] is destructive, or "".
 function destructive(n,    i, j, prog, opt, recursive, target, force) {
   i = 1
-  while (i <= n && (W[i] ~ /^(sudo|doas|env|nohup|time|command|exec|nice)$/ || \
-         W[i] ~ /^[A-Za-z_][A-Za-z0-9_]*=/ || (i > 1 && W[1] == "sudo" && W[i] ~ /^-/))) i++
+  # Skip what only wraps the command: sudo/doas and their options (-u USER takes a value, so
+  # "sudo -u root rm -rf /usr" is judged as "rm -rf /usr"), env, nice -n N, VAR=value, ...
+  while (i <= n) {
+    if (W[i] ~ /^(sudo|doas|env|nohup|time|command|exec|nice)$/) {
+      opt = W[i]; i++
+      while (i <= n && W[i] ~ /^-/) {
+        if ((opt ~ /^(sudo|doas)$/ && W[i] ~ /^-[ugCDhprtTU]$/) || (opt == "nice" && W[i] == "-n")) i++
+        i++
+      }
+    } else if (W[i] ~ /^[A-Za-z_][A-Za-z0-9_]*=/) i++
+    else break
+  }
   if (i > n) return ""
   prog = W[i]; sub(/.*\//, "", prog)
   if (prog == "rm") {

@@ -11,6 +11,9 @@ const BLOCKED: [string, string][] = [
   ["rm -rf ~", "recursive rm of ~"],
   ["rm -fr ~/", "recursive rm of ~/"],
   ["cd /srv && sudo rm -rf /*", "recursive rm of /*"],
+  // A wrapper's options, and the value of one such as -u, are not the command (review).
+  ["sudo -u root rm -rf /usr", "recursive rm of /usr"],
+  ["nice -n 5 env -i rm -rf /etc", "recursive rm of /etc"],
   ["rm -r -f /etc", "recursive rm of /etc"],
   ['rm -rf "$HOME"', "recursive rm of $HOME"],
   ["rm -rf /home/bob", "recursive rm of /home/bob"],
@@ -27,6 +30,7 @@ const ALLOWED: string[] = [
   "rm -rf ./build node_modules",
   "rm /tmp/x",
   "ls -la /",
+  "sudo -u bob ls /",
   "git push --force-with-lease origin main",
   "git push origin main",
   'echo "rm -rf /"',
@@ -115,6 +119,15 @@ Deno.test("tool-guard example through tyhooks tool pre: blocks rm -rf / (exit 2)
   const file = await run("write_file", { content: "git push --force is banned" });
   assert.equal(file.code, 0, file.stderr);
   assert.equal(JSON.parse(file.stdout).action, "allow");
+});
+
+Deno.test("tool-guard example as a Claude Code PreToolUse hook: its Bash tool is judged, not skipped by the matcher", async () => {
+  const r = await cli(["tool", "pre", "--claude", "--plugins-dir", EXAMPLES], {
+    stdin: JSON.stringify({ tool_name: "Bash", tool_input: { command: "rm -rf /" } }),
+  });
+  assert.equal(r.code, 2, r.stderr);
+  assert.equal(r.stdout, "");
+  assert.equal(r.stderr, "destructive shell command: recursive rm of /\n");
 });
 
 Deno.test("tool-guard example in the daemon's persistent mode: one guard process answers every call", async () => {
