@@ -8,7 +8,7 @@
  * @module
  */
 
-import { join, relative } from "../_path.ts";
+import { dirname, join, relative } from "../_path.ts";
 import type { LoadWarning, Plugin } from "./types.ts";
 import { type ParsedManifest, readManifest } from "./read_manifest.ts";
 import { locate, type Position } from "./locate.ts";
@@ -111,16 +111,25 @@ export async function inspectPlugin(
   }
   const { parts, problems, notes } = buildPlugin({ dir, realDir }, data, read.typed);
   report.problems = problems.map((p) => warning(p.message, locate(read, p.at, { key: p.key })));
-  let unsafe: ReturnType<typeof unsafeMode> = null;
-  try {
-    unsafe = unsafeMode(Deno.statSync(realDir), realDir);
-  } catch {
-    // Gone since it was resolved: nothing left to warn about.
+  // StrictModes: whoever can write the manifest, the plugin dir or a dir above it (up to the
+  // plugins dir, where another plugin could be put in its place) decides what runs.
+  const unsafeParts: string[] = [];
+  const check = (what: string, path: string) => {
+    let unsafe: ReturnType<typeof unsafeMode> = null;
+    try {
+      unsafe = unsafeMode(Deno.statSync(path), path);
+    } catch {
+      // Gone since it was resolved: nothing left to warn about.
+    }
+    if (unsafe !== null) unsafeParts.push(`${what} ${unsafe.reason} (hint: ${unsafe.hint})`);
+  };
+  check(`Plugin dir ${quote(report.relDir)}`, realDir);
+  check(`Manifest ${quote(join(report.relDir, "plugin.yaml"))}`, join(realDir, "plugin.yaml"));
+  for (let up = dirname(dir); up.length >= root.length && up !== dir; up = dirname(up)) {
+    check(`Dir ${quote(relative(root, up) || root)} above plugin ${quote(report.relDir)}`, up);
+    if (up === root || up === dirname(up)) break;
   }
-  if (unsafe !== null) {
-    const message = `Plugin dir ${quote(report.relDir)} ${unsafe.reason} (hint: ${unsafe.hint})`;
-    report.problems.unshift(warning(message, null));
-  }
+  report.problems.unshift(...unsafeParts.map((message) => warning(message, null)));
   report.lint = notes.map((p) => warning(p.message, locate(read, p.at, { key: p.key })));
   if (!isUsable(parts)) {
     const drops = problems.flatMap((p) => p.dropped === undefined ? [] : [p.dropped]);

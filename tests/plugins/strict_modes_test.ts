@@ -45,6 +45,30 @@ Deno.test("a plugin dir and a script writable by group are warned about, and sti
   });
 });
 
+Deno.test("a manifest, or a collection dir above the plugin, that others could write is warned about (review)", async () => {
+  const root = await makeTree({
+    "team/p/plugin.yaml": "name: p\nhooks:\n  task.done: a.sh\n",
+    "team/p/a.sh": SCRIPT,
+  });
+  try {
+    // Another user could rewrite the manifest (and so drop a guard), or swap the plugin dir.
+    await Deno.chmod(join(root, "team", "p", "plugin.yaml"), 0o666);
+    await Deno.chmod(join(root, "team"), 0o777);
+    const index = await loadPlugins(root);
+    assert.deepEqual(index.plugins.map((p) => p.name), ["p"]);
+    const manifest = JSON.stringify(await Deno.realPath(join(root, "team", "p", "plugin.yaml")));
+    assert.deepEqual(index.warnings.map((w) => w.message), [
+      `Manifest "team/p/plugin.yaml" is writable by group or others (mode 0666) (hint: chmod go-w ${manifest})`,
+      `Dir "team" above plugin "team/p" is writable by group or others (mode 0777) (hint: chmod go-w ${
+        JSON.stringify(join(root, "team"))
+      })`,
+    ]);
+    assert.equal((await validatePlugins(root)).problems.length, 2);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
 Deno.test({
   name: "a plugin dir and a script owned by another user are warned about",
   ignore: Deno.uid() !== 0,
