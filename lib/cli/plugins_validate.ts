@@ -36,7 +36,25 @@ export async function run(ctx: CommandContext): Promise<number> {
       ...result.problems,
       ...(await readLegacyHooks(hooksDir(ctx.globals.hooksDir))).problems,
     );
-    oks.push(`ok: ${count(result.checked)} in ${JSON.stringify(dir)}`);
+    // `--plugins-dir my-plugin/` in a plugin's own CI found nothing and passed: the plugins dir
+    // is searched below itself, so its own plugin.yaml is never read (as in ty).
+    const problem = (message: string) => ({
+      plugin: null,
+      path: dir,
+      line: null,
+      column: null,
+      message,
+    });
+    if (await Deno.lstat(resolve(dir, "plugin.yaml")).catch(() => null) !== null) {
+      const quoted = JSON.stringify(dir);
+      problems.push(problem(
+        `The plugins dir ${quoted} is itself a plugin, which is not loaded from there ` +
+          `(hint: tyhooks plugins validate ${quoted})`,
+      ));
+    }
+    // A missing plugins dir holds no plugins (SPEC), but say so: it may be a typo.
+    const missing = await Deno.stat(dir).then(() => "", () => " (it does not exist)");
+    oks.push(`ok: ${count(result.checked)} in ${JSON.stringify(dir)}${missing}`);
   } else {
     // Every PATH is checked to exist first: a typo must not pass as "nothing to lint".
     const targets = await Promise.all(ctx.positionals.map(target));
