@@ -11,9 +11,19 @@ import { pluginTree } from "./_tree.ts";
 /** Runs the comparison; returns table rows. */
 export async function benchFanout(rounds = 30): Promise<string[][]> {
   const runners = new Map<number, Runner>();
-  for (const count of [1, 10, 50]) {
-    runners.set(count, new Runner(await loadPlugins(await pluginTree(count))));
+  const dirs: string[] = [];
+  try {
+    for (const count of [1, 10, 50]) {
+      dirs.push(await pluginTree(count));
+      runners.set(count, new Runner(await loadPlugins(dirs[dirs.length - 1])));
+    }
+    return await fireEach(runners, rounds);
+  } finally {
+    for (const dir of dirs) await Deno.remove(dir, { recursive: true });
   }
+}
+
+async function fireEach(runners: Map<number, Runner>, rounds: number): Promise<string[][]> {
   const times = new Map<number, number[]>([...runners.keys()].map((k) => [k, []]));
   for (let i = 0; i < rounds; i++) {
     for (const [count, runner] of runners) {

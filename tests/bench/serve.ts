@@ -140,6 +140,7 @@ export async function benchServe(total = 2000, inFlight = 50): Promise<string[][
     ];
   } finally {
     await daemon.stop();
+    await Deno.remove(plugins, { recursive: true });
   }
 }
 
