@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runScript } from "../lib/process/run_script.ts";
 import { spawnIsolated } from "../lib/process/spawn_isolated.ts";
-import { terminateGroup } from "../lib/process/kill_group.ts";
+import { terminateGroup } from "../lib/process/group.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const MAIN = join(HERE, "..", "main.ts");

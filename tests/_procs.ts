@@ -2,7 +2,7 @@
 
 import { join } from "node:path";
 import { ROOT } from "./_cli.ts";
-import { liveGroupMembers } from "../lib/process/group_members.ts";
+import { liveGroupMembers } from "../lib/process/group.ts";
 
 /** Path of a fixture script in tests/fixtures/scripts/. */
 export function fixture(name: string): string {

@@ -11,17 +11,15 @@
  */
 
 import { capture, type Captured } from "./output_cap.ts";
-import { DEFAULT_GRACE_MS, groupAlive, terminateGroup } from "./kill_group.ts";
-import { waitGroupEmpty } from "./wait_group.ts";
+import { DEFAULT_GRACE_MS, groupAlive, terminateGroup, waitGroupEmpty } from "./group.ts";
 import type { RunResult } from "./record.ts";
 import { SETSID_EXEC_FAILURE, spawnIsolated } from "./spawn_isolated.ts";
-import { checkExecutable } from "./check_executable.ts";
 import { clearableTimeout, within } from "../_timers.ts";
 
 /** Default cap of captured output per stream. */
 export const DEFAULT_MAX_OUTPUT = 1024 * 1024;
 /** Default time between SIGTERM and SIGKILL. */
-export { DEFAULT_GRACE_MS } from "./kill_group.ts";
+export { DEFAULT_GRACE_MS } from "./group.ts";
 /** How long output is drained after the script exits (or is killed). */
 export const DRAIN_MS = 100;
 
@@ -236,6 +234,27 @@ export async function runScript(script: string, options: RunOptions = {}): Promi
     }
   }
   return finish();
+}
+
+/**
+ * Why `script` looks unrunnable (a cheap check after a start failure, so the common causes get a
+ * clear message instead of the isolator's exit code), or null. Names without a slash are looked
+ * up on PATH at exec time and not checked.
+ */
+async function checkExecutable(script: string): Promise<string | null> {
+  if (!script.includes("/")) return null;
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(script);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return `Cannot start "${script}": no such file`;
+    return `Cannot start "${script}": ${(error as Error).message}`;
+  }
+  if (!info.isFile) return `Cannot start "${script}": not a regular file`;
+  if (info.mode !== null && (info.mode & 0o111) === 0) {
+    return `Cannot start "${script}": not executable (hint: chmod +x "${script}")`;
+  }
+  return null;
 }
 
 function fill(result: RunResult, stream: "stdout" | "stderr", got: Captured): void {

@@ -22,7 +22,7 @@ import type { Plugin } from "../plugins/types.ts";
 import { DEFAULT_MAX_PROCS, hookSettings } from "../plugins/hook_settings.ts";
 import type { RunResult } from "../process/record.ts";
 import { spawnIsolated } from "../process/spawn_isolated.ts";
-import { DEFAULT_GRACE_MS, terminateGroup } from "../process/kill_group.ts";
+import { DEFAULT_GRACE_MS, terminateGroup } from "../process/group.ts";
 import { type ChunkReader, openReader } from "../process/output_cap.ts";
 import { DEFAULT_MAX_OUTPUT } from "../process/run_script.ts";
 import { pluginEnv } from "../hooks/runner.ts";

@@ -10,8 +10,7 @@ import type { PluginService } from "../plugins/types.ts";
 import type { Logger } from "../log.ts";
 import { safeLogger } from "./_safe_logger.ts";
 import { spawnIsolated } from "../process/spawn_isolated.ts";
-import { groupAlive, terminateGroup } from "../process/kill_group.ts";
-import { waitGroupEmpty } from "../process/wait_group.ts";
+import { DEFAULT_GRACE_MS, groupAlive, terminateGroup, waitGroupEmpty } from "../process/group.ts";
 import {
   type BackoffOptions,
   DEFAULT_BACKOFF,
@@ -23,7 +22,6 @@ import { type LineSink, type LineSource, prefixedStderr, relayLines } from "./li
 import { serviceEnv } from "./service_env.ts";
 import type { LastExit, ServiceState, ServiceStatus } from "./types.ts";
 import { sleep, within } from "../_timers.ts";
-import { DEFAULT_GRACE_MS } from "../process/kill_group.ts";
 import { DRAIN_MS } from "../process/run_script.ts";
 
 /**

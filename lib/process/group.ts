@@ -1,0 +1,244 @@
+/**
+ * A script's process group and session: which members are live, signalling and terminating them
+ * (SIGTERM, a grace period, then SIGKILL), and waiting for the group to empty.
+ *
+ * Every child is started in its own session (see `spawn_isolated.ts`), so its pid is its group id
+ * and its session id. A descendant that made a group of its own (`set -m`, `process_group=0`) is
+ * out of the group but still in the session, so it is found by a scan and signalled too; only a
+ * deliberate `setsid` escapes.
+ *
+ * Liveness: a signal probe cannot tell zombies from live members, and where PID 1 does not reap
+ * (many containers) an orphan's zombie stays in its group for good, so a kill would always wait
+ * out its grace. /proc tells them apart, but Deno reads /proc only with `--allow-all`, which the
+ * binary does not have; then `pgrep -r` (procps) answers for a group, and `ps` lists a session's
+ * members (ps is everywhere, pgrep's `-r` is not).
+ *
+ * @module
+ */
+
+import { sleep } from "../_timers.ts";
+
+/** Default time between SIGTERM and SIGKILL. */
+export const DEFAULT_GRACE_MS = 500;
+const KILL_POLL_MS = 10;
+/** The wait for an empty group polls from 5 ms, doubling up to WAIT_MAX_POLL_MS. */
+const WAIT_POLL_MS = 5;
+/**
+ * A notified hook's background job may run for its whole timeout (30 s): polling it every
+ * 100 ms keeps the cost of telling zombies apart (a /proc scan, or a pgrep) small, and a finished
+ * job is seen at most this late.
+ */
+const WAIT_MAX_POLL_MS = 100;
+/** Process states that count as alive: everything but zombie (Z) and dead (X). */
+const LIVE_STATES = "R,S,D,T,t,W,I,P";
+let pgrepMissing = false;
+let psMissing = false;
+
+type Match = (pgrp: number, session: number) => boolean;
+
+/**
+ * True while any process of group `pgid` is alive (unreaped zombies included). Probes with
+ * SIGCONT, which is harmless: a stopped member resumes only to be terminated.
+ */
+export function groupAlive(pgid: number): boolean {
+  try {
+    Deno.kill(-pgid, "SIGCONT");
+    return true;
+  } catch {
+    // ESRCH: gone. EPERM: the group exists but is not ours to signal, so waiting is pointless.
+    return false;
+  }
+}
+
+/** The pids of group `pgid` that are not zombies, or null when /proc cannot be read. */
+export function liveGroupMembers(pgid: number): number[] | null {
+  return scanProc((pgrp) => pgrp === pgid);
+}
+
+/**
+ * The live processes of session `sid` outside group `sid`, from /proc, else from `ps` (/proc
+ * denied, or macOS); null when neither can tell.
+ */
+export async function sessionStrays(sid: number): Promise<number[] | null> {
+  const outside = (pgrp: number, session: number) => session === sid && pgrp !== sid;
+  return scanProc(outside) ?? await psScan(outside);
+}
+
+/**
+ * True while group `pgid` has a member that is not a zombie. Asks a signal probe first (free),
+ * then /proc, then `pgrep`; with none of them able to tell, a group the probe sees counts as
+ * alive (the safe side: the caller then waits out its grace and SIGKILLs).
+ */
+export async function groupHasLiveMembers(pgid: number): Promise<boolean> {
+  if (!groupAlive(pgid)) return false;
+  const members = liveGroupMembers(pgid);
+  if (members !== null) return members.length > 0;
+  return (await pgrepLive(pgid)) ?? true;
+}
+
+function scanProc(match: Match): number[] | null {
+  let entries: Iterable<Deno.DirEntry>;
+  try {
+    entries = Deno.readDirSync("/proc");
+  } catch {
+    return null;
+  }
+  const live: number[] = [];
+  for (const entry of entries) {
+    const pid = Number(entry.name);
+    if (!Number.isInteger(pid)) continue;
+    let stat: string;
+    try {
+      stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    } catch {
+      continue; // Exited while we looked.
+    }
+    // Fields after the command name, which is in parentheses and may hold spaces:
+    // state ppid pgrp session.
+    const [state, _ppid, pgrp, session] = stat.slice(stat.lastIndexOf(")") + 2).split(" ", 4);
+    if (state !== "Z" && state !== "X" && match(Number(pgrp), Number(session))) live.push(pid);
+  }
+  return live;
+}
+
+async function psScan(match: Match): Promise<number[] | null> {
+  if (psMissing) return null;
+  let output: Deno.CommandOutput;
+  try {
+    output = await new Deno.Command("ps", {
+      args: ["-e", "-o", "pid=,pgid=,sid=,stat="],
+      stdin: "null",
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+  } catch {
+    psMissing = true;
+    return null;
+  }
+  if (!output.success) return null;
+  const live: number[] = [];
+  for (const line of new TextDecoder().decode(output.stdout).split("\n")) {
+    const [pid, pgrp, session, state] = line.trim().split(/\s+/);
+    if (state !== undefined && !/^[ZX]/.test(state) && match(Number(pgrp), Number(session))) {
+      live.push(Number(pid));
+    }
+  }
+  return live;
+}
+
+async function pgrepLive(pgid: number): Promise<boolean | null> {
+  if (pgrepMissing) return null;
+  try {
+    const { code } = await new Deno.Command("pgrep", {
+      args: ["-g", String(pgid), "-r", LIVE_STATES],
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    // 0: matched, 1: none; anything else (an old pgrep without -r) cannot tell.
+    return code === 0 ? true : code === 1 ? false : null;
+  } catch {
+    pgrepMissing = true;
+    return null;
+  }
+}
+
+/**
+ * Sends `signal` to the process group `pgid`; false when neither the group nor the process
+ * exists any more. Until the child has made itself a group leader (a few microseconds after
+ * spawn, when `setsid(1)` is the isolator) the group does not exist yet, so the child itself is
+ * signalled instead.
+ */
+export function signalGroup(pgid: number, signal: Deno.Signal): boolean {
+  try {
+    Deno.kill(-pgid, signal);
+    return true;
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) {
+      return !(error instanceof Deno.errors.PermissionDenied);
+    }
+  }
+  try {
+    Deno.kill(pgid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Options of {@linkcode terminateGroup}. */
+export interface TerminateOptions {
+  /** How long members get between SIGTERM and SIGKILL; default 500 ms. */
+  graceMs?: number;
+  /**
+   * Resolves when the direct child has been reaped. Until then its zombie keeps the group
+   * "alive", so the wait for an empty group includes it.
+   */
+  reaped?: Promise<unknown>;
+}
+
+/**
+ * Terminates group `pgid` and the rest of its session: SIGTERM to every member of the group, then
+ * to the session's strays; wait until all are gone or the grace period ends, then SIGKILL
+ * whatever is left (the strays scanned again). Returns within the grace period plus a poll tick
+ * and one scan, true when SIGKILL was needed.
+ */
+export async function terminateGroup(
+  pgid: number,
+  options: TerminateOptions = {},
+): Promise<boolean> {
+  const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
+  const deadline = performance.now() + graceMs;
+  if (!signalGroup(pgid, "SIGTERM")) return false;
+  // Scanned after the group's signal, so members that fork while dying are seen; the scan's cost
+  // counts against the grace period, keeping the call's bound.
+  const strays = await signalStrays(pgid, "SIGTERM");
+  let reaped = options.reaped === undefined;
+  options.reaped?.then(() => reaped = true, () => reaped = true);
+  // Checked at least once even when the scan (a ps spawn on a loaded host) used up the grace.
+  do {
+    await sleep(Math.max(0, Math.min(KILL_POLL_MS, deadline - performance.now())));
+    if (
+      reaped && !(await groupHasLiveMembers(pgid)) &&
+      (strays === 0 || (await signalStrays(pgid, null)) === 0)
+    ) return false;
+  } while (performance.now() < deadline);
+  const killed = signalGroup(pgid, "SIGKILL");
+  return (await signalStrays(pgid, "SIGKILL")) > 0 || killed;
+}
+
+/** Sends `signal` to each stray of session `sid` (null: none, just count them). */
+async function signalStrays(sid: number, signal: Deno.Signal | null): Promise<number> {
+  const members = await sessionStrays(sid) ?? [];
+  if (signal !== null) {
+    for (const pid of members) {
+      try {
+        Deno.kill(pid, signal);
+      } catch {
+        // Gone since the scan.
+      }
+    }
+  }
+  return members.length;
+}
+
+/**
+ * Waits until group `pgid` has no live member, at most `ms`, or until `signal` aborts; true when
+ * the group is empty. SIGKILL is delivered asynchronously, so a caller that promises "nothing is
+ * left" waits here; a notified hook's run also lasts until its group is empty.
+ */
+export async function waitGroupEmpty(
+  pgid: number,
+  ms: number,
+  options: { signal?: AbortSignal } = {},
+): Promise<boolean> {
+  const deadline = performance.now() + ms;
+  let poll = WAIT_POLL_MS;
+  while (true) {
+    if (!(await groupHasLiveMembers(pgid))) return true;
+    const left = deadline - performance.now();
+    if (left <= 0 || options.signal?.aborted) return false;
+    if (!(await sleep(Math.min(poll, left), options.signal))) return false;
+    poll = Math.min(poll * 2, WAIT_MAX_POLL_MS);
+  }
+}
