@@ -77,9 +77,10 @@ export {
   type PreToolOptions,
   ToolHooks,
   type ToolHooksOptions,
+  type ToolRunner,
   type ToolVerdict,
-} from "./toolcalls/tool_hooks.ts";
-export { BLOCK_EXIT_CODE, judgePreRun, type PreOutcome } from "./toolcalls/pre_verdict.ts";
+} from "./consult/tool_hooks.ts";
+export { BLOCK_EXIT_CODE, judgePreRun, type PreOutcome } from "./consult/tool_hooks.ts";
 export { type LoadOptions, loadPlugins } from "./plugins/load.ts";
 export { validatePlugins, type ValidationResult } from "./plugins/validate.ts";
 export { type PluginJson, type PluginListJson, pluginListJson } from "./plugins/index_json.ts";
@@ -153,12 +154,7 @@ export type {
   ManifestService,
 } from "./plugins/manifest.ts";
 export type { PlacementAnswer, PlacementRequest } from "./resolve/placement_schema.ts";
-export type {
-  PostToolCall,
-  PreToolAnswer,
-  ToolCall,
-  ToolHookRequest,
-} from "./toolcalls/tool_schema.ts";
+export type { PostToolCall, PreToolAnswer, ToolCall, ToolHookRequest } from "./wire/tool.ts";
 export type { HostFacts } from "./hosts/probe_schema.ts";
 export type { EventBody, PlacementBody, StatusChangeBody, TaskBody } from "./serve/schemas.ts";
 export type { SafeParse, Schema, SchemaIssue } from "./schema_type.ts";

@@ -14,13 +14,8 @@ import type { Manifest } from "./plugins/manifest.ts";
 import * as manifest from "./plugins/manifest_schema.ts";
 import type { PlacementAnswer, PlacementRequest } from "./resolve/placement_schema.ts";
 import * as placement from "./resolve/placement_schema.ts";
-import type {
-  PostToolCall,
-  PreToolAnswer,
-  ToolCall,
-  ToolHookRequest,
-} from "./toolcalls/tool_schema.ts";
-import * as tool from "./toolcalls/tool_schema.ts";
+import type { PostToolCall, PreToolAnswer, ToolCall, ToolHookRequest } from "./wire/tool.ts";
+import * as tool from "./wire/tool.ts";
 import type { HostFacts } from "./hosts/probe_schema.ts";
 import * as probe from "./hosts/probe_schema.ts";
 import type {

@@ -153,7 +153,7 @@ function fromClaudeCode(value: unknown): ToolCallInput {
 
 /** tyhooks' own request: `{"tool","args","platform","user_id"}`, plus `result`, `error`. */
 async function fromRequest(value: unknown, command: string): Promise<ToolCallInput> {
-  const { PostToolCallSchema } = await import("../toolcalls/tool_schema.ts");
+  const { PostToolCallSchema } = await import("../wire/tool.ts");
   const parsed = PostToolCallSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -41,7 +41,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     return 0;
   }
   const runner = await makeRunner(ctx, { timeouts: timeout ? { tool: timeout } : {} });
-  const { ToolHooks } = await import("../toolcalls/tool_hooks.ts");
+  const { ToolHooks } = await import("../consult/tool_hooks.ts");
   const hooks = new ToolHooks(runner, { postHooks: hookPaths(ctx, "post-hook") });
   await hooks.postToolCall(call);
   return 0;

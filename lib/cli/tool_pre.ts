@@ -36,7 +36,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   const { runner, deadline } = await makeConsultRunner(ctx, {
     timeouts: timeout ? { tool: timeout } : {},
   });
-  const { ToolHooks } = await import("../toolcalls/tool_hooks.ts");
+  const { ToolHooks } = await import("../consult/tool_hooks.ts");
   const hooks = new ToolHooks(runner, {
     preHooks: hookPaths(ctx, "pre-hook"),
     onFailure,

@@ -1,7 +1,7 @@
 /**
  * The tool-call endpoints: `POST /v1/tool/pre` asks the `pre_tool_call` hooks (a caller waits:
  * consulted), `POST /v1/tool/post` tells the `post_tool_call` hooks (fire-and-forget, queued).
- * The bodies are the tool-call wire format of `lib/toolcalls/`.
+ * The bodies are the tool-call wire format of `lib/wire/tool.ts`.
  *
  * @module
  */
@@ -12,8 +12,8 @@ import { parseBody, parseSizedBody } from "./body.ts";
 import { lazy } from "./_lazy.ts";
 
 const toolcalls = lazy(async () => ({
-  ...(await import("../toolcalls/tool_schema.ts")),
-  ...(await import("../toolcalls/tool_hooks.ts")),
+  ...(await import("../wire/tool.ts")),
+  ...(await import("../consult/tool_hooks.ts")),
 }));
 
 /**

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { readPlacementAnswer } from "../../lib/resolve/placement_answer.ts";
 import { parsePlacementAnswer } from "../../lib/resolve/placement_schema.ts";
-import { readPreAnswer } from "../../lib/toolcalls/pre_answer.ts";
-import { parsePreAnswer } from "../../lib/toolcalls/tool_schema.ts";
+import { readPreAnswer } from "../../lib/consult/tool_hooks.ts";
+import { parsePreAnswer } from "../../lib/wire/tool.ts";
 
 const PLACEMENT_ANSWERS = [
   '{"target":" gpu-1 ","workdir":"~/src","reason":"free"}',

@@ -4,7 +4,7 @@ import { Runner } from "../../lib/hooks/runner.ts";
 import { EMPTY_TASK } from "../../lib/task.ts";
 import { NO_ROUTE } from "../../lib/resolve/route.ts";
 import { groupGone, readPid, waitGone } from "../_procs.ts";
-import { pluginIndex, type PluginScripts, recordingLogger, traceDir } from "./_consult.ts";
+import { pluginIndex, type PluginScripts, recordingLogger, traceDir } from "../consult/_consult.ts";
 
 const TASK = {
   ...EMPTY_TASK,

@@ -1,71 +1,48 @@
 /**
  * The tool-call guards: `pre_tool_call` hooks decide whether an agent's tool call may run,
- * `post_tool_call` hooks are told about it afterwards.
+ * `post_tool_call` hooks are told about it afterwards. Here too: what one pre hook's run means,
+ * and the guards a failed load lost (a guard that could not be loaded fails closed).
  *
  * @module
  */
 
-import type { Runner } from "../hooks/runner.ts";
-import { consult, type ConsultHandler, type ConsultOptions } from "../consult/consult.ts";
-import { failureReason, type RunRecord, succeeded, toRecord } from "../process/record.ts";
+import {
+  consult,
+  type ConsultHandler,
+  type ConsultOptions,
+  type ConsultRunner,
+} from "./consult.ts";
+import {
+  failureReason,
+  type RunRecord,
+  type RunResult,
+  succeeded,
+  toRecord,
+} from "../process/record.ts";
 import type { RunOptions } from "../process/run_script.ts";
-import { judgePreRun, type PreOutcome } from "./pre_verdict.ts";
-import { lostGuard } from "./lost_guards.ts";
 import { hookSettings, toolMatches } from "../plugins/hook_settings.ts";
-import type { Plugin } from "../plugins/types.ts";
-import type { PostToolCall, ToolCall, ToolHookRequest } from "./tool_schema.ts";
+import type { Plugin, PluginIndex } from "../plugins/types.ts";
+import type { PostToolCall, PreToolAnswer, ToolCall, ToolHookRequest } from "../wire/tool.ts";
+import { basename, dirname } from "../_path.ts";
+import { readBounded } from "../read_bounded.ts";
+import { parseJson } from "../_json.ts";
 
 /**
  * The event of pre hooks.
- *
- * @example
- * ```ts
- * import { PRE_TOOL_EVENT } from "./tool_hooks.ts";
- * console.assert(PRE_TOOL_EVENT === "pre_tool_call");
- * ```
  */
 export const PRE_TOOL_EVENT = "pre_tool_call";
 /**
  * The event of post hooks.
- *
- * @example
- * ```ts
- * import { POST_TOOL_EVENT } from "./tool_hooks.ts";
- * console.assert(POST_TOOL_EVENT === "post_tool_call");
- * ```
  */
 export const POST_TOOL_EVENT = "post_tool_call";
 
 /**
  * What a failing pre hook (timeout, crash, bad answer) means: `block` (fail closed) or `allow`.
- *
- * @example
- * ```ts
- * import { Runner } from "../hooks/runner.ts";
- * import { type FailurePolicy, ToolHooks } from "./tool_hooks.ts";
- * const onFailure: FailurePolicy = "allow";
- * const hooks = new ToolHooks(new Runner({ dir: "/none", plugins: [], warnings: [] }), {
- *   preHooks: ["/nonexistent/guard.sh"],
- *   onFailure,
- * });
- * const verdict = await hooks.preToolCall({ tool: "bash" });
- * console.assert(verdict.action === "allow"); // the guard could not start: policy says allow
- * ```
  */
 export type FailurePolicy = "block" | "allow";
 
 /**
  * Options of {@linkcode ToolHooks}.
- *
- * @example
- * ```ts
- * import { Runner } from "../hooks/runner.ts";
- * import { ToolHooks, type ToolHooksOptions } from "./tool_hooks.ts";
- * const options: ToolHooksOptions = { preHooks: ["/nonexistent/guard.sh"] };
- * const hooks = new ToolHooks(new Runner({ dir: "/none", plugins: [], warnings: [] }), options);
- * const verdict = await hooks.preToolCall({ tool: "bash" });
- * console.assert(hooks.hasPreHook() && verdict.action === "block"); // fails closed by default
- * ```
  */
 export interface ToolHooksOptions {
   /** Explicit pre hook scripts, asked before the plugins' (as `--pre-hook PATH`). */
@@ -78,17 +55,6 @@ export interface ToolHooksOptions {
 
 /**
  * Options of {@linkcode ToolHooks.preToolCall}.
- *
- * @example
- * ```ts
- * import { Runner } from "../hooks/runner.ts";
- * import { type PreToolOptions, ToolHooks } from "./tool_hooks.ts";
- * const hooks = new ToolHooks(new Runner({ dir: "/none", plugins: [], warnings: [] }), {
- *   preHooks: ["/nonexistent/guard.sh"],
- * });
- * const options: PreToolOptions = { onFailure: "allow", deadlineMs: 1000 };
- * console.assert((await hooks.preToolCall({ tool: "bash" }, options)).action === "allow");
- * ```
  */
 export interface PreToolOptions extends ConsultOptions {
   /** Overrides the policy given to the constructor. */
@@ -97,19 +63,22 @@ export interface PreToolOptions extends ConsultOptions {
 
 /**
  * The answer to "may this tool call run?" (`tool pre` prints exactly this).
- *
- * @example
- * ```ts
- * import type { ToolVerdict } from "./tool_hooks.ts";
- * const verdict: ToolVerdict = { action: "block", reason: "rm -rf is not allowed" };
- * console.assert(JSON.stringify(verdict) === '{"action":"block","reason":"rm -rf is not allowed"}');
- * ```
  */
 export interface ToolVerdict {
   /** Whether the call may run. */
   action: "allow" | "block";
   /** Why, from the hook that decided; may be empty. */
   reason: string;
+}
+
+/** What the tool hooks need of a runner (the `Runner` of `lib/hooks/runner.ts` is one). */
+export interface ToolRunner extends ConsultRunner {
+  /** The loaded plugins and the loader's warnings (a lost guard fails closed). */
+  readonly index: PluginIndex;
+  /** Runs an explicit script. */
+  run(script: string, options?: RunOptions): Promise<RunResult>;
+  /** Runs `plugin`'s script for `event`. */
+  runHook(plugin: Plugin, event: string, options?: RunOptions): Promise<RunResult>;
 }
 
 /**
@@ -129,7 +98,7 @@ export interface ToolVerdict {
  * ```
  */
 export class ToolHooks {
-  #runner: Runner;
+  #runner: ToolRunner;
   #pre: string[];
   #post: string[];
   #onFailure: FailurePolicy;
@@ -140,7 +109,7 @@ export class ToolHooks {
    * @param runner The runner (plugin index, tool timeout, grace, logger, abort signal).
    * @param options Explicit hook scripts and the failure policy.
    */
-  constructor(runner: Runner, options: ToolHooksOptions = {}) {
+  constructor(runner: ToolRunner, options: ToolHooksOptions = {}) {
     this.#runner = runner;
     this.#pre = options.preHooks ?? [];
     this.#post = options.postHooks ?? [];
@@ -293,4 +262,147 @@ function request(hook: ToolHookRequest["hook"], call: PostToolCall): ToolHookReq
     platform: call.platform ?? "",
     user_id: call.user_id ?? "",
   };
+}
+
+/** The meaning of one pre hook's run: allow, block, or a failure the failure policy decides. */
+export type PreOutcome =
+  | { kind: "allow" | "block"; reason: string }
+  | { kind: "failure"; reason: string };
+
+/** Exit code by which a pre hook blocks, its stderr being the reason. */
+export const BLOCK_EXIT_CODE = 2;
+
+/**
+ * Reads a pre hook's run: exit 0 with empty stdout allows; exit 0 with a JSON answer says allow
+ * or block; exit 2 blocks with stderr (trimmed) as the reason; anything else (start failure,
+ * timeout, signal, another exit code, malformed JSON, unknown action) is a failure.
+ *
+ * @param result The run.
+ * @param timeoutMs The timeout it ran under, for the failure reason.
+ * @returns The outcome; `reason` may be empty for allow and block.
+ * @example
+ * ```ts
+ * import { judgePreRun } from "./tool_hooks.ts";
+ * const run = { exit_code: 2, signal: null, error: null, timed_out: false, stdout: "", stderr: "no\n" };
+ * const outcome = await judgePreRun(run as never, 1000);
+ * console.assert(outcome.kind === "block" && outcome.reason === "no");
+ * ```
+ */
+export async function judgePreRun(result: RunResult, timeoutMs: number): Promise<PreOutcome> {
+  if (result.error === null && !result.timed_out && result.exit_code === BLOCK_EXIT_CODE) {
+    return { kind: "block", reason: result.stderr.trim() };
+  }
+  if (result.error !== null || result.timed_out || result.exit_code !== 0) {
+    return { kind: "failure", reason: failureReason(result, timeoutMs) };
+  }
+  if (result.stdout.trim() === "") return { kind: "allow", reason: "" };
+  const parsed = await readPreAnswer(result.stdout);
+  if (!parsed.ok) return { kind: "failure", reason: parsed.error };
+  return { kind: parsed.answer.action, reason: parsed.answer.reason };
+}
+
+/**
+ * Parses a pre hook's stdout (known not to be blank) without loading zod: a well-formed answer
+ * (`action` allow or block in any case and spacing, `reason` a string, null or missing) is built
+ * directly; anything else goes to the zod schema for the precise error. A test keeps both
+ * readings equal.
+ */
+export async function readPreAnswer(
+  stdout: string,
+): Promise<{ ok: true; answer: PreToolAnswer } | { ok: false; error: string }> {
+  const json = parseJson(stdout);
+  if (!json.ok) return json;
+  const value = json.value;
+  if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+    const { action, reason } = value as Record<string, unknown>;
+    const verb = typeof action === "string" ? action.trim().toLowerCase() : undefined;
+    const text = reason ?? "";
+    if ((verb === "allow" || verb === "block") && typeof text === "string") {
+      return { ok: true, answer: { action: verb, reason: text.trim() } };
+    }
+  }
+  const { parsePreAnswer } = await import("../wire/tool.ts");
+  return parsePreAnswer(stdout);
+}
+
+// Guards fail closed on load failures too (SPEC, "Trust boundaries"): a `pre_tool_call` hook
+// that could not be loaded is not "no hook configured". Only the loader's warnings are looked
+// at, so a clean load costs nothing.
+
+/**
+ * Why the index may lack a guard it should have (the plugins dir could not be read, or a plugin
+ * that declares `pre_tool_call`, or whose unparseable manifest mentions it, was skipped or had
+ * that hook dropped), or null when nothing was lost. Requires `--allow-read`.
+ */
+export function lostGuard(index: PluginIndex): Promise<string | null> {
+  // Once per index: the daemon asks for every tool call over the same snapshot.
+  let found = judged.get(index);
+  if (found === undefined) {
+    found = judgeLoad(index);
+    judged.set(index, found);
+  }
+  return found;
+}
+
+const judged = new WeakMap<PluginIndex, Promise<string | null>>();
+
+// Plugin dirs seen with a guard by this process. A daemon reloading while a manifest is half
+// written may read a prefix that parses and names no hook at all: the plugin had a guard a moment
+// ago, so its warning still means a lost guard.
+const guardedBefore = new Set<string>();
+
+async function judgeLoad(index: PluginIndex): Promise<string | null> {
+  const loadedGuards = new Set(
+    index.plugins.filter((p) => Object.hasOwn(p.hooks, PRE_TOOL_EVENT)).map((p) => p.dir),
+  );
+  for (const dir of loadedGuards) guardedBefore.add(dir);
+  if (index.warnings.length === 0) return null;
+  const checked = new Set<string>();
+  for (const warning of index.warnings) {
+    // The loader's one warning about the plugins dir itself: it could not be listed.
+    if (warning.plugin === null && warning.path === index.dir) {
+      return `the plugins dir "${index.dir}" could not be read: ${warning.message}`;
+    }
+    if (basename(warning.path) !== "plugin.yaml") continue;
+    const dir = dirname(warning.path);
+    if (loadedGuards.has(dir) || checked.has(dir)) continue;
+    checked.add(dir);
+    const read = await readGuard(warning.path);
+    // A manifest without a readable hooks map, in a dir that had a guard: most likely cut while
+    // being written (a daemon reload), so the guard is lost, not removed.
+    const broken = read === "no hooks map" && guardedBefore.has(dir);
+    if (read === "no" || (read === "no hooks map" && !broken)) continue;
+    const why = read === "unreadable"
+      ? " (its manifest could not be read, so it may declare one)"
+      : broken
+      ? " (it had that hook when last loaded)"
+      : "";
+    return `a plugin in "${dir}" that declares ${PRE_TOOL_EVENT} was not loaded with it: ${warning.message}${why}`;
+  }
+  return null;
+}
+
+/**
+ * Whether the manifest at `path` declares a `pre_tool_call` hook ("yes", "no", or "no hooks map"
+ * when it parses but `hooks` is missing or not a map); for one that cannot be parsed, whether its
+ * text mentions the event. "unreadable" when it cannot be read at all.
+ */
+async function readGuard(path: string): Promise<"yes" | "no" | "no hooks map" | "unreadable"> {
+  const { readManifest } = await import("../plugins/read_manifest.ts");
+  const read = await readManifest(path);
+  if (read.ok) {
+    const data = read.lenient;
+    const hooks = isMap(data) ? data.hooks : undefined;
+    if (!isMap(hooks)) return "no hooks map";
+    return Object.hasOwn(hooks, PRE_TOOL_EVENT) ? "yes" : "no";
+  }
+  try {
+    return (await readBounded(path)).includes(PRE_TOOL_EVENT) ? "yes" : "no";
+  } catch {
+    return "unreadable";
+  }
+}
+
+function isMap(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
 }

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { Runner } from "../../lib/hooks/runner.ts";
-import { ToolHooks, type ToolHooksOptions } from "../../lib/toolcalls/tool_hooks.ts";
+import { ToolHooks, type ToolHooksOptions } from "../../lib/consult/tool_hooks.ts";
 import { writeTree } from "../_cli.ts";
 import { groupGone } from "../_procs.ts";
-import { pluginIndex, type PluginScripts, recordingLogger, traceDir } from "../resolve/_consult.ts";
+import { pluginIndex, type PluginScripts, recordingLogger, traceDir } from "./_consult.ts";
 
 const CALL = { tool: "bash", args: { command: "rm -rf /" }, platform: "cli", user_id: "u1" };
 

@@ -12,47 +12,26 @@ import { parseJson } from "../_json.ts";
 /**
  * Zod schema of a tool call as a host describes it (`POST /v1/tool/pre` bodies, the `tool pre`
  * flags). `args` is any JSON value; the rest default to empty.
- *
- * @example
- * ```ts
- * import { ToolCallSchema } from "./tool_schema.ts";
- * const call = ToolCallSchema.parse({ tool: "bash", args: { command: "ls" } });
- * console.assert(call.platform === "" && call.user_id === "");
- * ```
  */
 export const ToolCallSchema = z.object({
   tool: z.string().min(1),
   args: z.unknown().default({}),
   platform: z.string().default(""),
   user_id: z.string().default(""),
-}) satisfies z.ZodType<Required<ToolCall>, ToolCall>;
+});
 
 /**
  * Zod schema of a finished tool call (`POST /v1/tool/post` bodies): the call plus its result and
  * error, both defaulting to empty.
- *
- * @example
- * ```ts
- * import { PostToolCallSchema } from "./tool_schema.ts";
- * const call = PostToolCallSchema.parse({ tool: "bash", result: "ok" });
- * console.assert(call.error === "" && call.result === "ok");
- * ```
  */
 export const PostToolCallSchema = ToolCallSchema.extend({
   result: z.string().default(""),
   error: z.string().default(""),
-}) satisfies z.ZodType<Required<PostToolCall>, PostToolCall>;
+});
 
 /**
  * A tool call as a host describes it: every field but `tool` may be left out (`ToolCallSchema`
  * fills in the defaults).
- *
- * @example
- * ```ts
- * import type { ToolCall } from "./tool_schema.ts";
- * const call: ToolCall = { tool: "bash", args: { command: "rm -rf /" }, user_id: "u1" };
- * console.assert(call.platform === undefined);
- * ```
  */
 export interface ToolCall {
   /** The tool's name, e.g. `bash`; not empty. */
@@ -67,13 +46,6 @@ export interface ToolCall {
 /**
  * A finished tool call: the call, its result and its error (`PostToolCallSchema` fills in the
  * defaults).
- *
- * @example
- * ```ts
- * import type { PostToolCall } from "./tool_schema.ts";
- * const call: PostToolCall = { tool: "bash", args: { command: "ls" }, result: "a b c" };
- * console.assert(call.error === undefined);
- * ```
  */
 export interface PostToolCall extends ToolCall {
   /** What the tool returned; default `""`. */
@@ -85,15 +57,6 @@ export interface PostToolCall extends ToolCall {
 /**
  * Zod schema of what a tool hook reads on stdin. `result` is sent to post hooks only; `error`
  * only when there is one.
- *
- * @example
- * ```ts
- * import { ToolHookRequestSchema } from "./tool_schema.ts";
- * const req = ToolHookRequestSchema.parse({
- *   hook: "pre_tool_call", tool: "bash", args: {}, platform: "", user_id: "",
- * });
- * console.assert(!("error" in req));
- * ```
  */
 export const ToolHookRequestSchema = z.object({
   hook: z.enum(["pre_tool_call", "post_tool_call"]),
@@ -103,25 +66,9 @@ export const ToolHookRequestSchema = z.object({
   error: z.string().optional(),
   platform: z.string(),
   user_id: z.string(),
-}) satisfies z.ZodType<ToolHookRequest>;
+});
 
-/**
- * The request a tool hook reads on stdin.
- *
- * @example
- * ```ts
- * import type { ToolHookRequest } from "./tool_schema.ts";
- * const request: ToolHookRequest = {
- *   hook: "post_tool_call",
- *   tool: "bash",
- *   args: { command: "ls" },
- *   result: "a b c",
- *   platform: "cli",
- *   user_id: "",
- * };
- * console.assert(request.error === undefined);
- * ```
- */
+/** The request a tool hook reads on stdin. */
 export interface ToolHookRequest {
   /** Which hook is asked: `pre_tool_call` may block the call, `post_tool_call` is told of it. */
   hook: "pre_tool_call" | "post_tool_call";
@@ -143,18 +90,11 @@ export interface ToolHookRequest {
  * Zod schema of a `pre_tool_call` answer: `{"action":"allow"|"block","reason"}`, extra keys
  * ignored. The action is trimmed and lower-cased first: an answer meaning "Block" must never pass
  * as a failure that the `allow` policy would let through.
- *
- * @example
- * ```ts
- * import { PreToolAnswerSchema } from "./tool_schema.ts";
- * const a = PreToolAnswerSchema.parse({ action: " Block ", reason: "rm -rf" });
- * console.assert(a.action === "block" && a.reason === "rm -rf");
- * ```
  */
 export const PreToolAnswerSchema = z.object({
   action: z.string().transform((a) => a.trim().toLowerCase()).pipe(z.enum(["allow", "block"])),
   reason: z.string().nullish().transform((r) => (r ?? "").trim()),
-}) satisfies z.ZodType<PreToolAnswer>;
+});
 
 // The schemas validate, the interfaces document: neither may gain a field the other lacks. A
 // tool call is checked as callers write it (input) and as the schema returns it (defaults filled).
@@ -165,17 +105,7 @@ true satisfies Same<z.output<typeof PostToolCallSchema>, Required<PostToolCall>>
 true satisfies Same<z.output<typeof ToolHookRequestSchema>, ToolHookRequest>;
 true satisfies Same<z.output<typeof PreToolAnswerSchema>, PreToolAnswer>;
 
-/**
- * A `pre_tool_call` hook's answer, validated.
- *
- * @example
- * ```ts
- * import { parsePreAnswer, type PreToolAnswer } from "./tool_schema.ts";
- * const parsed = parsePreAnswer('{"action":"ALLOW"}');
- * const answer: PreToolAnswer | null = parsed.ok ? parsed.answer : null;
- * console.assert(answer?.action === "allow" && answer.reason === "");
- * ```
- */
+/** A `pre_tool_call` hook's answer, validated. */
 export interface PreToolAnswer {
   /** The verdict, trimmed and lower-cased from what the hook printed. */
   action: "allow" | "block";
@@ -188,12 +118,6 @@ export interface PreToolAnswer {
  *
  * @param stdout The hook's output.
  * @returns The answer, or why it is not one.
- * @example
- * ```ts
- * import { parsePreAnswer } from "./tool_schema.ts";
- * const bad = parsePreAnswer('{"action":"maybe"}');
- * console.assert(!bad.ok && bad.error.startsWith("unknown action"));
- * ```
  */
 export function parsePreAnswer(
   stdout: string,
