@@ -128,8 +128,8 @@ export {
   relayLines,
   stderrSink,
 } from "./services/line_relay.ts";
-export { parseEnvEntry, serviceEnv } from "./services/service_env.ts";
-export { listServices } from "./services/service_list.ts";
+export { parseEnvEntry, serviceEnv } from "./services/supervisor.ts";
+export { listServices } from "./services/service_set.ts";
 export type {
   LastExit,
   ServiceEntry,
@@ -137,7 +137,7 @@ export type {
   ServicesStatus,
   ServiceState,
   ServiceStatus,
-} from "./services/types.ts";
+} from "./services/schema.ts";
 export { type Daemon, type DaemonOptions, startDaemon } from "./serve/server.ts";
 export type { ServiceSupervisor } from "./serve/context.ts";
 export type { WatchDirOptions } from "./serve/watch_dir.ts";

@@ -25,7 +25,7 @@ import type {
   ServicesStatus,
   ServiceState,
   ServiceStatus,
-} from "./services/types.ts";
+} from "./services/schema.ts";
 import * as services from "./services/schema.ts";
 import type { EventBody, PlacementBody, StatusChangeBody, TaskBody } from "./serve/schemas.ts";
 import * as bodies from "./serve/schemas.ts";

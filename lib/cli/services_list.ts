@@ -1,7 +1,7 @@
 import type { CommandContext, CommandSpec } from "./command.ts";
 import { loadIndex } from "./_shared.ts";
-import { listServices } from "../services/service_list.ts";
-import type { ServiceEntry } from "../services/types.ts";
+import { listServices } from "../services/service_set.ts";
+import type { ServiceEntry } from "../services/schema.ts";
 
 export const spec: CommandSpec = {
   name: "services list",

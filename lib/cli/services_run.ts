@@ -1,10 +1,9 @@
 import type { CommandContext, CommandSpec } from "./command.ts";
 import { durationOption, loadIndex } from "./_shared.ts";
 import { UsageError } from "../errors.ts";
-import { parseEnvEntry } from "../services/service_env.ts";
 import { stderrSink } from "../services/line_relay.ts";
 import { startServices } from "../services/service_set.ts";
-import { DEFAULT_STOP_TIMEOUT_MS } from "../services/supervisor.ts";
+import { DEFAULT_STOP_TIMEOUT_MS, parseEnvEntry } from "../services/supervisor.ts";
 
 export const spec: CommandSpec = {
   name: "services run",

@@ -7,17 +7,7 @@
 
 import type { RestartPolicy } from "../plugins/types.ts";
 
-/**
- * Timings of the restart policy.
- *
- * @example
- * ```ts
- * import { type BackoffOptions, DEFAULT_BACKOFF, nextStep, NO_STREAK } from "./backoff.ts";
- * const fast: BackoffOptions = { ...DEFAULT_BACKOFF, initialMs: 100 };
- * const step = nextStep("always", { failed: false, uptimeMs: 5 }, NO_STREAK, fast);
- * console.assert(step.kind === "restart" && step.delayMs === 100);
- * ```
- */
+/** Timings of the restart policy. */
 export interface BackoffOptions {
   /** Delay before the first restart of a streak; default 1 s. */
   initialMs: number;
@@ -29,15 +19,7 @@ export interface BackoffOptions {
   maxFailures: number;
 }
 
-/**
- * SPEC's timings.
- *
- * @example
- * ```ts
- * import { DEFAULT_BACKOFF } from "./backoff.ts";
- * console.assert(DEFAULT_BACKOFF.initialMs === 1000 && DEFAULT_BACKOFF.maxFailures === 5);
- * ```
- */
+/** SPEC's timings. */
 export const DEFAULT_BACKOFF: Readonly<BackoffOptions> = Object.freeze({
   initialMs: 1000,
   maxMs: 30_000,
@@ -49,13 +31,6 @@ export const DEFAULT_BACKOFF: Readonly<BackoffOptions> = Object.freeze({
  * Consecutive runs shorter than `resetAfterMs`. Exits of any kind set the delay; only failures
  * count toward giving up, so a quick clean-exit loop under `always` is slowed to one run per
  * `maxMs` but never given up (it may be a periodic job), while a crash loop is.
- *
- * @example
- * ```ts
- * import { nextStep, type Streak } from "./backoff.ts";
- * const crashing: Streak = { quickExits: 4, quickFailures: 4 };
- * console.assert(nextStep("always", { failed: true, uptimeMs: 5 }, crashing).kind === "give_up");
- * ```
  */
 export interface Streak {
   /** Quick runs in a row, however they ended: they set the delay. */
@@ -64,28 +39,10 @@ export interface Streak {
   quickFailures: number;
 }
 
-/**
- * No streak: a fresh service.
- *
- * @example
- * ```ts
- * import { nextStep, NO_STREAK } from "./backoff.ts";
- * const step = nextStep("on-failure", { failed: true, uptimeMs: 5 }, NO_STREAK);
- * console.assert(step.streak.quickFailures === NO_STREAK.quickFailures + 1);
- * ```
- */
+/** No streak: a fresh service. */
 export const NO_STREAK: Readonly<Streak> = Object.freeze({ quickExits: 0, quickFailures: 0 });
 
-/**
- * How one run ended, as far as the policy cares.
- *
- * @example
- * ```ts
- * import { nextStep, NO_STREAK, type RunEnd } from "./backoff.ts";
- * const clean: RunEnd = { failed: false, uptimeMs: 60_000 };
- * console.assert(nextStep("on-failure", clean, NO_STREAK).kind === "stop");
- * ```
- */
+/** How one run ended, as far as the policy cares. */
 export interface RunEnd {
   /** Non-zero exit, death by signal, or could not start. */
   failed: boolean;
@@ -93,16 +50,7 @@ export interface RunEnd {
   uptimeMs: number;
 }
 
-/**
- * What to do next.
- *
- * @example
- * ```ts
- * import { nextStep, NO_STREAK, type Step } from "./backoff.ts";
- * const step: Step = nextStep("never", { failed: true, uptimeMs: 5 }, NO_STREAK);
- * console.assert(step.kind === "stop" && step.reason === "restart policy is never");
- * ```
- */
+/** What to do next. */
 export type Step =
   | { kind: "restart"; delayMs: number; streak: Streak }
   | { kind: "stop"; reason: string; streak: Streak }

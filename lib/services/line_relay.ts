@@ -7,27 +7,10 @@
  * @module
  */
 
-/**
- * Default longest line relayed in one piece.
- *
- * @example
- * ```ts
- * import { DEFAULT_MAX_LINE_BYTES } from "./line_relay.ts";
- * console.assert(DEFAULT_MAX_LINE_BYTES === 65536);
- * ```
- */
+/** Default longest line relayed in one piece. */
 export const DEFAULT_MAX_LINE_BYTES = 64 * 1024;
 
-/**
- * Where a relayed line came from.
- *
- * @example
- * ```ts
- * import type { LineSource } from "./line_relay.ts";
- * const source: LineSource = { plugin: "search", service: "index" };
- * console.assert(`[${source.plugin}/${source.service}]` === "[search/index]");
- * ```
- */
+/** Where a relayed line came from. */
 export interface LineSource {
   /** The plugin the service belongs to. */
   plugin: string;
@@ -35,32 +18,10 @@ export interface LineSource {
   service: string;
 }
 
-/**
- * Receives each relayed line (without its newline).
- *
- * @example
- * ```ts
- * import type { LineSink } from "./line_relay.ts";
- * const lines: string[] = [];
- * const sink: LineSink = (line, source) => lines.push(`${source.service}: ${line}`);
- * sink("ready", { plugin: "search", service: "index" });
- * console.assert(lines[0] === "index: ready");
- * ```
- */
+/** Receives each relayed line (without its newline). */
 export type LineSink = (line: string, source: LineSource) => void;
 
-/**
- * A relay in progress.
- *
- * @example
- * ```ts
- * import { type Relay, relayLines } from "./line_relay.ts";
- * const lines: string[] = [];
- * const relay: Relay = relayLines(new Blob(["a\nb"]).stream(), (l) => lines.push(l));
- * await relay.done;
- * console.assert(lines.join(",") === "a,b");
- * ```
- */
+/** A relay in progress. */
 export interface Relay {
   /** Resolves when the stream ended or was abandoned, after the partial last line is flushed. */
   done: Promise<void>;
@@ -164,6 +125,7 @@ function cutPoint(bytes: Uint8Array, length: number): number {
  * @example
  * ```ts
  * import { stderrSink } from "./line_relay.ts";
+ * // Prints {"time":…,"level":"info","msg":"listening on :8080","plugin":"search",…} on stderr.
  * stderrSink("json")("listening on :8080", { plugin: "search", service: "index" });
  * ```
  */
@@ -182,13 +144,5 @@ export function stderrSink(format: "text" | "json" = "text"): LineSink {
   };
 }
 
-/**
- * The default sink: `[plugin/service] line` on stderr.
- *
- * @example
- * ```ts
- * import { prefixedStderr } from "./line_relay.ts";
- * prefixedStderr("listening on :8080", { plugin: "search", service: "index" });
- * ```
- */
+/** The default sink: `[plugin/service] line` on stderr. */
 export const prefixedStderr: LineSink = stderrSink("text");

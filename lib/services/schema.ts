@@ -1,103 +1,102 @@
 /**
  * Wire formats of services: the `services list --json` document and the status the daemon
- * serves at `GET /v1/services`. Each schema is checked at compile time to describe exactly its
- * interface in `types.ts`. This module imports zod statically: load it with `await import(...)`.
+ * serves at `GET /v1/services`, each as an interface, its zod schema, and one compile-time check
+ * that they agree. Import the interfaces with `import type` (erased): only the schemas load zod.
  *
  * @module
  */
 
 import { z } from "zod";
 import type { Same } from "../_type_check.ts";
-import type {
-  LastExit,
-  ServiceEntry,
-  ServicesList,
-  ServicesStatus,
-  ServiceState,
-  ServiceStatus,
-} from "./types.ts";
+import type { RestartPolicy } from "../plugins/types.ts";
+
+/** One entry of `services list --json`: what would run, from the manifest. */
+export interface ServiceEntry {
+  /** The plugin the service belongs to. */
+  plugin: string;
+  /** The service's name, unique within its plugin. */
+  name: string;
+  /** Run with `sh -c`. */
+  command: string;
+  /** Absolute working directory. */
+  cwd: string;
+  /** When it is restarted. */
+  restart: RestartPolicy;
+}
+
+/** How a service's last run ended. */
+export interface LastExit {
+  /** Exit code; null when it died by a signal or never started. */
+  code: number | null;
+  /** The signal that ended it (`SIGTERM`, `SIGKILL`), or null. */
+  signal: string | null;
+  /** Why it could not start, else null. */
+  error: string | null;
+  /** How long it ran. */
+  uptime_ms: number;
+}
 
 /**
- * One entry of `services list --json`: what would run, from the manifest.
- *
- * @example
- * ```ts
- * import { ServiceEntrySchema } from "./schema.ts";
- * const entry = { plugin: "p", name: "s", command: "./srv", cwd: "/p", restart: "always" };
- * console.assert(ServiceEntrySchema.safeParse(entry).success);
- * ```
+ * A service's state: `starting` (spawned, not yet up for a second), `running`, `backoff`
+ * (waiting to restart), `given_up` (too many quick failures in a row), `stopped` (stopped by the
+ * supervisor, or ended and not restarted by its policy).
  */
+export type ServiceState = "starting" | "running" | "backoff" | "given_up" | "stopped";
+
+/** One supervised service, as `GET /v1/services` lists it. */
+export interface ServiceStatus {
+  /** The plugin the service belongs to. */
+  plugin: string;
+  /** The service's name. */
+  name: string;
+  /** Where it is in its life. */
+  state: ServiceState;
+  /** Its pid, which is also its process-group id; null while no process runs. */
+  pid: number | null;
+  /** Restarts since the supervisor started. */
+  restarts: number;
+  /** Null until the first run ends. */
+  last_exit: LastExit | null;
+}
+
+/** The `services list --json` document. */
+export interface ServicesList {
+  /** What would run, plugins in name order, each plugin's services in manifest order. */
+  services: ServiceEntry[];
+}
+
+/** The `GET /v1/services` document of `tyhooks serve`. */
+export interface ServicesStatus {
+  /** Every supervised service; empty when the daemon runs without `--services`. */
+  services: ServiceStatus[];
+}
+
+/** Validates a {@linkcode ServiceEntry}. */
 export const ServiceEntrySchema = z.strictObject({
   plugin: z.string(),
   name: z.string(),
   command: z.string().meta({ description: "Run with sh -c" }),
   cwd: z.string().meta({ description: "Absolute working directory" }),
   restart: z.enum(["always", "on-failure", "never"]),
-}) satisfies z.ZodType<ServiceEntry>;
+});
 
-/**
- * The `services list --json` document.
- *
- * @example
- * ```ts
- * import { ServicesListSchema } from "./schema.ts";
- * console.assert(ServicesListSchema.safeParse({ services: [] }).success);
- * ```
- */
+/** Validates a {@linkcode ServicesList}. */
 export const ServicesListSchema = z.strictObject({
   services: z.array(ServiceEntrySchema),
-}) satisfies z.ZodType<ServicesList>;
+});
 
-/**
- * How a service's last run ended. `code` is null when it died by a signal or never started;
- * `signal` is the signal's name or null; `error` says why it could not start, else null;
- * `uptime_ms` is how long it ran.
- *
- * @example
- * ```ts
- * import { LastExitSchema } from "./schema.ts";
- * const exit = { code: 1, signal: null, error: null, uptime_ms: 12 };
- * console.assert(LastExitSchema.safeParse(exit).success);
- * ```
- */
+/** Validates a {@linkcode LastExit}. */
 export const LastExitSchema = z.strictObject({
   code: z.number().int().nullable(),
   signal: z.string().nullable(),
   error: z.string().nullable(),
   uptime_ms: z.number().int().nonnegative(),
-}) satisfies z.ZodType<LastExit>;
+});
 
-/**
- * A service's state: `starting` (spawned, not yet up for a second), `running`, `backoff`
- * (waiting to restart), `given_up` (too many quick failures in a row), `stopped` (stopped by the
- * supervisor, or ended and not restarted by its policy).
- *
- * @example
- * ```ts
- * import { ServiceStateSchema } from "./schema.ts";
- * console.assert(ServiceStateSchema.safeParse("backoff").success);
- * ```
- */
-export const ServiceStateSchema = z.enum([
-  "starting",
-  "running",
-  "backoff",
-  "given_up",
-  "stopped",
-]) satisfies z.ZodType<ServiceState>;
+/** Validates a {@linkcode ServiceState}. */
+export const ServiceStateSchema = z.enum(["starting", "running", "backoff", "given_up", "stopped"]);
 
-/**
- * One supervised service, as `GET /v1/services` lists it. `pid` (also its process-group id) is
- * null while no process runs; `restarts` counts restarts since the supervisor started;
- * `last_exit` is null until the first run ends.
- *
- * @example
- * ```ts
- * import { ServiceStatusSchema } from "./schema.ts";
- * const status = { plugin: "p", name: "s", state: "running", pid: 42, restarts: 0, last_exit: null };
- * console.assert(ServiceStatusSchema.safeParse(status).success);
- * ```
- */
+/** Validates a {@linkcode ServiceStatus}. */
 export const ServiceStatusSchema = z.strictObject({
   plugin: z.string(),
   name: z.string(),
@@ -105,23 +104,14 @@ export const ServiceStatusSchema = z.strictObject({
   pid: z.number().int().positive().nullable(),
   restarts: z.number().int().nonnegative(),
   last_exit: LastExitSchema.nullable(),
-}) satisfies z.ZodType<ServiceStatus>;
+});
 
-/**
- * The `GET /v1/services` document.
- *
- * @example
- * ```ts
- * import { ServicesStatusSchema } from "./schema.ts";
- * console.assert(ServicesStatusSchema.safeParse({ services: [] }).success);
- * ```
- */
+/** Validates a {@linkcode ServicesStatus}. */
 export const ServicesStatusSchema = z.strictObject({
   services: z.array(ServiceStatusSchema),
-}) satisfies z.ZodType<ServicesStatus>;
+});
 
-// The schemas validate, the interfaces in types.ts document: neither may gain a field the other
-// lacks.
+// The schemas validate, the interfaces document: neither may gain a field the other lacks.
 true satisfies Same<z.output<typeof ServiceEntrySchema>, ServiceEntry>;
 true satisfies Same<z.output<typeof ServicesListSchema>, ServicesList>;
 true satisfies Same<z.output<typeof LastExitSchema>, LastExit>;

@@ -1,38 +1,50 @@
 /**
- * Supervising every service of a plugin index at once, and stopping them all within one stop
- * timeout.
+ * The services of a plugin index: listing them (`services list`), supervising them all at once,
+ * and stopping them all within one stop timeout.
  *
  * @module
  */
 
 import type { PluginIndex } from "../plugins/types.ts";
-import { safeLogger } from "./_safe_logger.ts";
-import { DEFAULT_STOP_TIMEOUT_MS, Supervisor, type SupervisorOptions } from "./supervisor.ts";
-import type { ServiceStatus } from "./types.ts";
+import {
+  DEFAULT_STOP_TIMEOUT_MS,
+  safeLogger,
+  Supervisor,
+  type SupervisorOptions,
+} from "./supervisor.ts";
+import type { ServiceEntry, ServiceStatus } from "./schema.ts";
 
 /**
- * Options of {@linkcode startServices}: see {@linkcode SupervisorOptions}.
+ * The services of `index` as they would run, without starting anything: plugins in index order
+ * (by name), services in manifest order.
  *
+ * @param index The plugin index.
+ * @returns One entry per service.
  * @example
  * ```ts
- * import { type ServiceSetOptions, startServices } from "./service_set.ts";
- * const options: ServiceSetOptions = { env: { TY_API_URL: "http://127.0.0.1:7000" } };
- * const set = startServices({ dir: "/none", plugins: [], warnings: [] }, options);
- * await set.stop();
+ * import { listServices } from "./service_set.ts";
+ * const service = { name: "web", command: "./serve", cwd: "/p", env: [], restart: "never" as const };
+ * const plugin = { name: "demo", version: "", description: "", dir: "/p", hooks: {}, actions: [],
+ *   services: [service], workflows: [], routines: [] };
+ * console.assert(listServices({ dir: "/", plugins: [plugin], warnings: [] })[0].plugin === "demo");
  * ```
  */
+export function listServices(index: PluginIndex): ServiceEntry[] {
+  return index.plugins.flatMap((plugin) =>
+    plugin.services.map((s) => ({
+      plugin: plugin.name,
+      name: s.name,
+      command: s.command,
+      cwd: s.cwd,
+      restart: s.restart,
+    }))
+  );
+}
+
+/** Options of {@linkcode startServices}: see {@linkcode SupervisorOptions}. */
 export type ServiceSetOptions = SupervisorOptions;
 
-/**
- * Options of {@linkcode ServiceSet.stop}.
- *
- * @example
- * ```ts
- * import { startServices, type StopOptions } from "./service_set.ts";
- * const options: StopOptions = { stopTimeoutMs: 1000 };
- * await startServices({ dir: "/none", plugins: [], warnings: [] }).stop(options);
- * ```
- */
+/** Options of {@linkcode ServiceSet.stop}. */
 export interface StopOptions {
   /** How long the groups get between SIGTERM and SIGKILL; default 5 s. */
   stopTimeoutMs?: number;

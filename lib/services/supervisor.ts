@@ -1,14 +1,14 @@
 /**
- * One service's lifecycle: start it (`sh -c command` in its own process group), relay its
- * output, and when it ends, clean up what it left in its group and restart it, leave it stopped,
- * or give up on it, as its restart policy says. Every wait is cancelled by `stop()`.
+ * One service's lifecycle: start it (`sh -c command` in its own process group, with the
+ * environment {@linkcode serviceEnv} builds), relay its output, and when it ends, clean up what it
+ * left in its group and restart it, leave it stopped, or give up on it, as its restart policy
+ * says. Every wait is cancelled by `stop()`.
  *
  * @module
  */
 
 import type { PluginService } from "../plugins/types.ts";
-import type { Logger } from "../log.ts";
-import { safeLogger } from "./_safe_logger.ts";
+import { type Logger, silentLogger } from "../log.ts";
 import { spawnIsolated } from "../process/spawn_isolated.ts";
 import { DEFAULT_GRACE_MS, groupAlive, terminateGroup, waitGroupEmpty } from "../process/group.ts";
 import {
@@ -19,38 +19,95 @@ import {
   type Streak,
 } from "./backoff.ts";
 import { type LineSink, type LineSource, prefixedStderr, relayLines } from "./line_relay.ts";
-import { serviceEnv } from "./service_env.ts";
-import type { LastExit, ServiceState, ServiceStatus } from "./types.ts";
+import type { LastExit, ServiceState, ServiceStatus } from "./schema.ts";
 import { sleep, within } from "../_timers.ts";
 import { DRAIN_MS } from "../process/run_script.ts";
 
-/**
- * Default time between SIGTERM and SIGKILL when stopping.
- *
- * @example
- * ```ts
- * import { DEFAULT_STOP_TIMEOUT_MS } from "./supervisor.ts";
- * console.assert(DEFAULT_STOP_TIMEOUT_MS === 5000);
- * ```
- */
+/** Default time between SIGTERM and SIGKILL when stopping. */
 export const DEFAULT_STOP_TIMEOUT_MS = 5000;
 // How long SIGKILLed processes get to actually die before a stop reports the group empty.
 const KILL_SETTLE_MS = 200;
+/** A variable name a shell accepts: letters, digits and `_`, not starting with a digit. */
+const ENV_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Variables ty's daemon gives its services; tyhooks passes its own values through. */
+const PASSED_THROUGH = ["TY_DB_PATH", "TY_API_URL"] as const;
 
 /**
- * Options of a {@linkcode Supervisor} (and of `startServices`).
+ * Splits `KEY=VALUE` at the first `=`; null when there is no `=` or the key is not a valid name.
  *
+ * @param entry The entry.
+ * @returns The pair, or null.
  * @example
  * ```ts
- * import { Supervisor, type SupervisorOptions } from "./supervisor.ts";
- * const lines: string[] = [];
- * const options: SupervisorOptions = { env: { GREETING: "hi" }, output: (l) => lines.push(l) };
- * const service = { name: "hi", command: 'echo "$GREETING"', cwd: "/tmp", env: [] };
- * const supervisor = new Supervisor("demo", { ...service, restart: "never" }, options);
- * while (supervisor.status().state !== "stopped") await new Promise((r) => setTimeout(r, 20));
- * console.assert(lines[0] === "hi");
+ * import { parseEnvEntry } from "./supervisor.ts";
+ * console.assert(parseEnvEntry("A=b=c")?.[1] === "b=c");
+ * console.assert(parseEnvEntry("1A=x") === null);
  * ```
  */
+export function parseEnvEntry(entry: string): [string, string] | null {
+  const at = entry.indexOf("=");
+  if (at <= 0) return null;
+  const key = entry.slice(0, at);
+  return ENV_KEY.test(key) ? [key, entry.slice(at + 1)] : null;
+}
+
+/**
+ * The variables set for `service` on top of the inherited environment: `TY_DB_PATH` and
+ * `TY_API_URL` passed through from tyhooks' own, then `injected` (`--env`), then the service's own
+ * `env` entries; later wins. NUL bytes, which no environment can hold, are removed rather than
+ * failing the start.
+ *
+ * Requires `--allow-env` for `TY_DB_PATH` and `TY_API_URL`.
+ *
+ * @param service The service.
+ * @param injected Pairs given by the caller (`--env`).
+ * @returns The variables to add.
+ * @example
+ * ```ts
+ * import { serviceEnv } from "./supervisor.ts";
+ * const env = serviceEnv(
+ *   { name: "s", command: "true", cwd: "/", env: ["FOO=bar"], restart: "never" },
+ *   { FOO: "injected", TY_API_URL: "http://127.0.0.1:7000" },
+ * );
+ * console.assert(env.FOO === "bar" && env.TY_API_URL === "http://127.0.0.1:7000");
+ * ```
+ */
+export function serviceEnv(
+  service: PluginService,
+  injected: Record<string, string> = {},
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of PASSED_THROUGH) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) env[name] = value;
+  }
+  Object.assign(env, injected);
+  for (const entry of service.env) {
+    const pair = parseEnvEntry(entry);
+    if (pair !== null) env[pair[0]] = pair[1];
+  }
+  return Object.fromEntries(
+    Object.entries(env).map(([k, v]) => [k.replaceAll("\0", ""), v.replaceAll("\0", "")]),
+  );
+}
+
+/**
+ * `log` with its failures dropped: a broken logger must not end supervision half-way, with a
+ * service left running unwatched.
+ */
+export function safeLogger(log: Logger = silentLogger): Logger {
+  return {
+    log(level, message, fields) {
+      try {
+        log.log(level, message, fields);
+      } catch {
+        // Dropped.
+      }
+    },
+  };
+}
+
+/** Options of a {@linkcode Supervisor} (and of `startServices`). */
 export interface SupervisorOptions {
   /** Injected variables (`--env`), above the passed-through `TY_*`, below the service's own. */
   env?: Record<string, string>;

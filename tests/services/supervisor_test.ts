@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseEnvEntry, serviceEnv } from "../../lib/services/service_env.ts";
+import { parseEnvEntry, serviceEnv } from "../../lib/services/supervisor.ts";
 import type { PluginService } from "../../lib/plugins/types.ts";
 
 const service = (env: string[]): PluginService => ({
