@@ -1,6 +1,7 @@
 import type { CommandContext, CommandSpec } from "./command.ts";
 import { durationOption } from "./_shared.ts";
-import { UsageError } from "../errors.ts";
+import { RunError, UsageError } from "../errors.ts";
+import { clearableTimeout } from "../_timers.ts";
 import { pluginsDir } from "../dirs.ts";
 import { preparePayload } from "../hosts/payload.ts";
 import { DEFAULT_SYNC_TIMEOUT_MS, describeSync, syncHosts } from "../hosts/sync.ts";
@@ -49,7 +50,16 @@ export async function run(ctx: CommandContext): Promise<number> {
   }
   const ssh = sshCommand();
   const plugins = ctx.values.plugins ? pluginsDir(ctx.globals.pluginsDir) : undefined;
-  const payload = await preparePayload({ pluginsDir: plugins, signal: ctx.signal });
+  // Gathering and hashing what is sent is bounded by --timeout too (a plugins dir may hold big
+  // files, or a symlink to one).
+  const timer = clearableTimeout(timeoutMs);
+  const payload = await preparePayload({
+    pluginsDir: plugins,
+    signal: AbortSignal.any([ctx.signal, timer.signal]),
+  }).catch((error) => {
+    if (ctx.signal.aborted || !timer.signal.aborted) throw error;
+    throw new RunError(`Cannot gather what to send within --timeout ${timeoutMs} ms`);
+  }).finally(() => timer.clear());
   try {
     for (const skipped of payload.skipped) ctx.log.log("warn", `Plugin file not sent: ${skipped}`);
     if (plugins !== undefined && payload.plugins.length === 0) {

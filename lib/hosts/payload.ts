@@ -81,6 +81,8 @@ export interface PayloadOptions {
 
 /** Files of a plugins dir sent at most; a tree bigger than this is not a plugins dir. */
 export const MAX_PLUGIN_FILES = 10_000;
+/** A plugin file bigger than this (a database, a model, a log) is not sent: it is data, not code. */
+export const MAX_PLUGIN_FILE_BYTES = 64 * 1024 * 1024;
 /** Dirs of a plugins dir walked at most, so symlinks fanning out cannot make the walk explode. */
 export const MAX_PLUGIN_DIRS = 10_000;
 
@@ -100,7 +102,7 @@ export async function preparePayload(options: PayloadOptions = {}): Promise<Payl
   try {
     const plugins = options.pluginsDir === undefined
       ? { plugins: [], skipped: [] }
-      : await listPlugins(options.pluginsDir);
+      : await listPlugins(options.pluginsDir, options.signal);
     const binary = options.binary ?? (Deno.build.standalone ? Deno.execPath() : undefined);
     if (binary !== undefined) {
       return {
@@ -207,18 +209,26 @@ async function isFile(path: string): Promise<boolean> {
  * @param path The file.
  * @returns Its sha256, hex.
  */
-export async function sha256File(path: string): Promise<string> {
+export async function sha256File(path: string, signal?: AbortSignal): Promise<string> {
   const hash = createHash("sha256");
   using file = await Deno.open(path);
-  for await (const chunk of file.readable) hash.update(chunk);
+  for await (const chunk of file.readable) {
+    signal?.throwIfAborted(); // SIGTERM and --timeout end a long hash between chunks.
+    hash.update(chunk);
+  }
   return hash.digest("hex");
 }
 
-async function payloadFile(dest: string, source: string): Promise<PayloadFile> {
+async function payloadFile(
+  dest: string,
+  source: string,
+  signal?: AbortSignal,
+): Promise<PayloadFile> {
   try {
     const { size } = await Deno.stat(source);
-    return { dest, source, size, sha256: await sha256File(source) };
+    return { dest, source, size, sha256: await sha256File(source, signal) };
   } catch (error) {
+    if (signal?.aborted) throw signal.reason;
     throw new RunError(`Cannot read "${source}": ${(error as Error).message}`, { cause: error });
   }
 }
@@ -229,7 +239,10 @@ async function payloadFile(dest: string, source: string): Promise<PayloadFile> {
  * host); only a link back to a dir being walked (a loop) is left out. A name the host's
  * line-based listing cannot carry is skipped, and so is everything past the caps.
  */
-async function listPlugins(dir: string): Promise<{ plugins: PayloadFile[]; skipped: string[] }> {
+async function listPlugins(
+  dir: string,
+  signal?: AbortSignal,
+): Promise<{ plugins: PayloadFile[]; skipped: string[] }> {
   const root = resolve(dir);
   const files: PayloadFile[] = [];
   const skipped: string[] = [];
@@ -272,8 +285,11 @@ async function listPlugins(dir: string): Promise<{ plugins: PayloadFile[]; skipp
         skipped.push(`${JSON.stringify(rel)}: a newline or backslash in its name`);
       } else if (files.length >= MAX_PLUGIN_FILES) {
         skipped.push(`${rel}: more than ${MAX_PLUGIN_FILES} files`);
+      } else if (info.size > MAX_PLUGIN_FILE_BYTES) {
+        skipped.push(`${rel}: larger than ${MAX_PLUGIN_FILE_BYTES} bytes`);
       } else {
-        files.push(await payloadFile(`plugins/${rel}`, path));
+        signal?.throwIfAborted();
+        files.push(await payloadFile(`plugins/${rel}`, path, signal));
       }
     }
   };

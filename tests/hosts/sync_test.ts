@@ -107,3 +107,40 @@ Deno.test("hosts sync says which host failed and why: a host without sha256sum o
     await Deno.remove(host.dir, { recursive: true });
   }
 });
+
+Deno.test("hosts sync --plugins leaves big data files behind with a warning, and gathering counts against --timeout (review)", async () => {
+  const host = await fakeHost();
+  const plugins = join(host.dir, "plugins");
+  try {
+    await Deno.mkdir(join(plugins, "p"), { recursive: true });
+    await Deno.writeTextFile(
+      join(plugins, "p", "plugin.yaml"),
+      "name: p\nhooks:\n  task.done: s.sh\n",
+    );
+    await Deno.writeTextFile(join(plugins, "p", "s.sh"), "#!/bin/sh\n", { mode: 0o755 });
+    // Sparse: 50 GiB on paper, nothing on disk. Hashing it took minutes and ignored SIGTERM.
+    await Deno.writeFile(join(plugins, "p", "model.bin"), new Uint8Array());
+    await Deno.truncate(join(plugins, "p", "model.bin"), 50 * 1024 ** 3);
+    const env = host.env("/usr/bin:/bin");
+    const r = await cli(["hosts", "sync", "box", "--plugins", "--plugins-dir", plugins], { env });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /Plugin file not sent: p\/model\.bin: larger than 67108864 bytes/);
+    assert.equal(
+      await Deno.stat(join(host.home, ".config", "task", "plugins", "p", "model.bin")).catch(() =>
+        null
+      ),
+      null,
+    );
+    // 60 MiB is sent, but hashing it (and building the bundle) cannot fit in 1 ms.
+    await Deno.writeFile(join(plugins, "p", "data.bin"), new Uint8Array());
+    await Deno.truncate(join(plugins, "p", "data.bin"), 60 * 1024 ** 2);
+    const late = await cli(
+      ["hosts", "sync", "box", "--plugins", "--plugins-dir", plugins, "--timeout", "1ms"],
+      { env },
+    );
+    assert.equal(late.code, 1, late.stderr);
+    assert.match(late.stderr, /Cannot gather what to send within --timeout 1 ms/);
+  } finally {
+    await Deno.remove(host.dir, { recursive: true });
+  }
+});
