@@ -174,7 +174,9 @@ function flagValues(args: string[], name: string): string[] {
 export function failsClosed(args: string[]): boolean {
   const end = args.indexOf("--");
   const words = end === -1 ? args : args.slice(0, end);
-  return words.includes("--claude") && !flagValues(args, "on-failure").includes("allow");
+  // `--claude=true` is a usage error, but whoever wrote it meant the bridge: it must fail closed.
+  const claude = words.some((w) => w === "--claude" || w.startsWith("--claude="));
+  return claude && !flagValues(args, "on-failure").includes("allow");
 }
 
 /** The line a fatal error prints on stderr: text, or one JSON object with `--log-format json`. */

@@ -108,6 +108,8 @@ Deno.test("tool pre --claude exits 2 on a usage error, even one found before the
     ["tool", "pre", "--claude", "--tool", "Bash"],
     ["tool", "pre", "--claude", "--on-failure", "maybe"],
     ["tool", "pre", "--claude", "--timeout", "soon"],
+    // A natural thing to write in settings.json; the flag takes no value, but it meant the bridge.
+    ["tool", "pre", "--claude=true"],
   ];
   for (const args of lines) {
     const r = await cli(args, { stdin: PRE_INPUT, env: ENV });
