@@ -33,6 +33,11 @@ export const INPUT_CAPS = {
   hosts: MAX_INPUT_BYTES,
   /** `serve --token-file FILE`. */
   token: 4096,
+  /**
+   * A tool call on stdin (`tool pre|post --claude` or `--request -`): a Write carries the whole
+   * file and a result the whole output, routinely over 1 MiB; past this it fails closed.
+   */
+  toolCall: 64 * 1024 * 1024,
 } as const;
 
 /** Why a bounded read failed: the input is not a regular file, or is larger than the cap. */

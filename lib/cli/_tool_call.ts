@@ -9,7 +9,7 @@
 import { resolve } from "../_path.ts";
 import { type CommandContext, type OptionSpec, stringOption } from "./command.ts";
 import { UsageError } from "../errors.ts";
-import { readBounded } from "../read_bounded.ts";
+import { INPUT_CAPS, readBounded } from "../read_bounded.ts";
 
 /** Flags describing the tool call. */
 export const TOOL_CALL_OPTIONS: Record<string, OptionSpec> = {
@@ -107,7 +107,7 @@ async function readInput(ctx: CommandContext, path: string, flag: string): Promi
   const where = path === "-" ? "stdin" : `"${path}"`;
   let text: string;
   try {
-    text = await readBounded(path, { signal: ctx.signal });
+    text = await readBounded(path, { signal: ctx.signal, maxBytes: INPUT_CAPS.toolCall });
   } catch (error) {
     if (ctx.signal.aborted) throw error;
     throw new UsageError(`Cannot read ${flag} input from ${where}: ${(error as Error).message}`);

@@ -193,3 +193,33 @@ Deno.test("tool pre and tool post --request - read tyhooks' own request JSON on 
     assert.match(wrong.stderr, /Invalid request for "tool pre": "tool"/);
   });
 });
+
+Deno.test("a Write or a tool result over 1 MiB reaches the hooks through the bridge, not a block (review)", async () => {
+  await withPlugins({
+    ...guardFiles(GUARD),
+    "plugins/audit/plugin.yaml": "name: audit\nhooks:\n  post_tool_call: audit.sh\n",
+    "plugins/audit/audit.sh": '#!/bin/sh\ncat > "$TASK_PLUGIN_DIR/../post.json"\n',
+  }, async (dir) => {
+    const plugins = join(dir, "plugins");
+    const content = "x".repeat(3_000_000);
+    const pre = await cli(["tool", "pre", "--claude", "--plugins-dir", plugins], {
+      stdin: JSON.stringify({ tool_name: "Write", tool_input: { file_path: "/w", content } }),
+      env: ENV,
+    });
+    assert.equal(pre.code, 0, pre.stderr);
+    const seen = JSON.parse(await Deno.readTextFile(join(plugins, "request.json")));
+    assert.equal(seen.args.content.length, content.length);
+    const post = await cli(["tool", "post", "--claude", "--plugins-dir", plugins], {
+      stdin: JSON.stringify({
+        tool_name: "Read",
+        tool_input: { file_path: "/big" },
+        tool_response: content,
+      }),
+      env: ENV,
+    });
+    assert.equal(post.code, 0, post.stderr);
+    const audited = JSON.parse(await Deno.readTextFile(join(plugins, "post.json")));
+    assert.equal(audited.tool, "Read");
+    assert.ok(audited.result.length >= content.length);
+  });
+});
