@@ -1,6 +1,10 @@
 /**
- * Decoding a script's JSON answer into a value or a reason, the one way every answer reader
- * reports malformed JSON.
+ * Reading a script's JSON answer: decoding it into a value or a reason (the one way every answer
+ * reader reports malformed JSON), and reading an object's fields as Go's `encoding/json` decodes
+ * it into a struct, since that is how ty reads handler answers: a key matches a field exactly or,
+ * failing that, case-insensitively (Unicode simple folding, so `ſ` is an `s` and the Kelvin sign
+ * a `k`); when several keys match one field the last one wins; a `null` leaves the field as it
+ * was.
  *
  * @module
  */
@@ -10,12 +14,6 @@
  *
  * @param text A script's stdout.
  * @returns The value, or `malformed JSON: <why>`.
- * @example
- * ```ts
- * import { parseJson } from "./_json.ts";
- * const bad = parseJson("{oops");
- * console.assert(!bad.ok && bad.error.startsWith("malformed JSON: "));
- * ```
  */
 export function parseJson(
   text: string,
@@ -25,4 +23,44 @@ export function parseJson(
   } catch (error) {
     return { ok: false, error: `malformed JSON: ${(error as Error).message}` };
   }
+}
+
+/** Folds one character as Go's case-insensitive field match does, for the letters of our fields. */
+function foldChar(c: string): string {
+  if (c === "\u017f") return "s";
+  if (c === "\u212a") return "k";
+  return c.toLowerCase();
+}
+
+function fold(key: string): string {
+  let out = "";
+  for (const c of key) out += foldChar(c);
+  return out;
+}
+
+/**
+ * The values of `fields` in `object`, matched as Go matches struct fields; a field no key names
+ * (or only `null` does) is absent. Other keys are ignored.
+ *
+ * @param object A parsed JSON object.
+ * @param fields The field names, lower case.
+ * @returns Field -> the raw value Go would decode into it.
+ */
+export function goFields<F extends string>(
+  object: Record<string, unknown>,
+  fields: readonly F[],
+): Partial<Record<F, unknown>> {
+  const out: Partial<Record<F, unknown>> = {};
+  for (const [key, value] of Object.entries(object)) {
+    if (value === null) continue;
+    const exact = fields.find((f) => f === key);
+    const field = exact ?? fields.find((f) => f === fold(key));
+    if (field !== undefined) out[field] = value;
+  }
+  return out;
+}
+
+/** True for a JSON object (not an array, not null). */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
 }

@@ -54,22 +54,26 @@ export { Runner, type RunnerOptions, type StatusChangeResult } from "./hooks/run
 export { statusEvent } from "./hooks/status_event.ts";
 export { DEFAULT_TIMEOUTS, type Timeouts } from "./hooks/timeouts.ts";
 export type { AskHandler, AskRequest, ConsultOptions, ConsultRunner } from "./consult/consult.ts";
-export { isEmptyDecision, parseRouteOutput, type RouteDecision } from "./resolve/route_output.ts";
 export {
+  isEmptyDecision,
   NO_ROUTE,
+  parseRouteOutput,
   route,
   ROUTE_EVENT,
+  type RouteDecision,
   type RouteOptions,
   type RouteResult,
-} from "./resolve/route.ts";
-export { type HostCandidate, HOSTS_EVENT, type HostsList, listHosts } from "./resolve/hosts.ts";
+} from "./consult/route.ts";
 export {
+  type HostCandidate,
+  HOSTS_EVENT,
+  type HostsList,
+  listHosts,
   LOCAL_PLACEMENT,
   type Placement,
   PLACEMENT_EVENT,
-  type PlacementInfo,
   resolvePlacement,
-} from "./resolve/placement.ts";
+} from "./consult/placement.ts";
 export {
   type FailurePolicy,
   POST_TOOL_EVENT,
@@ -153,7 +157,7 @@ export type {
   ManifestHookSettings,
   ManifestService,
 } from "./plugins/manifest.ts";
-export type { PlacementAnswer, PlacementRequest } from "./resolve/placement_schema.ts";
+export type { PlacementAnswer, PlacementInfo, PlacementRequest } from "./wire/placement.ts";
 export type { PostToolCall, PreToolAnswer, ToolCall, ToolHookRequest } from "./wire/tool.ts";
 export type { HostFacts } from "./hosts/probe_schema.ts";
 export type { EventBody, PlacementBody, StatusChangeBody, TaskBody } from "./serve/schemas.ts";

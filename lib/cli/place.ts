@@ -1,6 +1,6 @@
 import { type CommandContext, type CommandSpec, TASK_OPTIONS } from "./command.ts";
 import { durationOption, makeConsultRunner, taskOrEmpty } from "./_shared.ts";
-import { PLACEMENT_EVENT } from "../resolve/placement.ts";
+import { PLACEMENT_EVENT } from "../consult/placement.ts";
 
 /** Exit code when a remote target was required and nobody named one. */
 const EXIT_NO_TARGET = 3;

@@ -1,6 +1,6 @@
 import { type CommandContext, type CommandSpec, TASK_OPTIONS } from "./command.ts";
 import { durationOption, makeConsultRunner, taskOrEmpty } from "./_shared.ts";
-import type { RouteResult } from "../resolve/route.ts";
+import type { RouteResult } from "../consult/route.ts";
 import type { Logger } from "../log.ts";
 
 export const spec: CommandSpec = {

@@ -22,9 +22,8 @@ import {
 import { DEFAULT_TIMEOUTS, type Timeouts } from "./timeouts.ts";
 import { statusEvent } from "./status_event.ts";
 import type { AskHandler, AskRequest, ConsultOptions } from "../consult/consult.ts";
-import { route, type RouteOptions, type RouteResult } from "../resolve/route.ts";
-import type { Placement, PlacementInfo } from "../resolve/placement.ts";
-import type { HostsList } from "../resolve/hosts.ts";
+import { route, type RouteOptions, type RouteResult } from "../consult/route.ts";
+import type { HostsList, Placement, PlacementInfo } from "../consult/placement.ts";
 
 /**
  * Options of {@linkcode Runner}.
@@ -256,7 +255,7 @@ export class Runner {
    */
   async resolvePlacement(info: PlacementInfo, options: ConsultOptions = {}): Promise<Placement> {
     // Loaded when asked: a warm `route` does not pay for the placement and hosts readers.
-    const { resolvePlacement } = await import("../resolve/placement.ts");
+    const { resolvePlacement } = await import("../consult/placement.ts");
     return await resolvePlacement(this, info, options);
   }
 
@@ -277,7 +276,7 @@ export class Runner {
     info: Partial<PlacementInfo> = {},
     options: ConsultOptions = {},
   ): Promise<HostsList> {
-    const { listHosts } = await import("../resolve/hosts.ts");
+    const { listHosts } = await import("../consult/placement.ts");
     return await listHosts(this, info, options);
   }
 

@@ -6,7 +6,7 @@
  */
 
 import type { HostEntry } from "./hosts_file.ts";
-import type { PlacementAnswer } from "../resolve/placement_schema.ts";
+import type { PlacementAnswer } from "../wire/placement.ts";
 import { askHost, type HostOutcome } from "./ask_host.ts";
 import { type Candidate, choose, type Strategy } from "./strategy.ts";
 import { type Logger, silentLogger } from "../log.ts";

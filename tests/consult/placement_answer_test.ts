@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { readPlacementAnswer } from "../../lib/resolve/placement_answer.ts";
-import { parsePlacementAnswer } from "../../lib/resolve/placement_schema.ts";
+import { readPlacementAnswer } from "../../lib/consult/placement.ts";
+import { parsePlacementAnswer } from "../../lib/wire/placement.ts";
 import { readPreAnswer } from "../../lib/consult/tool_hooks.ts";
 import { parsePreAnswer } from "../../lib/wire/tool.ts";
 

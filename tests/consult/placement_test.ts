@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { Runner } from "../../lib/hooks/runner.ts";
 import { EMPTY_TASK } from "../../lib/task.ts";
-import { LOCAL_PLACEMENT } from "../../lib/resolve/placement.ts";
+import { LOCAL_PLACEMENT } from "../../lib/consult/placement.ts";
 import { groupGone, readPid, waitGone } from "../_procs.ts";
-import { pluginIndex, type PluginScripts, recordingLogger, traceDir } from "../consult/_consult.ts";
+import { pluginIndex, type PluginScripts, recordingLogger, traceDir } from "./_consult.ts";
 
 const TASK = {
   ...EMPTY_TASK,

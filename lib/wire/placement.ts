@@ -1,27 +1,34 @@
 /**
- * The `task.placement` wire formats. Loaded lazily: zod is only paid for when a placement
- * handler is installed.
+ * The `task.placement` wire formats: the request a handler reads, its answer. Loaded lazily: zod
+ * is only paid for when an answer is odd (`lib/consult/placement.ts` reads well-formed ones).
  *
  * @module
  */
 
 import { z } from "zod";
 import type { Same } from "../_type_check.ts";
-import type { PlacementInfo } from "./placement.ts";
-import { parseJson } from "../_json.ts";
-import { goFields, isJsonObject } from "./_go_json.ts";
-import { PLACEMENT_FIELDS } from "./placement_answer.ts";
+import { goFields, isJsonObject, parseJson } from "../_json.ts";
 
 /**
- * Zod schema of the request a placement handler reads on stdin.
- *
- * @example
- * ```ts
- * import { PlacementRequestSchema } from "./placement_schema.ts";
- * const req = PlacementRequestSchema.parse({ event: "task.placement", task: { id: 1 } });
- * console.assert(req.task.title === "" && req.task.remote_required === undefined);
- * ```
+ * What a placement question is about, and what a handler reads as the request's `task`: a whole
+ * `Task` will do (only these fields are sent).
  */
+export interface PlacementInfo {
+  /** The task's id. */
+  id: number;
+  /** The task's title. */
+  title: string;
+  /** The task's project. */
+  project: string;
+  /** The repository the task works on. */
+  repo_path: string;
+  /** The agent that runs it, e.g. `claude`. */
+  executor: string;
+  /** The task must run on a remote host (sent to handlers only when true). */
+  remote_required?: boolean;
+}
+
+/** Zod schema of the request a placement handler reads on stdin. */
 export const PlacementRequestSchema = z.object({
   event: z.literal("task.placement"),
   task: z.object({
@@ -33,21 +40,9 @@ export const PlacementRequestSchema = z.object({
     /** Sent only when true: the host must not run the task locally. */
     remote_required: z.boolean().optional(),
   }),
-}) satisfies z.ZodType<PlacementRequest>;
+});
 
-/**
- * The request a placement handler reads on stdin, as sent (`remote_required` only when true).
- *
- * @example
- * ```ts
- * import type { PlacementRequest } from "./placement_schema.ts";
- * const request: PlacementRequest = {
- *   event: "task.placement",
- *   task: { id: 7, title: "Train", project: "ml", repo_path: "/src/ml", executor: "claude" },
- * };
- * console.assert(!("remote_required" in request.task));
- * ```
- */
+/** The request a placement handler reads on stdin, as sent (`remote_required` only when true). */
 export interface PlacementRequest {
   /** Always `task.placement`. */
   event: "task.placement";
@@ -55,25 +50,20 @@ export interface PlacementRequest {
   task: PlacementInfo;
 }
 
+const ANSWER_FIELDS = ["target", "workdir", "reason"] as const;
+
 // A JSON null counts as empty, as in ty: Go leaves a string untouched when it decodes null.
 const text = z.string().nullish().transform((value) => (value ?? "").trim());
 
 /**
  * Zod schema of a placement handler's answer: strings only (trimmed; missing or null = empty),
  * keys in any case, extra keys ignored; a `null` answer is empty. An empty `target` means "run locally".
- *
- * @example
- * ```ts
- * import { PlacementAnswerSchema } from "./placement_schema.ts";
- * const a = PlacementAnswerSchema.parse({ target: " gpu-1 ", workdir: "~/src", cost: 3 });
- * console.assert(a.target === "gpu-1" && a.workdir === "~/src" && a.reason === "");
- * ```
  */
 export const PlacementAnswerSchema = z.preprocess(
   // As Go's encoding/json reads ty's struct: keys in any case, null as empty.
-  (value) => value === null ? {} : isJsonObject(value) ? goFields(value, PLACEMENT_FIELDS) : value,
+  (value) => value === null ? {} : isJsonObject(value) ? goFields(value, ANSWER_FIELDS) : value,
   z.object({ target: text, workdir: text, reason: text }),
-) satisfies z.ZodType<PlacementAnswer>;
+);
 
 // The schemas validate, the interfaces document: neither may gain a field the other lacks.
 true satisfies Same<z.output<typeof PlacementRequestSchema>, PlacementRequest>;
@@ -82,13 +72,6 @@ true satisfies Same<z.output<typeof PlacementAnswerSchema>, PlacementAnswer>;
 /**
  * A placement handler's answer, validated: every field a trimmed string, `""` when missing or
  * null.
- *
- * @example
- * ```ts
- * import { type PlacementAnswer, PlacementAnswerSchema } from "./placement_schema.ts";
- * const answer: PlacementAnswer = PlacementAnswerSchema.parse({ target: "gpu-1", workdir: null });
- * console.assert(answer.workdir === "" && answer.reason === "");
- * ```
  */
 export interface PlacementAnswer {
   /** The host to run on; `""` = run locally. */
@@ -104,12 +87,6 @@ export interface PlacementAnswer {
  *
  * @param stdout The handler's output.
  * @returns The answer, or why it is not one (`malformed JSON: ...`, `"target": ...`).
- * @example
- * ```ts
- * import { parsePlacementAnswer } from "./placement_schema.ts";
- * const bad = parsePlacementAnswer('{"target": 7}');
- * console.assert(!bad.ok && bad.error.startsWith('wrong type: "target"'));
- * ```
  */
 export function parsePlacementAnswer(
   stdout: string,
