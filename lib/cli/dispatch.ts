@@ -147,6 +147,12 @@ function globalsFrom(values: CommandContext["values"]): GlobalOptions {
       `Invalid value "${logLevel}" for flag "--log-level": expected ${LOG_LEVELS.join(", ")}`,
     );
   }
+  // `--plugins-dir "$DIR"` with DIR unset must not mean "wherever the caller stands".
+  for (const flag of ["plugins-dir", "hooks-dir"]) {
+    if (values[flag] === "") {
+      throw new UsageError(`Flag "--${flag}" needs a directory, not an empty value`);
+    }
+  }
   return {
     pluginsDir: values["plugins-dir"] as string | undefined,
     hooksDir: values["hooks-dir"] as string | undefined,

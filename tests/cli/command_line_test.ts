@@ -244,3 +244,13 @@ Deno.test("--json is accepted by the commands that print no document too: tool p
     assert.equal(where.stdout, `${dir}\n`);
   });
 });
+
+Deno.test("an empty --plugins-dir or --hooks-dir is a usage error, not the current directory (review)", async () => {
+  for (
+    const args of [["--plugins-dir=", "plugins", "dir"], ["plugins", "list", "--hooks-dir", ""]]
+  ) {
+    const r = await cli(args, { env: ENV });
+    assert.equal(r.code, 64, args.join(" "));
+    assert.match(r.stderr, /needs a directory, not an empty value/);
+  }
+});
