@@ -144,7 +144,7 @@ export type {
 } from "./services/schema.ts";
 export { type Daemon, type DaemonOptions, startDaemon } from "./serve/server.ts";
 export type { ServiceSupervisor } from "./serve/context.ts";
-export type { WatchDirOptions } from "./serve/watch_dir.ts";
+export type { WatchDirOptions } from "./serve/index_holder.ts";
 export { formatListen, type ListenAddress, parseListen } from "./serve/listen.ts";
 
 // Every format tyhooks reads or writes, as documented interfaces, and the schemas that validate

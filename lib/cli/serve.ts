@@ -3,7 +3,7 @@ import { UsageError } from "../errors.ts";
 import { hooksDir, pluginsDir } from "../dirs.ts";
 import { formatListen, parseListen } from "../serve/listen.ts";
 import { checkExposure, readTokenFile } from "../serve/auth.ts";
-import { DEFAULT_MAX_PROCS } from "../serve/proc_limit.ts";
+import { DEFAULT_MAX_PROCS } from "../serve/limits.ts";
 import { DEFAULT_MAX_CONNS } from "../serve/conn_server.ts";
 import { startDaemon } from "../serve/server.ts";
 

@@ -7,7 +7,7 @@
 
 import type { Logger } from "../log.ts";
 import type { ServiceStatus } from "../services/schema.ts";
-import type { EventQueue } from "./event_queue.ts";
+import type { EventQueue } from "./limits.ts";
 import type { IndexHolder, Snapshot } from "./index_holder.ts";
 import type { DaemonRunners } from "./runners.ts";
 

@@ -14,7 +14,7 @@ import type { Call } from "./context.ts";
 import { HttpError, json } from "./http.ts";
 import { parseSizedBody } from "./body.ts";
 import { lazy } from "./_lazy.ts";
-import { StopDrop } from "./event_queue.ts";
+import { StopDrop } from "./limits.ts";
 
 const schemas = lazy(() => import("./schemas.ts"));
 

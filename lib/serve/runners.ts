@@ -15,7 +15,7 @@ import type { PluginIndex } from "../plugins/types.ts";
 import type { Logger } from "../log.ts";
 import { Runner } from "../hooks/runner.ts";
 import type { Timeouts } from "../hooks/timeouts.ts";
-import type { ProcLimit } from "./proc_limit.ts";
+import type { ProcLimit } from "./limits.ts";
 import { PersistentHooks } from "./persistent.ts";
 
 /** The runners of one snapshot. */
@@ -51,7 +51,7 @@ export interface RunnerSettings {
  * @example
  * ```ts
  * import { buildRunners } from "./runners.ts";
- * import { ProcLimit } from "./proc_limit.ts";
+ * import { ProcLimit } from "./limits.ts";
  * import { silentLogger } from "../log.ts";
  * const signal = new AbortController().signal;
  * const runners = buildRunners({ dir: "/p", plugins: [], warnings: [] }, {

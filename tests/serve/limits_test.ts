@@ -1,7 +1,80 @@
 import assert from "node:assert/strict";
-import { EventQueue } from "../../lib/serve/event_queue.ts";
+import { EventQueue, ProcLimit } from "../../lib/serve/limits.ts";
 import { RunError } from "../../lib/errors.ts";
 import { createLogger } from "../../lib/log.ts";
+
+/** A run that ends when told to, recording that it started. */
+function blocker(started: string[], name: string) {
+  const { promise, resolve } = Promise.withResolvers<void>();
+  return {
+    run: () => {
+      started.push(name);
+      return promise;
+    },
+    end: resolve,
+  };
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 0));
+
+Deno.test("ProcLimit never runs more than max at once, across both gates", async () => {
+  const limit = new ProcLimit(3);
+  let now = 0;
+  let peak = 0;
+  const work = async () => {
+    peak = Math.max(peak, ++now);
+    await new Promise((r) => setTimeout(r, 5));
+    now--;
+  };
+  await Promise.all(
+    Array.from({ length: 30 }, (_, i) => (i % 2 ? limit.event(work) : limit.consulted(work))),
+  );
+  assert.equal(peak, 3);
+  assert.equal(limit.running, 0);
+});
+
+Deno.test("ProcLimit gives a freed slot to a waiting consulted call before queued events", async () => {
+  const limit = new ProcLimit(2, { reserved: 0 });
+  const started: string[] = [];
+  const first = blocker(started, "e1");
+  const second = blocker(started, "e2");
+  const runs = [limit.event(first.run), limit.event(second.run)];
+  const queued = ["e3", "e4", "e5"].map((n) => blocker(started, n));
+  runs.push(...queued.map((b) => limit.event(b.run)));
+  await tick();
+  const consulted = blocker(started, "c1");
+  runs.push(limit.consulted(consulted.run));
+  await tick();
+  assert.deepEqual(started, ["e1", "e2"]);
+  first.end();
+  await tick();
+  assert.deepEqual(started, ["e1", "e2", "c1"]);
+  for (const b of [second, consulted, ...queued]) b.end();
+  await Promise.all(runs);
+});
+
+Deno.test("ProcLimit keeps reserved slots free of events, so a consulted call starts at once", async () => {
+  const limit = new ProcLimit(4, { reserved: 1 });
+  const started: string[] = [];
+  const events = ["e1", "e2", "e3", "e4", "e5"].map((n) => blocker(started, n));
+  const runs = events.map((b) => limit.event(b.run));
+  await tick();
+  assert.deepEqual(started, ["e1", "e2", "e3"]);
+  const consulted = blocker(started, "c1");
+  runs.push(limit.consulted(consulted.run));
+  await tick();
+  assert.deepEqual(started, ["e1", "e2", "e3", "c1"]);
+  for (const b of [...events, consulted]) b.end();
+  await Promise.all(runs);
+  assert.equal(limit.running, 0);
+});
+
+Deno.test("ProcLimit frees the slot when a run throws", async () => {
+  const limit = new ProcLimit(1);
+  await assert.rejects(limit.consulted(() => Promise.reject(new Error("boom"))), /boom/);
+  assert.equal(await limit.event(() => Promise.resolve("next")), "next");
+  assert.equal(limit.running, 0);
+});
 
 Deno.test("EventQueue drops jobs past its bound and counts them in the log", async () => {
   const lines: string[] = [];

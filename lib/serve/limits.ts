@@ -1,16 +1,155 @@
 /**
- * Fire-and-forget work (events, status changes, tool post) waits here, bounded: past
- * `maxPending` waiting jobs, or past `maxBytes` of request bodies held by waiting and running
+ * The daemon's bounds on work.
+ *
+ * {@linkcode ProcLimit} bounds hook processes (`--max-procs`), shared by every script the daemon
+ * runs. Two gates lead to the same slots: consulted calls (route, placement, tool pre, actions: a
+ * caller is waiting) and events (fire-and-forget). Consulted calls never queue behind events: a
+ * freed slot goes to a waiting consulted call first, and events may hold at most `max - reserved`
+ * slots, so even when event hooks are slow the reserved slots stay free for consulted calls.
+ *
+ * {@linkcode EventQueue} holds fire-and-forget work (events, status changes, tool post), bounded:
+ * past `maxPending` waiting jobs, or past `maxBytes` of request bodies held by waiting and running
  * jobs, a new one is dropped and counted in the log, never blocking the caller and never growing
- * memory (a count alone let 300 queued 1 MB events take 350 MB). At most `maxActive` jobs run at once; their hook processes
- * still pass the event gate of the process limit.
+ * memory (a count alone let 300 queued 1 MB events take 350 MB). At most `maxActive` jobs run at
+ * once; their hook processes still pass the event gate of the process limit.
  *
  * @module
  */
 
-import { Fifo } from "./_fifo.ts";
 import { RunError } from "../errors.ts";
 import { type Logger, silentLogger } from "../log.ts";
+
+// A FIFO with O(1) shift: Array#shift is O(n), and the event queue may hold 10,000 entries.
+class Fifo<T> {
+  #items: (T | undefined)[] = [];
+  #head = 0;
+
+  get length(): number {
+    return this.#items.length - this.#head;
+  }
+
+  push(item: T): void {
+    this.#items.push(item);
+  }
+
+  shift(): T | undefined {
+    if (this.#head >= this.#items.length) return undefined;
+    const item = this.#items[this.#head];
+    this.#items[this.#head++] = undefined;
+    // Compact once the consumed prefix dominates, so memory follows the live length.
+    if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
+      this.#items = this.#items.slice(this.#head);
+      this.#head = 0;
+    }
+    return item;
+  }
+
+  drain(): T[] {
+    const items = this.#items.slice(this.#head) as T[];
+    this.#items = [];
+    this.#head = 0;
+    return items;
+  }
+}
+
+/** Default `--max-procs`. */
+export const DEFAULT_MAX_PROCS = 64;
+
+/** A gate: runs `run` once a slot is free, and frees the slot when it settles. */
+export type Gate = <T>(run: () => Promise<T>) => Promise<T>;
+
+/** Options of {@linkcode ProcLimit}. */
+export interface ProcLimitOptions {
+  /**
+   * Slots events may never take; default max/8 (at least 1 when max > 1, 0 when max is 1, so
+   * a limit of one still runs events).
+   */
+  reserved?: number;
+}
+
+type Kind = "consulted" | "event";
+
+/** The shared process bound. */
+export class ProcLimit {
+  /** The bound on processes at once. */
+  readonly max: number;
+  /** The bound on event processes at once. */
+  readonly eventMax: number;
+  #running = 0;
+  #eventsRunning = 0;
+  #consultWaiters = new Fifo<() => void>();
+  #eventWaiters = new Fifo<() => void>();
+
+  /**
+   * @param max The bound (`--max-procs`), at least 1.
+   * @param options The slots kept for consulted calls.
+   */
+  constructor(max: number = DEFAULT_MAX_PROCS, options: ProcLimitOptions = {}) {
+    this.max = Math.max(1, Math.floor(max));
+    const reserved = options.reserved ?? (this.max > 1 ? Math.max(1, Math.floor(this.max / 8)) : 0);
+    this.eventMax = Math.max(1, this.max - reserved);
+  }
+
+  /** Processes running now. */
+  get running(): number {
+    return this.#running;
+  }
+
+  /** Runs waiting for a slot: consulted and event. */
+  get waiting(): { consulted: number; event: number } {
+    return { consulted: this.#consultWaiters.length, event: this.#eventWaiters.length };
+  }
+
+  /** The gate of consulted calls; pass it as a Runner's `limit`. */
+  readonly consulted: Gate = (run) => this.#gate("consulted", run);
+
+  /** The gate of event hooks; pass it as a Runner's `limit`. */
+  readonly event: Gate = (run) => this.#gate("event", run);
+
+  async #gate<T>(kind: Kind, run: () => Promise<T>): Promise<T> {
+    if (this.#mayStart(kind)) this.#take(kind);
+    else await new Promise<void>((resolve) => this.#waiters(kind).push(resolve));
+    try {
+      return await run();
+    } finally {
+      this.#running--;
+      if (kind === "event") this.#eventsRunning--;
+      this.#dispatch();
+    }
+  }
+
+  #mayStart(kind: Kind): boolean {
+    if (this.#running >= this.max) return false;
+    if (kind === "consulted") return true;
+    // Waiting consulted calls have the first claim on a free slot.
+    return this.#consultWaiters.length === 0 && this.#eventsRunning < this.eventMax;
+  }
+
+  #take(kind: Kind): void {
+    this.#running++;
+    if (kind === "event") this.#eventsRunning++;
+  }
+
+  #waiters(kind: Kind): Fifo<() => void> {
+    return kind === "consulted" ? this.#consultWaiters : this.#eventWaiters;
+  }
+
+  // Hands free slots over: the slot is taken here, before the waiter resumes, so a newcomer
+  // cannot slip in between.
+  #dispatch(): void {
+    while (this.#running < this.max) {
+      if (this.#consultWaiters.length > 0) {
+        this.#take("consulted");
+        this.#consultWaiters.shift()!();
+      } else if (this.#eventWaiters.length > 0 && this.#eventsRunning < this.eventMax) {
+        this.#take("event");
+        this.#eventWaiters.shift()!();
+      } else {
+        return;
+      }
+    }
+  }
+}
 
 /** Default bound on waiting jobs. */
 export const DEFAULT_MAX_PENDING = 10_000;
@@ -40,17 +179,7 @@ interface Job {
   drop(): void;
 }
 
-/**
- * The bounded queue of fire-and-forget jobs.
- *
- * @example
- * ```ts
- * import { EventQueue } from "./event_queue.ts";
- * const queue = new EventQueue({ maxPending: 1, maxActive: 1 });
- * const done = queue.submit("task.done", () => Promise.resolve("ran"));
- * console.assert(done !== null && (await done) === "ran");
- * ```
- */
+/** The bounded queue of fire-and-forget jobs. */
 export class EventQueue {
   #pending = new Fifo<Job>();
   #active = new Set<Promise<unknown>>();
