@@ -1,6 +1,6 @@
 /**
  * tyhooks without the binary: `deno task cli` from wherever the user stands, and the command
- * `deno install -g` puts on PATH (README "Build and install"), from the checkout and from the
+ * `deno install -g` puts on PATH (README "Install"), from the checkout and from the
  * bundle, each run from an unrelated directory.
  */
 
