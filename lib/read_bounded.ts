@@ -10,7 +10,7 @@
  * @module
  */
 
-import { concat } from "./_bytes.ts";
+import { concat } from "./_util.ts";
 
 /** The default cap: 1 MiB, like the daemon's request bodies. */
 export const MAX_INPUT_BYTES = 1024 * 1024;

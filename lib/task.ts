@@ -5,7 +5,7 @@
  */
 
 import { UsageError } from "./errors.ts";
-import { parseJson } from "./_json.ts";
+import { isRecord, parseJson } from "./_util.ts";
 
 /**
  * A task, as hosts send it in snake_case JSON, every field present (empty string, 0 or null
@@ -98,7 +98,7 @@ export const EMPTY_TASK: Task = Object.freeze({
 export async function validateTask(value: unknown, source: string): Promise<Task> {
   const fast = wellFormedTask(value);
   if (fast !== null) return fast;
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+  if (!isRecord(value)) {
     throw new UsageError(`Invalid task in ${source}: expected a JSON object`);
   }
   // Something is off: zod, the source of truth, says precisely what.
@@ -132,8 +132,8 @@ export const TASK_TEXT_FIELDS = [
  * loading zod (about 13 ms of startup here); anything else returns null and goes to zod.
  */
 function wellFormedTask(value: unknown): Task | null {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return null;
-  const input = value as Record<string, unknown>;
+  if (!isRecord(value)) return null;
+  const input = value;
   const id = input.id ?? 0;
   if (typeof id !== "number" || !Number.isSafeInteger(id)) return null;
   const port = input.port ?? 0;
@@ -169,11 +169,6 @@ export async function parseTask(text: string, source: string): Promise<Task> {
   const json = parseJson(text);
   if (!json.ok) throw new UsageError(`Invalid task in ${source}: ${json.error}`);
   return await validateTask(json.value, source);
-}
-
-/** Removes NUL bytes, which no environment variable can hold. */
-export function cleanEnvValue(value: string): string {
-  return value.includes("\0") ? value.replaceAll("\0", "") : value;
 }
 
 /**
@@ -244,7 +239,8 @@ export function taskEnv(task: Task, options: TaskEnvOptions = {}): Record<string
       env.TASK_METADATA = goJson(task.metadata);
     }
   }
-  for (const key of Object.keys(env)) env[key] = cleanEnvValue(env[key]);
+  // No environment variable can hold a NUL byte.
+  for (const key of Object.keys(env)) env[key] = env[key].replaceAll("\0", "");
   return env;
 }
 

@@ -13,7 +13,7 @@ import { consult, type ConsultOptions, type ConsultRunner, pluginHandlers } from
 import { failureReason, succeeded } from "../process/record.ts";
 import { EMPTY_TASK, taskEnv } from "../task.ts";
 import type { PlacementAnswer, PlacementInfo, PlacementRequest } from "../wire/placement.ts";
-import { goFields, isJsonObject, parseJson } from "../_json.ts";
+import { goFields, isRecord, parseJson } from "../_util.ts";
 
 export type { PlacementInfo };
 
@@ -150,7 +150,7 @@ export async function readPlacementAnswer(
   if (!json.ok) return json;
   const value = json.value;
   if (value === null) return { ok: true, answer: { target: "", workdir: "", reason: "" } };
-  if (isJsonObject(value)) {
+  if (isRecord(value)) {
     const fields = goFields(value, PLACEMENT_FIELDS);
     const answer = { target: "", workdir: "", reason: "" };
     let wellFormed = true;
@@ -281,13 +281,13 @@ export function readHostsAnswer(stdout: string): { hosts: HostCandidate[] } | { 
   const json = parseJson(stdout);
   if (!json.ok) return { failure: json.error };
   if (json.value === null) return { hosts: [] };
-  if (!isJsonObject(json.value)) return { failure: `wrong type: answer: expected an object` };
+  if (!isRecord(json.value)) return { failure: `wrong type: answer: expected an object` };
   const list = goFields(json.value, ["hosts"] as const).hosts ?? [];
   if (!Array.isArray(list)) return { failure: `wrong type: "hosts": expected an array` };
   const hosts: HostCandidate[] = [];
   for (const [i, entry] of list.entries()) {
     if (entry === null) continue; // Go decodes null into an empty entry, which is dropped.
-    if (!isJsonObject(entry)) return { failure: `wrong type: "hosts.${i}": expected an object` };
+    if (!isRecord(entry)) return { failure: `wrong type: "hosts.${i}": expected an object` };
     const fields = goFields(entry, HOST_FIELDS);
     const host = { name: "", target: "", workdir: "", detail: "" };
     for (const field of HOST_FIELDS) {

@@ -25,7 +25,7 @@ import type { Plugin, PluginIndex } from "../plugins/types.ts";
 import type { PostToolCall, PreToolAnswer, ToolCall, ToolHookRequest } from "../wire/tool.ts";
 import { basename, dirname } from "../_path.ts";
 import { readBounded } from "../read_bounded.ts";
-import { parseJson } from "../_json.ts";
+import { isRecord, parseJson } from "../_util.ts";
 
 /**
  * The event of pre hooks.
@@ -313,8 +313,8 @@ export async function readPreAnswer(
   const json = parseJson(stdout);
   if (!json.ok) return json;
   const value = json.value;
-  if (value !== null && typeof value === "object" && !Array.isArray(value)) {
-    const { action, reason } = value as Record<string, unknown>;
+  if (isRecord(value)) {
+    const { action, reason } = value;
     const verb = typeof action === "string" ? action.trim().toLowerCase() : undefined;
     const text = reason ?? "";
     if ((verb === "allow" || verb === "block") && typeof text === "string") {
@@ -392,8 +392,8 @@ async function readGuard(path: string): Promise<"yes" | "no" | "no hooks map" | 
   const read = await readManifest(path);
   if (read.ok) {
     const data = read.lenient;
-    const hooks = isMap(data) ? data.hooks : undefined;
-    if (!isMap(hooks)) return "no hooks map";
+    const hooks = isRecord(data) ? data.hooks : undefined;
+    if (!isRecord(hooks)) return "no hooks map";
     return Object.hasOwn(hooks, PRE_TOOL_EVENT) ? "yes" : "no";
   }
   try {
@@ -401,8 +401,4 @@ async function readGuard(path: string): Promise<"yes" | "no" | "no hooks map" | 
   } catch {
     return "unreadable";
   }
-}
-
-function isMap(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }

@@ -17,7 +17,7 @@
 import { dirname } from "../_path.ts";
 import { RunError } from "../errors.ts";
 import { readBounded } from "../read_bounded.ts";
-import { concat } from "../_bytes.ts";
+import { concat } from "../_util.ts";
 import { clearableTimeout } from "../_timers.ts";
 
 const PERMISSIONS = ["read", "write", "env", "run", "sys", "net"] as const;

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { concat } from "../_bytes.ts";
+import { concat } from "../_util.ts";
 
 /** What was read from one stream. */
 export interface Captured {

@@ -7,7 +7,7 @@
 
 import type { z } from "zod";
 import { HttpError } from "./http.ts";
-import { concat } from "../_bytes.ts";
+import { concat } from "../_util.ts";
 import { clearableTimeout } from "../_timers.ts";
 
 /** The largest body accepted. */

@@ -28,7 +28,7 @@ import { DEFAULT_MAX_OUTPUT } from "../process/run_script.ts";
 import { pluginEnv } from "../hooks/runner.ts";
 import { type BackoffOptions, DEFAULT_BACKOFF, nextStep, NO_STREAK } from "../services/backoff.ts";
 import { clearableTimeout, sleep } from "../_timers.ts";
-import { concat } from "../_bytes.ts";
+import { concat } from "../_util.ts";
 import { type Logger, silentLogger } from "../log.ts";
 
 /** The consulted hooks that answer one JSON line; other persistent hooks are notified. */

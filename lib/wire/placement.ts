@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import type { Same } from "../_type_check.ts";
-import { goFields, isJsonObject, parseJson } from "../_json.ts";
+import { goFields, isRecord, parseJson } from "../_util.ts";
 
 /**
  * What a placement question is about, and what a handler reads as the request's `task`: a whole
@@ -61,7 +61,7 @@ const text = z.string().nullish().transform((value) => (value ?? "").trim());
  */
 export const PlacementAnswerSchema = z.preprocess(
   // As Go's encoding/json reads ty's struct: keys in any case, null as empty.
-  (value) => value === null ? {} : isJsonObject(value) ? goFields(value, ANSWER_FIELDS) : value,
+  (value) => value === null ? {} : isRecord(value) ? goFields(value, ANSWER_FIELDS) : value,
   z.object({ target: text, workdir: text, reason: text }),
 );
 

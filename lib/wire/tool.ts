@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import type { Same } from "../_type_check.ts";
-import { parseJson } from "../_json.ts";
+import { parseJson } from "../_util.ts";
 
 /**
  * Zod schema of a tool call as a host describes it (`POST /v1/tool/pre` bodies, the `tool pre`

@@ -1,10 +1,10 @@
 /**
- * Reading a script's JSON answer: decoding it into a value or a reason (the one way every answer
- * reader reports malformed JSON), and reading an object's fields as Go's `encoding/json` decodes
- * it into a struct, since that is how ty reads handler answers: a key matches a field exactly or,
- * failing that, case-insensitively (Unicode simple folding, so `ſ` is an `s` and the Kelvin sign
- * a `k`); when several keys match one field the last one wins; a `null` leaves the field as it
- * was.
+ * Small helpers shared across lib/: decoding a script's JSON answer into a value or a reason (the
+ * one way every answer reader reports malformed JSON); reading an object's fields as Go's
+ * `encoding/json` decodes it into a struct, since that is how ty reads handler answers (a key
+ * matches a field exactly or, failing that, case-insensitively with Unicode simple folding, so
+ * `ſ` is an `s` and the Kelvin sign a `k`; when several keys match one field the last one wins; a
+ * `null` leaves the field as it was); joining a stream's chunks.
  *
  * @module
  */
@@ -60,7 +60,19 @@ export function goFields<F extends string>(
   return out;
 }
 
-/** True for a JSON object (not an array, not null). */
-export function isJsonObject(value: unknown): value is Record<string, unknown> {
+/** True for a JSON object or YAML map (not an array, not null). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** Concatenates `chunks` (whose lengths add up to `length`); a single chunk is returned as is. */
+export function concat(chunks: Uint8Array[], length: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(length);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return out;
 }
