@@ -50,9 +50,14 @@ export type {
 } from "./plugins/types.ts";
 export { type RunMode, type RunOptions, runScript } from "./process/run_script.ts";
 export { failureReason, type RunRecord, type RunResult, succeeded } from "./process/record.ts";
-export { Runner, type RunnerOptions, type StatusChangeResult } from "./hooks/runner.ts";
-export { statusEvent } from "./hooks/status_event.ts";
-export { DEFAULT_TIMEOUTS, type Timeouts } from "./hooks/timeouts.ts";
+export {
+  DEFAULT_TIMEOUTS,
+  Runner,
+  type RunnerOptions,
+  type StatusChangeResult,
+  statusEvent,
+  type Timeouts,
+} from "./hooks/runner.ts";
 export type { AskHandler, AskRequest, ConsultOptions, ConsultRunner } from "./consult/consult.ts";
 export {
   isEmptyDecision,

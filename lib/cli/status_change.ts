@@ -1,7 +1,7 @@
 import { type CommandContext, type CommandSpec, stringOption } from "./command.ts";
 import { durationOption, readTaskOption, relaunchDetached } from "./_shared.ts";
 import { EVENT_OPTIONS, eventRunner, printRuns, warnIfNear } from "./fire.ts";
-import { statusEvent } from "../hooks/status_event.ts";
+import { statusEvent } from "../hooks/runner.ts";
 import { EMPTY_TASK } from "../task.ts";
 
 /** The statuses that fire an event; others fire nothing, and a near miss is likely a typo. */

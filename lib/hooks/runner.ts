@@ -1,7 +1,7 @@
 /**
- * The Runner: fires events, maps status changes, runs actions, and asks the consulted hooks
- * (`task.route`, `task.placement`), over one plugin index. Every script goes through
- * `runScript`; failures are records and log lines, never exceptions.
+ * The Runner: fires events, maps status changes (ty's OnStatusChange), runs actions, and asks the
+ * consulted hooks (`task.route`, `task.placement`), over one plugin index, under SPEC's timeouts.
+ * Every script goes through `runScript`; failures are records and log lines, never exceptions.
  *
  * @module
  */
@@ -19,21 +19,12 @@ import {
   succeeded,
   toRecord,
 } from "../process/record.ts";
-import { DEFAULT_TIMEOUTS, type Timeouts } from "./timeouts.ts";
-import { statusEvent } from "./status_event.ts";
 import type { AskHandler, AskRequest, ConsultOptions } from "../consult/consult.ts";
 import { route, type RouteOptions, type RouteResult } from "../consult/route.ts";
 import type { HostsList, Placement, PlacementInfo } from "../consult/placement.ts";
 
 /**
  * Options of {@linkcode Runner}.
- * @example
- * ```ts
- * import { Runner, type RunnerOptions } from "./runner.ts";
- * const options: RunnerOptions = { hooksDir: "/nonexistent", timeouts: { placement: 2000 } };
- * const runner = new Runner({ dir: "/none", plugins: [], warnings: [] }, options);
- * console.assert(runner.timeouts.placement === 2000 && runner.timeouts.route === 15_000);
- * ```
  */
 export interface RunnerOptions {
   /** Legacy hooks dir (`<hooks-dir>/<event>`); none when omitted. */
@@ -56,6 +47,32 @@ export interface RunnerOptions {
   notify?: AskHandler;
 }
 
+/** Per-call timeouts, in milliseconds, as SPEC sets them. */
+export interface Timeouts {
+  /** Event hooks (`fire`, `status-change`): 30 s. */
+  event: number;
+  /** Actions (`plugins run`): 60 s. */
+  action: number;
+  /** `task.route` handlers: 15 s. */
+  route: number;
+  /** `task.placement` handlers: 5 s. */
+  placement: number;
+  /** `task.hosts` handlers: 5 s. */
+  hosts: number;
+  /** `pre_tool_call` / `post_tool_call` hooks: 30 s. */
+  tool: number;
+}
+
+/** The timeouts SPEC sets. */
+export const DEFAULT_TIMEOUTS: Readonly<Timeouts> = Object.freeze({
+  event: 30_000,
+  action: 60_000,
+  route: 15_000,
+  placement: 5_000,
+  hosts: 5_000,
+  tool: 30_000,
+});
+
 /** The timeout of each consulted event's hooks. */
 const CONSULTED_TIMEOUTS: Record<string, keyof Timeouts> = {
   "task.route": "route",
@@ -65,17 +82,7 @@ const CONSULTED_TIMEOUTS: Record<string, keyof Timeouts> = {
   post_tool_call: "tool",
 };
 
-/**
- * What a status change did.
- * @example
- * ```ts
- * import { EMPTY_TASK } from "../task.ts";
- * import { Runner, type StatusChangeResult } from "./runner.ts";
- * const runner = new Runner({ dir: "/none", plugins: [], warnings: [] });
- * const result: StatusChangeResult = await runner.onStatusChange(EMPTY_TASK, "blocked", "tests fail");
- * console.assert(result.event === "task.failed" && result.runs.length === 0);
- * ```
- */
+/** What a status change did. */
 export interface StatusChangeResult {
   /** The event fired, or null when the status fires nothing. */
   event: string | null;
@@ -404,5 +411,34 @@ export class Runner {
     } catch {
       return null;
     }
+  }
+}
+
+/**
+ * Maps a status (and its message) to the event it fires, or null for none:
+ * `queued`/`processing` -> `task.started`; `done` -> `task.done`; `blocked` -> `task.failed` when
+ * the message mentions "fail" or "error" (any case), else `task.blocked`.
+ *
+ * @param status The new status.
+ * @param message The status message.
+ * @returns The event, or null.
+ * @example
+ * ```ts
+ * import { statusEvent } from "./runner.ts";
+ * console.assert(statusEvent("blocked", "Build ERROR") === "task.failed");
+ * console.assert(statusEvent("backlog") === null);
+ * ```
+ */
+export function statusEvent(status: string, message = ""): string | null {
+  switch (status) {
+    case "queued":
+    case "processing":
+      return "task.started";
+    case "done":
+      return "task.done";
+    case "blocked":
+      return /fail|error/i.test(message) ? "task.failed" : "task.blocked";
+    default:
+      return null;
   }
 }

@@ -14,7 +14,7 @@
 import type { PluginIndex } from "../plugins/types.ts";
 import type { Logger } from "../log.ts";
 import { Runner } from "../hooks/runner.ts";
-import type { Timeouts } from "../hooks/timeouts.ts";
+import type { Timeouts } from "../hooks/runner.ts";
 import type { ProcLimit } from "./limits.ts";
 import { PersistentHooks } from "./persistent.ts";
 

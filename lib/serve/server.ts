@@ -7,7 +7,7 @@
 
 import type { PluginIndex } from "../plugins/types.ts";
 import { type Logger, silentLogger } from "../log.ts";
-import { DEFAULT_TIMEOUTS, type Timeouts } from "../hooks/timeouts.ts";
+import { DEFAULT_TIMEOUTS, type Timeouts } from "../hooks/runner.ts";
 import { DEFAULT_GRACE_MS, DRAIN_MS } from "../process/run_script.ts";
 import type { ListenAddress } from "./listen.ts";
 import { bearerCheck } from "./auth.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { Runner } from "../../lib/hooks/runner.ts";
-import { statusEvent } from "../../lib/hooks/status_event.ts";
+import { statusEvent } from "../../lib/hooks/runner.ts";
 import { EMPTY_TASK, type Task } from "../../lib/task.ts";
 import { UsageError } from "../../lib/errors.ts";
 import { createLogger } from "../../lib/log.ts";
