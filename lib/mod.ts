@@ -148,7 +148,7 @@ export type {
   ServiceStatus,
 } from "./services/schema.ts";
 export { type Daemon, type DaemonOptions, startDaemon } from "./serve/server.ts";
-export type { ServiceSupervisor } from "./serve/context.ts";
+export type { ServiceSupervisor } from "./serve/endpoints.ts";
 export type { WatchDirOptions } from "./serve/index_holder.ts";
 export { formatListen, type ListenAddress, parseListen } from "./serve/listen.ts";
 

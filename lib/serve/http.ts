@@ -1,20 +1,17 @@
 /**
- * JSON responses and the one error type of the HTTP layer: every failure a client sees is
- * `{"error": message}` with a status that says whose fault it was.
+ * The daemon's HTTP layer below the endpoints: reading a request's JSON body (capped at 1 MiB,
+ * 413 past it without reading the rest; decoded, 400 when malformed; validated against a zod
+ * schema, 400 naming the field), JSON responses, and the one error type: every failure a client
+ * sees is `{"error": message}` with a status that says whose fault it was.
  *
  * @module
  */
 
-/**
- * A request the daemon refuses, with its status (400, 401, 404, 405, 413, 503).
- *
- * @example
- * ```ts
- * import { HttpError } from "./http.ts";
- * const err = new HttpError(404, 'Unknown path "/v2"');
- * console.assert(err.status === 404);
- * ```
- */
+import type { z } from "zod";
+import { concat } from "../_util.ts";
+import { clearableTimeout } from "../_timers.ts";
+
+/** A request the daemon refuses, with its status (400, 401, 404, 405, 413, 503). */
 export class HttpError extends Error {
   override name = "HttpError";
   /** The HTTP status. */
@@ -40,12 +37,6 @@ export class HttpError extends Error {
  * @param body The document.
  * @param headers Extra headers.
  * @returns The response.
- * @example
- * ```ts
- * import { json } from "./http.ts";
- * const res = json(200, { ok: true });
- * console.assert(res.headers.get("content-type") === "application/json");
- * ```
  */
 export function json(
   status: number,
@@ -63,15 +54,140 @@ export function json(
  *
  * @param error An HttpError (its status), or anything else (500).
  * @returns The response.
- * @example
- * ```ts
- * import { errorResponse, HttpError } from "./http.ts";
- * console.assert(errorResponse(new HttpError(413, "Too big")).status === 413);
- * ```
  */
 export function errorResponse(error: unknown): Response {
   if (error instanceof HttpError) {
     return json(error.status, { error: error.message }, error.headers);
   }
   return json(500, { error: error instanceof Error ? error.message : String(error) });
+}
+
+/** The largest body accepted. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+function tooLarge(maxBytes: number): HttpError {
+  return new HttpError(413, `Request body too large: the limit is ${maxBytes} bytes`);
+}
+
+/** How long a client may take to send its body: a slow or stalled client gets 408. */
+export const BODY_TIMEOUT_MS = 10_000;
+
+/** Options of {@linkcode readBody}. */
+export interface ReadBodyOptions {
+  /** The cap; default {@linkcode MAX_BODY_BYTES}. */
+  maxBytes?: number;
+  /** Time allowed for the whole body; default {@linkcode BODY_TIMEOUT_MS}. */
+  timeoutMs?: number;
+}
+
+/**
+ * Reads the body as bytes, refusing more than `maxBytes` (from `Content-Length` at once, else as
+ * soon as the stream passes it) and a body that takes longer than `timeoutMs` to arrive.
+ *
+ * @param request The request.
+ * @param options The cap and the time allowed.
+ * @returns The bytes.
+ * @throws {HttpError} 413 past the cap, 408 past the time.
+ */
+export async function readBody(
+  request: Request,
+  options: ReadBodyOptions = {},
+): Promise<Uint8Array> {
+  const maxBytes = options.maxBytes ?? MAX_BODY_BYTES;
+  const declared = Number(request.headers.get("content-length") ?? NaN);
+  if (declared > maxBytes) throw tooLarge(maxBytes);
+  // Before `request.body`, whose first read makes a stream: a declared length needs none.
+  if (declared === 0) return new Uint8Array();
+  if (declared > 0) {
+    // Its size is known and allowed (hyper ends the body there): read it in one native call,
+    // about a tenth of a millisecond cheaper per request than the stream reads below.
+    const timeout = clearableTimeout(options.timeoutMs ?? BODY_TIMEOUT_MS);
+    const late = new Promise<never>((_, reject) =>
+      timeout.signal.addEventListener(
+        "abort",
+        () => reject(new HttpError(408, "Request body not received in time")),
+        { once: true },
+      )
+    );
+    try {
+      return await Promise.race([request.bytes(), late]);
+    } finally {
+      timeout.clear();
+    }
+  }
+  if (request.body === null) return new Uint8Array();
+  const reader = request.body.getReader();
+  // A client that stalls mid-body must not hold a request (and a graceful stop) open.
+  const timeout = clearableTimeout(options.timeoutMs ?? BODY_TIMEOUT_MS);
+  timeout.signal.addEventListener("abort", () => reader.cancel().catch(() => {}), { once: true });
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    while (true) {
+      const { done, value } = await reader.read();
+      if (timeout.signal.aborted) throw new HttpError(408, "Request body not received in time");
+      if (done) break;
+      total += value.length;
+      if (total > maxBytes) throw tooLarge(maxBytes);
+      chunks.push(value);
+    }
+  } finally {
+    timeout.clear();
+    reader.releaseLock();
+  }
+  return concat(chunks, total);
+}
+
+/**
+ * Reads, decodes and validates a JSON body. An empty body counts as `{}`, so endpoints whose
+ * fields are all optional can be called without one.
+ *
+ * @param request The request.
+ * @param schema The body's zod schema.
+ * @returns The validated body.
+ * @throws {HttpError} 413 past 1 MiB; 400 for malformed JSON, a non-object, or a bad field.
+ */
+export async function parseBody<S extends z.ZodType>(
+  request: Request,
+  schema: S,
+): Promise<z.output<S>> {
+  return (await parseSizedBody(request, schema)).body;
+}
+
+/**
+ * {@linkcode parseBody}, also giving the body's size in bytes (what queued work holds).
+ *
+ * @param request The request.
+ * @param schema The body's zod schema.
+ * @returns The validated body and its size.
+ * @throws {HttpError} As {@linkcode parseBody}.
+ */
+export async function parseSizedBody<S extends z.ZodType>(
+  request: Request,
+  schema: S,
+): Promise<{ body: z.output<S>; bytes: number }> {
+  const bytes = await readBody(request);
+  let text: string;
+  try {
+    // JSON is UTF-8 (RFC 8259): bytes that are not must not turn into replacement characters.
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new HttpError(400, "Malformed request body: not UTF-8");
+  }
+  let value: unknown = {};
+  if (text.trim() !== "") {
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      throw new HttpError(400, `Malformed JSON in request body: ${(error as Error).message}`);
+    }
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new HttpError(400, "Invalid request body: expected a JSON object");
+  }
+  const result = schema.safeParse(value);
+  if (result.success) return { body: result.data, bytes: bytes.length };
+  const issue = result.error.issues[0];
+  const field = issue.path.map(String).join(".") || "(body)";
+  throw new HttpError(400, `Invalid request body: "${field}": ${issue.message}`);
 }

@@ -17,8 +17,7 @@ import { bindServer, type BoundServer } from "./bind_server.ts";
 import { DEFAULT_MAX_PROCS, EventQueue, ProcLimit } from "./limits.ts";
 import { IndexHolder, type WatchDirOptions } from "./index_holder.ts";
 import { buildRunners } from "./runners.ts";
-import type { DaemonState, ServiceSupervisor } from "./context.ts";
-import { requestHandler } from "./request_handler.ts";
+import { type DaemonState, requestHandler, type ServiceSupervisor } from "./endpoints.ts";
 
 /**
  * Options of {@linkcode startDaemon}.

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ENDPOINTS, matchEndpoint } from "../../lib/serve/routes.ts";
+import { ENDPOINTS, matchEndpoint } from "../../lib/serve/endpoints.ts";
 import { HttpError } from "../../lib/serve/http.ts";
 
 Deno.test("matchEndpoint() finds every endpoint SPEC lists", () => {

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { MAX_BODY_BYTES, parseBody, readBody } from "../../lib/serve/body.ts";
-import { HttpError } from "../../lib/serve/http.ts";
+import { HttpError, MAX_BODY_BYTES, parseBody, readBody } from "../../lib/serve/http.ts";
 
 const post = (body: BodyInit | null, headers: HeadersInit = {}) =>
   new Request("http://x/", { method: "POST", body, headers });

@@ -1,0 +1,391 @@
+/**
+ * The daemon's endpoints: the table, matching a request against it (an unknown path is 404, a
+ * known path with the wrong method is 405 with an `Allow` header), one request end to end, and
+ * each handler. A handler gets the request, its path parameters, the snapshot of the plugin
+ * index taken when the request arrived, and the daemon's shared state; it is one library call
+ * over the snapshot, answering the document the matching command prints with `--json`.
+ *
+ * Consulted endpoints (route, placement, hosts, tool pre, actions) answer when the call is
+ * decided. Fire-and-forget ones (events, status changes, tool post) validate the body first (400
+ * before anything is queued), queue the work on the bounded event queue and answer 202
+ * `{"accepted":true}`; with `?wait=1`, events and status changes answer 200 with
+ * `{"event","runs"}` once the hooks ran. A full queue (or a stopping daemon) answers 503: the
+ * work was dropped, and the log counts it.
+ *
+ * @module
+ */
+
+import type { Logger } from "../log.ts";
+import type { ServiceStatus } from "../services/schema.ts";
+import { type EventQueue, StopDrop } from "./limits.ts";
+import type { IndexHolder, Snapshot } from "./index_holder.ts";
+import type { DaemonRunners } from "./runners.ts";
+import { VERSION } from "../version.ts";
+import { errorResponse, HttpError, json, parseBody, parseSizedBody } from "./http.ts";
+import { EMPTY_TASK } from "../task.ts";
+import { UsageError } from "../errors.ts";
+import { type RunRecord, toRecord } from "../process/record.ts";
+
+// A memoized dynamic import: `import()` of a loaded module still costs a module-map lookup and a
+// promise per call, measurable on a hot endpoint; this pays it once.
+function lazy<T>(load: () => Promise<T>): () => Promise<T> {
+  let loaded: Promise<T> | undefined;
+  return () => loaded ??= load();
+}
+
+const schemas = lazy(() => import("./schemas.ts"));
+const toolcalls = lazy(async () => ({
+  ...(await import("../wire/tool.ts")),
+  ...(await import("../consult/tool_hooks.ts")),
+}));
+
+/** The services the daemon supervises (`--services`): a `ServiceSet`. */
+export interface ServiceSupervisor {
+  /** Every service and its state. */
+  status(): ServiceStatus[];
+  /** SIGTERM to every group, SIGKILL after `stopTimeoutMs`. */
+  stop(options?: { stopTimeoutMs?: number }): Promise<unknown>;
+}
+
+/** State shared by every request. */
+export interface DaemonState {
+  holder: IndexHolder<DaemonRunners>;
+  events: EventQueue;
+  /** Null without `--services`. */
+  services: ServiceSupervisor | null;
+  /** Set when the stop begins: requests arriving later get 503. */
+  stopping: boolean;
+  /** `performance.now()` at start. */
+  startedAt: number;
+  log: Logger;
+}
+
+/** One request, as a handler sees it. */
+export interface Call {
+  request: Request;
+  url: URL;
+  /** Decoded path parameters, e.g. `event`. */
+  params: Record<string, string>;
+  /** Taken when the request arrived; kept for the whole call. */
+  snapshot: Snapshot<DaemonRunners>;
+  daemon: DaemonState;
+}
+
+/** An endpoint's handler. */
+export type Handler = (call: Call) => Promise<Response>;
+
+/** `GET /v1/health` -> `{"ok":true,"version","plugins","uptime_s"}` (`plugins` is the count). */
+function health(call: Call): Promise<Response> {
+  return Promise.resolve(json(200, {
+    ok: true,
+    version: VERSION,
+    plugins: call.snapshot.index.plugins.length,
+    uptime_s: Math.floor((performance.now() - call.daemon.startedAt) / 1000),
+  }));
+}
+
+/** `GET /v1/plugins` -> the `plugins list --json` document, built by the same function. */
+async function plugins(call: Call): Promise<Response> {
+  const { pluginListJson } = await import("../plugins/index_json.ts");
+  return json(200, pluginListJson(call.snapshot.index));
+}
+
+/**
+ * `GET /v1/services` -> `{"services":[{"plugin","name","state","pid","restarts","last_exit"}]}`;
+ * an empty list when the daemon runs without `--services`.
+ */
+function services(call: Call): Promise<Response> {
+  const list = (call.daemon.services?.status() ?? []).map((s) => ({
+    plugin: s.plugin,
+    name: s.name,
+    state: s.state,
+    pid: s.pid,
+    restarts: s.restarts,
+    last_exit: s.last_exit,
+  }));
+  return Promise.resolve(json(200, { services: list }));
+}
+
+/**
+ * `POST /v1/route` `{"task"?}` -> the `route --json` document
+ * `{"plugin","claude_config_dir","hold","reason"}` (`plugin` is `""` when nobody decided).
+ */
+async function route(call: Call): Promise<Response> {
+  const body = await parseBody(call.request, (await schemas()).TaskBodySchema);
+  const decision = await call.snapshot.built.decide.route(body.task ?? EMPTY_TASK);
+  return json(200, {
+    plugin: decision.plugin,
+    claude_config_dir: decision.claude_config_dir,
+    hold: decision.hold,
+    reason: decision.reason,
+  });
+}
+
+/**
+ * `POST /v1/placement` `{"task"?,"remote_required"?}` -> the `place` document
+ * `{"target","workdir","reason","handler"}`. No target is an answer here (run locally), not an
+ * error: the caller reads `target`.
+ */
+async function placement(call: Call): Promise<Response> {
+  const body = await parseBody(call.request, (await schemas()).PlacementBodySchema);
+  const answer = await call.snapshot.built.decide.resolvePlacement({
+    ...(body.task ?? EMPTY_TASK),
+    remote_required: body.remote_required,
+  });
+  return json(200, {
+    target: answer.target,
+    workdir: answer.workdir,
+    reason: answer.reason,
+    handler: answer.handler,
+  });
+}
+
+/**
+ * `POST /v1/hosts` `{"task"?}` -> the `hosts` document `{"hosts":[{"name","target","workdir",
+ * "detail"}]}`: every `task.hosts` handler's candidates, merged.
+ */
+async function hosts(call: Call): Promise<Response> {
+  const body = await parseBody(call.request, (await schemas()).TaskBodySchema);
+  const list = await call.snapshot.built.decide.listHosts(body.task ?? EMPTY_TASK);
+  return json(200, { hosts: list.hosts });
+}
+
+/**
+ * `POST /v1/actions/{plugin}/{action}` `{"task"?}` -> the `plugins run --json` record (the run
+ * record plus `stdout` and `stderr`), whatever the action's exit code; 404 for an unknown plugin
+ * or action.
+ */
+async function runAction(call: Call): Promise<Response> {
+  const body = await parseBody(call.request, (await schemas()).TaskBodySchema);
+  const { plugin, action } = call.params;
+  try {
+    const result = await call.snapshot.built.act.runAction(plugin, action, body.task);
+    return json(200, { ...toRecord(result), stdout: result.stdout, stderr: result.stderr });
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    const hint = error.hint ? ` (${error.hint})` : "";
+    throw new HttpError(404, `${error.message}${hint}`);
+  }
+}
+
+function wantsWait(url: URL): boolean {
+  const wait = url.searchParams.get("wait");
+  return wait === "1" || wait === "true" || wait === "yes";
+}
+
+/** Work for the event queue: `bytes` is what its body holds until it settles. */
+interface QueuedJob {
+  what: string;
+  bytes: number;
+  /** Answer 200 with the result once it ran, instead of 202 at once. */
+  wait: boolean;
+  run: () => Promise<unknown>;
+}
+
+async function enqueue(call: Call, job: QueuedJob): Promise<Response> {
+  const { what } = job;
+  const done = call.daemon.events.submit(what, job.run, job.bytes);
+  if (done === null) throw new HttpError(503, `Dropped "${what}": the event queue is full`);
+  if (!job.wait) {
+    done.catch((error) => {
+      // Jobs dropped at stop are counted in one line by the queue, not one line each.
+      const level = error instanceof StopDrop ? "debug" : "warn";
+      call.daemon.log.log(level, (error as Error).message);
+    });
+    return json(202, { accepted: true });
+  }
+  try {
+    return json(200, await done);
+  } catch (error) {
+    throw new HttpError(503, (error as Error).message);
+  }
+}
+
+/**
+ * `POST /v1/events/{event}` `{"task"?,"message"?}` -> 202 `{"accepted":true}`; with `?wait=1`,
+ * 200 and the `fire --json` document `{"event","runs"}`.
+ */
+async function fireEvent(call: Call): Promise<Response> {
+  const { body, bytes } = await parseSizedBody(call.request, (await schemas()).EventBodySchema);
+  const event = call.params.event;
+  const runner = call.snapshot.built.fire;
+  return await enqueue(call, {
+    what: event,
+    bytes,
+    wait: wantsWait(call.url),
+    run: async () => ({
+      event,
+      runs: await runner.fire(event, body.task ?? EMPTY_TASK, body.message),
+    }),
+  });
+}
+
+/**
+ * `POST /v1/status-change` `{"task"?,"status","message"?}` -> like events; `event` is `""` when
+ * the status fires nothing.
+ */
+async function statusChange(call: Call): Promise<Response> {
+  const { body, bytes } = await parseSizedBody(
+    call.request,
+    (await schemas()).StatusChangeBodySchema,
+  );
+  const runner = call.snapshot.built.fire;
+  return await enqueue(call, {
+    what: `status ${body.status}`,
+    bytes,
+    wait: wantsWait(call.url),
+    run: async () => {
+      const result = await runner.onStatusChange(
+        body.task ?? EMPTY_TASK,
+        body.status,
+        body.message,
+      );
+      return { event: result.event ?? "", runs: result.runs satisfies RunRecord[] };
+    },
+  });
+}
+
+/**
+ * `POST /v1/tool/pre` `{"tool","args"?,"platform"?,"user_id"?}` -> `{"action","reason"}`.
+ * Failing hooks follow the default policy (block).
+ */
+async function toolPre(call: Call): Promise<Response> {
+  const { ToolCallSchema, ToolHooks } = await toolcalls();
+  const body = await parseBody(call.request, ToolCallSchema);
+  const verdict = await new ToolHooks(call.snapshot.built.decide).preToolCall(body);
+  return json(200, { action: verdict.action, reason: verdict.reason });
+}
+
+/**
+ * `POST /v1/tool/post` `{"tool","args"?,"result"?,"error"?,"platform"?,"user_id"?}` -> 202
+ * `{"accepted":true}`; the hooks run from the event queue.
+ */
+async function toolPost(call: Call): Promise<Response> {
+  const { PostToolCallSchema, ToolHooks } = await toolcalls();
+  const { body, bytes } = await parseSizedBody(call.request, PostToolCallSchema);
+  const hooks = new ToolHooks(call.snapshot.built.fire);
+  return await enqueue(call, {
+    what: "post_tool_call",
+    bytes,
+    wait: false,
+    run: () => hooks.postToolCall(body),
+  });
+}
+
+/** One endpoint. `:name` path segments are parameters. */
+export interface Endpoint {
+  method: "GET" | "POST";
+  path: string;
+  handler: Handler;
+}
+
+/** Every endpoint, as SPEC lists them. */
+export const ENDPOINTS: readonly Endpoint[] = [
+  { method: "GET", path: "/v1/health", handler: health },
+  { method: "GET", path: "/v1/plugins", handler: plugins },
+  { method: "POST", path: "/v1/route", handler: route },
+  { method: "POST", path: "/v1/placement", handler: placement },
+  { method: "POST", path: "/v1/events/:event", handler: fireEvent },
+  { method: "POST", path: "/v1/status-change", handler: statusChange },
+  { method: "POST", path: "/v1/actions/:plugin/:action", handler: runAction },
+  { method: "POST", path: "/v1/tool/pre", handler: toolPre },
+  { method: "POST", path: "/v1/tool/post", handler: toolPost },
+  { method: "POST", path: "/v1/hosts", handler: hosts },
+  { method: "GET", path: "/v1/services", handler: services },
+];
+
+const SPLIT = ENDPOINTS.map((e) => ({ ...e, segments: e.path.split("/") }));
+
+function matchPath(segments: string[], pattern: string[]): Record<string, string> | null {
+  if (segments.length !== pattern.length) return null;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < pattern.length; i++) {
+    if (pattern[i].startsWith(":")) {
+      if (segments[i] === "") return null;
+      try {
+        params[pattern[i].slice(1)] = decodeURIComponent(segments[i]);
+      } catch {
+        return null;
+      }
+    } else if (segments[i] !== pattern[i]) {
+      return null;
+    }
+  }
+  return params;
+}
+
+/**
+ * Finds the handler of a request.
+ *
+ * @param method The request method.
+ * @param pathname The URL path.
+ * @returns The handler and the decoded path parameters.
+ * @throws {HttpError} 404 for an unknown path, 405 (with `Allow`) for a wrong method.
+ */
+export function matchEndpoint(
+  method: string,
+  pathname: string,
+): { handler: Handler; params: Record<string, string> } {
+  const segments = pathname.split("/");
+  const allowed: string[] = [];
+  for (const endpoint of SPLIT) {
+    const params = matchPath(segments, endpoint.segments);
+    if (params === null) continue;
+    if (endpoint.method === method) return { handler: endpoint.handler, params };
+    allowed.push(endpoint.method);
+  }
+  if (allowed.length === 0) throw new HttpError(404, `Unknown path "${pathname}"`);
+  throw new HttpError(405, `Method ${method} not allowed on "${pathname}": use ${allowed[0]}`, {
+    allow: allowed.join(", "),
+  });
+}
+
+/** Options of {@linkcode requestHandler}. */
+export interface RequestHandlerOptions {
+  /** Answers whether a request carries the token; null = no token required. */
+  check: ((request: Request) => Promise<boolean>) | null;
+  log: Logger;
+}
+
+/**
+ * The daemon's `Deno.serve` handler.
+ *
+ * @param state The daemon's shared state.
+ * @param options Token check and logger.
+ * @returns The handler.
+ */
+export function requestHandler(
+  state: DaemonState,
+  options: RequestHandlerOptions,
+): (request: Request) => Promise<Response> {
+  const { check, log } = options;
+  return async (request) => {
+    const started = performance.now();
+    const url = new URL(request.url);
+    let response: Response;
+    try {
+      // Before routing: a client without the token learns nothing, not even which paths exist.
+      if (check !== null && !(await check(request))) {
+        throw new HttpError(401, "Missing or wrong bearer token", { "www-authenticate": "Bearer" });
+      }
+      const { handler, params } = matchEndpoint(request.method, url.pathname);
+      // A request on a kept-alive connection may still come in while the daemon stops: it
+      // gets a clear refusal, not an answer from half-stopped runners.
+      if (state.stopping) throw new HttpError(503, "The daemon is stopping");
+      const snapshot = state.holder.current;
+      response = await handler({ request, url, params, snapshot, daemon: state });
+    } catch (error) {
+      if (!(error instanceof HttpError)) {
+        log.log("error", `Request failed: ${(error as Error).message}`, { path: url.pathname });
+      }
+      response = errorResponse(error);
+    }
+    log.log("debug", "Request", {
+      method: request.method,
+      path: url.pathname,
+      status: response.status,
+      ms: Math.round(performance.now() - started),
+    });
+    return response;
+  };
+}
