@@ -82,13 +82,6 @@ function fire(): void {
  * @param ms The time until the signal aborts: a finite number, at least 0.
  * @returns The signal and a `clear()` that cancels it.
  * @throws {RangeError} When `ms` is negative or not finite.
- * @example
- * ```ts
- * import { clearableTimeout } from "./_timers.ts";
- * const timeout = clearableTimeout(10);
- * await new Promise((resolve) => timeout.signal.addEventListener("abort", resolve));
- * console.assert(timeout.signal.reason.name === "TimeoutError");
- * ```
  */
 export function clearableTimeout(ms: number): ClearableTimeout {
   if (!Number.isFinite(ms) || ms < 0) {
@@ -119,11 +112,6 @@ export function clearableTimeout(ms: number): ClearableTimeout {
  * @param ms How long.
  * @param signal Ends the wait early.
  * @returns True when the full time passed, false when aborted.
- * @example
- * ```ts
- * import { sleep } from "./_timers.ts";
- * console.assert(await sleep(1) === true);
- * ```
  */
 export function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
   if (signal?.aborted) return Promise.resolve(false);
@@ -147,11 +135,6 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
  * @param promise What to wait for (its rejection counts as settled).
  * @param ms The bound.
  * @returns True when it settled in time.
- * @example
- * ```ts
- * import { within } from "./_timers.ts";
- * console.assert(await within(Promise.resolve(), 10) === true);
- * ```
  */
 export async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
   const stop = new AbortController();

@@ -11,14 +11,6 @@
 /**
  * `true` when `A` and `B` are the same type, else `false`. Stricter than assignability both ways:
  * an optional field is not a required one, `readonly` counts, and `any` equals only `any`.
- *
- * @example
- * ```ts
- * import type { Equals } from "./_type_check.ts";
- * true satisfies Equals<{ a: string }, { a: string }>;
- * false satisfies Equals<{ a: string }, { a?: string }>;
- * false satisfies Equals<{ readonly a: string }, { a: string }>;
- * ```
  */
 export type Equals<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2)
   ? true
@@ -28,19 +20,6 @@ export type Equals<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T ex
  * `true` when a schema's type and its interface are the same type. Otherwise an object naming the
  * fields only one side has, so that `deno check`'s error says what drifted (both `never`: a field
  * they share differs in type or optionality).
- *
- * @example
- * ```ts
- * import type { Same } from "./_type_check.ts";
- * interface Point {
- *   x: number;
- *   y: number;
- * }
- * true satisfies Same<{ x: number; y: number }, Point>;
- * // A schema without `y`: the check's type names the missing field.
- * const missing: Same<{ x: number }, Point>["only_in_interface"] = "y";
- * console.assert(missing === "y");
- * ```
  */
 export type Same<Schema, Interface> = Equals<Schema, Interface> extends true ? true : {
   only_in_schema: Exclude<keyof Schema, keyof Interface>;

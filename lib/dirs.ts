@@ -29,13 +29,6 @@ function home(): string {
 
 /**
  * Options of {@linkcode configDir}.
- *
- * @example
- * ```ts
- * import { configDir, type ConfigDirOptions } from "./dirs.ts";
- * const options: ConfigDirOptions = { os: "linux" };
- * console.assert(configDir(options).startsWith("/"));
- * ```
  */
 export interface ConfigDirOptions {
   /** The operating system whose rule applies; default `Deno.build.os`. */

@@ -5,55 +5,14 @@
  * @module
  */
 
-/**
- * Log levels, lowest first.
- *
- * @example
- * ```ts
- * import { LOG_LEVELS } from "./log.ts";
- * console.assert(LOG_LEVELS.indexOf("warn") > LOG_LEVELS.indexOf("info"));
- * ```
- */
+/** Log levels, lowest first. */
 export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
-/**
- * A log level.
- *
- * @example
- * ```ts
- * import { createLogger, type LogLevel } from "./log.ts";
- * const level: LogLevel = "warn";
- * const lines: string[] = [];
- * createLogger({ level, write: (l) => lines.push(l) }).log("info", "Below the threshold");
- * console.assert(lines.length === 0);
- * ```
- */
+/** A log level. */
 export type LogLevel = typeof LOG_LEVELS[number];
-/**
- * Structured fields attached to a log line: `key=value` pairs in text, keys in JSON.
- *
- * @example
- * ```ts
- * import { createLogger, type LogFields } from "./log.ts";
- * const fields: LogFields = { plugin: "notify", exit_code: 1 };
- * const lines: string[] = [];
- * createLogger({ write: (l) => lines.push(l) }).log("warn", "Hook failed", fields);
- * console.assert(lines[0] === "tyhooks: warn: Hook failed (plugin=notify exit_code=1)\n");
- * ```
- */
+/** Structured fields attached to a log line: `key=value` pairs in text, keys in JSON. */
 export type LogFields = Record<string, unknown>;
 
-/**
- * Where library code reports what happened; the CLI passes one that writes to stderr.
- *
- * @example
- * ```ts
- * import type { Logger } from "./log.ts";
- * const seen: string[] = [];
- * const log: Logger = { log: (level, message) => seen.push(`${level}: ${message}`) };
- * log.log("info", "Loaded 3 plugins");
- * console.assert(seen[0] === "info: Loaded 3 plugins");
- * ```
- */
+/** Where library code reports what happened; the CLI passes one that writes to stderr. */
 export interface Logger {
   /** Logs at `level` unless it is below the logger's threshold. */
   log(level: LogLevel, message: string, fields?: LogFields): void;
@@ -61,15 +20,6 @@ export interface Logger {
 
 /**
  * Options of {@linkcode createLogger}.
- *
- * @example
- * ```ts
- * import { createLogger, type LoggerOptions } from "./log.ts";
- * const lines: string[] = [];
- * const options: LoggerOptions = { format: "json", level: "debug", write: (l) => lines.push(l) };
- * createLogger(options).log("debug", "Written at debug level");
- * console.assert(JSON.parse(lines[0]).level === "debug");
- * ```
  */
 export interface LoggerOptions {
   /** `text` (default) or `json`. */
@@ -134,11 +84,6 @@ export function createLogger(options: LoggerOptions = {}): Logger {
  *
  * @param text Any text.
  * @returns The text with each control character as `\xNN`.
- * @example
- * ```ts
- * import { escapeControl } from "./log.ts";
- * console.assert(escapeControl("a\x1b[31mb\n") === "a\\x1b[31mb\\x0a");
- * ```
  */
 export function escapeControl(text: string): string {
   return text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
@@ -159,13 +104,5 @@ function textValue(value: unknown): string {
   return escapeControl(json.replace(/\\u00([01][0-9a-f]|7f)/g, "\\x$1"));
 }
 
-/**
- * A logger that drops everything; the library default.
- *
- * @example
- * ```ts
- * import { silentLogger } from "./log.ts";
- * silentLogger.log("error", "Nobody sees this");
- * ```
- */
+/** A logger that drops everything; the library default. */
 export const silentLogger: Logger = { log() {} };

@@ -15,15 +15,7 @@ import { concat } from "./_util.ts";
 /** The default cap: 1 MiB, like the daemon's request bodies. */
 export const MAX_INPUT_BYTES = 1024 * 1024;
 
-/**
- * The caps of SPEC "Trust boundaries": what each kind of input may weigh.
- *
- * @example
- * ```ts
- * import { INPUT_CAPS } from "./read_bounded.ts";
- * console.assert(INPUT_CAPS.manifest === 256 * 1024 && INPUT_CAPS.token === 4096);
- * ```
- */
+/** The caps of SPEC "Trust boundaries": what each kind of input may weigh. */
 export const INPUT_CAPS = {
   /** `plugin.yaml`: real ones are a few hundred bytes. */
   manifest: 256 * 1024,
@@ -72,13 +64,6 @@ export interface ReadBoundedOptions {
  * @returns The text.
  * @throws {InputError} When the path is not a regular file, or the input is larger than the cap.
  * @throws {Deno.errors.NotFound} And the other file-system errors, unchanged.
- * @example
- * ```ts
- * import { readBounded } from "./read_bounded.ts";
- * const path = await Deno.makeTempFile();
- * await Deno.writeTextFile(path, "hello");
- * console.assert((await readBounded(path, { maxBytes: 10 })) === "hello");
- * ```
  */
 export async function readBounded(path: string, options: ReadBoundedOptions = {}): Promise<string> {
   return new TextDecoder().decode(await readBoundedBytes(path, options));
@@ -91,12 +76,6 @@ export async function readBounded(path: string, options: ReadBoundedOptions = {}
  * @param path The file, or `-` for stdin.
  * @param options Cap and abort signal.
  * @returns The bytes.
- * @example
- * ```ts
- * import { InputError, readBoundedBytes } from "./read_bounded.ts";
- * const error = await readBoundedBytes("/dev/null").catch((e) => e);
- * console.assert(error instanceof InputError && error.message.includes("character device"));
- * ```
  */
 export async function readBoundedBytes(
   path: string,
@@ -163,15 +142,7 @@ function tooLarge(maxBytes: number): InputError {
   return new InputError(`larger than ${maxBytes} bytes`, "too-large");
 }
 
-/**
- * What kind of file `info` describes, for "not a regular file (a FIFO)".
- *
- * @example
- * ```ts
- * import { fileKind } from "./read_bounded.ts";
- * console.assert(fileKind(await Deno.stat("/")) === "a directory");
- * ```
- */
+/** What kind of file `info` describes, for "not a regular file (a FIFO)". */
 export function fileKind(info: Deno.FileInfo): string {
   if (info.isDirectory) return "a directory";
   if (info.isFifo) return "a FIFO";

@@ -7,18 +7,7 @@
  * @module
  */
 
-/**
- * One thing wrong with a value.
- *
- * @example
- * ```ts
- * import type { SchemaIssue } from "./schema_type.ts";
- * import { TaskSchema } from "./schemas.ts";
- * const result = TaskSchema.safeParse({ id: "seven" });
- * const issues: readonly SchemaIssue[] = result.success ? [] : result.error.issues;
- * console.assert(issues[0].path[0] === "id" && issues[0].message !== "");
- * ```
- */
+/** One thing wrong with a value. */
 export interface SchemaIssue {
   /** Where, from the top: object keys and array indexes; empty for the value itself. */
   readonly path: readonly PropertyKey[];
@@ -29,38 +18,12 @@ export interface SchemaIssue {
 /**
  * What {@linkcode Schema.safeParse} returns: the value, or everything wrong with it (at least one
  * issue).
- *
- * @example
- * ```ts
- * import type { SafeParse } from "./schema_type.ts";
- * import { TaskSchema } from "./schemas.ts";
- * import type { Task } from "./task.ts";
- * const result: SafeParse<Task> = TaskSchema.safeParse({ id: 7 });
- * console.assert(result.success && result.data.title === "");
- * ```
  */
 export type SafeParse<T> =
   | { success: true; data: T }
   | { success: false; error: { issues: readonly SchemaIssue[] } };
 
-/**
- * A schema of the library: validates a decoded JSON (or YAML) value as a `T`.
- *
- * @example Tell a user what is wrong with their task
- * ```ts
- * import type { Schema } from "./schema_type.ts";
- * import { TaskSchema } from "./schemas.ts";
- * import type { Task } from "./task.ts";
- * function problems<T>(schema: Schema<T>, value: unknown): string[] {
- *   const result = schema.safeParse(value);
- *   if (result.success) return [];
- *   return result.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
- * }
- * const taskSchema: Schema<Task> = TaskSchema;
- * console.assert(problems(taskSchema, { id: 1.5 })[0].startsWith("id: "));
- * console.assert(problems(taskSchema, { id: 1 }).length === 0);
- * ```
- */
+/** A schema of the library: validates a decoded JSON (or YAML) value as a `T`. */
 export interface Schema<T> {
   /**
    * Validates `value`: the result has the schema's defaults filled in and, unless the schema is

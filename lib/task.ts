@@ -10,13 +10,6 @@ import { isRecord, parseJson } from "./_util.ts";
 /**
  * A task, as hosts send it in snake_case JSON, every field present (empty string, 0 or null
  * when the host did not send it). `TaskSchema` (`task_schema.ts`) validates it and is checked to match.
- *
- * @example
- * ```ts
- * import { EMPTY_TASK, type Task } from "./task.ts";
- * const task: Task = { ...EMPTY_TASK, id: 42, title: "Fix the login page", project: "web" };
- * console.assert(task.status === "");
- * ```
  */
 export interface Task {
   /** ty's task id, a non-negative integer (`TASK_ID`). */
@@ -53,15 +46,7 @@ export interface Task {
   updated_at: string;
 }
 
-/**
- * The empty task: what commands use when no task is given.
- *
- * @example
- * ```ts
- * import { EMPTY_TASK } from "./task.ts";
- * console.assert(EMPTY_TASK.id === 0 && EMPTY_TASK.title === "" && Object.isFrozen(EMPTY_TASK));
- * ```
- */
+/** The empty task: what commands use when no task is given. */
 export const EMPTY_TASK: Task = Object.freeze({
   id: 0,
   title: "",
@@ -173,14 +158,6 @@ export async function parseTask(text: string, source: string): Promise<Task> {
 
 /**
  * Options of {@linkcode taskEnv}.
- *
- * @example
- * ```ts
- * import { EMPTY_TASK, taskEnv, type TaskEnvOptions } from "./task.ts";
- * const options: TaskEnvOptions = { route: true };
- * const env = taskEnv({ ...EMPTY_TASK, executor: "claude" }, options);
- * console.assert(env.TASK_EXECUTOR === "claude" && !("TASK_EVENT" in env));
- * ```
  */
 export interface TaskEnvOptions {
   /** Adds `TASK_EVENT` and `TASK_MESSAGE` (event hooks). */

@@ -14,13 +14,6 @@ const text = z.string().nullish().transform((value) => value ?? "");
 
 /**
  * Zod schema of a {@linkcode Task}. Unknown fields are ignored (stripped); every known field is optional.
- *
- * @example
- * ```ts
- * import { TaskSchema } from "./task_schema.ts";
- * const task = TaskSchema.parse({ id: 7, title: "Fix it", extra: true });
- * console.assert(task.id === 7 && task.status === "");
- * ```
  */
 export const TaskSchema = z.object({
   id: z.number().int().nullish().transform((value) => value ?? 0),

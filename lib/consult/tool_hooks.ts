@@ -27,18 +27,12 @@ import { basename, dirname } from "../_path.ts";
 import { readBounded } from "../read_bounded.ts";
 import { isRecord, parseJson } from "../_util.ts";
 
-/**
- * The event of pre hooks.
- */
+/** The event of pre hooks. */
 export const PRE_TOOL_EVENT = "pre_tool_call";
-/**
- * The event of post hooks.
- */
+/** The event of post hooks. */
 export const POST_TOOL_EVENT = "post_tool_call";
 
-/**
- * What a failing pre hook (timeout, crash, bad answer) means: `block` (fail closed) or `allow`.
- */
+/** What a failing pre hook (timeout, crash, bad answer) means: `block` (fail closed) or `allow`. */
 export type FailurePolicy = "block" | "allow";
 
 /**
@@ -61,9 +55,7 @@ export interface PreToolOptions extends ConsultOptions {
   onFailure?: FailurePolicy;
 }
 
-/**
- * The answer to "may this tool call run?" (`tool pre` prints exactly this).
- */
+/** The answer to "may this tool call run?" (`tool pre` prints exactly this). */
 export interface ToolVerdict {
   /** Whether the call may run. */
   action: "allow" | "block";
