@@ -166,7 +166,7 @@ export type { PlacementAnswer, PlacementInfo, PlacementRequest } from "./wire/pl
 export type { PostToolCall, PreToolAnswer, ToolCall, ToolHookRequest } from "./wire/tool.ts";
 export type { HostFacts } from "./hosts/probe_schema.ts";
 export type { EventBody, PlacementBody, StatusChangeBody, TaskBody } from "./serve/schemas.ts";
-export type { SafeParse, Schema, SchemaIssue } from "./schema_type.ts";
+export type { SafeParse, Schema, SchemaIssue } from "./wire/schema.ts";
 export {
   EventBodySchema,
   HostFactsSchema,

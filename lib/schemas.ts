@@ -7,9 +7,9 @@
  * @module
  */
 
-import type { Schema } from "./schema_type.ts";
+import type { Schema } from "./wire/schema.ts";
 import type { Task } from "./task.ts";
-import * as task from "./task_schema.ts";
+import * as task from "./wire/task.ts";
 import type { Manifest } from "./plugins/manifest.ts";
 import * as manifest from "./plugins/manifest_schema.ts";
 import type { PlacementAnswer, PlacementRequest } from "./wire/placement.ts";

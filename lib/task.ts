@@ -6,45 +6,9 @@
 
 import { UsageError } from "./errors.ts";
 import { isRecord, parseJson } from "./_util.ts";
+import type { Task } from "./wire/task.ts";
 
-/**
- * A task, as hosts send it in snake_case JSON, every field present (empty string, 0 or null
- * when the host did not send it). `TaskSchema` (`task_schema.ts`) validates it and is checked to match.
- */
-export interface Task {
-  /** ty's task id, a non-negative integer (`TASK_ID`). */
-  id: number;
-  /** The title (`TASK_TITLE`). */
-  title: string;
-  /** The description: what the agent is asked to do. */
-  body: string;
-  /** ty's status, e.g. `queued`, `processing`, `done`, `blocked` (`TASK_STATUS`). */
-  status: string;
-  /** ty's task type (`TASK_TYPE`). */
-  type: string;
-  /** The project the task belongs to (`TASK_PROJECT`). */
-  project: string;
-  /** The agent that runs it, e.g. `claude` (`TASK_EXECUTOR`, for `task.route` only). */
-  executor: string;
-  /** The worktree the agent works in (`WORKTREE_PATH`). */
-  worktree_path: string;
-  /** The repository the worktree comes from. */
-  repo_path: string;
-  /** The agent's config dir (`TASK_CLAUDE_CONFIG_DIR`, for `task.route` only). */
-  claude_config_dir: string;
-  /** The worktree's git branch (`WORKTREE_BRANCH`, legacy hooks only). */
-  branch_name: string;
-  /** The worktree's port, 0 when none (`WORKTREE_PORT`, legacy hooks only). */
-  port: number;
-  /** ty's tags, one string (`TASK_TAGS`, legacy hooks only). */
-  tags: string;
-  /** Free-form metadata (`TASK_METADATA` as JSON, legacy hooks only); null when none. */
-  metadata: Record<string, unknown> | null;
-  /** When the task was created, as the host wrote it. */
-  created_at: string;
-  /** When the task was last updated, as the host wrote it. */
-  updated_at: string;
-}
+export type { Task };
 
 /** The empty task: what commands use when no task is given. */
 export const EMPTY_TASK: Task = Object.freeze({
@@ -87,7 +51,7 @@ export async function validateTask(value: unknown, source: string): Promise<Task
     throw new UsageError(`Invalid task in ${source}: expected a JSON object`);
   }
   // Something is off: zod, the source of truth, says precisely what.
-  const { TaskSchema } = await import("./task_schema.ts");
+  const { TaskSchema } = await import("./wire/task.ts");
   const result = TaskSchema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];

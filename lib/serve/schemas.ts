@@ -7,9 +7,9 @@
  */
 
 import { z } from "zod";
-import type { Same } from "../_type_check.ts";
+import type { Same } from "../wire/schema.ts";
 import type { Task } from "../task.ts";
-import { TaskSchema } from "../task_schema.ts";
+import { TaskSchema } from "../wire/task.ts";
 
 const task = TaskSchema.optional();
 const message = z.string().default("");

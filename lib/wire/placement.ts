@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import type { Same } from "../_type_check.ts";
+import type { Same } from "./schema.ts";
 import { goFields, isRecord, parseJson } from "../_util.ts";
 
 /**

@@ -4,7 +4,7 @@ import { loadPluginsCached } from "../../lib/plugins/cache.ts";
 import { loadPlugins } from "../../lib/plugins/load.ts";
 import { cli, makeTree, writeTree } from "../_cli.ts";
 import { TASK_TEXT_FIELDS } from "../../lib/task.ts";
-import { TaskSchema } from "../../lib/task_schema.ts";
+import { TaskSchema } from "../../lib/wire/task.ts";
 
 const ROUTER = {
   "r/plugin.yaml": "name: r\nhooks:\n  task.route: route.sh\n",
