@@ -76,3 +76,15 @@ export function concat(chunks: Uint8Array[], length: number): Uint8Array {
   }
   return out;
 }
+
+/**
+ * A rejected value's first problem as every reader words it: `"path.to.field": message`, or
+ * `whole` and the message when the value itself is wrong.
+ */
+export function issueText(
+  issue: { readonly path: readonly PropertyKey[]; readonly message: string },
+  whole: string,
+): string {
+  const path = issue.path.map(String).join(".");
+  return `${path === "" ? whole : `"${path}"`}: ${issue.message}`;
+}

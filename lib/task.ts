@@ -5,7 +5,7 @@
  */
 
 import { UsageError } from "./errors.ts";
-import { isRecord, parseJson } from "./_util.ts";
+import { isRecord, issueText, parseJson } from "./_util.ts";
 import type { Task } from "./wire/task.ts";
 
 export type { Task };
@@ -54,9 +54,9 @@ export async function validateTask(value: unknown, source: string): Promise<Task
   const { TaskSchema } = await import("./wire/task.ts");
   const result = TaskSchema.safeParse(value);
   if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const field = issue.path.join(".") || "(task)";
-  throw new UsageError(`Invalid task in ${source}: "${field}": ${issue.message}`);
+  throw new UsageError(
+    `Invalid task in ${source}: ${issueText(result.error.issues[0], '"(task)"')}`,
+  );
 }
 
 /** The text fields of a task; a test keeps this list equal to TaskSchema's. */

@@ -10,6 +10,7 @@ import { resolve } from "../_path.ts";
 import { type CommandContext, type OptionSpec, stringOption } from "./command.ts";
 import { UsageError } from "../errors.ts";
 import { INPUT_CAPS, readBounded } from "../read_bounded.ts";
+import { issueText } from "../_util.ts";
 
 /** Flags describing the tool call. */
 export const TOOL_CALL_OPTIONS: Record<string, OptionSpec> = {
@@ -156,11 +157,8 @@ async function fromRequest(value: unknown, command: string): Promise<ToolCallInp
   const { PostToolCallSchema } = await import("../wire/tool.ts");
   const parsed = PostToolCallSchema.safeParse(value);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
     throw new UsageError(
-      `Invalid request for "${command}": "${
-        issue.path.join(".") || "(request)"
-      }": ${issue.message}`,
+      `Invalid request for "${command}": ${issueText(parsed.error.issues[0], '"(request)"')}`,
       'hint: {"tool":"bash","args":{"command":"ls"},"platform":"cli","user_id":"me"}',
     );
   }

@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import type { Same } from "./schema.ts";
-import { goFields, isRecord, parseJson } from "../_util.ts";
+import { goFields, isRecord, issueText, parseJson } from "../_util.ts";
 
 /**
  * What a placement question is about, and what a handler reads as the request's `task`: a whole
@@ -96,7 +96,5 @@ export function parsePlacementAnswer(
   const value = json.value;
   const result = PlacementAnswerSchema.safeParse(value);
   if (result.success) return { ok: true, answer: result.data };
-  const issue = result.error.issues[0];
-  const where = issue.path.length ? `"${issue.path.join(".")}"` : "answer";
-  return { ok: false, error: `wrong type: ${where}: ${issue.message}` };
+  return { ok: false, error: `wrong type: ${issueText(result.error.issues[0], "answer")}` };
 }

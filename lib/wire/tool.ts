@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import type { Same } from "./schema.ts";
-import { parseJson } from "../_util.ts";
+import { issueText, parseJson } from "../_util.ts";
 
 /**
  * Zod schema of a tool call as a host describes it (`POST /v1/tool/pre` bodies, the `tool pre`
@@ -135,6 +135,5 @@ export function parsePreAnswer(
   if (issue.path[0] === "action" && action === undefined) {
     return { ok: false, error: 'missing "action": expected allow or block' };
   }
-  const where = issue.path.length ? `"${issue.path.join(".")}"` : "answer";
-  return { ok: false, error: `wrong type: ${where}: ${issue.message}` };
+  return { ok: false, error: `wrong type: ${issueText(issue, "answer")}` };
 }
