@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { INPUT_CAPS, InputError, readBounded } from "../lib/read_bounded.ts";
-import { readTokenFile } from "../lib/serve/auth.ts";
+import { readTokenFile } from "../lib/serve/listen.ts";
 import { readHostsFile } from "../lib/hosts/hosts_file.ts";
 import { cli } from "./_cli.ts";
 

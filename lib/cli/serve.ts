@@ -1,8 +1,7 @@
 import { type CommandContext, type CommandSpec, stringOption } from "./command.ts";
 import { UsageError } from "../errors.ts";
 import { hooksDir, pluginsDir } from "../dirs.ts";
-import { formatListen, parseListen } from "../serve/listen.ts";
-import { checkExposure, readTokenFile } from "../serve/auth.ts";
+import { checkExposure, formatListen, parseListen, readTokenFile } from "../serve/listen.ts";
 import { DEFAULT_MAX_PROCS } from "../serve/limits.ts";
 import { DEFAULT_MAX_CONNS } from "../serve/conn_server.ts";
 import { startDaemon } from "../serve/server.ts";

@@ -19,7 +19,7 @@ import type { Logger } from "../log.ts";
 import type { ServiceStatus } from "../services/schema.ts";
 import { type EventQueue, StopDrop } from "./limits.ts";
 import type { IndexHolder, Snapshot } from "./index_holder.ts";
-import type { DaemonRunners } from "./runners.ts";
+import type { DaemonRunners } from "./server.ts";
 import { VERSION } from "../version.ts";
 import { errorResponse, HttpError, json, parseBody, parseSizedBody } from "./http.ts";
 import { EMPTY_TASK } from "../task.ts";

@@ -1,24 +1,26 @@
 /**
- * Where the daemon listens: `--listen unix:PATH` or `--listen HOST:PORT`, and whether a TCP
- * address is loopback (which decides whether a token is required).
+ * Where and to whom the daemon listens.
+ *
+ * The address: `--listen unix:PATH` or `--listen HOST:PORT` (port 0 resolved to the real one).
+ * The unix socket file is claimed (a stale one from a dead daemon is replaced, a live one
+ * refused), bound mode 0600 with no window where others could connect, and removed on exit.
+ *
+ * Who may talk: a unix socket and a loopback TCP address are open to this host's users as the OS
+ * allows; any other address needs `--token-file`, and then every request must carry
+ * `Authorization: Bearer <token>`.
  *
  * @module
  */
 
-import { isAbsolute, join, resolve } from "../_path.ts";
-import { UsageError } from "../errors.ts";
+import { dirname, isAbsolute, join, resolve } from "../_path.ts";
+import { RunError, UsageError } from "../errors.ts";
 import { runtimeDir } from "../dirs.ts";
+import { readBounded } from "../read_bounded.ts";
+import { unsafeDirReason } from "../safe_dir.ts";
+import { errorResponse } from "./http.ts";
+import { ConnServer, type ConnServerOptions, openFilesLimit } from "./conn_server.ts";
 
-/**
- * A unix socket path or a TCP host and port.
- *
- * @example
- * ```ts
- * import { type ListenAddress, parseListen } from "./listen.ts";
- * const address: ListenAddress = parseListen("127.0.0.1:8080");
- * console.assert(address.transport === "tcp" && address.port === 8080);
- * ```
- */
+/** A unix socket path or a TCP host and port. */
 export type ListenAddress =
   | { transport: "unix"; path: string }
   | { transport: "tcp"; hostname: string; port: number };
@@ -27,11 +29,6 @@ export type ListenAddress =
  * The default address: `unix:<runtime>/tyhooks.sock`. Requires `--allow-env`.
  *
  * @returns The address.
- * @example
- * ```ts
- * import { defaultListen } from "./listen.ts";
- * console.assert(defaultListen().transport === "unix");
- * ```
  */
 export function defaultListen(): ListenAddress {
   return { transport: "unix", path: join(runtimeDir(), "tyhooks.sock") };
@@ -74,11 +71,6 @@ export function parseListen(text: string | undefined): ListenAddress {
  *
  * @param hostname A host name or address.
  * @returns Whether it is loopback.
- * @example
- * ```ts
- * import { isLoopback } from "./listen.ts";
- * console.assert(isLoopback("127.0.0.1") && isLoopback("::1") && !isLoopback("0.0.0.0"));
- * ```
  */
 export function isLoopback(hostname: string): boolean {
   const host = hostname.toLowerCase();
@@ -102,4 +94,285 @@ export function formatListen(address: ListenAddress): string {
   if (address.transport === "unix") return `unix:${address.path}`;
   const host = address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname;
   return `${host}:${address.port}`;
+}
+
+const encoder = new TextEncoder();
+
+/** A token file is at most this long (SPEC "Trust boundaries"). */
+export const MAX_TOKEN_BYTES = 4096;
+
+/**
+ * Reads the token: the file's content, trimmed at both ends. The file must be a regular file
+ * owned by the current user with no access for group or others (as sshd's StrictModes wants of
+ * a private key): a token others can read or replace guards nothing. It is checked before it is
+ * opened, so a FIFO is an error, not a hang.
+ *
+ * Requires `--allow-read`, `--allow-sys` (the user id).
+ *
+ * @param path The `--token-file` value.
+ * @returns The token.
+ * @throws {UsageError} When the file is not a regular file, is another user's, has group or
+ * other permissions, is over 4 KiB, cannot be read, or holds no token.
+ */
+export async function readTokenFile(path: string): Promise<string> {
+  const what = `--token-file "${path}"`;
+  let text: string;
+  try {
+    const info = await Deno.stat(path);
+    if (!info.isFile) throw new UsageError(`Invalid ${what}: not a regular file`);
+    const uid = Deno.uid();
+    if (uid !== null && info.uid !== null && info.uid !== uid) {
+      throw new UsageError(
+        `Invalid ${what}: owned by user ${info.uid}, not by the current user ${uid}`,
+        "hint: keep the token in a file of your own, mode 0600",
+      );
+    }
+    const mode = (info.mode ?? 0) & 0o777;
+    if ((mode & 0o077) !== 0) {
+      throw new UsageError(
+        `Invalid ${what}: mode ${mode.toString(8).padStart(4, "0")} lets group or others ` +
+          "access it",
+        `hint: chmod 600 ${path}`,
+      );
+    }
+    text = await readBounded(path, { maxBytes: MAX_TOKEN_BYTES });
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`Cannot read ${what}: ${(error as Error).message}`);
+  }
+  const token = text.trim();
+  if (token === "") throw new UsageError(`Invalid ${what}: the file is empty`);
+  return token;
+}
+
+/**
+ * Refuses an address reachable from other hosts when no token guards it.
+ *
+ * @param address Where the daemon will listen.
+ * @param token The token, if `--token-file` was given.
+ * @throws {UsageError} For a non-loopback TCP address without a token.
+ */
+export function checkExposure(address: ListenAddress, token: string | undefined): void {
+  if (address.transport === "unix" || token !== undefined || isLoopback(address.hostname)) return;
+  throw new UsageError(
+    `Refusing to listen on "${formatListen(address)}" without "--token-file": ` +
+      "only loopback addresses and unix sockets are served without a token",
+    "hint: pass --token-file FILE, or listen on 127.0.0.1:PORT or unix:PATH",
+  );
+}
+
+/**
+ * A check of `Authorization: Bearer <token>`. Both sides are hashed first, so the comparison
+ * takes the same time whatever the length or the first wrong byte of a guess.
+ *
+ * @param token The expected token.
+ * @returns A function answering whether a request carries it.
+ */
+export function bearerCheck(token: string): (request: Request) => Promise<boolean> {
+  const expected = digest(token);
+  return async (request) => {
+    const header = request.headers.get("authorization") ?? "";
+    const match = /^Bearer +(.*)$/i.exec(header);
+    const [want, got] = await Promise.all([expected, digest(match ? match[1].trim() : "")]);
+    let difference = match ? 0 : 1;
+    for (let i = 0; i < want.length; i++) difference |= want[i] ^ got[i];
+    return difference === 0;
+  };
+}
+
+async function digest(text: string): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
+}
+
+/** sun_path holds 108 bytes, the terminating NUL included. */
+const MAX_SOCKET_PATH = 107;
+
+/** Which file a bound socket is, so exit removes it only if nobody replaced it since. */
+export interface SocketIdentity {
+  path: string;
+  dev: number;
+  ino: number;
+}
+
+/**
+ * Makes `path` ready for a new daemon: creates its directory (mode 0700) when missing, and
+ * decides about a file already there by connecting to it: refused means a dead daemon's stale
+ * socket (it is replaced when binding), accepted means a live daemon (an error).
+ *
+ * Requires `--allow-read`, `--allow-write`.
+ *
+ * @param path The socket path.
+ * @throws {RunError} When a daemon answers there, the file is not a socket, the path is too
+ * long for a unix socket, or another user could replace the socket (its directory, or one on the
+ * way, is theirs, or writable by others and not sticky).
+ */
+export async function claimSocketPath(path: string): Promise<void> {
+  const length = encoder.encode(path).length;
+  if (length > MAX_SOCKET_PATH) {
+    throw new RunError(
+      `Socket path too long: "${path}" is ${length} bytes, at most ${MAX_SOCKET_PATH}`,
+    );
+  }
+  await Deno.mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  // A 0600 socket is no protection when another user can unlink it and bind their own there.
+  const unsafe = unsafeDirReason(dirname(path));
+  if (unsafe !== null) {
+    throw new RunError(
+      `Cannot use socket "${path}": another user could replace it: ${unsafe}\n` +
+        "hint: use a directory only you can write to (--listen unix:PATH, or $XDG_RUNTIME_DIR)",
+    );
+  }
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.lstat(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return;
+    throw new RunError(`Cannot use socket "${path}": ${(error as Error).message}`);
+  }
+  if (!info.isSocket) {
+    throw new RunError(
+      `Cannot use socket "${path}": the file exists and is not a socket\n` +
+        "hint: remove it, or choose another path with --listen unix:PATH",
+    );
+  }
+  let conn: Deno.UnixConn;
+  try {
+    conn = await Deno.connect({ transport: "unix", path });
+  } catch (error) {
+    if (error instanceof Deno.errors.ConnectionRefused) return;
+    throw new RunError(`Cannot use socket "${path}": ${(error as Error).message}`);
+  }
+  conn.close();
+  throw new RunError(
+    `Another daemon is listening on "${path}"\n` +
+      "hint: stop it first, or choose another path with --listen unix:PATH",
+  );
+}
+
+/**
+ * Binds a socket at `path` with mode 0600 and no moment at mode 0755: `bind` listens inside a
+ * fresh mode-0700 directory next to `path`, the socket is chmod-ed there, then renamed into place
+ * (atomically replacing a stale socket). When the temporary path would not fit in a unix socket
+ * address, `bind` listens at `path` itself and the chmod follows at once.
+ *
+ * Requires `--allow-read`, `--allow-write`, `--allow-net` (for the bind).
+ *
+ * @param path The socket path, claimed with {@linkcode claimSocketPath}.
+ * @param bind Starts listening at the path it is given, e.g. `Deno.serve({ path })`.
+ * @returns What `bind` returned, and the socket's identity for {@linkcode removeSocket}.
+ */
+export async function bindSocket<T>(
+  path: string,
+  bind: (path: string) => T,
+): Promise<{ value: T; identity: SocketIdentity }> {
+  const staging = await Deno.makeTempDir({ dir: dirname(path), prefix: ".t" });
+  const temporary = join(staging, "s");
+  try {
+    if (encoder.encode(temporary).length > MAX_SOCKET_PATH) {
+      await Deno.remove(path).catch(() => {});
+      const value = bind(path);
+      await Deno.chmod(path, 0o600);
+      return { value, identity: await identify(path) };
+    }
+    const value = bind(temporary);
+    await Deno.chmod(temporary, 0o600);
+    await Deno.rename(temporary, path);
+    return { value, identity: await identify(path) };
+  } finally {
+    await Deno.remove(staging, { recursive: true }).catch(() => {});
+  }
+}
+
+async function identify(path: string): Promise<SocketIdentity> {
+  const info = await Deno.lstat(path);
+  return { path, dev: info.dev, ino: info.ino ?? 0 };
+}
+
+/**
+ * Removes the socket file if it is still the one bound (another daemon may have replaced a
+ * socket it judged stale; its file is not ours to delete). Never throws.
+ *
+ * Requires `--allow-read`, `--allow-write`.
+ *
+ * @param identity What {@linkcode bindSocket} returned.
+ * @returns True when the file was removed.
+ */
+export async function removeSocket(identity: SocketIdentity): Promise<boolean> {
+  try {
+    const info = await Deno.lstat(identity.path);
+    if (info.dev !== identity.dev || (info.ino ?? 0) !== identity.ino) return false;
+    await Deno.remove(identity.path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A listening server. */
+export interface BoundServer {
+  server: ConnServer;
+  /** Where it listens, TCP port resolved. */
+  address: ListenAddress;
+  /** The socket file, for removal at exit; null for TCP. */
+  socket: SocketIdentity | null;
+}
+
+/**
+ * Listens at `address` and serves `handle`. Nothing is written to stdout.
+ *
+ * Requires `--allow-net`, and `--allow-read` `--allow-write` for a unix socket.
+ *
+ * @param address Where to listen.
+ * @param handle The request handler.
+ * @param options Connection limits and logger.
+ * @returns The server, its address and its socket.
+ * @throws {RunError} When the socket path holds a live daemon or another file, or the address
+ * cannot be bound (in use, no permission), naming the address.
+ */
+export async function bindServer(
+  address: ListenAddress,
+  handle: (request: Request) => Response | Promise<Response>,
+  options: Omit<ConnServerOptions, "onError"> = {},
+): Promise<BoundServer> {
+  // Asked first: it also makes the first spawn before any client can use up the descriptors.
+  const openFiles = options.openFiles === undefined ? await openFilesLimit() : options.openFiles;
+  try {
+    return await bind(address, handle, { ...options, openFiles, onError: errorResponse });
+  } catch (error) {
+    if (error instanceof RunError) throw error;
+    // Deno's errors name no address ("Address already in use (os error 98)"): add it.
+    throw new RunError(`Cannot listen on "${formatListen(address)}": ${(error as Error).message}`);
+  }
+}
+
+async function bind(
+  address: ListenAddress,
+  handle: (request: Request) => Response | Promise<Response>,
+  options: ConnServerOptions,
+): Promise<BoundServer> {
+  if (address.transport === "unix") {
+    await claimSocketPath(address.path);
+    const bound = await bindSocket(
+      address.path,
+      (path) => Deno.listen({ transport: "unix", path }),
+    );
+    const server = serveOn(bound.value, handle, options);
+    return { server, address, socket: bound.identity };
+  }
+  const listener = Deno.listen({ hostname: address.hostname, port: address.port });
+  const server = serveOn(listener, handle, options);
+  return { server, address: { ...address, port: listener.addr.port }, socket: null };
+}
+
+function serveOn(
+  listener: Deno.Listener,
+  handle: (request: Request) => Response | Promise<Response>,
+  options: ConnServerOptions,
+): ConnServer {
+  try {
+    return new ConnServer(listener, handle, options);
+  } catch (error) {
+    listener.close();
+    throw error;
+  }
 }

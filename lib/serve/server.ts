@@ -1,43 +1,38 @@
 /**
- * The daemon: HTTP on a unix socket or TCP under the connection limits, the endpoint table over the current plugin
- * snapshot, and the graceful stop SPEC describes.
+ * The daemon: HTTP on a unix socket or TCP under the connection limits, the endpoint table over
+ * the current plugin snapshot, and the graceful stop SPEC describes.
+ *
+ * Over each plugin index it builds three runners. They share one process limit and differ in
+ * their gate and in when the stop aborts their scripts:
+ *
+ * | runner   | used by                          | gate      | aborted at stop             |
+ * | -------- | -------------------------------- | --------- | --------------------------- |
+ * | `decide` | route, placement, tool pre       | consulted | last, after calls in flight |
+ * | `act`    | actions                          | consulted | at once                     |
+ * | `fire`   | events, status change, tool post | event     | at once                     |
  *
  * @module
  */
 
 import type { PluginIndex } from "../plugins/types.ts";
 import { type Logger, silentLogger } from "../log.ts";
-import { DEFAULT_TIMEOUTS, type Timeouts } from "../hooks/runner.ts";
-import { DEFAULT_GRACE_MS, DRAIN_MS } from "../process/run_script.ts";
-import type { ListenAddress } from "./listen.ts";
-import { bearerCheck } from "./auth.ts";
-import { removeSocket } from "./unix_socket.ts";
+import { DEFAULT_TIMEOUTS, Runner, type Timeouts } from "../hooks/runner.ts";
+import { DRAIN_MS } from "../process/run_script.ts";
+import { DEFAULT_GRACE_MS } from "../process/group.ts";
+import {
+  bearerCheck,
+  bindServer,
+  type BoundServer,
+  type ListenAddress,
+  removeSocket,
+} from "./listen.ts";
 import { within } from "../_timers.ts";
-import { bindServer, type BoundServer } from "./bind_server.ts";
 import { DEFAULT_MAX_PROCS, EventQueue, ProcLimit } from "./limits.ts";
 import { IndexHolder, type WatchDirOptions } from "./index_holder.ts";
-import { buildRunners } from "./runners.ts";
 import { type DaemonState, requestHandler, type ServiceSupervisor } from "./endpoints.ts";
+import { PersistentHooks } from "./persistent.ts";
 
-/**
- * Options of {@linkcode startDaemon}.
- *
- * @example
- * ```ts
- * import { type DaemonOptions, startDaemon } from "./server.ts";
- * const dir = await Deno.makeTempDir();
- * const options: DaemonOptions = {
- *   listen: { transport: "tcp", hostname: "127.0.0.1", port: 0 },
- *   pluginsDir: dir,
- *   maxProcs: 8,
- *   timeouts: { placement: 2000 },
- *   watch: false,
- * };
- * const daemon = await startDaemon(options);
- * console.assert(daemon.address.transport === "tcp" && daemon.address.port !== 0);
- * await daemon.stop();
- * ```
- */
+/** Options of {@linkcode startDaemon}. */
 export interface DaemonOptions {
   /** Where to listen: a unix socket (created mode 0600) or a TCP address. */
   listen: ListenAddress;
@@ -69,23 +64,7 @@ export interface DaemonOptions {
   stopTimeoutMs?: number;
 }
 
-/**
- * A running daemon.
- *
- * @example
- * ```ts
- * import { type Daemon, startDaemon } from "./server.ts";
- * const dir = await Deno.makeTempDir();
- * const daemon: Daemon = await startDaemon({
- *   listen: { transport: "unix", path: `${dir}/tyhooks.sock` },
- *   pluginsDir: dir,
- *   watch: false,
- * });
- * console.assert(daemon.plugins === 0);
- * await daemon.reload("example");
- * await daemon.stop();
- * ```
- */
+/** A running daemon. */
 export interface Daemon {
   /** Where it listens (a TCP port 0 resolved to the real port). */
   readonly address: ListenAddress;
@@ -213,5 +192,61 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     plugins: holder.current.index.plugins.length,
     reload: (reason = "reload") => holder.reload(reason),
     stop: () => stopping ??= stop(),
+  };
+}
+
+/** The runners of one snapshot. */
+export interface DaemonRunners {
+  /** Consulted calls: a caller waits on them within their deadline. */
+  decide: Runner;
+  /** Actions: a caller waits, but nothing depends on them at shutdown. */
+  act: Runner;
+  /** Fire-and-forget work. */
+  fire: Runner;
+  /** The persistent hooks' processes, asked by `decide` and told by `fire`. */
+  persistent: PersistentHooks;
+}
+
+/** What the runners are built with. */
+export interface RunnerSettings {
+  limit: ProcLimit;
+  /** Aborted last at stop: terminates consulted scripts still running. */
+  decideSignal: AbortSignal;
+  /** Aborted first at stop: terminates event and action scripts. */
+  stopSignal: AbortSignal;
+  hooksDir?: string;
+  log: Logger;
+  timeouts?: Partial<Timeouts>;
+}
+
+/**
+ * Builds the runners over `index`. Cheap (no I/O): done once per reload.
+ *
+ * @param index The plugin index.
+ * @param settings The shared limit, signals, hooks dir, logger, timeouts.
+ * @returns The runners.
+ */
+function buildRunners(index: PluginIndex, settings: RunnerSettings): DaemonRunners {
+  const common = { hooksDir: settings.hooksDir, log: settings.log, timeouts: settings.timeouts };
+  const persistent = new PersistentHooks({ log: settings.log });
+  return {
+    persistent,
+    decide: new Runner(index, {
+      ...common,
+      limit: settings.limit.consulted,
+      signal: settings.decideSignal,
+      ask: persistent.ask,
+    }),
+    act: new Runner(index, {
+      ...common,
+      limit: settings.limit.consulted,
+      signal: settings.stopSignal,
+    }),
+    fire: new Runner(index, {
+      ...common,
+      limit: settings.limit.event,
+      signal: settings.stopSignal,
+      notify: persistent.ask,
+    }),
   };
 }
