@@ -143,7 +143,6 @@ export interface TaskEnvOptions {
 /**
  * The task variables of ty's hook environment, NUL bytes cleaned.
  *
- * @param task The task.
  * @param options Which extra variables to add.
  * @returns Variables to add to the inherited environment.
  * @example

@@ -133,8 +133,6 @@ export interface Decided<T> {
 /**
  * The handlers of `event` as the loop takes them: each plugin's script and timeout.
  *
- * @param runner The runner.
- * @param event The event.
  * @returns The handlers, in plugin-name order.
  */
 export function pluginHandlers(runner: ConsultRunner, event: string): ConsultHandler[] {
@@ -151,7 +149,6 @@ export function pluginHandlers(runner: ConsultRunner, event: string): ConsultHan
  * outcome is settled are terminated before this returns, so nothing outlives the call. Never
  * rejects for a handler's sake.
  *
- * @param runner The runner.
  * @param call The handlers, the request, and how answers are read.
  * @param options `deadlineMs`, `sequential`.
  * @returns The meanings in decision order.

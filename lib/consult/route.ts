@@ -47,7 +47,6 @@ export interface RouteOptions extends ConsultOptions {
  * Requires `--allow-run`, `--allow-read`, `--allow-env`.
  *
  * @param runner The runner (plugin index, route timeout, grace, logger, abort signal).
- * @param task The task.
  * @param options `force`; `deadlineMs` and `sequential` (see the consult loop).
  * @returns The decision, or {@linkcode NO_ROUTE}.
  * @example

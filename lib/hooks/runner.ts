@@ -206,7 +206,6 @@ export class Runner {
    * Runs `plugin`'s script for `event` from the plugin dir, the plugin variables added to `env`.
    *
    * @param plugin A plugin handling `event`.
-   * @param event The event.
    * @param options What to run it with (see {@linkcode Runner.run}).
    * @returns The run result.
    */
@@ -347,7 +346,6 @@ export class Runner {
   /**
    * ty's OnStatusChange: maps `status` to an event (see `statusEvent`) and fires it.
    *
-   * @param task The task.
    * @param status The new status.
    * @param message The status message (also decides `task.failed` vs `task.blocked`).
    * @returns The event fired (or null) and the records.
