@@ -13,6 +13,7 @@
 
 import { ManifestError, RunError } from "../errors.ts";
 import { readBounded } from "../read_bounded.ts";
+import { unsafeMode } from "../plugins/strict_modes.ts";
 import { sshCommand } from "./ssh.ts";
 
 /**
@@ -137,12 +138,24 @@ export function parseHostsFile(text: string, path: string): HostEntry[] {
  */
 export async function readHostsFile(path: string): Promise<HostEntry[]> {
   let text: string;
+  let info: Deno.FileInfo;
   try {
+    info = await Deno.stat(path);
     text = await readBounded(path);
   } catch (error) {
     throw new RunError(`Cannot read hosts file "${path}": ${(error as Error).message}`, {
       cause: error,
     });
   }
-  return parseHostsFile(text, path);
+  const hosts = parseHostsFile(text, path);
+  // StrictModes: a "-- COMMAND" line runs as the user, so nobody else may be able to write it.
+  const custom = hosts.find((host) => host.probe[0] === "/bin/sh");
+  const unsafe = custom === undefined ? null : unsafeMode(info, path);
+  if (custom !== undefined && unsafe !== null) {
+    throw new RunError(
+      `Cannot run the probe command of "${path}:${custom.line}": the file ${unsafe.reason}`,
+      { hint: `hint: ${unsafe.hint}` },
+    );
+  }
+  return hosts;
 }
