@@ -19,6 +19,7 @@ import { RunError } from "../errors.ts";
 import { readBounded } from "../read_bounded.ts";
 import { concat } from "../_util.ts";
 import { clearableTimeout } from "../_timers.ts";
+import { signalGroup } from "./group.ts";
 
 const PERMISSIONS = ["read", "write", "env", "run", "sys", "net"] as const;
 
@@ -152,11 +153,7 @@ export async function handOffDetached(
   if (!acknowledged) {
     if (timeout.signal.aborted || options.signal?.aborted) {
       // Stalled, or the caller is interrupted: the work must not half-happen behind its back.
-      try {
-        Deno.kill(-child.pid, "SIGKILL");
-      } catch {
-        // Already gone.
-      }
+      signalGroup(child.pid, "SIGKILL");
       await child.status;
       options.signal?.throwIfAborted();
       throw new RunError(

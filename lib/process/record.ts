@@ -88,6 +88,26 @@ export function failureReason(
   return "ok";
 }
 
+/** A run that has not started (nothing yet to say), to be filled in. */
+export function blankResult(script: string, plugin: string | null): RunResult {
+  return {
+    plugin,
+    script,
+    pid: null,
+    exit_code: null,
+    signal: null,
+    timed_out: false,
+    duration_ms: 0,
+    stdout_bytes: 0,
+    stderr_bytes: 0,
+    stdout_truncated: false,
+    stderr_truncated: false,
+    error: null,
+    stdout: "",
+    stderr: "",
+  };
+}
+
 /**
  * The record without the captured output, for logs and `--json` listings.
  *

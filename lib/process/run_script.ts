@@ -12,7 +12,7 @@
 
 import { capture, type Captured } from "./output_cap.ts";
 import { DEFAULT_GRACE_MS, groupAlive, terminateGroup, waitGroupEmpty } from "./group.ts";
-import type { RunResult } from "./record.ts";
+import { blankResult, type RunResult } from "./record.ts";
 import { SETSID_EXEC_FAILURE, spawnIsolated } from "./spawn_isolated.ts";
 import { clearableTimeout, within } from "../_timers.ts";
 
@@ -116,22 +116,7 @@ export async function runScript(script: string, options: RunOptions = {}): Promi
   const timeoutMs = options.timeoutMs ?? 30_000;
   const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
   const cap = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
-  const result: RunResult = {
-    plugin: options.plugin ?? null,
-    script,
-    pid: null,
-    exit_code: null,
-    signal: null,
-    timed_out: false,
-    duration_ms: 0,
-    stdout_bytes: 0,
-    stderr_bytes: 0,
-    stdout_truncated: false,
-    stderr_truncated: false,
-    error: null,
-    stdout: "",
-    stderr: "",
-  };
+  const result = blankResult(script, options.plugin ?? null);
   const finish = () => {
     result.duration_ms = Math.round(performance.now() - started);
     return result;

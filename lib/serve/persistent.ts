@@ -20,7 +20,7 @@
 import type { AskHandler, AskRequest } from "../consult/consult.ts";
 import type { Plugin } from "../plugins/types.ts";
 import { DEFAULT_MAX_PROCS, hookSettings } from "../plugins/hook_settings.ts";
-import type { RunResult } from "../process/record.ts";
+import { blankResult, type RunResult } from "../process/record.ts";
 import { spawnIsolated } from "../process/spawn_isolated.ts";
 import { DEFAULT_GRACE_MS, terminateGroup } from "../process/group.ts";
 import { type ChunkReader, openReader } from "../process/output_cap.ts";
@@ -303,20 +303,8 @@ class HookPool {
 
   #result(started: number): () => RunResult {
     return () => ({
-      plugin: this.#plugin.name,
-      script: this.#script,
-      pid: null,
-      exit_code: null,
-      signal: null,
-      timed_out: false,
+      ...blankResult(this.#script, this.#plugin.name),
       duration_ms: Math.round(performance.now() - started),
-      stdout_bytes: 0,
-      stderr_bytes: 0,
-      stdout_truncated: false,
-      stderr_truncated: false,
-      error: null,
-      stdout: "",
-      stderr: "",
     });
   }
 

@@ -1,7 +1,8 @@
 /**
  * Zod schemas of the daemon's request bodies: the single source of truth of what each endpoint
  * accepts. Unknown fields are ignored; a missing `task` is the empty task, as on the command
- * line. Loaded lazily (by the handlers, on their first request).
+ * line. Loaded lazily (by the handlers, on their first request); the interfaces beside them are
+ * erased type imports.
  *
  * @module
  */
@@ -14,56 +15,24 @@ import { TaskSchema } from "../wire/task.ts";
 const task = TaskSchema.optional();
 const message = z.string().default("");
 
-/**
- * `POST /v1/route` and `POST /v1/actions/{plugin}/{action}`: `{"task"?}`.
- *
- * @example
- * ```ts
- * import { TaskBodySchema } from "./schemas.ts";
- * console.assert(TaskBodySchema.parse({}).task === undefined);
- * ```
- */
-export const TaskBodySchema = z.object({ task }) satisfies z.ZodType<TaskBody>;
+/** `POST /v1/route` and `POST /v1/actions/{plugin}/{action}`: `{"task"?}`. */
+export const TaskBodySchema = z.object({ task });
 
-/**
- * `POST /v1/placement`: `{"task"?, "remote_required"?}`.
- *
- * @example
- * ```ts
- * import { PlacementBodySchema } from "./schemas.ts";
- * console.assert(PlacementBodySchema.parse({}).remote_required === false);
- * ```
- */
+/** `POST /v1/placement`: `{"task"?, "remote_required"?}`. */
 export const PlacementBodySchema = z.object({
   task,
   remote_required: z.boolean().default(false),
-}) satisfies z.ZodType<PlacementBody>;
+});
 
-/**
- * `POST /v1/events/{event}`: `{"task"?, "message"?}`.
- *
- * @example
- * ```ts
- * import { EventBodySchema } from "./schemas.ts";
- * console.assert(EventBodySchema.parse({ message: "ok" }).message === "ok");
- * ```
- */
-export const EventBodySchema = z.object({ task, message }) satisfies z.ZodType<EventBody>;
+/** `POST /v1/events/{event}`: `{"task"?, "message"?}`. */
+export const EventBodySchema = z.object({ task, message });
 
-/**
- * `POST /v1/status-change`: `{"task"?, "status", "message"?}`.
- *
- * @example
- * ```ts
- * import { StatusChangeBodySchema } from "./schemas.ts";
- * console.assert(!StatusChangeBodySchema.safeParse({}).success);
- * ```
- */
+/** `POST /v1/status-change`: `{"task"?, "status", "message"?}`. */
 export const StatusChangeBodySchema = z.object({
   task,
   status: z.string().min(1),
   message,
-}) satisfies z.ZodType<StatusChangeBody>;
+});
 
 // The schemas validate, the interfaces document: neither may gain a field the other lacks.
 true satisfies Same<z.output<typeof TaskBodySchema>, TaskBody>;
@@ -71,32 +40,13 @@ true satisfies Same<z.output<typeof PlacementBodySchema>, PlacementBody>;
 true satisfies Same<z.output<typeof EventBodySchema>, EventBody>;
 true satisfies Same<z.output<typeof StatusChangeBodySchema>, StatusChangeBody>;
 
-/**
- * The body of `POST /v1/route` and `POST /v1/actions/{plugin}/{action}`, as parsed.
- *
- * @example
- * ```ts
- * import { EMPTY_TASK } from "../task.ts";
- * import type { TaskBody } from "./schemas.ts";
- * const body: TaskBody = { task: { ...EMPTY_TASK, id: 42 } };
- * console.assert(body.task?.id === 42);
- * ```
- */
+/** The body of `POST /v1/route` and `POST /v1/actions/{plugin}/{action}`, as parsed. */
 export interface TaskBody {
   /** The task; when missing, the empty task, as on the command line. */
   task?: Task;
 }
 
-/**
- * The body of `POST /v1/placement`, as parsed (defaults filled).
- *
- * @example
- * ```ts
- * import type { PlacementBody } from "./schemas.ts";
- * const body: PlacementBody = { remote_required: true };
- * console.assert(body.task === undefined);
- * ```
- */
+/** The body of `POST /v1/placement`, as parsed (defaults filled). */
 export interface PlacementBody {
   /** The task to place; when missing, the empty task. */
   task?: Task;
@@ -104,16 +54,7 @@ export interface PlacementBody {
   remote_required: boolean;
 }
 
-/**
- * The body of `POST /v1/events/{event}`, as parsed (defaults filled).
- *
- * @example
- * ```ts
- * import type { EventBody } from "./schemas.ts";
- * const body: EventBody = { message: "merged" };
- * console.assert(body.task === undefined);
- * ```
- */
+/** The body of `POST /v1/events/{event}`, as parsed (defaults filled). */
 export interface EventBody {
   /** The task the event is about; when missing, the empty task. */
   task?: Task;
@@ -121,16 +62,7 @@ export interface EventBody {
   message: string;
 }
 
-/**
- * The body of `POST /v1/status-change`, as parsed (defaults filled).
- *
- * @example
- * ```ts
- * import type { StatusChangeBody } from "./schemas.ts";
- * const body: StatusChangeBody = { status: "blocked", message: "tests fail" };
- * console.assert(body.status === "blocked");
- * ```
- */
+/** The body of `POST /v1/status-change`, as parsed (defaults filled). */
 export interface StatusChangeBody {
   /** The task whose status changed; when missing, the empty task. */
   task?: Task;
