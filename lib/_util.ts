@@ -88,3 +88,8 @@ export function issueText(
   const path = issue.path.map(String).join(".");
   return `${path === "" ? whole : `"${path}"`}: ${issue.message}`;
 }
+
+/** A script's output as a log line shows it: trimmed, at most 500 characters; none when blank. */
+export function excerpt(output: string): string | undefined {
+  return output.trim().slice(0, 500) || undefined;
+}

@@ -13,7 +13,7 @@ import { consult, type ConsultOptions, type ConsultRunner, pluginHandlers } from
 import { failureReason, succeeded } from "../process/record.ts";
 import { EMPTY_TASK, taskEnv } from "../task.ts";
 import type { PlacementAnswer, PlacementInfo, PlacementRequest } from "../wire/placement.ts";
-import { goFields, isRecord, parseJson } from "../_util.ts";
+import { excerpt, goFields, isRecord, parseJson } from "../_util.ts";
 
 export type { PlacementInfo };
 
@@ -82,13 +82,12 @@ export async function resolvePlacement(
       if (!answer.ran) return { failure: answer.reason };
       const { result } = answer;
       if (!succeeded(result)) {
-        const stderr = result.stderr.trim().slice(0, 500) || undefined;
-        return { failure: failureReason(result, answer.timeoutMs), stderr };
+        return { failure: failureReason(result, answer.timeoutMs), stderr: excerpt(result.stderr) };
       }
       // Silence is a deliberate "run locally" (ty: an empty target by another spelling).
       if (result.stdout.trim() === "") return { answer: { target: "", workdir: "", reason: "" } };
       const parsed = await readPlacementAnswer(result.stdout);
-      if (!parsed.ok) return { failure: parsed.error, stdout: result.stdout.trim().slice(0, 500) };
+      if (!parsed.ok) return { failure: parsed.error, stdout: excerpt(result.stdout) };
       return { answer: parsed.answer };
     },
     settles: (meaning) => meaning.answer !== undefined && meaning.answer.target !== "",

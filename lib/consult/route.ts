@@ -6,6 +6,7 @@
  */
 
 import { normalize } from "../_path.ts";
+import { excerpt } from "../_util.ts";
 import { consult, type ConsultOptions, type ConsultRunner, pluginHandlers } from "./consult.ts";
 import { failureReason, succeeded } from "../process/record.ts";
 import { type Task, taskEnv } from "../task.ts";
@@ -78,7 +79,7 @@ export async function route(
     read(answer) {
       if (!answer.ran) return { failure: answer.reason };
       const { result } = answer;
-      const stderr = result.stderr.trim().slice(0, 500) || undefined;
+      const stderr = excerpt(result.stderr);
       if (!succeeded(result)) {
         return { failure: failureReason(result, answer.timeoutMs), script: result.script, stderr };
       }

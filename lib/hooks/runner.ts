@@ -7,6 +7,7 @@
  */
 
 import { join } from "../_path.ts";
+import { excerpt } from "../_util.ts";
 import type { Plugin, PluginIndex } from "../plugins/types.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import { EMPTY_TASK, type Task, taskEnv } from "../task.ts";
@@ -335,7 +336,7 @@ export class Runner {
           {
             plugin: result.plugin ?? "(legacy)",
             script: result.script,
-            stderr: result.stderr.trim().slice(0, 500) || undefined,
+            stderr: excerpt(result.stderr),
           },
         );
       }
