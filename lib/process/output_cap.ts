@@ -32,7 +32,6 @@ export interface Capture {
  * @param stream A child's stdout or stderr.
  * @param cap Bytes to keep; the rest is read and dropped.
  * @param onChunk Called with every chunk as it is read (valid only during the call).
- * @returns The capture.
  */
 export function capture(
   stream: ReadableStream<Uint8Array>,

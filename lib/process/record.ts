@@ -4,9 +4,7 @@
  * @module
  */
 
-/**
- * One script run, as `--json` prints it (field names are the wire names).
- */
+/** One script run, as `--json` prints it (field names are the wire names). */
 export interface RunRecord {
   /** The plugin the script belongs to; null for a legacy hook or a bare script. */
   plugin: string | null;
@@ -34,9 +32,7 @@ export interface RunRecord {
   error: string | null;
 }
 
-/**
- * A run record plus the captured output (decoded as UTF-8, up to the cap).
- */
+/** A run record plus the captured output (decoded as UTF-8, up to the cap). */
 export interface RunResult extends RunRecord {
   /** Captured stdout, up to the cap. */
   stdout: string;
@@ -49,7 +45,6 @@ export interface RunResult extends RunRecord {
 /**
  * True when the run started, exited 0, and was neither killed nor timed out.
  *
- * @param record The record.
  * @returns Whether the run succeeded.
  * @example
  * ```ts
@@ -65,7 +60,6 @@ export function succeeded(record: Pick<RunRecord, "exit_code" | "error" | "timed
  * A one-line reason why a run did not succeed, for logs: `timed out after 5000 ms`,
  * `exited 1`, `killed by SIGKILL`, or the start error.
  *
- * @param record The record.
  * @param timeoutMs The timeout it ran under, to say how long it waited.
  * @returns The reason, or `ok`.
  * @example
@@ -112,7 +106,6 @@ export function blankResult(script: string, plugin: string | null): RunResult {
  * The record without the captured output, for logs and `--json` listings.
  *
  * @param result A run result.
- * @returns Its record.
  */
 export function toRecord(result: RunResult): RunRecord {
   const { stdout: _stdout, stderr: _stderr, raw: _raw, ...record } = result;

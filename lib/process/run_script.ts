@@ -33,9 +33,7 @@ export const DRAIN_MS = 100;
  */
 export type RunMode = "consult" | "notify";
 
-/**
- * Options of {@linkcode runScript}.
- */
+/** Options of {@linkcode runScript}. */
 export interface RunOptions {
   /** Arguments after the script. */
   args?: string[];

@@ -74,11 +74,7 @@ type ServeOnConnection = (
   onListen: () => void,
 ) => ServedConn;
 
-/**
- * Deno's per-connection HTTP server, or null when this Deno lacks it.
- *
- * @returns The function.
- */
+/** Deno's per-connection HTTP server, or null when this Deno lacks it. */
 export function serveOnConnection(): ServeOnConnection | null {
   // deno-lint-ignore no-explicit-any
   const internals = (Deno as any)[(Deno as any).internal];
@@ -126,9 +122,7 @@ class RateLog {
   }
 }
 
-/**
- * An HTTP server over a listener, with the connection limits above.
- */
+/** An HTTP server over a listener, with the connection limits above. */
 export class ConnServer {
   #listener: Deno.Listener;
   #handler: Handler;

@@ -352,7 +352,6 @@ export interface RequestHandlerOptions {
  *
  * @param state The daemon's shared state.
  * @param options Token check and logger.
- * @returns The handler.
  */
 export function requestHandler(
   state: DaemonState,

@@ -34,9 +34,7 @@ export class HttpError extends Error {
  * A JSON response.
  *
  * @param status The HTTP status.
- * @param body The document.
  * @param headers Extra headers.
- * @returns The response.
  */
 export function json(
   status: number,
@@ -53,7 +51,6 @@ export function json(
  * The `{"error": message}` response of an error.
  *
  * @param error An HttpError (its status), or anything else (500).
- * @returns The response.
  */
 export function errorResponse(error: unknown): Response {
   if (error instanceof HttpError) {
@@ -84,9 +81,7 @@ export interface ReadBodyOptions {
  * Reads the body as bytes, refusing more than `maxBytes` (from `Content-Length` at once, else as
  * soon as the stream passes it) and a body that takes longer than `timeoutMs` to arrive.
  *
- * @param request The request.
  * @param options The cap and the time allowed.
- * @returns The bytes.
  * @throws {HttpError} 413 past the cap, 408 past the time.
  */
 export async function readBody(
@@ -142,7 +137,6 @@ export async function readBody(
  * Reads, decodes and validates a JSON body. An empty body counts as `{}`, so endpoints whose
  * fields are all optional can be called without one.
  *
- * @param request The request.
  * @param schema The body's zod schema.
  * @returns The validated body.
  * @throws {HttpError} 413 past 1 MiB; 400 for malformed JSON, a non-object, or a bad field.
@@ -157,7 +151,6 @@ export async function parseBody<S extends z.ZodType>(
 /**
  * {@linkcode parseBody}, also giving the body's size in bytes (what queued work holds).
  *
- * @param request The request.
  * @param schema The body's zod schema.
  * @returns The validated body and its size.
  * @throws {HttpError} As {@linkcode parseBody}.

@@ -217,7 +217,6 @@ export class EventQueue {
    * `RunError` when the job is dropped later because the queue closed.
    *
    * @param what Names the job in the log, e.g. the event.
-   * @param job The work.
    * @param bytes What the job holds until it settles, e.g. its request body's size.
    * @returns The job's result, or null when it was dropped at once (queue full or closed).
    */

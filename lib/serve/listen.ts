@@ -25,11 +25,7 @@ export type ListenAddress =
   | { transport: "unix"; path: string }
   | { transport: "tcp"; hostname: string; port: number };
 
-/**
- * The default address: `unix:<runtime>/tyhooks.sock`. Requires `--allow-env`.
- *
- * @returns The address.
- */
+/** The default address: `unix:<runtime>/tyhooks.sock`. Requires `--allow-env`. */
 export function defaultListen(): ListenAddress {
   return { transport: "unix", path: join(runtimeDir(), "tyhooks.sock") };
 }
@@ -39,7 +35,6 @@ export function defaultListen(): ListenAddress {
  * path is made absolute, so the log line and the removal on exit name the same file.
  *
  * @param text `unix:PATH` or `HOST:PORT`; undefined gives {@linkcode defaultListen}.
- * @returns The address.
  * @throws {UsageError} Naming the flag and the bad value.
  * @example
  * ```ts
@@ -82,7 +77,6 @@ export function isLoopback(hostname: string): boolean {
 /**
  * The address as `--listen` spells it, for logs.
  *
- * @param address The address.
  * @returns `unix:/path` or `host:port`.
  * @example
  * ```ts
@@ -110,7 +104,6 @@ export const MAX_TOKEN_BYTES = 4096;
  * Requires `--allow-read`, `--allow-sys` (the user id).
  *
  * @param path The `--token-file` value.
- * @returns The token.
  * @throws {UsageError} When the file is not a regular file, is another user's, has group or
  * other permissions, is over 4 KiB, cannot be read, or holds no token.
  */

@@ -487,9 +487,7 @@ const WHY = {
   overflow: "answered an overlong line",
 } as const;
 
-/**
- * The persistent hooks of one plugin index: a pool per persistent hook, made on first use.
- */
+/** The persistent hooks of one plugin index: a pool per persistent hook, made on first use. */
 export class PersistentHooks {
   #pools = new Map<string, HookPool>();
   #options: Required<PersistentOptions>;

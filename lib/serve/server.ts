@@ -93,7 +93,6 @@ async function defaultLoad(dir: string): Promise<PluginIndex> {
  * about 60 MB under load (README "Daemon").
  *
  * @param options Address, token, plugins dir, limits, logger.
- * @returns The daemon.
  * @throws {RunError} When the socket path holds a live daemon or another file.
  * @example
  * ```ts
@@ -224,7 +223,6 @@ export interface RunnerSettings {
  *
  * @param index The plugin index.
  * @param settings The shared limit, signals, hooks dir, logger, timeouts.
- * @returns The runners.
  */
 function buildRunners(index: PluginIndex, settings: RunnerSettings): DaemonRunners {
   const common = { hooksDir: settings.hooksDir, log: settings.log, timeouts: settings.timeouts };

@@ -40,7 +40,6 @@ const encoder = new TextEncoder();
  * @param stream A child's stdout or stderr.
  * @param emit Called with each line.
  * @param options `maxLineBytes`: longer lines are emitted in pieces; default 64 KiB.
- * @returns The relay.
  * @example
  * ```ts
  * import { relayLines } from "./line_relay.ts";
@@ -121,7 +120,6 @@ function cutPoint(bytes: Uint8Array, length: number): number {
  * A closed stderr is ignored.
  *
  * @param format `text` (default) or `json`.
- * @returns The sink.
  * @example
  * ```ts
  * import { stderrSink } from "./line_relay.ts";

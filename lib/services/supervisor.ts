@@ -35,7 +35,6 @@ const PASSED_THROUGH = ["TY_DB_PATH", "TY_API_URL"] as const;
 /**
  * Splits `KEY=VALUE` at the first `=`; null when there is no `=` or the key is not a valid name.
  *
- * @param entry The entry.
  * @returns The pair, or null.
  * @example
  * ```ts
@@ -59,7 +58,6 @@ export function parseEnvEntry(entry: string): [string, string] | null {
  *
  * Requires `--allow-env` for `TY_DB_PATH` and `TY_API_URL`.
  *
- * @param service The service.
  * @param injected Pairs given by the caller (`--env`).
  * @returns The variables to add.
  * @example
