@@ -80,13 +80,26 @@ async function daemonWith(files: Record<string, string>) {
   };
 }
 
-Deno.test("persistent guard: one process answers every request, in order", async () => {
-  const d = await daemonWith({
-    "p/plugin.yaml": manifest("pre_tool_call", "g.sh"),
-    "p/g.sh": GUARD,
-  });
+/** Runs `body` against a daemon over `files`, then stops it and checks no process is left. */
+async function withDaemon(
+  files: Record<string, string>,
+  body: (d: Awaited<ReturnType<typeof daemonWith>>) => Promise<void>,
+): Promise<void> {
+  const d = await daemonWith(files);
   let pids: number[] = [];
   try {
+    await body(d);
+  } finally {
+    pids = await d.stop();
+  }
+  for (const pid of pids) assert.ok(await waitGone(pid), `process ${pid} left behind`);
+}
+
+Deno.test("persistent guard: one process answers every request, in order", async () => {
+  await withDaemon({
+    "p/plugin.yaml": manifest("pre_tool_call", "g.sh"),
+    "p/g.sh": GUARD,
+  }, async (d) => {
     const answers = [];
     for (const tool of ["ls", "rm", "cat", "ls"]) answers.push(await d.pre(tool));
     const [pid] = await d.pids();
@@ -100,19 +113,14 @@ Deno.test("persistent guard: one process answers every request, in order", async
     const many = await Promise.all(Array.from({ length: 10 }, (_, i) => d.pre(`t${i}`)));
     many.forEach((answer, i) => assert.match(answer.reason, new RegExp(`^t${i} \\d+ ${pid}$`)));
     assert.deepEqual((await d.pids()).length, 1);
-  } finally {
-    pids = await d.stop();
-  }
-  for (const pid of pids) assert.ok(await waitGone(pid), `process ${pid} left behind`);
+  });
 });
 
 Deno.test("persistent guard: a request past its timeout kills the process; the next is answered by a new one", async () => {
-  const d = await daemonWith({
+  await withDaemon({
     "p/plugin.yaml": manifest("pre_tool_call", "g.sh"),
     "p/g.sh": GUARD,
-  });
-  let pids: number[] = [];
-  try {
+  }, async (d) => {
     assert.equal((await d.pre("ls")).action, "allow");
     const [first] = await d.pids();
     const hung = await d.pre("hang");
@@ -123,57 +131,42 @@ Deno.test("persistent guard: a request past its timeout kills the process; the n
     const [, second] = await d.pids();
     assert.deepEqual(next, { action: "allow", reason: `ls 1 ${second}` });
     assert.ok(d.lines.some((l) => l.includes("Persistent hook timed out: it is started again")));
-  } finally {
-    pids = await d.stop();
-  }
-  for (const pid of pids) assert.ok(await waitGone(pid), `process ${pid} left behind`);
+  });
 });
 
 Deno.test("persistent guard: a crashed process is restarted", async () => {
-  const d = await daemonWith({
+  await withDaemon({
     "p/plugin.yaml": manifest("pre_tool_call", "g.sh"),
     "p/g.sh": GUARD,
-  });
-  let pids: number[] = [];
-  try {
+  }, async (d) => {
     const crashed = await d.pre("crash");
     assert.equal(crashed.action, "block");
     assert.match(crashed.reason, /Persistent hook exited 3 before answering/);
     const next = await d.pre("ls");
     assert.equal(next.action, "allow");
     assert.equal((await d.pids()).length, 2);
-  } finally {
-    pids = await d.stop();
-  }
-  for (const pid of pids) assert.ok(await waitGone(pid), `process ${pid} left behind`);
+  });
 });
 
 Deno.test("persistent guard: a request arriving as the process crashes is answered by the next process", async () => {
-  const d = await daemonWith({
+  await withDaemon({
     "p/plugin.yaml": manifest("pre_tool_call", "g.sh"),
     "p/g.sh": GUARD,
-  });
-  let pids: number[] = [];
-  try {
+  }, async (d) => {
     assert.equal((await d.pre("ls")).action, "allow");
     // One process: "after" is written behind "crash" (and asked again), or waits for the next.
     const [crashed, after] = await Promise.all([d.pre("crash"), d.pre("after")]);
     assert.match(crashed.reason, /Persistent hook exited 3 before answering/);
     const [, second] = await d.pids();
     assert.deepEqual(after, { action: "allow", reason: `after 1 ${second}` });
-  } finally {
-    pids = await d.stop();
-  }
-  for (const pid of pids) assert.ok(await waitGone(pid), `process ${pid} left behind`);
+  });
 });
 
 Deno.test("persistent guard: a malformed or oversized answer fails that request only, and the guard blocks", async () => {
-  const d = await daemonWith({
+  await withDaemon({
     "p/plugin.yaml": manifest("pre_tool_call", "g.sh"),
     "p/g.sh": GUARD,
-  });
-  let pids: number[] = [];
-  try {
+  }, async (d) => {
     const junk = await d.pre("junk");
     assert.equal(junk.action, "block");
     assert.match(junk.reason, /answered a line that is not JSON/);
@@ -186,19 +179,14 @@ Deno.test("persistent guard: a malformed or oversized answer fails that request 
     // The next request is answered (by the same process when the whole line had arrived by the
     // cap, else by a new one: the rest of the line is still in the pipe).
     assert.equal((await d.pre("ls")).action, "allow");
-  } finally {
-    pids = await d.stop();
-  }
-  for (const pid of pids) assert.ok(await waitGone(pid), `process ${pid} left behind`);
+  });
 });
 
 Deno.test("persistent placement hook: answers through its process; max_procs runs a pool", async () => {
-  const d = await daemonWith({
+  await withDaemon({
     "p/plugin.yaml": manifest("task.placement", "place.sh", "persistent: true, max_procs: 2"),
     "p/place.sh": PLACE,
-  });
-  let pids: number[] = [];
-  try {
+  }, async (d) => {
     const answers = await Promise.all(
       Array.from({ length: 6 }, () => d.post("/v1/placement", { task: { id: 1 } })),
     );
@@ -208,19 +196,14 @@ Deno.test("persistent placement hook: answers through its process; max_procs run
     }
     const started = await d.pids();
     assert.ok(started.length >= 1 && started.length <= 2, `${started.length} processes`);
-  } finally {
-    pids = await d.stop();
-  }
-  for (const pid of pids) assert.ok(await waitGone(pid), `process ${pid} left behind`);
+  });
 });
 
 Deno.test("persistent guard: a reload ends the processes; the next request starts a new one", async () => {
-  const d = await daemonWith({
+  await withDaemon({
     "p/plugin.yaml": manifest("pre_tool_call", "g.sh"),
     "p/g.sh": GUARD,
-  });
-  let pids: number[] = [];
-  try {
+  }, async (d) => {
     await d.pre("ls");
     const [first] = await d.pids();
     await d.daemon.reload("test");
@@ -228,10 +211,7 @@ Deno.test("persistent guard: a reload ends the processes; the next request start
     const next = await d.pre("ls");
     const [, second] = await d.pids();
     assert.deepEqual(next, { action: "allow", reason: `ls 1 ${second}` });
-  } finally {
-    pids = await d.stop();
-  }
-  for (const pid of pids) assert.ok(await waitGone(pid), `process ${pid} left behind`);
+  });
 });
 
 Deno.test("serve: SIGTERM ends the persistent processes and leaves none behind", async () => {
@@ -273,13 +253,11 @@ async function linesOf(path: string, count: number): Promise<string[]> {
 }
 
 Deno.test("persistent notifications: post_tool_call and event lines go to one process each, no answer read", async () => {
-  const d = await daemonWith({
+  await withDaemon({
     "p/plugin.yaml": "name: p\nhooks:\n  post_tool_call: n.sh\n  task.done: n.sh\n" +
       "tyhooks:\n  post_tool_call: {persistent: true}\n  task.done: {persistent: true}\n",
     "p/n.sh": NOTIFIED,
-  });
-  let pids: number[] = [];
-  try {
+  }, async (d) => {
     for (let i = 0; i < 3; i++) await d.post("/v1/tool/post", { tool: `t${i}` });
     const fired = await d.post("/v1/events/task.done?wait=1", { task: { id: 7 } });
     assert.equal(fired.runs.length, 1);
@@ -293,8 +271,5 @@ Deno.test("persistent notifications: post_tool_call and event lines go to one pr
     assert.ok(lines.some((l) => JSON.parse(l).task?.id === 7));
     // One process for post_tool_call and one for task.done, each started once.
     assert.equal((await d.pids()).length, 2);
-  } finally {
-    pids = await d.stop();
-  }
-  for (const pid of pids) assert.ok(await waitGone(pid), `process ${pid} left behind`);
+  });
 });
