@@ -128,7 +128,7 @@ export const RUN_KEYS: readonly string[] = [
   "timed_out",
 ];
 
-/** Temp dirs made by {@linkcode makeTree}, removed when the test process ends. */
+/** Temp dirs and files made by {@linkcode tempDir}, {@linkcode tempFile} and {@linkcode makeTree}, removed when the test process ends. */
 const trees: string[] = [];
 globalThis.addEventListener("unload", () => {
   for (const dir of trees) {
@@ -140,10 +140,23 @@ globalThis.addEventListener("unload", () => {
   }
 });
 
+/** `Deno.makeTempDir`, the dir removed when the test process ends: tests leave no temp dir. */
+export async function tempDir(options?: Deno.MakeTempOptions): Promise<string> {
+  const dir = await Deno.makeTempDir(options);
+  trees.push(dir);
+  return dir;
+}
+
+/** `Deno.makeTempFile`, the file removed when the test process ends. */
+export async function tempFile(options?: Deno.MakeTempOptions): Promise<string> {
+  const file = await Deno.makeTempFile(options);
+  trees.push(file);
+  return file;
+}
+
 /** Writes `files` (path -> content; content starting with "#!" is made executable) under a new temp dir. */
 export async function makeTree(files: Record<string, string>): Promise<string> {
-  const dir = await Deno.makeTempDir({ prefix: "tyhooks-test-" });
-  trees.push(dir);
+  const dir = await tempDir({ prefix: "tyhooks-test-" });
   await writeTree(dir, files);
   return dir;
 }

@@ -1,7 +1,7 @@
 /** Test helpers for processes: fixture paths, pid files, and "is anything of it still alive". */
 
 import { join } from "node:path";
-import { ROOT } from "./_cli.ts";
+import { ROOT, tempDir } from "./_cli.ts";
 import { liveGroupMembers } from "../lib/process/group.ts";
 
 /** Path of a fixture script in tests/fixtures/scripts/. */
@@ -49,7 +49,7 @@ export async function waitGone(pid: number, ms = 3000): Promise<boolean> {
 
 /** A fresh pid-file path in a temp dir. */
 export async function pidFile(): Promise<string> {
-  return join(await Deno.makeTempDir({ prefix: "tyhooks-pid-" }), "pid");
+  return join(await tempDir({ prefix: "tyhooks-pid-" }), "pid");
 }
 
 /**

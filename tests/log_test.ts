@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createLogger } from "../lib/log.ts";
-import { cli } from "./_cli.ts";
+import { cli, tempDir } from "./_cli.ts";
 
 Deno.test("text logs escape control characters in messages and fields as \\x1b", () => {
   const lines: string[] = [];
@@ -14,7 +14,7 @@ Deno.test("text logs escape control characters in messages and fields as \\x1b",
 });
 
 Deno.test("a plugin dir whose name holds ESC reaches stderr escaped, never raw", async () => {
-  const root = await Deno.makeTempDir({ prefix: "tyhooks-log-" });
+  const root = await tempDir({ prefix: "tyhooks-log-" });
   try {
     const dir = join(root, "evil\x1b[31mred");
     await Deno.mkdir(dir);

@@ -5,10 +5,10 @@ import { join } from "node:path";
 import { INPUT_CAPS, InputError, readBounded } from "../lib/read_bounded.ts";
 import { readTokenFile } from "../lib/serve/listen.ts";
 import { readHostsFile } from "../lib/hosts/hosts_file.ts";
-import { cli } from "./_cli.ts";
+import { cli, tempDir } from "./_cli.ts";
 
 async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
-  const dir = await Deno.makeTempDir({ prefix: "tyhooks-read-" });
+  const dir = await tempDir({ prefix: "tyhooks-read-" });
   try {
     await fn(dir);
   } finally {

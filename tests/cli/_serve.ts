@@ -4,7 +4,7 @@
  * socket or TCP port. Always stop it in `finally` (`stop()`, or `kill()` as the last resort).
  */
 
-import { spawnCli } from "../_cli.ts";
+import { spawnCli, tempDir } from "../_cli.ts";
 
 /** A response, its body decoded as JSON (or null when it is not JSON). */
 export interface Answer {
@@ -166,5 +166,5 @@ export async function serveFailure(
 
 /** A temp socket path short enough for a unix socket address. */
 export async function tempSocket(): Promise<string> {
-  return `${await Deno.makeTempDir({ prefix: "tyh-" })}/t.sock`;
+  return `${await tempDir({ prefix: "tyh-" })}/t.sock`;
 }

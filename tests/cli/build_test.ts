@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { MAIN, PERMISSION_FLAGS, ROOT, V8_FLAGS } from "../_cli.ts";
+import { MAIN, PERMISSION_FLAGS, ROOT, tempDir, V8_FLAGS } from "../_cli.ts";
 import { VERSION } from "../../lib/version.ts";
 
 const EXAMPLES = join(ROOT, "plugins-example");
@@ -26,7 +26,7 @@ async function exec(cmd: string[], env: Record<string, string> = {}) {
 
 /** Puts `tyhooks` (running `command`) on PATH and checks the three answers. */
 async function checkBuild(command: string[]) {
-  const bin = await Deno.makeTempDir();
+  const bin = await tempDir();
   await Deno.writeTextFile(
     join(bin, "tyhooks"),
     `#!/bin/sh\nexec ${command.map((a) => `'${a}'`).join(" ")} "$@"\n`,
@@ -35,7 +35,7 @@ async function checkBuild(command: string[]) {
   const env = {
     PATH: `${bin}:${Deno.env.get("PATH")}`,
     TY_PLUGINS_DIR: EXAMPLES,
-    XDG_CACHE_HOME: await Deno.makeTempDir(),
+    XDG_CACHE_HOME: await tempDir(),
     QUOTA_FILE: join(bin, "no-quota"),
   };
   const tyhooks = join(bin, "tyhooks");
@@ -62,7 +62,7 @@ Deno.test("deno task cli runs with the V8 flags the binary is built with", async
 });
 
 Deno.test("deno task bundle builds one file that answers --version, route and place", async () => {
-  const out = join(await Deno.makeTempDir(), "tyhooks.js");
+  const out = join(await tempDir(), "tyhooks.js");
   const built = await exec([
     Deno.execPath(),
     "bundle",
@@ -80,7 +80,7 @@ Deno.test("deno task bundle builds one file that answers --version, route and pl
 // points at one. Where neither works, the check of the binary is reported as an ignored step,
 // with the reason: never a fake binary. Any other compile failure fails the test.
 Deno.test("deno task compile builds a binary that answers --version, route and place", async (t) => {
-  const dir = await Deno.makeTempDir({ prefix: "tyhooks-compile-" });
+  const dir = await tempDir({ prefix: "tyhooks-compile-" });
   try {
     const binary = join(dir, "tyhooks");
     const compiled = await exec([

@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cli, type CliOptions, makeTree } from "../_cli.ts";
+import { cli, type CliOptions, makeTree, tempDir } from "../_cli.ts";
 import { pluginFiles } from "./_trees.ts";
 
 /** `tyhooks ARGS`, its index cache off: nothing written to the real cache. */
@@ -110,7 +110,7 @@ Deno.test(
 Deno.test(
   "tyhooks route asks no router for a task ty would not route, says why at debug level, and --force asks anyway",
   async () => {
-    const trace = await Deno.makeTempDir();
+    const trace = await tempDir();
     const plugins = await makeTree({
       ...pluginFiles(
         "r",
@@ -153,7 +153,7 @@ Deno.test(
 Deno.test(
   "tyhooks route expands a leading ~ in the answered dir to $HOME, then cleans it",
   async () => {
-    const home = await Deno.makeTempDir();
+    const home = await tempDir();
     const plugins = await makeTree({
       ...pluginFiles("r", "task.route", "#!/bin/sh\necho 'CLAUDE_CONFIG_DIR=~/.claude-work/'\n"),
     });
@@ -186,7 +186,7 @@ Deno.test(
 Deno.test(
   "tyhooks hosts merges every handler's list in plugin-name order: trimmed, target and name filled, empty entries dropped, a duplicate target keeping the first",
   async () => {
-    const trace = await Deno.makeTempDir();
+    const trace = await tempDir();
     const plugins = await makeTree({
       ...pluginFiles(
         "b-fleet",
@@ -232,7 +232,7 @@ Deno.test(
 Deno.test(
   "tyhooks pick-host --from-hosts-hook probes the task.hosts candidates with TYHOOKS_SSH and ranks them, workdirs kept",
   async () => {
-    const dir = await Deno.makeTempDir();
+    const dir = await tempDir();
     const GiB = 2 ** 30;
     // A stand-in ssh: `ssh -o BatchMode=yes -o ConnectTimeout=2 TARGET tyhooks probe`.
     const fake = join(dir, "fake-ssh");

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cli, makeTree } from "../_cli.ts";
+import { cli, makeTree, tempDir } from "../_cli.ts";
 
 // SPEC "How every script runs", --detach: the work travels on the background run's stdin.
 
@@ -25,7 +25,7 @@ async function setup(hook = ""): Promise<{ plugins: string; cache: string; out: 
     "n/post.sh":
       '#!/bin/sh\ncat > "$TASK_PLUGIN_DIR/.tmp"\nmv "$TASK_PLUGIN_DIR/.tmp" "$TASK_PLUGIN_DIR/out"\n',
   });
-  const cache = await Deno.makeTempDir({ prefix: "tyhooks-cache-" });
+  const cache = await tempDir({ prefix: "tyhooks-cache-" });
   return { plugins, cache, out: join(plugins, "n", "out") };
 }
 
@@ -126,7 +126,7 @@ Deno.test("tyhooks fire --detach keeps its log 0600 in a 0700 dir", async () => 
 
 Deno.test("tyhooks fire --detach never follows a symlink planted at the log path", async () => {
   const { plugins, cache, out } = await setup("echo from-the-hook >&2\n");
-  const victim = join(await Deno.makeTempDir({ prefix: "tyhooks-victim-" }), "victim.txt");
+  const victim = join(await tempDir({ prefix: "tyhooks-victim-" }), "victim.txt");
   await Deno.writeTextFile(victim, "precious\n");
   await Deno.mkdir(join(cache, "tyhooks"), { mode: 0o700 });
   await Deno.symlink(victim, join(cache, "tyhooks", "detached.log"));

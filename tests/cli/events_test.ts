@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cli, makeTree, RUN_KEYS, spawnCli } from "../_cli.ts";
+import { cli, makeTree, RUN_KEYS, spawnCli, tempDir } from "../_cli.ts";
 import { alive, readPid, waitGone } from "../_procs.ts";
 
 const TASK = JSON.stringify({
@@ -213,7 +213,7 @@ Deno.test("tyhooks fire --detach returns at once and the hooks still run in the 
     "p/plugin.yaml": "name: p\nhooks:\n  task.done: d.sh\n",
     "p/d.sh": '#!/bin/sh\nsleep 0.5\necho "$TASK_ID" > "$TASK_PLUGIN_DIR/ran"\n',
   });
-  const cache = await Deno.makeTempDir();
+  const cache = await tempDir();
   const r = await cli([
     "fire",
     "task.done",

@@ -6,13 +6,13 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cli, makeTree } from "../_cli.ts";
+import { cli, makeTree, tempDir } from "../_cli.ts";
 
 const GUARD = "#!/bin/sh\necho 'checked' >&2\nexit 0\n";
 
 /** `tool pre --tool TOOL` over `plugins`, run twice (cold load, then the index cache). */
 async function pre(plugins: string, tool = "bash", ...extra: string[]) {
-  const cache = await Deno.makeTempDir();
+  const cache = await tempDir();
   const runs = [];
   for (let i = 0; i < 2; i++) {
     const r = await cli(["tool", "pre", "--tool", tool, "--plugins-dir", plugins, ...extra], {
@@ -67,7 +67,7 @@ Deno.test("tyhooks tool pre blocks when the guard's manifest has a YAML error", 
 
 Deno.test("tyhooks tool pre blocks when the plugins dir cannot be read", async () => {
   // Root reads a mode-000 dir; a plugins dir path that is a file cannot be read by anyone.
-  const parent = await Deno.makeTempDir();
+  const parent = await tempDir();
   const plugins = join(parent, "plugins");
   await Deno.writeTextFile(plugins, "not a directory\n");
   await assertBlocked(plugins, /the plugins dir "[^"]*plugins" could not be read/);
@@ -105,7 +105,7 @@ Deno.test(
 Deno.test(
   "tyhooks tool pre does not even start a guard whose tools setting does not match",
   async () => {
-    const trace = await Deno.makeTempDir();
+    const trace = await tempDir();
     const plugins = await makeTree({
       "guard/plugin.yaml": [
         "name: guard",

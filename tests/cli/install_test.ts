@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { MAIN, PERMISSION_FLAGS, ROOT, V8_FLAGS } from "../_cli.ts";
+import { MAIN, PERMISSION_FLAGS, ROOT, tempDir, V8_FLAGS } from "../_cli.ts";
 import { VERSION } from "../../lib/version.ts";
 
 const decoder = new TextDecoder();
@@ -31,7 +31,7 @@ async function exec(cmd: string[], options: { cwd: string; env: Record<string, s
  * loading logs a warning) and `task.json`, with HOME and the XDG dirs inside it.
  */
 async function withScratch(fn: (dir: string, env: Record<string, string>) => Promise<void>) {
-  const dir = await Deno.makeTempDir({ prefix: "tyhooks-install-" });
+  const dir = await tempDir({ prefix: "tyhooks-install-" });
   try {
     await Deno.mkdir(join(dir, "plugins", "greet"), { recursive: true });
     await Deno.mkdir(join(dir, "plugins", "broken"), { recursive: true });

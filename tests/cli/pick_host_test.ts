@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
-import { cli, MAIN, makeTree, PERMISSION_FLAGS, ROOT } from "../_cli.ts";
+import { cli, MAIN, makeTree, PERMISSION_FLAGS, ROOT, tempDir } from "../_cli.ts";
 import { alive, fixture, readPid, waitGone } from "../_procs.ts";
 import { runScript } from "../../lib/process/run_script.ts";
 import { pickHostStartupMs } from "../hosts/_deadline.ts";
@@ -58,7 +58,7 @@ Deno.test("tyhooks pick-host breaks ties by name", async () => {
 });
 
 Deno.test("tyhooks pick-host over 100 hosts, 10 hung, answers right within timeout + 1 s and leaves no probe behind", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "tyhooks-fleet-" });
+  const dir = await tempDir({ prefix: "tyhooks-fleet-" });
   const lines: string[] = [];
   const pidFiles: string[] = [];
   for (let i = 0; i < 100; i++) {

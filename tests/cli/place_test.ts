@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cli, makeTree } from "../_cli.ts";
+import { cli, makeTree, tempDir } from "../_cli.ts";
 import { groupGone, readPid, waitGone } from "../_procs.ts";
 import { pluginFiles } from "./_trees.ts";
 
@@ -40,7 +40,7 @@ Deno.test("tyhooks place with no handler prints the all-empty answer", async () 
 Deno.test(
   "tyhooks place --remote-required exits 3 without a target, and tells the handlers",
   async () => {
-    const trace = await Deno.makeTempDir();
+    const trace = await tempDir();
     const plugins = await makeTree({
       ...pluginFiles(
         "a",
@@ -77,7 +77,7 @@ Deno.test(
 Deno.test(
   "tyhooks place keeps an answer whose background probe holds stdout and returns within its deadline + 1 s past a setsid escape",
   async () => {
-    const trace = await Deno.makeTempDir();
+    const trace = await tempDir();
     const plugins = await makeTree({
       ...pluginFiles(
         "a",

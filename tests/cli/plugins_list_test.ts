@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cli, makeTree } from "../_cli.ts";
+import { cli, makeTree, tempDir } from "../_cli.ts";
 
 const SCRIPT = "#!/bin/sh\nexit 0\n";
 
@@ -181,7 +181,7 @@ Deno.test("plugins list says so when there are no plugins, and exits 0", async (
 
 Deno.test("plugins list reads a warm index cache, and prints the same document and warnings as from disk", async () => {
   const dir = await makeTree({ ...TREE, "broken/plugin.yaml": "name: [\n" });
-  const home = await Deno.makeTempDir();
+  const home = await tempDir();
   try {
     // A tree written this instant is "racy" and not cached yet (RACY_MS in lib/plugins/cache.ts).
     await new Promise((resolve) => setTimeout(resolve, 30));

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { PROBE_FIELDS as FIELDS } from "../hosts/_probe_fields.ts";
 import { HostFactsSchema } from "../../lib/hosts/probe_schema.ts";
-import { cli } from "../_cli.ts";
+import { cli, tempDir } from "../_cli.ts";
 
 Deno.test("tyhooks probe prints one JSON object with every field, non-zero memory and cpus", async () => {
   const r = await cli(["probe", "--workdir", "/"]);
@@ -15,7 +15,7 @@ Deno.test("tyhooks probe prints one JSON object with every field, non-zero memor
 });
 
 Deno.test("tyhooks probe without --workdir measures free disk in $HOME", async () => {
-  const r = await cli(["probe"], { env: { HOME: await Deno.makeTempDir() } });
+  const r = await cli(["probe"], { env: { HOME: await tempDir() } });
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stderr, "");
   assert.ok(JSON.parse(r.stdout).disk_free_bytes > 0);

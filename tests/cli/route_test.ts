@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { cli, makeTree } from "../_cli.ts";
+import { cli, makeTree, tempDir } from "../_cli.ts";
 import { groupGone } from "../_procs.ts";
 import { pidsIn, pluginFiles } from "./_trees.ts";
 
@@ -67,7 +67,7 @@ Deno.test(
 Deno.test(
   "tyhooks route with three hung routers returns within --timeout + 1 s (all asked at once), their groups gone",
   async () => {
-    const trace = await Deno.makeTempDir();
+    const trace = await tempDir();
     const hung = `#!/bin/sh\necho $$ > ${trace}/$TASK_PLUGIN_NAME\nsleep 30 &\nexec sleep 30\n`;
     const plugins = await makeTree({
       ...pluginFiles("a", "task.route", hung),

@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
-import { makeTree } from "../_cli.ts";
+import { makeTree, tempDir } from "../_cli.ts";
 import { alive } from "../_procs.ts";
 import { serveFailure, startServe, tempSocket } from "./_serve.ts";
 
@@ -84,7 +84,7 @@ for (const transport of ["tcp", "unix"] as const) {
 }
 
 Deno.test("serve: a --token-file others can read is a usage error naming its mode (exit 64)", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir();
   try {
     const file = await tokenFile(dir);
     await Deno.chmod(file, 0o644);

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { makeTree } from "../_cli.ts";
+import { makeTree, tempDir } from "../_cli.ts";
 import { alive, readPid, waitGone } from "../_procs.ts";
 import { startServe, tempSocket } from "./_serve.ts";
 
 Deno.test("serve --services supervises the services, lists them at /v1/services, stops them on SIGTERM", async () => {
-  const out = await Deno.makeTempDir({ prefix: "tyhooks-svc-" });
+  const out = await tempDir({ prefix: "tyhooks-svc-" });
   const plugins = await makeTree({
     "indexer/plugin.yaml": [
       "name: indexer",

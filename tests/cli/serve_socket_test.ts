@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { dirname } from "node:path";
 import { lchown } from "node:fs/promises";
-import { makeTree } from "../_cli.ts";
+import { makeTree, tempDir, tempFile } from "../_cli.ts";
 import { serveFailure, startServe, tempSocket } from "./_serve.ts";
 
 const PLUGINS = {
@@ -31,7 +31,7 @@ Deno.test("serve: the socket is mode 0600, and it is removed when the daemon sto
 });
 
 Deno.test("serve: the default socket is tyhooks.sock in $XDG_RUNTIME_DIR", async () => {
-  const runtime = await Deno.makeTempDir({ prefix: "tyh-" });
+  const runtime = await tempDir({ prefix: "tyh-" });
   const d = await startServe(["--plugins-dir", await makeTree(PLUGINS)], {
     env: { XDG_RUNTIME_DIR: runtime },
   });
@@ -129,7 +129,7 @@ Deno.test("serve: an address that cannot be bound is an error naming it (exit 1)
     assert.equal(r.code, 1);
     assert.match(r.stderr, new RegExp(`Cannot listen on "127\\.0\\.0\\.1:${port}": `));
     // A file where the socket's directory should be: no user, root included, can bind there.
-    const file = await Deno.makeTempFile({ prefix: "tyh-" });
+    const file = await tempFile({ prefix: "tyh-" });
     const blocked = await serveFailure(["--listen", `unix:${file}/t.sock`]);
     assert.equal(blocked.code, 1);
     assert.match(blocked.stderr, new RegExp(`Cannot listen on "unix:${file}/t\\.sock": `));
@@ -144,7 +144,7 @@ Deno.test({
   name: "serve: a socket dir another user could write to is refused, naming why",
   ignore: Deno.uid() !== 0, // Making a dir another user's needs chown: root only.
   async fn() {
-    const shared = await Deno.makeTempDir({ prefix: "tyh-" });
+    const shared = await tempDir({ prefix: "tyh-" });
     try {
       await Deno.chmod(shared, 0o1777); // As /tmp: world-writable, sticky.
       const theirs = `${shared}/theirs`;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { makeTree } from "../_cli.ts";
+import { makeTree, tempDir } from "../_cli.ts";
 import { alive } from "../_procs.ts";
 import { startServe, tempSocket } from "./_serve.ts";
 
@@ -14,7 +14,7 @@ async function pidsIn(dir: string): Promise<number[]> {
 }
 
 Deno.test("serve: SIGTERM under load answers consulted calls in flight, leaves nothing running, removes the socket, exits 0", async () => {
-  const out = await Deno.makeTempDir({ prefix: "tyhooks-pids-" });
+  const out = await tempDir({ prefix: "tyhooks-pids-" });
   const plugins = await makeTree({
     "r/plugin.yaml": "name: r\nhooks:\n  task.route: route.sh\n  task.done: done.sh\n",
     // A router that takes a while: calls are in flight when SIGTERM comes.

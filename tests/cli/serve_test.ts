@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { makeTree, RUN_KEYS } from "../_cli.ts";
+import { makeTree, RUN_KEYS, tempDir } from "../_cli.ts";
 import { type ServeProcess, startServe, tempSocket } from "./_serve.ts";
 
 /** Plugins for every endpoint; hooks write what they saw under `$OUT`. */
 async function pluginTree(): Promise<{ plugins: string; out: string }> {
-  const out = await Deno.makeTempDir({ prefix: "tyhooks-out-" });
+  const out = await tempDir({ prefix: "tyhooks-out-" });
   const plugins = await makeTree({
     "router/plugin.yaml": "name: router\nhooks:\n  task.route: route.sh\n",
     "router/route.sh":

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cli, makeTree } from "../_cli.ts";
+import { cli, makeTree, tempDir } from "../_cli.ts";
 import { groupGone, readPid } from "../_procs.ts";
 import { pluginFiles } from "./_trees.ts";
 
@@ -95,7 +95,7 @@ for (const [what, script] of Object.entries(FAILURES)) {
 Deno.test(
   "tyhooks tool pre asks --pre-hook first, then plugins by name, and runs none after the first block",
   async () => {
-    const trace = await Deno.makeTempDir();
+    const trace = await tempDir();
     const note = (name: string, rest = "") =>
       `#!/bin/sh\necho ${name} >> ${trace}/order\n${rest}\n`;
     const plugins = await makeTree({
@@ -120,7 +120,7 @@ Deno.test(
 Deno.test(
   "tyhooks tool pre returns within its default deadline + 1 s with hung hooks, their groups gone",
   async () => {
-    const trace = await Deno.makeTempDir();
+    const trace = await tempDir();
     const hung = `#!/bin/sh\necho $$ > ${trace}/$TASK_PLUGIN_NAME\nsleep 30 &\nexec sleep 30\n`;
     const plugins = await makeTree({
       ...pluginFiles("a", "pre_tool_call", hung),
@@ -153,7 +153,7 @@ Deno.test(
 Deno.test(
   "tyhooks tool post sends hook, tool, args, result, platform and user_id, and no error key without an error",
   async () => {
-    const trace = await Deno.makeTempDir();
+    const trace = await tempDir();
     const plugins = await makeTree(
       pluginFiles("audit", "post_tool_call", `#!/bin/sh\ncat > ${trace}/request\n`),
     );
@@ -197,7 +197,7 @@ Deno.test(
 );
 
 Deno.test("tyhooks tool post --detach returns at once and the post hook still runs", async () => {
-  const trace = await Deno.makeTempDir();
+  const trace = await tempDir();
   const hooks = await makeTree({ "post.sh": `#!/bin/sh\nsleep 0.5\ncat > ${trace}/request\n` });
   const r = await cli(
     [

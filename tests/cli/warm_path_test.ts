@@ -9,7 +9,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cli, MAIN, makeTree, PERMISSION_FLAGS, V8_FLAGS } from "../_cli.ts";
+import { cli, MAIN, makeTree, PERMISSION_FLAGS, tempDir, V8_FLAGS } from "../_cli.ts";
 
 /** Modules that must never load on a warm call: each costs milliseconds of every start. */
 const COSTLY = [
@@ -60,7 +60,7 @@ const CALLS: [string, string[], Record<string, string>, number][] = [
 for (const [name, args, files, atMost] of CALLS) {
   Deno.test(`a warm ${name} loads at most ${atMost} own modules, and no zod, yaml, node:fs, node:util, node:path or node:async_hooks`, async () => {
     const dir = await makeTree(files);
-    const home = await Deno.makeTempDir();
+    const home = await tempDir();
     try {
       const env = { HOME: home, XDG_CACHE_HOME: join(home, "cache") };
       const loaded = await modulesLoaded([...args, "--plugins-dir", dir], env);

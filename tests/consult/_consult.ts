@@ -6,6 +6,7 @@
 import { createLogger, type Logger } from "../../lib/log.ts";
 import type { PluginIndex } from "../../lib/plugins/types.ts";
 import { indexOf } from "../hooks/_index.ts";
+import { tempDir } from "../_cli.ts";
 
 /** Plugin name -> event -> script text (starting with "#!"). */
 export type PluginScripts = Record<string, Record<string, string>>;
@@ -37,5 +38,5 @@ export function recordingLogger(): { log: Logger; lines: LogLine[] } {
 
 /** A fresh temp dir for scripts to leave traces in. */
 export function traceDir(): Promise<string> {
-  return Deno.makeTempDir({ prefix: "tyhooks-trace-" });
+  return tempDir({ prefix: "tyhooks-trace-" });
 }

@@ -10,7 +10,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ROOT } from "../_cli.ts";
+import { ROOT, tempDir } from "../_cli.ts";
 import { runScript } from "../../lib/process/run_script.ts";
 
 async function docTestConfig(dir: string): Promise<string> {
@@ -34,13 +34,15 @@ async function docTestConfig(dir: string): Promise<string> {
 }
 
 Deno.test("every example in lib/ type-checks and runs, and none of its console.assert calls fails", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "tyhooks-doc-test-" });
+  const dir = await tempDir({ prefix: "tyhooks-doc-test-" });
   try {
     const config = await docTestConfig(dir);
+    await Deno.mkdir(join(dir, "tmp"));
     const r = await runScript(Deno.execPath(), {
       args: ["test", "--doc", "--allow-all", "--config", config, "lib/"],
       cwd: ROOT,
-      env: { NO_COLOR: "1" },
+      // The examples make temp dirs of their own: they land in `dir`, removed below.
+      env: { NO_COLOR: "1", TMPDIR: join(dir, "tmp") },
       timeoutMs: 300_000,
       maxOutputBytes: 16 * 1024 * 1024,
     });

@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { MAIN, makeTree, PERMISSION_FLAGS, ROOT } from "../_cli.ts";
+import { MAIN, makeTree, PERMISSION_FLAGS, ROOT, tempDir } from "../_cli.ts";
 import { runScript } from "../../lib/process/run_script.ts";
 
 const EXAMPLE = join(ROOT, "tests", "fixtures", "library_example.ts");
@@ -53,7 +53,7 @@ Deno.test("the library example places a task on gpu-2 through the example fleet-
 });
 
 Deno.test("the library example reads TY_PLUGINS_DIR when given no argument, and no handler means local", async () => {
-  const empty = await Deno.makeTempDir({ prefix: "tyhooks-test-" });
+  const empty = await tempDir({ prefix: "tyhooks-test-" });
   try {
     const r = await runExample([], { TY_PLUGINS_DIR: empty });
     assert.equal(r.exit_code, 0, r.stderr);

@@ -2,7 +2,7 @@
 
 import { join } from "node:path";
 import type { Plugin, PluginIndex } from "../../lib/plugins/types.ts";
-import { writeTree } from "../_cli.ts";
+import { tempDir, writeTree } from "../_cli.ts";
 
 /** A plugin: `hooks` maps event -> script body, `actions` id -> script body. */
 export interface PluginDraft {
@@ -12,7 +12,7 @@ export interface PluginDraft {
 
 /** Writes each draft's scripts under a temp dir and returns the index the loader would build. */
 export async function indexOf(drafts: Record<string, PluginDraft>): Promise<PluginIndex> {
-  const root = await Deno.makeTempDir({ prefix: "tyhooks-index-" });
+  const root = await tempDir({ prefix: "tyhooks-index-" });
   const plugins: Plugin[] = [];
   for (const [name, draft] of Object.entries(drafts).sort(([a], [b]) => a.localeCompare(b))) {
     const dir = join(root, name);

@@ -6,7 +6,7 @@ import { EMPTY_TASK, type Task } from "../../lib/task.ts";
 import { UsageError } from "../../lib/errors.ts";
 import { createLogger } from "../../lib/log.ts";
 import { indexOf } from "./_index.ts";
-import { makeTree } from "../_cli.ts";
+import { makeTree, tempDir } from "../_cli.ts";
 
 const task: Task = {
   ...EMPTY_TASK,
@@ -37,7 +37,7 @@ Deno.test("fire() runs the legacy hook and every plugin's hook concurrently", as
 });
 
 Deno.test("fire() gives plugin hooks the task env, plugin name and dir, with cwd = plugin dir", async () => {
-  const out = await Deno.makeTempDir();
+  const out = await tempDir();
   const index = await indexOf({ notifier: { hooks: { "task.done": DUMP } } });
   Deno.env.set("OUT_DIR", out);
   try {
@@ -97,7 +97,7 @@ Deno.test("fire() treats an event name as a file name only inside the hooks dir"
 });
 
 Deno.test("fire() cleans NUL bytes and keeps newlines in task fields", async () => {
-  const out = await Deno.makeTempDir();
+  const out = await tempDir();
   const index = await indexOf({
     p: { hooks: { "task.done": '#!/bin/sh\nprintf %s "$TASK_TITLE" > "$OUT"\n' } },
   });

@@ -6,11 +6,11 @@
  */
 
 import { join } from "node:path";
-import { cli } from "../_cli.ts";
+import { cli, tempDir } from "../_cli.ts";
 
 /** Wall time of a pick-host run that probes nothing: Deno's start and tyhooks' loading. */
 export async function pickHostStartupMs(env: Record<string, string> = {}): Promise<number> {
-  const dir = await Deno.makeTempDir({ prefix: "tyhooks-empty-hosts-" });
+  const dir = await tempDir({ prefix: "tyhooks-empty-hosts-" });
   try {
     await Deno.writeTextFile(join(dir, "hosts"), "# no host\n");
     const started = performance.now();

@@ -9,6 +9,7 @@
 
 import { dirname, join } from "node:path";
 import { within } from "../../lib/_timers.ts";
+import { tempDir } from "../_cli.ts";
 
 /** One host of the fleet. */
 export interface FleetHost {
@@ -109,7 +110,7 @@ function fakeServer(greeting: string | undefined) {
 
 /** Starts the fleet. Call `stop()` in a finally. */
 export async function startFleet(): Promise<Fleet> {
-  const dir = await Deno.makeTempDir({ prefix: "tyhooks-sshd-" });
+  const dir = await tempDir({ prefix: "tyhooks-sshd-" });
   const children: Deno.ChildProcess[] = [];
   const fakes: { close(): Promise<void> }[] = [];
   const logs: string[] = [];

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { defaultProbe, parseHostsFile, readHostsFile } from "../../lib/hosts/hosts_file.ts";
 import { ManifestError, RunError } from "../../lib/errors.ts";
+import { tempDir } from "../_cli.ts";
 
 const SSH = ["ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=2"];
 
@@ -85,7 +86,7 @@ Deno.test("readHostsFile() says which file it cannot read", async () => {
 });
 
 Deno.test("readHostsFile() refuses probe commands from a file others could write, and reads plain names (review)", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "tyhooks-hosts-" });
+  const dir = await tempDir({ prefix: "tyhooks-hosts-" });
   try {
     const path = `${dir}/hosts`;
     await Deno.writeTextFile(path, "gpu-1 ~/work\ngpu-2 -- cat facts.json\n");

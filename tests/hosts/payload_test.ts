@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { launcherScript, preparePayload, RUN_FLAGS, sha256File } from "../../lib/hosts/payload.ts";
-import { cli, PERMISSION_FLAGS, ROOT, V8_FLAGS } from "../_cli.ts";
+import { cli, PERMISSION_FLAGS, ROOT, tempDir, V8_FLAGS } from "../_cli.ts";
 import { VERSION } from "../../lib/version.ts";
 
 Deno.test("the launcher runs the bundle with the grants and V8 flags of deno task compile", async () => {
@@ -24,7 +24,7 @@ Deno.test("the launcher runs the bundle with the grants and V8 flags of deno tas
 
 Deno.test("preparePayload() from source bundles tyhooks; laid out as on a host, the launcher runs it with the Deno beside it", async () => {
   const payload = await preparePayload();
-  const host = await Deno.makeTempDir({ prefix: "tyhooks-host-" });
+  const host = await tempDir({ prefix: "tyhooks-host-" });
   try {
     assert.equal(payload.kind, "bundle");
     assert.deepEqual(payload.tyhooks.map((f) => f.dest), ["share/tyhooks.js", "bin/tyhooks"]);
@@ -60,7 +60,7 @@ Deno.test("preparePayload() from source bundles tyhooks; laid out as on a host, 
 });
 
 Deno.test("preparePayload() sends the plugins dir's files: .git skipped, symlinks followed, loops and odd names left out", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "tyhooks-plugins-" });
+  const dir = await tempDir({ prefix: "tyhooks-plugins-" });
   try {
     const write = async (path: string, text: string) => {
       await Deno.mkdir(join(dir, path, ".."), { recursive: true });

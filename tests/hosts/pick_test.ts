@@ -4,6 +4,7 @@ import { pickHost } from "../../lib/hosts/pick.ts";
 import type { HostEntry } from "../../lib/hosts/hosts_file.ts";
 import { createLogger } from "../../lib/log.ts";
 import { alive, fixture, groupGone, readPid, waitGone } from "../_procs.ts";
+import { tempDir } from "../_cli.ts";
 
 const STUB = fixture("probe_stub.sh");
 const GiB = 2 ** 30;
@@ -96,7 +97,7 @@ Deno.test("pickHost() with no usable host answers local and lists why each was d
     [
       stub("a", "fail", 255),
       stub("b", "garbage"),
-      stub("c", "hang", join(await Deno.makeTempDir(), "c")),
+      stub("c", "hang", join(await tempDir(), "c")),
     ],
     { timeoutMs: 500 },
   );
@@ -127,7 +128,7 @@ async function fleet(
   size: number,
   hung: number,
 ): Promise<{ hosts: HostEntry[]; pidFiles: string[] }> {
-  const dir = await Deno.makeTempDir({ prefix: "tyhooks-fleet-" });
+  const dir = await tempDir({ prefix: "tyhooks-fleet-" });
   const hosts: HostEntry[] = [];
   const pidFiles: string[] = [];
   for (let i = 0; i < size; i++) {
@@ -192,7 +193,7 @@ Deno.test("pickHost() keeps its deadline when hung hosts outnumber the paralleli
 });
 
 Deno.test("pickHost() stops every probe at once when its signal aborts", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir();
   const controller = new AbortController();
   const hosts = [
     stub("a", "hang", join(dir, "a")),

@@ -5,6 +5,7 @@ import { HostFactsSchema } from "../../lib/hosts/probe_schema.ts";
 import { diskFree, parseDfOutput } from "../../lib/hosts/disk_free.ts";
 import { createLogger } from "../../lib/log.ts";
 import { VERSION } from "../../lib/version.ts";
+import { tempDir } from "../_cli.ts";
 
 Deno.test("probeHost() describes this machine with answers its own schema accepts", async () => {
   const facts = HostFactsSchema.parse(await probeHost({ workdir: "/" }));
@@ -33,7 +34,7 @@ Deno.test("probeHost() reports 0 free disk and a warning when the workdir does n
 });
 
 Deno.test("diskFree() measures a directory whose name looks like a flag", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir();
   await Deno.mkdir(`${dir}/-h`);
   const cwd = Deno.cwd();
   Deno.chdir(dir);

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { splitWords, SSH_OPTIONS, sshCommand } from "../../lib/hosts/ssh.ts";
 import { defaultProbe, parseHostsFile } from "../../lib/hosts/hosts_file.ts";
 import { RunError } from "../../lib/errors.ts";
-import { cli } from "../_cli.ts";
+import { cli, tempDir } from "../_cli.ts";
 
 Deno.test("sshCommand() is plain ssh with BatchMode and a connect timeout when TYHOOKS_SSH is unset or blank", () => {
   assert.deepEqual(sshCommand(undefined), ["ssh", ...SSH_OPTIONS]);
@@ -73,7 +73,7 @@ Deno.test("defaultProbe() and a hosts file's default probes go through the given
 });
 
 Deno.test("tyhooks pick-host runs TYHOOKS_SSH's command for a host without a probe command", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir();
   try {
     // A stand-in ssh that records its arguments and answers as `tyhooks probe` would.
     const facts = {

@@ -6,10 +6,10 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cli } from "../_cli.ts";
+import { cli, tempDir } from "../_cli.ts";
 
 async function fakeHost() {
-  const dir = await Deno.makeTempDir({ prefix: "tyhooks-fake-host-" });
+  const dir = await tempDir({ prefix: "tyhooks-fake-host-" });
   const ssh = join(dir, "ssh");
   await Deno.writeTextFile(
     ssh,

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { loadPluginsCached } from "../../lib/plugins/cache.ts";
 import { loadPlugins } from "../../lib/plugins/load.ts";
-import { cli, makeTree, writeTree } from "../_cli.ts";
+import { cli, makeTree, tempDir, writeTree } from "../_cli.ts";
 import { TASK_TEXT_FIELDS } from "../../lib/task.ts";
 import { TaskSchema } from "../../lib/wire/task.ts";
 
@@ -15,7 +15,7 @@ async function warm(files: Record<string, string>) {
   const dir = await makeTree(files);
   // A tree written this instant is "racy" and not cached yet (see RACY_MS in cache.ts).
   await new Promise((resolve) => setTimeout(resolve, 30));
-  const cacheDir = await Deno.makeTempDir();
+  const cacheDir = await tempDir();
   const first = await loadPluginsCached(dir, { cacheDir });
   assert.equal(first.hit, false);
   assert.equal((await loadPluginsCached(dir, { cacheDir })).hit, true);
@@ -121,7 +121,7 @@ Deno.test("loadPluginsCached() ignores a corrupt cache file and an unwritable ca
     await Deno.writeTextFile(join(cacheDir, entry.name), "{not json");
   }
   assert.equal((await reload()).hit, false);
-  const readOnly = join(await Deno.makeTempDir(), "file-not-dir");
+  const readOnly = join(await tempDir(), "file-not-dir");
   await Deno.writeTextFile(readOnly, "");
   const loaded = await loadPluginsCached(dir, { cacheDir: readOnly });
   assert.equal(loaded.index.plugins[0].name, "r");
@@ -129,7 +129,7 @@ Deno.test("loadPluginsCached() ignores a corrupt cache file and an unwritable ca
 
 Deno.test("a warm tyhooks route loads neither yaml nor zod (it runs with npm disabled)", async () => {
   const dir = await makeTree(ROUTER);
-  const env = { XDG_CACHE_HOME: await Deno.makeTempDir() };
+  const env = { XDG_CACHE_HOME: await tempDir() };
   const args = [
     "route",
     "--plugins-dir",
@@ -139,7 +139,7 @@ Deno.test("a warm tyhooks route loads neither yaml nor zod (it runs with npm dis
   ];
   // Control: a cold call needs yaml, so with npm disabled it fails; the check below can fail.
   const control = await cli(args, {
-    env: { XDG_CACHE_HOME: await Deno.makeTempDir() },
+    env: { XDG_CACHE_HOME: await tempDir() },
     denoFlags: ["--no-npm"],
   });
   assert.notEqual(control.code, 0);
@@ -158,7 +158,7 @@ Deno.test("warm tyhooks place and tool pre with answering handlers run with npm 
     "p/place.sh": '#!/bin/sh\necho \'{"target":"gpu-1","workdir":"~/w","reason":"free"}\'\n',
     "p/guard.sh": '#!/bin/sh\necho \'{"action":"block","reason":"no"}\'\n',
   });
-  const env = { XDG_CACHE_HOME: await Deno.makeTempDir() };
+  const env = { XDG_CACHE_HOME: await tempDir() };
   const place = ["place", "--plugins-dir", dir, "--task-json", '{"id": 1}'];
   const pre = ["tool", "pre", "--tool", "bash", "--args", '{"command":"ls"}', "--plugins-dir", dir];
   assert.equal((await cli(place, { env })).code, 0);

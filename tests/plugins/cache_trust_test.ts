@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { loadPluginsCached } from "../../lib/plugins/cache.ts";
-import { cli, makeTree, spawnCli, writeTree } from "../_cli.ts";
+import { cli, makeTree, spawnCli, tempDir, writeTree } from "../_cli.ts";
 
 const ROUTER = {
   "r/plugin.yaml": "name: r\nhooks:\n  task.route: route.sh\n",
@@ -29,7 +29,7 @@ interface Warm {
 }
 
 async function withWarm(files: Record<string, string>, fn: (w: Warm) => Promise<void>) {
-  const root = await Deno.makeTempDir({ prefix: "tyhooks-cache-" });
+  const root = await tempDir({ prefix: "tyhooks-cache-" });
   try {
     const plugins = join(root, "plugins");
     await writeTree(plugins, files);
@@ -215,7 +215,7 @@ Deno.test("a guard installed while a cold load runs is seen by the next warm cal
     files[`n${String(i).padStart(3, "0")}/d.sh`] = "#!/bin/sh\n";
   }
   const plugins = await makeTree(files);
-  const cacheDir = await Deno.makeTempDir();
+  const cacheDir = await tempDir();
   await settle();
   try {
     const cold = loadPluginsCached(plugins, { cacheDir, concurrency: 1 });

@@ -4,7 +4,7 @@ import { loadPlugins } from "../../lib/plugins/load.ts";
 import { validatePlugins } from "../../lib/plugins/validate.ts";
 import { loadPluginsCached } from "../../lib/plugins/cache.ts";
 import { hookSettings, toolMatches } from "../../lib/plugins/hook_settings.ts";
-import { makeTree } from "../_cli.ts";
+import { makeTree, tempDir } from "../_cli.ts";
 
 const SCRIPT = "#!/bin/sh\nexit 0\n";
 
@@ -161,7 +161,7 @@ Deno.test("loadPluginsCached() keeps the settings in the cached index", async ()
     "g/plugin.yaml":
       "name: g\nhooks: {pre_tool_call: guard.sh}\ntyhooks:\n  pre_tool_call: {tools: ^bash$}\n",
   }, async (root) => {
-    const cacheDir = await Deno.makeTempDir();
+    const cacheDir = await tempDir();
     // A tree written this instant is "racy" and not cached yet (see RACY_MS in cache.ts).
     await new Promise((resolve) => setTimeout(resolve, 30));
     try {

@@ -7,6 +7,7 @@ import {
   sameSource,
 } from "../../lib/plugins/install_source.ts";
 import { UsageError } from "../../lib/errors.ts";
+import { tempDir } from "../_cli.ts";
 
 Deno.test("SOURCE forms as ty reads them: URLs, GitHub shorthands, local paths", async () => {
   const cases: [string, unknown][] = [
@@ -34,7 +35,7 @@ Deno.test("SOURCE forms as ty reads them: URLs, GitHub shorthands, local paths",
 });
 
 Deno.test("a bare word naming an existing folder is a path, as in ty; owner/repo otherwise", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir();
   const cwd = Deno.cwd();
   try {
     await Deno.mkdir(join(dir, "me/repo"), { recursive: true });

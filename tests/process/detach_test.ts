@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { handOffDetached, spawnDetached } from "../../lib/process/detach.ts";
 import { RunError } from "../../lib/errors.ts";
 import { alive } from "../_procs.ts";
+import { tempDir } from "../_cli.ts";
 
 async function waitForText(path: string, text: string): Promise<string> {
   for (let i = 0; i < 500; i++) {
@@ -14,7 +15,7 @@ async function waitForText(path: string, text: string): Promise<string> {
 }
 
 Deno.test("spawnDetached() appends the background run's output to the log", async () => {
-  const log = join(await Deno.makeTempDir(), "sub", "detached.log");
+  const log = join(await tempDir(), "sub", "detached.log");
   spawnDetached(["sh", "-c", "echo first"], log);
   await waitForText(log, "first\n");
   spawnDetached(["sh", "-c", "echo second"], log);
@@ -22,7 +23,7 @@ Deno.test("spawnDetached() appends the background run's output to the log", asyn
 });
 
 Deno.test("spawnDetached() moves a full log to .1 and starts a fresh one, keeping two files", async () => {
-  const log = join(await Deno.makeTempDir(), "detached.log");
+  const log = join(await tempDir(), "detached.log");
   await Deno.writeTextFile(log, "x".repeat(100));
   await Deno.writeTextFile(`${log}.1`, "oldest\n");
   spawnDetached(["sh", "-c", "echo new"], log, { maxLogBytes: 64 });
@@ -41,7 +42,7 @@ const RECEIVER = [
 ];
 
 async function tempLog(): Promise<{ dir: string; log: string }> {
-  const dir = await Deno.makeTempDir({ prefix: "tyhooks-detach-" });
+  const dir = await tempDir({ prefix: "tyhooks-detach-" });
   return { dir, log: join(dir, "tyhooks", "detached.log") };
 }
 

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { DRAIN_MS, MAX_ENV_VALUE_BYTES, runScript } from "../../lib/process/run_script.ts";
 import { alive, fixture, groupGone, pidFile, readPid, waitGone } from "../_procs.ts";
 import { dirname, join } from "node:path";
+import { tempDir } from "../_cli.ts";
 
 Deno.test("runScript() returns exit code, stdout, stderr and byte counts", async () => {
   const r = await runScript(fixture("exit_code.sh"), { args: ["3"], stdin: "payload" });
@@ -83,7 +84,7 @@ Deno.test("runScript() reports a missing script as a start error, not a throw", 
 });
 
 Deno.test("runScript() reports a script without the exec bit as a start error with a hint", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir();
   await Deno.writeTextFile(`${dir}/x.sh`, "#!/bin/sh\necho hi\n");
   const r = await runScript(`${dir}/x.sh`);
   assert.match(r.error!, /not executable \(hint: chmod \+x/);
@@ -113,12 +114,10 @@ Deno.test("runScript() does not hang on a large stdin payload the script never r
   assert.deepEqual(r.exit_code, 0);
 });
 
-async function tempDir(): Promise<string> {
-  return await Deno.makeTempDir({ prefix: "tyhooks-mode-" });
-}
+const scratchDir = () => tempDir({ prefix: "tyhooks-mode-" });
 
 Deno.test("runScript() in notify mode lasts until a background job holding its pipe has finished", async () => {
-  const dir = await tempDir();
+  const dir = await scratchDir();
   try {
     const done = join(dir, "done");
     const r = await runScript("sh", {
@@ -136,7 +135,7 @@ Deno.test("runScript() in notify mode lasts until a background job holding its p
 });
 
 Deno.test("runScript() in notify mode lasts until a background job with no pipe has finished", async () => {
-  const dir = await tempDir();
+  const dir = await scratchDir();
   try {
     const done = join(dir, "done");
     const r = await runScript("sh", {

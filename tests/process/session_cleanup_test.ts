@@ -4,6 +4,7 @@ import { runScript } from "../../lib/process/run_script.ts";
 import { startServices } from "../../lib/services/service_set.ts";
 import { alive, BASH, readPid, waitGone } from "../_procs.ts";
 import { serviceIndex } from "../services/_index.ts";
+import { tempDir } from "../_cli.ts";
 
 const ignore = BASH === undefined; // Skipped (and so reported) on hosts without bash.
 
@@ -14,15 +15,13 @@ function ids(pid: number): { pgrp: number; session: number } {
   return { pgrp: Number(pgrp), session: Number(session) };
 }
 
-async function tempDir(): Promise<string> {
-  return await Deno.makeTempDir({ prefix: "tyhooks-session-" });
-}
+const scratchDir = () => tempDir({ prefix: "tyhooks-session-" });
 
 Deno.test({
   name: "runScript() at its timeout also ends a child that left the group with set -m",
   ignore,
   async fn() {
-    const dir = await tempDir();
+    const dir = await scratchDir();
     try {
       const stray = join(dir, "stray");
       const run = runScript(BASH!, {
@@ -50,7 +49,7 @@ Deno.test({
   name: "runScript() SIGKILLs a set -m group that ignores SIGTERM, subshell and child alike",
   ignore,
   async fn() {
-    const dir = await tempDir();
+    const dir = await scratchDir();
     try {
       const stray = join(dir, "stray");
       const r = await runScript(BASH!, {
@@ -72,7 +71,7 @@ Deno.test({
 });
 
 Deno.test("runScript() lets a deliberate setsid escape the session cleanup", async () => {
-  const dir = await tempDir();
+  const dir = await scratchDir();
   try {
     const escapee = join(dir, "escapee");
     const r = await runScript("sh", {

@@ -3,10 +3,11 @@ import { startDaemon } from "../../lib/serve/server.ts";
 import { createLogger } from "../../lib/log.ts";
 import type { PluginIndex } from "../../lib/plugins/types.ts";
 import { indexOf } from "../hooks/_index.ts";
+import { tempDir } from "../_cli.ts";
 
 async function daemonOver(index: PluginIndex, options: { maxProcs?: number; maxQueued?: number }) {
   const lines: string[] = [];
-  const path = `${await Deno.makeTempDir({ prefix: "tyh-" })}/t.sock`;
+  const path = `${await tempDir({ prefix: "tyh-" })}/t.sock`;
   const daemon = await startDaemon({
     listen: { transport: "unix", path },
     pluginsDir: index.dir,
@@ -78,7 +79,7 @@ Deno.test("daemon: a route call is not stuck behind slow queued events", async (
 });
 
 Deno.test("daemon: its connection limits apply: a client that sends no headers is cut, one past maxConns closed", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "tyh-" });
+  const dir = await tempDir({ prefix: "tyh-" });
   const daemon = await startDaemon({
     listen: { transport: "tcp", hostname: "127.0.0.1", port: 0 },
     pluginsDir: dir,

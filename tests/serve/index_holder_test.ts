@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { IndexHolder, watchDir } from "../../lib/serve/index_holder.ts";
 import type { LoadWarning, PluginIndex } from "../../lib/plugins/types.ts";
 import { createLogger } from "../../lib/log.ts";
+import { tempDir } from "../_cli.ts";
 
 /** Counts calls; `next()` resolves at the next call, or fails after `ms`. */
 function counter() {
@@ -30,7 +31,7 @@ function counter() {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 Deno.test("watchDir() turns a burst of changes into one call", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir();
   const seen = counter();
   const watch = watchDir(dir, seen.onChange, { debounceMs: 150 });
   try {
@@ -51,7 +52,7 @@ Deno.test("watchDir() turns a burst of changes into one call", async () => {
 });
 
 Deno.test("watchDir() on a missing dir waits for it, then watches it", async () => {
-  const parent = await Deno.makeTempDir();
+  const parent = await tempDir();
   const dir = `${parent}/plugins`;
   const seen = counter();
   const watch = watchDir(dir, seen.onChange, { debounceMs: 50, pollMs: 50 });
@@ -71,7 +72,7 @@ Deno.test("watchDir() on a missing dir waits for it, then watches it", async () 
 });
 
 Deno.test("watchDir() follows a dir that is removed and created again", async () => {
-  const parent = await Deno.makeTempDir();
+  const parent = await tempDir();
   const dir = `${parent}/plugins`;
   await Deno.mkdir(dir);
   const seen = counter();
@@ -94,7 +95,7 @@ Deno.test("watchDir() follows a dir that is removed and created again", async ()
 });
 
 Deno.test("watchDir() makes no call after close()", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir();
   const seen = counter();
   const watch = watchDir(dir, seen.onChange, { debounceMs: 100 });
   await sleep(50);
@@ -205,7 +206,7 @@ Deno.test("IndexHolder coalesces reloads asked for while one waits to start", as
 });
 
 Deno.test("IndexHolder reloads by itself when the plugins dir changes", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir();
   const source = loader(index([]), index(["new"]));
   const holder = new IndexHolder(dir, {
     ...source,

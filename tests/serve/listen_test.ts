@@ -12,6 +12,7 @@ import {
   removeSocket,
 } from "../../lib/serve/listen.ts";
 import { RunError, UsageError } from "../../lib/errors.ts";
+import { tempDir } from "../_cli.ts";
 
 Deno.test("parseListen() reads unix:PATH, HOST:PORT and [IPV6]:PORT", () => {
   assert.deepEqual(parseListen("unix:/run/t.sock"), { transport: "unix", path: "/run/t.sock" });
@@ -75,7 +76,7 @@ Deno.test("formatListen() spells addresses as --listen does", () => {
 });
 
 Deno.test("readTokenFile() trims the token at both ends and refuses an empty file", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir();
   try {
     const file = join(dir, "token");
     await Deno.writeTextFile(file, "  s3cret \n\n", { mode: 0o600 });
@@ -89,7 +90,7 @@ Deno.test("readTokenFile() trims the token at both ends and refuses an empty fil
 });
 
 Deno.test("readTokenFile() refuses a token file group or others may read, naming its mode", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir();
   try {
     const file = join(dir, "token");
     await Deno.writeTextFile(file, "s3cret\n");
@@ -113,7 +114,7 @@ Deno.test("readTokenFile() refuses a token file group or others may read, naming
 Deno.test("readTokenFile() refuses a token file owned by another user (as root: chown nobody)", {
   ignore: Deno.uid() !== 0,
 }, async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir();
   try {
     const file = join(dir, "token");
     await Deno.writeTextFile(file, "s3cret\n", { mode: 0o600 });
@@ -125,7 +126,7 @@ Deno.test("readTokenFile() refuses a token file owned by another user (as root: 
 });
 
 Deno.test("readTokenFile() refuses a FIFO and a file over 4 KiB instead of hanging or eating memory", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir();
   try {
     const fifo = join(dir, "fifo");
     const mkfifo = await new Deno.Command("mkfifo", { args: ["-m", "600", fifo] }).output();
@@ -166,7 +167,7 @@ Deno.test("bearerCheck() accepts exactly the token, and nothing else", async () 
 });
 
 async function socketPath(): Promise<string> {
-  return `${await Deno.makeTempDir({ prefix: "tyhooks-sock-" })}/t.sock`;
+  return `${await tempDir({ prefix: "tyhooks-sock-" })}/t.sock`;
 }
 
 function listenAt(path: string): Deno.UnixListener {
@@ -197,7 +198,7 @@ Deno.test("bindSocket() leaves a socket of mode 0600 at the path, and nothing el
 });
 
 Deno.test("claimSocketPath() creates a missing parent dir with mode 0700", async () => {
-  const path = `${await Deno.makeTempDir()}/run/tyhooks/t.sock`;
+  const path = `${await tempDir()}/run/tyhooks/t.sock`;
   await claimSocketPath(path);
   assert.equal((await Deno.stat(path.replace(/\/t\.sock$/, ""))).mode! & 0o777, 0o700);
 });

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startDaemon } from "../../lib/serve/server.ts";
 import { createLogger } from "../../lib/log.ts";
-import { makeTree } from "../_cli.ts";
+import { makeTree, tempDir } from "../_cli.ts";
 import { alive, waitGone } from "../_procs.ts";
 import { startServe, tempSocket } from "../cli/_serve.ts";
 
@@ -42,7 +42,7 @@ function manifest(event: string, script: string, settings = "persistent: true"):
 
 async function daemonWith(files: Record<string, string>) {
   const plugins = await makeTree(files);
-  const path = `${await Deno.makeTempDir({ prefix: "tyh-" })}/t.sock`;
+  const path = `${await tempDir({ prefix: "tyh-" })}/t.sock`;
   const lines: string[] = [];
   const daemon = await startDaemon({
     listen: { transport: "unix", path },

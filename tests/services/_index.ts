@@ -2,6 +2,7 @@
 
 import type { PluginIndex, PluginService } from "../../lib/plugins/types.ts";
 import type { LogLevel } from "../../lib/log.ts";
+import { tempDir } from "../_cli.ts";
 
 /** A service as tests write it: name and command, the rest defaulted. */
 export type ServiceInput = Pick<PluginService, "name" | "command"> & Partial<PluginService>;
@@ -11,7 +12,7 @@ export async function serviceIndex(
   services: ServiceInput[],
   plugin = "svc",
 ): Promise<{ index: PluginIndex; dir: string }> {
-  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "tyhooks-svc-" }));
+  const dir = await Deno.realPath(await tempDir({ prefix: "tyhooks-svc-" }));
   const index: PluginIndex = {
     dir,
     warnings: [],
