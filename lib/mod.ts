@@ -146,7 +146,7 @@ export type {
   ServicesStatus,
   ServiceState,
   ServiceStatus,
-} from "./services/schema.ts";
+} from "./wire/services.ts";
 export { type Daemon, type DaemonOptions, startDaemon } from "./serve/server.ts";
 export type { ServiceSupervisor } from "./serve/endpoints.ts";
 export type { WatchDirOptions } from "./serve/index_holder.ts";
@@ -165,7 +165,7 @@ export type {
 export type { PlacementAnswer, PlacementInfo, PlacementRequest } from "./wire/placement.ts";
 export type { PostToolCall, PreToolAnswer, ToolCall, ToolHookRequest } from "./wire/tool.ts";
 export type { HostFacts } from "./hosts/probe_schema.ts";
-export type { EventBody, PlacementBody, StatusChangeBody, TaskBody } from "./serve/schemas.ts";
+export type { EventBody, PlacementBody, StatusChangeBody, TaskBody } from "./wire/bodies.ts";
 export type { SafeParse, Schema, SchemaIssue } from "./wire/schema.ts";
 export {
   EventBodySchema,

@@ -25,10 +25,10 @@ import type {
   ServicesStatus,
   ServiceState,
   ServiceStatus,
-} from "./services/schema.ts";
-import * as services from "./services/schema.ts";
-import type { EventBody, PlacementBody, StatusChangeBody, TaskBody } from "./serve/schemas.ts";
-import * as bodies from "./serve/schemas.ts";
+} from "./wire/services.ts";
+import * as services from "./wire/services.ts";
+import type { EventBody, PlacementBody, StatusChangeBody, TaskBody } from "./wire/bodies.ts";
+import * as bodies from "./wire/bodies.ts";
 
 /**
  * A task (`--task`, `--task-json`, the daemon's bodies): unknown fields dropped, missing ones

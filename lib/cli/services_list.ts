@@ -1,7 +1,7 @@
 import type { CommandContext, CommandSpec } from "./command.ts";
 import { loadIndex } from "./_shared.ts";
 import { listServices } from "../services/service_set.ts";
-import type { ServiceEntry } from "../services/schema.ts";
+import type { ServiceEntry } from "../wire/services.ts";
 
 export const spec: CommandSpec = {
   name: "services list",

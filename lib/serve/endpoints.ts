@@ -16,7 +16,7 @@
  */
 
 import type { Logger } from "../log.ts";
-import type { ServiceStatus } from "../services/schema.ts";
+import type { ServiceStatus } from "../wire/services.ts";
 import { type EventQueue, StopDrop } from "./limits.ts";
 import type { IndexHolder, Snapshot } from "./index_holder.ts";
 import type { DaemonRunners } from "./server.ts";
@@ -33,7 +33,7 @@ function lazy<T>(load: () => Promise<T>): () => Promise<T> {
   return () => loaded ??= load();
 }
 
-const schemas = lazy(() => import("./schemas.ts"));
+const schemas = lazy(() => import("../wire/bodies.ts"));
 const toolcalls = lazy(async () => ({
   ...(await import("../wire/tool.ts")),
   ...(await import("../consult/tool_hooks.ts")),

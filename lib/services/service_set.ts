@@ -12,7 +12,7 @@ import {
   Supervisor,
   type SupervisorOptions,
 } from "./supervisor.ts";
-import type { ServiceEntry, ServiceStatus } from "./schema.ts";
+import type { ServiceEntry, ServiceStatus } from "../wire/services.ts";
 
 /**
  * The services of `index` as they would run, without starting anything: plugins in index order

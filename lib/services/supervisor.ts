@@ -19,7 +19,7 @@ import {
   type Streak,
 } from "./backoff.ts";
 import { type LineSink, type LineSource, prefixedStderr, relayLines } from "./line_relay.ts";
-import type { LastExit, ServiceState, ServiceStatus } from "./schema.ts";
+import type { LastExit, ServiceState, ServiceStatus } from "../wire/services.ts";
 import { sleep, within } from "../_timers.ts";
 import { DRAIN_MS } from "../process/run_script.ts";
 

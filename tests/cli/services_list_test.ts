@@ -37,7 +37,7 @@ Deno.test("services list --json prints SPEC's shape and starts nothing", async (
       },
     ],
   });
-  const { ServicesListSchema } = await import("../../lib/services/schema.ts");
+  const { ServicesListSchema } = await import("../../lib/wire/services.ts");
   assert.ok(ServicesListSchema.safeParse(doc).success);
   await assert.rejects(Deno.stat(join(dir, "b-search", "data", "started")));
 });

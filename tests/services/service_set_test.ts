@@ -69,7 +69,7 @@ Deno.test("a service becomes running after runningAfterMs and logs its start wit
   } finally {
     await set.stop({ stopTimeoutMs: 1000 });
   }
-  const { ServicesStatusSchema } = await import("../../lib/services/schema.ts");
+  const { ServicesStatusSchema } = await import("../../lib/wire/services.ts");
   assert.ok(ServicesStatusSchema.safeParse({ services: set.status() }).success);
 });
 

@@ -7,7 +7,7 @@
  */
 
 import { z } from "zod";
-import type { Same } from "../wire/schema.ts";
+import type { Same } from "./schema.ts";
 import type { RestartPolicy } from "../plugins/types.ts";
 
 /** One entry of `services list --json`: what would run, from the manifest. */

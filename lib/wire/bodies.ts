@@ -8,9 +8,9 @@
  */
 
 import { z } from "zod";
-import type { Same } from "../wire/schema.ts";
+import type { Same } from "./schema.ts";
 import type { Task } from "../task.ts";
-import { TaskSchema } from "../wire/task.ts";
+import { TaskSchema } from "./task.ts";
 
 const task = TaskSchema.optional();
 const message = z.string().default("");
