@@ -9,6 +9,8 @@
  * @module
  */
 
+import type { Schema, SchemaIssue } from "./wire/schema.ts";
+
 /**
  * Parses `text` as JSON.
  *
@@ -92,4 +94,24 @@ export function issueText(
 /** A script's output as a log line shows it: trimmed, at most 500 characters; none when blank. */
 export function excerpt(output: string): string | undefined {
   return output.trim().slice(0, 500) || undefined;
+}
+
+/**
+ * Reads a handler's stdout (known not to be blank) as a `T`: the answer, or why it is not one
+ * (`malformed JSON: ...`, `wrong type: "field": ...`, or what `explain` says of the first issue).
+ */
+export function parseAnswer<T>(
+  schema: Schema<T>,
+  stdout: string,
+  explain: (issue: SchemaIssue, value: unknown) => string | undefined = () => undefined,
+): { ok: true; answer: T } | { ok: false; error: string } {
+  const json = parseJson(stdout);
+  if (!json.ok) return json;
+  const result = schema.safeParse(json.value);
+  if (result.success) return { ok: true, answer: result.data };
+  const issue = result.error.issues[0];
+  return {
+    ok: false,
+    error: explain(issue, json.value) ?? `wrong type: ${issueText(issue, "answer")}`,
+  };
 }

@@ -95,9 +95,7 @@ export interface ConsultRunner {
 export interface ConsultHandler {
   /** The plugin, or null for an explicit script. */
   plugin: Plugin | null;
-  /** The script. */
   script: string;
-  /** Its timeout. */
   timeoutMs: number;
 }
 

@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import type { Same } from "./schema.ts";
-import { goFields, isRecord, issueText, parseJson } from "../_util.ts";
+import { goFields, isRecord, parseAnswer } from "../_util.ts";
 
 /**
  * What a placement question is about, and what a handler reads as the request's `task`: a whole
@@ -91,10 +91,5 @@ export interface PlacementAnswer {
 export function parsePlacementAnswer(
   stdout: string,
 ): { ok: true; answer: PlacementAnswer } | { ok: false; error: string } {
-  const json = parseJson(stdout);
-  if (!json.ok) return json;
-  const value = json.value;
-  const result = PlacementAnswerSchema.safeParse(value);
-  if (result.success) return { ok: true, answer: result.data };
-  return { ok: false, error: `wrong type: ${issueText(result.error.issues[0], "answer")}` };
+  return parseAnswer(PlacementAnswerSchema, stdout);
 }

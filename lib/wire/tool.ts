@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import type { Same } from "./schema.ts";
-import { issueText, parseJson } from "../_util.ts";
+import { parseAnswer } from "../_util.ts";
 
 /**
  * Zod schema of a tool call as a host describes it (`POST /v1/tool/pre` bodies, the `tool pre`
@@ -122,18 +122,11 @@ export interface PreToolAnswer {
 export function parsePreAnswer(
   stdout: string,
 ): { ok: true; answer: PreToolAnswer } | { ok: false; error: string } {
-  const json = parseJson(stdout);
-  if (!json.ok) return json;
-  const value = json.value;
-  const result = PreToolAnswerSchema.safeParse(value);
-  if (result.success) return { ok: true, answer: result.data };
-  const issue = result.error.issues[0];
-  const action = (value as { action?: unknown } | null)?.action;
-  if (issue.path[0] === "action" && typeof action === "string") {
-    return { ok: false, error: `unknown action "${action}": expected allow or block` };
-  }
-  if (issue.path[0] === "action" && action === undefined) {
-    return { ok: false, error: 'missing "action": expected allow or block' };
-  }
-  return { ok: false, error: `wrong type: ${issueText(issue, "answer")}` };
+  return parseAnswer(PreToolAnswerSchema, stdout, (issue, value) => {
+    if (issue.path[0] !== "action") return undefined;
+    const action = (value as { action?: unknown } | null)?.action;
+    if (typeof action === "string") return `unknown action "${action}": expected allow or block`;
+    if (action === undefined) return 'missing "action": expected allow or block';
+    return undefined;
+  });
 }
