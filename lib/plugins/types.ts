@@ -4,6 +4,10 @@
  * @module
  */
 
+// Defined with the services wire format, so that lib/wire/ imports nothing from lib/plugins/.
+import type { RestartPolicy } from "../wire/services.ts";
+export type { RestartPolicy };
+
 /**
  * An action a user can invoke.
  *
@@ -22,19 +26,6 @@ export interface PluginAction {
   /** Absolute path of the script (checked: a regular executable file inside the plugin dir). */
   command: string;
 }
-
-/**
- * Restart policies of a service.
- *
- * @example
- * ```ts
- * import type { RestartPolicy } from "./types.ts";
- * import { nextStep, NO_STREAK } from "../services/backoff.ts";
- * const policy: RestartPolicy = "on-failure";
- * console.assert(nextStep(policy, { failed: false, uptimeMs: 5 }, NO_STREAK).kind === "stop");
- * ```
- */
-export type RestartPolicy = "always" | "on-failure" | "never";
 
 /**
  * A long-running, supervised service.

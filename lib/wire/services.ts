@@ -8,7 +8,9 @@
 
 import { z } from "zod";
 import type { Same } from "./schema.ts";
-import type { RestartPolicy } from "../plugins/types.ts";
+
+/** Restart policies of a service. */
+export type RestartPolicy = "always" | "on-failure" | "never";
 
 /** One entry of `services list --json`: what would run, from the manifest. */
 export interface ServiceEntry {
