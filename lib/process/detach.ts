@@ -95,7 +95,6 @@ export interface DetachedRun {
  * @param command Program and arguments.
  * @param logPath The log file (its directory is created, mode 0700).
  * @param options When to rotate.
- * @returns The background run.
  */
 export function spawnDetached(
   command: string[],
@@ -119,7 +118,6 @@ export function spawnDetached(
  * @param args The command line the background run executes.
  * @param logPath The log file (its directory is created, mode 0700).
  * @param options When to rotate; how long to wait for the acknowledgement.
- * @returns The background run.
  * @throws {RunError} When it cannot start, or exits or stalls before taking its work.
  */
 export async function handOffDetached(
@@ -193,7 +191,6 @@ async function readAck(reader: ReadableStreamDefaultReader<Uint8Array>): Promise
  * Requires nothing beyond stdin.
  *
  * @param ack Writes the acknowledgement where the caller reads it.
- * @returns The command line.
  * @throws {RunError} When stdin does not hold a work document.
  */
 export async function receiveDetached(

@@ -102,11 +102,7 @@ export function blankResult(script: string, plugin: string | null): RunResult {
   };
 }
 
-/**
- * The record without the captured output, for logs and `--json` listings.
- *
- * @param result A run result.
- */
+/** The record without the captured output, for logs and `--json` listings. */
 export function toRecord(result: RunResult): RunRecord {
   const { stdout: _stdout, stderr: _stderr, raw: _raw, ...record } = result;
   return record;

@@ -101,7 +101,6 @@ function capValue(value: string): string {
  *
  * @param script Path of the script (or a program name looked up on PATH).
  * @param options Arguments, cwd, env, stdin payload, timeout, grace, cap, abort signal.
- * @returns The run result.
  * @example
  * ```ts
  * import { runScript } from "./run_script.ts";

@@ -317,8 +317,6 @@ function matchPath(segments: string[], pattern: string[]): Record<string, string
 /**
  * Finds the handler of a request.
  *
- * @param method The request method.
- * @param pathname The URL path.
  * @returns The handler and the decoded path parameters.
  * @throws {HttpError} 404 for an unknown path, 405 (with `Allow`) for a wrong method.
  */

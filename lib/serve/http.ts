@@ -19,7 +19,6 @@ export class HttpError extends Error {
   /** Extra response headers, e.g. `Allow` for 405. */
   readonly headers: Record<string, string>;
   /**
-   * @param status The HTTP status.
    * @param message What was wrong, for the `error` field.
    * @param headers Extra response headers.
    */
@@ -33,7 +32,6 @@ export class HttpError extends Error {
 /**
  * A JSON response.
  *
- * @param status The HTTP status.
  * @param headers Extra headers.
  */
 export function json(
@@ -138,7 +136,6 @@ export async function readBody(
  * fields are all optional can be called without one.
  *
  * @param schema The body's zod schema.
- * @returns The validated body.
  * @throws {HttpError} 413 past 1 MiB; 400 for malformed JSON, a non-object, or a bad field.
  */
 export async function parseBody<S extends z.ZodType>(

@@ -64,7 +64,6 @@ export function parseListen(text: string | undefined): ListenAddress {
  * True for addresses only this host can reach: `localhost`, 127.0.0.0/8, `::1` (also as
  * `::ffff:127.x.y.z`). Anything else, the wildcard addresses included, is not loopback.
  *
- * @param hostname A host name or address.
  * @returns Whether it is loopback.
  */
 export function isLoopback(hostname: string): boolean {
@@ -158,7 +157,6 @@ export function checkExposure(address: ListenAddress, token: string | undefined)
  * A check of `Authorization: Bearer <token>`. Both sides are hashed first, so the comparison
  * takes the same time whatever the length or the first wrong byte of a guess.
  *
- * @param token The expected token.
  * @returns A function answering whether a request carries it.
  */
 export function bearerCheck(token: string): (request: Request) => Promise<boolean> {
@@ -194,7 +192,6 @@ export interface SocketIdentity {
  *
  * Requires `--allow-read`, `--allow-write`.
  *
- * @param path The socket path.
  * @throws {RunError} When a daemon answers there, the file is not a socket, the path is too
  * long for a unix socket, or another user could replace the socket (its directory, or one on the
  * way, is theirs, or writable by others and not sticky).
@@ -316,7 +313,6 @@ export interface BoundServer {
  * Requires `--allow-net`, and `--allow-read` `--allow-write` for a unix socket.
  *
  * @param address Where to listen.
- * @param handle The request handler.
  * @param options Connection limits and logger.
  * @returns The server, its address and its socket.
  * @throws {RunError} When the socket path holds a live daemon or another file, or the address

@@ -221,7 +221,6 @@ export interface RunnerSettings {
 /**
  * Builds the runners over `index`. Cheap (no I/O): done once per reload.
  *
- * @param index The plugin index.
  * @param settings The shared limit, signals, hooks dir, logger, timeouts.
  */
 function buildRunners(index: PluginIndex, settings: RunnerSettings): DaemonRunners {

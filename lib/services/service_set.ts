@@ -18,7 +18,6 @@ import type { ServiceEntry, ServiceStatus } from "../wire/services.ts";
  * The services of `index` as they would run, without starting anything: plugins in index order
  * (by name), services in manifest order.
  *
- * @param index The plugin index.
  * @returns One entry per service.
  * @example
  * ```ts
@@ -68,7 +67,6 @@ export class ServiceSet {
   /**
    * Starts every service of `index` at once. Prefer {@linkcode startServices}.
    *
-   * @param index The plugin index.
    * @param options Injected env, logger, output sink and timings.
    */
   constructor(index: PluginIndex, options: ServiceSetOptions = {}) {
@@ -121,9 +119,7 @@ export class ServiceSet {
  *
  * Requires `--allow-run`, `--allow-env`, and `--allow-read` (of /proc).
  *
- * @param index The plugin index.
  * @param options Injected env, logger, output sink and timings.
- * @returns The running set.
  * @example
  * ```ts
  * import { startServices } from "./service_set.ts";

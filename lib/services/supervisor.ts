@@ -199,7 +199,6 @@ export class Supervisor {
    * to `stopTimeoutMs` (default 5 s) for the group to empty, then SIGKILLs what is left.
    * Calling it again returns the same promise.
    *
-   * @param options The stop timeout.
    * @returns Resolves when no process of the group is left and supervision has ended.
    */
   stop(options: { stopTimeoutMs?: number } = {}): Promise<void> {
