@@ -52,6 +52,8 @@ export interface CliOptions {
   cwd?: string;
   /** Extra flags for `deno run`, e.g. `--no-npm`. */
   denoFlags?: string[];
+  /** A command that runs the CLI's argv (see {@linkcode SpawnCliOptions}). */
+  wrap?: string[];
 }
 
 /** How {@linkcode spawnCli} wires the child. */

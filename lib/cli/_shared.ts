@@ -18,6 +18,7 @@ import { DETACHED_CHILD_FLAG } from "./dispatch.ts";
 import { readBounded } from "../read_bounded.ts";
 import { logWarnings } from "../plugins/log_warnings.ts";
 import { clearableTimeout } from "../_timers.ts";
+import { createLimit } from "../_util.ts";
 
 /** Reads `--task FILE|-` or `--task-json`; undefined when neither is given. */
 export async function readTaskOption(ctx: CommandContext): Promise<Task | undefined> {
@@ -109,8 +110,21 @@ export async function makeRunner(
   return new Runner(await loadIndex(ctx), runnerOptions(ctx, options));
 }
 
-function runnerOptions(ctx: CommandContext, options: RunnerOptions): RunnerOptions {
-  return { hooksDir: hooksDir(ctx.globals.hooksDir), log: ctx.log, signal: ctx.signal, ...options };
+/**
+ * Scripts a command runs at once. `fire` starts every hook together; past a few dozen, each one's
+ * three pipes run a default `ulimit -n` of 256 out, and the rest fail to start.
+ */
+const MAX_PROCS = 32;
+
+/** The Runner options every command uses: logger, abort signal, hooks dir, process bound. */
+export function runnerOptions(ctx: CommandContext, options: RunnerOptions): RunnerOptions {
+  return {
+    hooksDir: hooksDir(ctx.globals.hooksDir),
+    log: ctx.log,
+    signal: ctx.signal,
+    limit: createLimit(MAX_PROCS),
+    ...options,
+  };
 }
 
 /** A Runner for a consulted call, and its `--deadline` as the consult loop takes it. */

@@ -13,7 +13,13 @@ import {
   stringOption,
   TASK_OPTIONS,
 } from "./command.ts";
-import { durationOption, loadIndex, readTaskOption, relaunchDetached } from "./_shared.ts";
+import {
+  durationOption,
+  loadIndex,
+  readTaskOption,
+  relaunchDetached,
+  runnerOptions,
+} from "./_shared.ts";
 import { UsageError } from "../errors.ts";
 import { hooksDir } from "../dirs.ts";
 import { Runner } from "../hooks/runner.ts";
@@ -117,14 +123,15 @@ export async function eventRunner(ctx: CommandContext): Promise<Runner> {
   const chosen = only.length === 0
     ? index
     : { ...index, plugins: index.plugins.filter((p) => only.includes(p.name)) };
-  return new Runner(chosen, {
-    hooksDir: only.length === 0 || only.includes("legacy")
-      ? hooksDir(ctx.globals.hooksDir)
-      : undefined,
-    log: ctx.log,
-    signal: ctx.signal,
-    timeouts: timeout ? { event: timeout } : {},
-  });
+  return new Runner(
+    chosen,
+    runnerOptions(ctx, {
+      hooksDir: only.length === 0 || only.includes("legacy")
+        ? hooksDir(ctx.globals.hooksDir)
+        : undefined,
+      timeouts: timeout ? { event: timeout } : {},
+    }),
+  );
 }
 
 /** Prints what `--json` and `--show-output` ask for. */

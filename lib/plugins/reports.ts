@@ -10,7 +10,7 @@ import { resolve } from "../_path.ts";
 import type { LoadWarning, Plugin } from "./types.ts";
 import type { PluginReport } from "./inspect_plugin.ts";
 import { discoverPluginDirs } from "./discover.ts";
-import { createLimit } from "./_limit.ts";
+import { createLimit } from "../_util.ts";
 import { REASONS, skipped } from "./messages.ts";
 import { byCodeUnit } from "./_sort.ts";
 

@@ -127,3 +127,20 @@ Deno.test("an event or status close to a known one is warned about with a did-yo
     assert.doesNotMatch(custom.stderr, /did you mean/);
   });
 });
+
+Deno.test("fire runs 200 hooks under ulimit -n 256: at most 32 at once, so none fails to start (review)", async () => {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 200; i++) {
+    files[`h${i}/plugin.yaml`] = `name: h${i}\nhooks:\n  task.done: h.sh\n`;
+    files[`h${i}/h.sh`] = '#!/bin/sh\necho ok > "$TASK_PLUGIN_DIR/ran"\n';
+  }
+  const dir = await makeTree(files);
+  const r = await cli(["fire", "task.done", "--json", "--plugins-dir", dir], {
+    env: ENV,
+    wrap: ["sh", "-c", 'ulimit -n 256 && exec "$@"', "sh"],
+  });
+  assert.equal(r.code, 0, r.stderr);
+  const runs = JSON.parse(r.stdout).runs as { exit_code: number; error: string | null }[];
+  assert.equal(runs.length, 200);
+  assert.deepEqual(runs.filter((run) => run.exit_code !== 0 || run.error !== null), []);
+});
