@@ -1,0 +1,94 @@
+/**
+ * Warm CLI calls of this tree against another checkout, interleaved in one run:
+ * `deno run -A tests/bench/against.ts OTHER_CHECKOUT [ROUNDS]`. It answers "is this change
+ * slower than before?" for the three calls a host program makes most (issues 12 and 14 ask for
+ * it): warm `route`, warm `tool pre`, `fire` to one plugin. Each call runs from source with the
+ * binary's flags, against the same plugins, its own index cache already warm; medians, and the
+ * ratio this/other.
+ *
+ * Make the other checkout with `git worktree add --detach /tmp/base <rev>`.
+ */
+
+import { join } from "node:path";
+import { MAIN, PERMISSION_FLAGS, V8_FLAGS } from "../_cli.ts";
+import { median, ms } from "./_stats.ts";
+
+const [other, roundsArg] = Deno.args;
+if (other === undefined) {
+  console.error("usage: deno run -A tests/bench/against.ts OTHER_CHECKOUT [ROUNDS]");
+  Deno.exit(64);
+}
+const rounds = Number(roundsArg ?? 30);
+
+const CALLS: Record<string, string[]> = {
+  "route (warm)": ["route", "--task-json", '{"id":1}'],
+  "tool pre (warm)": ["tool", "pre", "--tool", "bash"],
+  // No --plugin: older trees lack it, and only one plugin handles task.done here.
+  "fire, 1 plugin": ["fire", "task.done", "--task-json", '{"id":1}'],
+};
+
+const dir = await Deno.makeTempDir({ prefix: "tyhooks-bench-" });
+try {
+  const plugins = join(dir, "plugins");
+  const hook = (name: string, event: string, body: string) => {
+    Deno.mkdirSync(join(plugins, name), { recursive: true });
+    Deno.writeTextFileSync(
+      join(plugins, name, "plugin.yaml"),
+      `name: ${name}\nhooks:\n  ${event}: h.sh\n`,
+    );
+    Deno.writeTextFileSync(join(plugins, name, "h.sh"), `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+  };
+  hook("router", "task.route", "echo CLAUDE_CONFIG_DIR=/p/work");
+  hook("guard", "pre_tool_call", "exit 0");
+  hook("note", "task.done", "exit 0");
+
+  const trees = { this: MAIN, other: join(other, "main.ts") };
+  const once = async (main: string, args: string[], cache: string) => {
+    const started = performance.now();
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--quiet",
+        ...PERMISSION_FLAGS,
+        ...V8_FLAGS,
+        main,
+        "--plugins-dir",
+        plugins,
+        ...args,
+      ],
+      env: { XDG_CACHE_HOME: cache, NO_COLOR: "1" },
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    if (!out.success) {
+      throw new Error(`${main} ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
+    }
+    return performance.now() - started;
+  };
+  const times = new Map<string, number[]>();
+  for (let round = -2; round < rounds; round++) {
+    for (const [call, args] of Object.entries(CALLS)) {
+      // Alternate which tree goes first; the first two rounds only warm caches.
+      const order = Object.entries(trees);
+      if (round % 2) order.reverse();
+      for (const [label, main] of order) {
+        const took = await once(main, args, join(dir, `cache-${label}`));
+        if (round >= 0) {
+          times.set(`${call}|${label}`, [...times.get(`${call}|${label}`) ?? [], took]);
+        }
+      }
+    }
+  }
+  console.log(`${rounds} rounds, interleaved; medians`);
+  for (const call of Object.keys(CALLS)) {
+    const mine = median(times.get(`${call}|this`)!);
+    const theirs = median(times.get(`${call}|other`)!);
+    console.log(
+      `  ${call.padEnd(16)} this ${ms(mine)}  other ${ms(theirs)}  this/other ${
+        (mine / theirs).toFixed(3)
+      }`,
+    );
+  }
+} finally {
+  await Deno.remove(dir, { recursive: true });
+}
