@@ -8,7 +8,6 @@
  * Calls `fn` for every item, at most `limit` at a time. A fixed set of workers pulls from the list,
  * so one slow item holds one slot, never a whole wave; items start in list order.
  *
- * @param items The items.
  * @param limit Calls running at once (at least 1).
  * @param fn Called with each item and its index; must not reject (results are the caller's).
  */

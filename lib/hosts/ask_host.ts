@@ -16,16 +16,6 @@ export const PROBE_OUTPUT_CAP = 64 * 1024;
 
 /**
  * What asking one host gave.
- *
- * @example
- * ```ts
- * import { pickHost } from "./pick.ts";
- * import type { HostOutcome } from "./ask_host.ts";
- * const gone = { name: "gone", workdir: "", probe: ["/nonexistent/probe"], line: 0 };
- * const { outcomes } = await pickHost([gone], { timeoutMs: 1000 });
- * const outcome: HostOutcome = outcomes[0];
- * console.assert(outcome.facts === null && outcome.reason !== null);
- * ```
  */
 export interface HostOutcome {
   /** The host asked. */
@@ -59,16 +49,8 @@ export interface AskOptions {
  *
  * Requires `--allow-run` and `--allow-read`.
  *
- * @param host The host.
  * @param options Timeout, grace, cwd, abort signal.
  * @returns The outcome: facts, or why not. Never rejects for the host's sake.
- * @example
- * ```ts
- * import { askHost } from "./ask_host.ts";
- * const host = { name: "x", workdir: "", probe: ["/bin/sh", "-c", "echo nope"], line: 0 };
- * const out = await askHost(host, { timeoutMs: 2000, graceMs: 200 });
- * console.assert(out.facts === null && out.reason!.startsWith("printed garbage"));
- * ```
  */
 export async function askHost(host: HostEntry, options: AskOptions): Promise<HostOutcome> {
   const [program, ...args] = host.probe;
@@ -107,9 +89,7 @@ export function failed(result: RunResult): boolean {
  * Why a run over ssh failed: the runner's reason, then the last stderr line, where ssh says why
  * (`exited 255: ssh: connect to host gpu-3 port 22: Connection refused`).
  *
- * @param result The failed run.
  * @param timeoutMs The bound a timeout reason names.
- * @returns The reason.
  */
 export function sshFailure(result: RunResult, timeoutMs: number): string {
   const reason = failureReason(result, timeoutMs);

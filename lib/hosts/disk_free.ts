@@ -22,13 +22,6 @@ const DF_LINE = /^(.*?)\s+(\d+|-)\s+(\d+|-)\s+(\d+|-)\s+(\d+%|-)\s+(\S.*)$/;
  *
  * @param output What `df -Pk DIR` printed.
  * @returns Free bytes, or a string saying why the output could not be read.
- * @example
- * ```ts
- * import { parseDfOutput } from "./disk_free.ts";
- * const out = "Filesystem 1024-blocks Used Available Capacity Mounted on\n" +
- *   "/dev/vda 264212084 22880912 83510000 22% /\n";
- * console.assert(parseDfOutput(out) === 83510000 * 1024);
- * ```
  */
 export function parseDfOutput(output: string): number | string {
   const lines = output.split(/\r?\n/).filter((line) => line.trim() !== "");
@@ -54,15 +47,8 @@ export interface DiskFreeOptions {
  *
  * Requires `--allow-run` (df) and `--allow-read`.
  *
- * @param dir The directory.
  * @param options Abort signal and timeout.
  * @returns Free bytes, or a string saying why they could not be measured.
- * @example
- * ```ts
- * import { diskFree } from "./disk_free.ts";
- * const free = await diskFree("/");
- * console.assert(typeof free === "number" && free > 0);
- * ```
  */
 export async function diskFree(
   dir: string,

@@ -18,13 +18,6 @@ import { sshCommand } from "./ssh.ts";
 
 /**
  * One host of a hosts file.
- *
- * @example
- * ```ts
- * import { type HostEntry, parseHostsFile } from "./hosts_file.ts";
- * const [gpu]: HostEntry[] = parseHostsFile("gpu-1 ~/work -- tyhooks probe\n", "hosts");
- * console.assert(gpu.workdir === "~/work" && gpu.probe[0] === "/bin/sh" && gpu.line === 1);
- * ```
  */
 export interface HostEntry {
   /** The name: the placement answer's `target`, and the ssh destination of the default probe. */
@@ -45,7 +38,6 @@ export interface HostEntry {
  *
  * @param name The host, as ssh understands it (`gpu-1`, `user@10.0.0.7`, an ssh_config alias).
  * @param ssh The ssh program and options; default {@linkcode sshCommand}'s.
- * @returns Program and arguments.
  * @throws {RunError} When `$TYHOOKS_SSH` cannot be split into words.
  * @example
  * ```ts
@@ -64,9 +56,7 @@ const SHAPE = "expected NAME [WORKDIR] [-- PROBE COMMAND]";
  * Parses a hosts file. Blank lines and lines starting with `#` are skipped; everything after a
  * ` -- ` word is the probe command, run with `sh -c`. Any other shape is an error.
  *
- * @param text The file's content.
  * @param path Names the file in errors.
- * @returns The hosts, in file order.
  * @throws {ManifestError} Naming `FILE:LINE`, for a line of another shape, a name starting with
  * `-` (ssh would read it as an option), a repeated name, or a NUL byte.
  * @throws {RunError} When a host uses the default probe and `$TYHOOKS_SSH` cannot be split.
@@ -124,8 +114,6 @@ export function parseHostsFile(text: string, path: string): HostEntry[] {
  *
  * Requires `--allow-read`.
  *
- * @param path The file.
- * @returns The hosts.
  * @throws {RunError} When the file cannot be read.
  * @throws {ManifestError} For a bad line (see {@linkcode parseHostsFile}).
  * @example

@@ -141,8 +141,6 @@ export async function preparePayload(options: PayloadOptions = {}): Promise<Payl
  * The launcher put at `~/.local/bin/tyhooks` with a bundle: runs `share/tyhooks/tyhooks.js` with
  * the Deno copied beside it, else the `deno` on PATH (a host that had the right one), with the
  * binary's grants and V8 flags.
- *
- * @returns The script.
  */
 export function launcherScript(): string {
   return [
@@ -206,7 +204,6 @@ async function isFile(path: string): Promise<boolean> {
 /**
  * Hashes a file, streaming: the Deno runtime is over 100 MiB.
  *
- * @param path The file.
  * @returns Its sha256, hex.
  */
 export async function sha256File(path: string, signal?: AbortSignal): Promise<string> {

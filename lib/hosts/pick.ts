@@ -25,13 +25,6 @@ export const DEFAULT_PROBE_GRACE_MS = 200;
 
 /**
  * What {@linkcode pickHost} found.
- *
- * @example
- * ```ts
- * import { pickHost, type PickResult } from "./pick.ts";
- * const result: PickResult = await pickHost([]);
- * console.assert(result.answer.target === "" && result.outcomes.length === 0);
- * ```
  */
 export interface PickResult {
   /**
@@ -45,13 +38,6 @@ export interface PickResult {
 
 /**
  * Options of {@linkcode pickHost}.
- *
- * @example
- * ```ts
- * import { pickHost, type PickOptions } from "./pick.ts";
- * const options: PickOptions = { strategy: "least-loaded", timeoutMs: 500, parallelism: 8 };
- * console.assert((await pickHost([], options)).answer.target === "");
- * ```
  */
 export interface PickOptions {
   /** Default `most-free-memory`. */

@@ -12,13 +12,6 @@ import { diskFree } from "./disk_free.ts";
 
 /**
  * Options of {@linkcode probeHost}.
- *
- * @example
- * ```ts
- * import { probeHost, type ProbeOptions } from "./probe.ts";
- * const options: ProbeOptions = { workdir: "/" };
- * console.assert((await probeHost(options)).cpus >= 1);
- * ```
  */
 export interface ProbeOptions {
   /** Directory whose free disk is reported; default `$HOME` (the current dir when unset). */

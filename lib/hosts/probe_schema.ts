@@ -14,17 +14,6 @@ const bytes = z.number().int().nonnegative();
 /**
  * Zod schema of a probe answer, a {@linkcode HostFacts}. Unknown keys are stripped rather than refused, so a control host
  * keeps reading answers from agent hosts that run a newer tyhooks with more facts.
- *
- * @example
- * ```ts
- * import { HostFactsSchema } from "./probe_schema.ts";
- * const facts = HostFactsSchema.parse({
- *   hostname: "gpu-1", os: "linux", arch: "x86_64", cpus: 8, load_avg: [0.5, 0.4, 0.3],
- *   mem_total_bytes: 34359738368, mem_available_bytes: 17179869184,
- *   disk_free_bytes: 1e11, uptime_s: 3600, version: "0.1.0",
- * });
- * console.assert(facts.cpus === 8);
- * ```
  */
 export const HostFactsSchema = z.object({
   hostname: z.string(),
@@ -45,14 +34,6 @@ true satisfies Same<z.output<typeof HostFactsSchema>, HostFacts>;
 
 /**
  * One host's facts, as `tyhooks probe` prints them (in this order) and `pick-host` reads them.
- *
- * @example
- * ```ts
- * import { probeHost } from "./probe.ts";
- * import type { HostFacts } from "./probe_schema.ts";
- * const facts: HostFacts = await probeHost({ workdir: "/" });
- * console.assert(facts.load_avg.length === 3 && facts.mem_total_bytes > 0);
- * ```
  */
 export interface HostFacts {
   /** The host's name, as it calls itself. */

@@ -26,7 +26,6 @@ export const SSH_ENV = "TYHOOKS_SSH";
  * Requires `--allow-env`.
  *
  * @param value The command; default `$TYHOOKS_SSH`, `ssh` when unset or blank.
- * @returns Program and arguments.
  * @throws {RunError} When the value cannot be split (an unclosed quote, shell syntax such as `$`
  * or `|` that a plain word split does not perform).
  * @example
@@ -54,7 +53,6 @@ const SYNTAX = new Set(["$", "`", "|", "&", ";", "<", ">", "(", ")", "*", "?", "
  *
  * @param text The value, e.g. of `$TYHOOKS_SSH`.
  * @param name Names the value in errors; default `TYHOOKS_SSH`.
- * @returns The words.
  * @throws {RunError} On an unclosed quote, a trailing backslash, or unquoted shell syntax.
  */
 export function splitWords(text: string, name: string = SSH_ENV): string[] {

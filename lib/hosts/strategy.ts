@@ -8,36 +8,15 @@ import type { HostFacts } from "./probe_schema.ts";
 
 /**
  * The strategies, the default first.
- *
- * @example
- * ```ts
- * import { STRATEGIES } from "./strategy.ts";
- * console.assert(STRATEGIES[0] === "most-free-memory");
- * ```
  */
 export const STRATEGIES = ["most-free-memory", "least-loaded"] as const;
 /**
  * A strategy: the most available memory, or the lowest 1-minute load per CPU.
- *
- * @example
- * ```ts
- * import { STRATEGIES, type Strategy } from "./strategy.ts";
- * const strategy: Strategy = "least-loaded";
- * console.assert(STRATEGIES.includes(strategy));
- * ```
  */
 export type Strategy = typeof STRATEGIES[number];
 
 /**
  * A host that answered.
- *
- * @example
- * ```ts
- * import { probeHost } from "./probe.ts";
- * import { type Candidate, choose } from "./strategy.ts";
- * const here: Candidate = { name: "localhost", facts: await probeHost({ workdir: "/" }) };
- * console.assert(choose([here], "most-free-memory").name === "localhost");
- * ```
  */
 export interface Candidate {
   /** The host's name, as the hosts file gives it. */
@@ -48,13 +27,6 @@ export interface Candidate {
 
 /**
  * The chosen host and why.
- *
- * @example
- * ```ts
- * import type { Choice } from "./strategy.ts";
- * const choice: Choice = { name: "gpu-1", reason: "most free memory: 12.3 GiB of 31.2 GiB" };
- * console.assert(choice.reason.startsWith("most free memory"));
- * ```
  */
 export interface Choice {
   /** The chosen host's name. */
@@ -68,14 +40,7 @@ const UNITS = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
 /**
  * Formats a byte count with binary units and one decimal.
  *
- * @param bytes The count.
  * @returns E.g. `12.3 GiB`.
- * @example
- * ```ts
- * import { formatBytes } from "./strategy.ts";
- * console.assert(formatBytes(13207024435) === "12.3 GiB");
- * console.assert(formatBytes(512) === "512 B");
- * ```
  */
 export function formatBytes(bytes: number): string {
   let value = bytes;

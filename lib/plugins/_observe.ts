@@ -24,15 +24,6 @@ export function observe(path: string): void {
 /**
  * Runs `fn`, collecting every path observed while it runs (including in its async work), each
  * with its signature from before it was read.
- *
- * @param fn The load.
- * @returns Its result and the observed paths.
- * @example
- * ```ts
- * import { observe, observing } from "./_observe.ts";
- * const { paths } = await observing(async () => observe("/nonexistent"));
- * console.assert(paths.get("/nonexistent") === "");
- * ```
  */
 export async function observing<T>(
   fn: () => Promise<T>,
@@ -48,12 +39,6 @@ export async function observing<T>(
  * What a path looks like now: mtime, ctime, inode, size and mode of the entry itself and, for a
  * symlink, of its target; "" when nothing is there. A directory's signature changes when an
  * entry is added or removed, a file's when it is written, chmod-ed or replaced.
- *
- * @example
- * ```ts
- * import { signature } from "./_observe.ts";
- * console.assert(signature("/nonexistent") === "" && signature("/") !== "");
- * ```
  */
 export function signature(path: string): string {
   try {

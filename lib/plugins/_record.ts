@@ -6,12 +6,6 @@
 
 /**
  * Is `value` a YAML map (a plain object, not a list)?
- *
- * @example
- * ```ts
- * import { isRecord } from "./_record.ts";
- * console.assert(isRecord({}) && !isRecord([]) && !isRecord(null));
- * ```
  */
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -20,12 +14,6 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 /**
  * A copy of a map without its null values: ty (Go) reads `label:` with nothing after it as an
  * absent field, and so does the forgiving loader.
- *
- * @example
- * ```ts
- * import { withoutNulls } from "./_record.ts";
- * console.assert(!("b" in (withoutNulls({ a: 1, b: null }) as object)));
- * ```
  */
 export function withoutNulls(value: unknown): unknown {
   if (!isRecord(value)) return value;

@@ -6,12 +6,6 @@
 
 /**
  * Compares strings by UTF-16 code unit.
- *
- * @example
- * ```ts
- * import { byCodeUnit } from "./_sort.ts";
- * console.assert(["b", "B", "a"].sort(byCodeUnit).join("") === "Bab");
- * ```
  */
 export function byCodeUnit(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
@@ -20,12 +14,6 @@ export function byCodeUnit(a: string, b: string): number {
 /**
  * Compares relative paths folder by folder, so `a/z` comes before `a-b` and a collection's
  * plugins stay together.
- *
- * @example
- * ```ts
- * import { byPath } from "./_sort.ts";
- * console.assert(["a-b", "a/z"].sort(byPath)[0] === "a/z");
- * ```
  */
 export function byPath(a: string, b: string): number {
   const left = a.split("/");

@@ -7,16 +7,7 @@
 /**
  * Finds the candidate closest to `word`, if any is within `max` edits (and is not `word`).
  *
- * @param word What was written.
- * @param candidates Known words.
  * @param max Largest edit distance accepted; default 2.
- * @returns The suggestion, or undefined.
- * @example
- * ```ts
- * import { closest } from "./_suggest.ts";
- * console.assert(closest("hook", ["hooks", "actions"]) === "hooks");
- * console.assert(closest("zzz", ["hooks"]) === undefined);
- * ```
  */
 export function closest(word: string, candidates: readonly string[], max = 2): string | undefined {
   let best: string | undefined;

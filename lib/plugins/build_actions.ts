@@ -21,15 +21,8 @@ const LooseAction = z.object(ActionSchema.shape);
 /**
  * Reads the `actions` list. Requires `--allow-read`.
  *
- * @param root The plugin dir.
  * @param raw The lenient value of `actions` (undefined or null when absent).
  * @returns The kept actions, the problems, and the notes only `plugins validate` reports.
- * @example
- * ```ts
- * import { buildActions } from "./build_actions.ts";
- * const { actions, problems } = await buildActions({ dir: "/tmp", realDir: "/tmp" }, [{ id: "x" }]);
- * console.assert(actions.length === 0 && problems[0].message.includes('"command" is missing'));
- * ```
  */
 export function buildActions(
   root: PluginRoot,

@@ -15,16 +15,9 @@ import { hasControlCharacters } from "./dir_name.ts";
 /**
  * Reads the `hooks` map. Requires `--allow-read`.
  *
- * @param root The plugin dir.
  * @param raw The lenient value of `hooks` (undefined or null when absent).
  * @returns Event -> absolute script path, the problems, and the notes only `plugins validate`
  *   reports (scripts outside the plugin dir).
- * @example
- * ```ts
- * import { buildHooks } from "./build_hooks.ts";
- * const { hooks, problems } = await buildHooks({ dir: "/tmp", realDir: "/tmp" }, { x: "../y" });
- * console.assert(Object.keys(hooks).length === 0 && problems.length === 1);
- * ```
  */
 export function buildHooks(
   root: PluginRoot,

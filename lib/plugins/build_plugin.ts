@@ -23,17 +23,10 @@ export type PluginParts = Omit<Plugin, "name">;
  * Reads version, description, hooks, actions and services from the lenient data, the per-hook
  * settings from the typed data, and finds the workflows and routines. Requires `--allow-read`.
  *
- * @param root The plugin dir.
  * @param data The manifest's lenient data (a map).
  * @param typed The manifest's typed data (YAML core types), for the `tyhooks:` settings; default
  *   `data`.
  * @returns The parts, the problems, and the notes only `plugins validate` reports.
- * @example
- * ```ts
- * import { buildPlugin } from "./build_plugin.ts";
- * const { parts } = await buildPlugin({ dir: "/tmp", realDir: "/tmp" }, { version: "1" });
- * console.assert(parts.version === "1" && parts.actions.length === 0);
- * ```
  */
 export function buildPlugin(
   root: PluginRoot,
@@ -87,12 +80,6 @@ export function buildPlugin(
 
 /**
  * Does the plugin handle anything at all?
- *
- * @example
- * ```ts
- * import { isUsable } from "./build_plugin.ts";
- * console.assert(!isUsable({ hooks: {}, actions: [], services: [], workflows: [], routines: [] }));
- * ```
  */
 export function isUsable(
   parts: Pick<PluginParts, "hooks" | "actions" | "services" | "workflows" | "routines">,

@@ -23,17 +23,8 @@ const LooseService = z.object(ServiceSchema.shape);
 /**
  * Reads the `services` list. Requires `--allow-read`.
  *
- * @param root The plugin dir.
  * @param raw The lenient value of `services` (undefined or null when absent).
  * @returns The kept services, the problems, and the notes only `plugins validate` reports.
- * @example
- * ```ts
- * import { buildServices } from "./build_services.ts";
- * const { services } = await buildServices({ dir: "/tmp", realDir: "/tmp" }, [
- *   { name: "web", command: "python3 -m http.server" },
- * ]);
- * console.assert(services[0].restart === "on-failure" && services[0].cwd === "/tmp");
- * ```
  */
 export function buildServices(
   root: PluginRoot,

@@ -72,17 +72,8 @@ export interface CachedLoad {
  * written is ignored: the result is always what `loadPlugins` would return. Requires
  * `--allow-read`, `--allow-sys` (the user id), and `--allow-write` for the cache dir.
  *
- * @param dir The plugins dir.
  * @param options The cache dir and the loader's options.
  * @returns The index, whether it was a cache hit, and why not.
- * @example
- * ```ts
- * import { loadPluginsCached } from "./cache.ts";
- * const cacheDir = await Deno.makeTempDir();
- * const first = await loadPluginsCached("/nonexistent", { cacheDir });
- * const second = await loadPluginsCached("/nonexistent", { cacheDir });
- * console.assert(!first.hit && second.hit);
- * ```
  */
 export async function loadPluginsCached(
   dir: string,

@@ -16,14 +16,8 @@ const WORKFLOW_EXTENSIONS = [".yaml", ".yml"];
  * Workflow names: the stems of the `.yaml`/`.yml` files in `<dir>/workflows`, sorted, each once.
  * Requires `--allow-read`.
  *
- * @param dir The plugin dir.
  * @param names The plugin dir's entries, when the caller has listed it (see {@linkcode dirNames}).
  * @returns The names (none when the folder is missing).
- * @example
- * ```ts
- * import { findWorkflows } from "./conventions.ts";
- * console.assert((await findWorkflows("/nonexistent")).length === 0);
- * ```
  */
 export function findWorkflows(dir: string, names?: ReadonlySet<string> | null): string[] {
   const found = new Set<string>();
@@ -43,14 +37,8 @@ export function findWorkflows(dir: string, names?: ReadonlySet<string> | null): 
  * Routine names: the folders of `<dir>/routines` that hold a `prompt.md` file, sorted.
  * Requires `--allow-read`.
  *
- * @param dir The plugin dir.
  * @param names The plugin dir's entries, when the caller has listed it (see {@linkcode dirNames}).
  * @returns The names (none when the folder is missing).
- * @example
- * ```ts
- * import { findRoutines } from "./conventions.ts";
- * console.assert((await findRoutines("/nonexistent")).length === 0);
- * ```
  */
 export function findRoutines(dir: string, names?: ReadonlySet<string> | null): string[] {
   const found: string[] = [];

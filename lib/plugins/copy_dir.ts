@@ -18,18 +18,7 @@ export interface CopyOptions {
  * Copies `from` into `to` (which must exist), recursively. Requires `--allow-read` and
  * `--allow-write`.
  *
- * @param from The source folder.
- * @param to The destination folder.
  * @param options Whether `to` takes the mode of `from`.
- * @example
- * ```ts
- * import { copyDir } from "./copy_dir.ts";
- * const from = await Deno.makeTempDir();
- * await Deno.writeTextFile(`${from}/plugin.yaml`, "name: x\n");
- * const to = await Deno.makeTempDir();
- * await copyDir(from, to);
- * console.assert((await Deno.readTextFile(`${to}/plugin.yaml`)) === "name: x\n");
- * ```
  */
 export async function copyDir(from: string, to: string, options: CopyOptions = {}): Promise<void> {
   for await (const entry of Deno.readDir(from)) {

@@ -8,14 +8,6 @@
 /**
  * Can `name` be a plugin's folder name? One path segment, not `.`/`..`, not hidden (discovery
  * skips dot-folders), no control characters, at most 255 bytes.
- *
- * @param name The candidate.
- * @returns True when safe.
- * @example
- * ```ts
- * import { isSafeDirName } from "./dir_name.ts";
- * console.assert(isSafeDirName("my-plugin") && !isSafeDirName("../x") && !isSafeDirName(".x"));
- * ```
  */
 export function isSafeDirName(name: string): boolean {
   return name !== "" && !name.startsWith(".") && !/[/\\]/.test(name) &&
@@ -25,12 +17,6 @@ export function isSafeDirName(name: string): boolean {
 /**
  * Does `text` hold a control character (NUL, newline, escape...)? Such names would break
  * listings, logs and environment variables.
- *
- * @example
- * ```ts
- * import { hasControlCharacters } from "./dir_name.ts";
- * console.assert(hasControlCharacters("a\nb") && !hasControlCharacters("a b"));
- * ```
  */
 export function hasControlCharacters(text: string): boolean {
   // deno-lint-ignore no-control-regex -- matching control characters is the point
@@ -42,11 +28,6 @@ export function hasControlCharacters(text: string): boolean {
  *
  * @param source A git URL or a local path.
  * @returns E.g. `tracker` for `https://host/me/tracker.git` or `git@host:me/tracker.git`.
- * @example
- * ```ts
- * import { sourceBaseName } from "./dir_name.ts";
- * console.assert(sourceBaseName("git@host:me/tracker.git") === "tracker");
- * ```
  */
 export function sourceBaseName(source: string): string {
   const last = source.replace(/[/\\]+$/, "").split(/[/\\:]/).at(-1) ?? "";

@@ -20,23 +20,11 @@ import { observe } from "./_observe.ts";
 
 /**
  * The deepest level searched: the plugins dir's own children are depth 1.
- *
- * @example
- * ```ts
- * import { MAX_DEPTH } from "./discover.ts";
- * console.assert(MAX_DEPTH === 5);
- * ```
  */
 export const MAX_DEPTH = 5;
 
 /**
  * The most directories one walk lists; past it the walk stops with a warning.
- *
- * @example
- * ```ts
- * import { MAX_DIRS } from "./discover.ts";
- * console.assert(MAX_DIRS === 10_000);
- * ```
  */
 export const MAX_DIRS = 10_000;
 
@@ -73,12 +61,6 @@ interface Candidate {
  * @param root The plugins dir, absolute.
  * @param options The concurrency bound and the abort signal.
  * @returns The plugin dirs, sorted by path, and the warnings.
- * @example
- * ```ts
- * import { discoverPluginDirs } from "./discover.ts";
- * const found = await discoverPluginDirs("/nonexistent");
- * console.assert(found.dirs.length === 0 && found.warnings.length === 0);
- * ```
  */
 export function discoverPluginDirs(
   root: string,

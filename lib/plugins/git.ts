@@ -74,7 +74,6 @@ export interface CloneOptions extends GitOptions {
  * glued to their flag, so neither can be read as an option. Requires `--allow-run`.
  *
  * @param url A URL or path accepted by `parseInstallSource`.
- * @param dest The folder to create.
  * @param options The ref, progress callback, abort signal and timeout.
  * @throws {RunError} When git fails.
  */
@@ -110,7 +109,6 @@ export async function cloneShallow(
  * (fetched alone, checked out detached), keeping files the plugin wrote there (logs, state).
  * Requires `--allow-run`.
  *
- * @param dir The checkout.
  * @param options The ref, progress callback, abort signal and timeout.
  * @returns The commit it was at before, to roll back to with {@linkcode resetCheckout}.
  * @throws {RunError} When git fails (local changes in the way, history rewritten upstream).
@@ -130,7 +128,6 @@ export async function pullCheckout(dir: string, options: CloneOptions = {}): Pro
 /**
  * Puts a checkout back at `commit` (a rolled-back update). Requires `--allow-run`.
  *
- * @param dir The checkout.
  * @param commit What {@linkcode pullCheckout} returned.
  * @param options The abort signal and timeout.
  */

@@ -18,23 +18,11 @@ import { parseDuration } from "../duration.ts";
 
 /**
  * The settings a hook may have, as written in the manifest.
- *
- * @example
- * ```ts
- * import { SETTING_KEYS } from "./hook_settings.ts";
- * console.assert(SETTING_KEYS.includes("max_procs"));
- * ```
  */
 export const SETTING_KEYS: readonly string[] = ["tools", "timeout", "persistent", "max_procs"];
 
 /**
  * The events whose hooks judge tool calls, the only ones that take `tools`.
- *
- * @example
- * ```ts
- * import { TOOL_EVENTS } from "./hook_settings.ts";
- * console.assert(TOOL_EVENTS.includes("pre_tool_call"));
- * ```
  */
 export const TOOL_EVENTS: readonly string[] = ["pre_tool_call", "post_tool_call"];
 
@@ -51,15 +39,6 @@ const NOT_PERSISTENT = new Set(["task.route"]);
  * @param raw The typed (YAML core types) value of `tyhooks` (undefined or null when absent).
  * @param hooked The event names written under `hooks:`.
  * @returns Event -> settings (events with no valid setting left out), and the problems.
- * @example
- * ```ts
- * import { buildHookSettings } from "./hook_settings.ts";
- * const { settings, problems } = buildHookSettings(
- *   { pre_tool_call: { tools: "^bash$", timeout: "2s" }, "task.done": { timeout: 1 } },
- *   ["pre_tool_call"],
- * );
- * console.assert(settings.pre_tool_call.timeoutMs === 2000 && problems.length === 1);
- * ```
  */
 export function buildHookSettings(
   raw: unknown,
@@ -170,17 +149,6 @@ function readSetting(
 
 /**
  * A plugin's settings for one hook (`{}` when it has none: every default).
- *
- * @param plugin The loaded plugin.
- * @param event The hooked event.
- * @returns The settings.
- * @example
- * ```ts
- * import { hookSettings } from "./hook_settings.ts";
- * const plugin = { settings: { pre_tool_call: { timeoutMs: 500 } } };
- * console.assert(hookSettings(plugin, "pre_tool_call").timeoutMs === 500);
- * console.assert(hookSettings({}, "task.done").persistent === undefined);
- * ```
  */
 export function hookSettings(plugin: Pick<Plugin, "settings">, event: string): HookSettings {
   return plugin.settings?.[event] ?? {};
@@ -190,17 +158,6 @@ export function hookSettings(plugin: Pick<Plugin, "settings">, event: string): H
  * Is a tool hook with these settings asked about `tool`? True when it has no `tools` setting;
  * else the expression is searched for in the tool name (anchor it with `^…$` to match whole
  * names, as in `^(bash|write_file)$`).
- *
- * @param settings The hook's settings.
- * @param tool The tool name of the call.
- * @returns Whether to start the hook.
- * @example
- * ```ts
- * import { toolMatches } from "./hook_settings.ts";
- * console.assert(toolMatches({ tools: "^(bash|write_file)$" }, "bash"));
- * console.assert(!toolMatches({ tools: "^(bash|write_file)$" }, "read_file"));
- * console.assert(toolMatches({}, "anything"));
- * ```
  */
 export function toolMatches(settings: HookSettings, tool: string): boolean {
   if (settings.tools === undefined) return true;

@@ -9,24 +9,6 @@ import type { LoadWarning, PluginIndex } from "./types.ts";
 
 /**
  * One plugin in the listing.
- *
- * @example
- * ```ts
- * import { type PluginJson, pluginListJson } from "./index_json.ts";
- * const plugin = {
- *   name: "notify",
- *   version: "",
- *   description: "",
- *   dir: "/p/notify",
- *   hooks: { "task.done": "/p/notify/on-done.sh" },
- *   actions: [],
- *   services: [],
- *   workflows: [],
- *   routines: [],
- * };
- * const [json]: PluginJson[] = pluginListJson({ dir: "/p", plugins: [plugin], warnings: [] }).plugins;
- * console.assert(json.hooks["task.done"] === "/p/notify/on-done.sh");
- * ```
  */
 export interface PluginJson {
   /** The plugin's name. */
@@ -51,13 +33,6 @@ export interface PluginJson {
 
 /**
  * The listing.
- *
- * @example
- * ```ts
- * import { type PluginListJson, pluginListJson } from "./index_json.ts";
- * const doc: PluginListJson = pluginListJson({ dir: "/p", plugins: [], warnings: [] });
- * console.assert(doc.plugins.length === 0 && doc.warnings.length === 0);
- * ```
  */
 export interface PluginListJson {
   /** The plugins, sorted by name. */
@@ -69,7 +44,6 @@ export interface PluginListJson {
 /**
  * Builds the listing document from an index.
  *
- * @param index The loaded index.
  * @returns `{"plugins":[...],"warnings":[...]}`, every field present.
  * @example
  * ```ts
@@ -103,13 +77,6 @@ export function pluginListJson(index: PluginIndex): PluginListJson {
 
 /**
  * One warning or lint problem as JSON: `{"plugin","path","line","column","message"}`.
- *
- * @example
- * ```ts
- * import { warningJson } from "./index_json.ts";
- * const w = warningJson({ plugin: null, path: "/p", line: null, column: null, message: "m" });
- * console.assert(Object.keys(w).join() === "plugin,path,line,column,message");
- * ```
  */
 export function warningJson(w: LoadWarning): LoadWarning {
   return { plugin: w.plugin, path: w.path, line: w.line, column: w.column, message: w.message };

@@ -50,13 +50,6 @@ export interface PluginReport {
  * @param root The plugins dir (absolute), for relative names in messages.
  * @param dir The plugin dir (absolute), holding `plugin.yaml`.
  * @param options The abort signal, which ends the manifest's read.
- * @returns The report.
- * @example
- * ```ts
- * import { inspectPlugin } from "./inspect_plugin.ts";
- * const report = await inspectPlugin("/nonexistent", "/nonexistent/x");
- * console.assert(report.plugin === null && report.skip !== null);
- * ```
  */
 export async function inspectPlugin(
   root: string,

@@ -33,7 +33,6 @@ const GITHUB_NAME = /^[A-Za-z0-9_.][A-Za-z0-9_.-]*$/;
  * Parses SOURCE. Requires `--allow-read` (a bare word that names an existing folder is a path, as
  * in ty) and `--allow-env` (HOME, for `~`).
  *
- * @param source What the user typed.
  * @returns The source to clone or copy.
  * @throws {UsageError} For anything that is not one of the accepted forms.
  */
@@ -101,8 +100,6 @@ function local(path: string): string {
 /**
  * Checks a `--ref`: a branch, tag or commit name, which can never be read as an option.
  *
- * @param ref What the user typed.
- * @returns The ref.
  * @throws {UsageError} When it is empty, starts with `-`, or holds spaces or control characters.
  */
 export function checkRef(ref: string): string {
@@ -119,7 +116,6 @@ export function checkRef(ref: string): string {
  * The install folder ty would use for a source: the repository's or folder's base name without
  * `.git` (`…/ty-notify.git` -> `ty-notify`).
  *
- * @param source A parsed source.
  * @returns The folder name (not yet checked to be safe).
  */
 export function installFolderName(source: InstallSource): string {

@@ -24,8 +24,6 @@ export interface NamedTarget {
  * Finds what NAME means: a plugin's name first, then a folder directly in the plugins dir (an
  * install folder, a collection), then a plugin folder's base name (ty's fallback).
  *
- * @param index The loaded plugins dir.
- * @param name What the user typed.
  * @returns The target, or null when nothing has that name.
  */
 export async function findNamed(index: PluginIndex, name: string): Promise<NamedTarget | null> {
@@ -54,7 +52,6 @@ export function installFolderOf(root: string, dir: string): string {
  * The first symlink on the way from `root` (excluded) to `path` (included), or null. Requires
  * `--allow-read`.
  *
- * @param root The plugins dir.
  * @param path A path below it.
  * @returns The symlink's path and its target, or null.
  */
@@ -80,7 +77,6 @@ export async function firstSymlink(
  * The `origin` URL of a git checkout, read from its `.git/config` without running git (a
  * checkout's config can make git run commands). Requires `--allow-read`.
  *
- * @param dir The checkout.
  * @returns The URL, or null when `dir` is not a checkout with an origin.
  */
 export async function originUrl(dir: string): Promise<string | null> {

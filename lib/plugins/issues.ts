@@ -13,12 +13,6 @@ export type Issue = z.core.$ZodIssue;
 
 /**
  * Writes a data path the way a reader finds it in YAML: `actions[0].command`.
- *
- * @example
- * ```ts
- * import { pathText } from "./issues.ts";
- * console.assert(pathText(["actions", 0, "command"]) === "actions[0].command");
- * ```
  */
 export function pathText(path: readonly PropertyKey[]): string {
   return path.map((p, i) => typeof p === "number" ? `[${p}]` : `${i ? "." : ""}${String(p)}`)
@@ -27,12 +21,6 @@ export function pathText(path: readonly PropertyKey[]): string {
 
 /**
  * What kind of YAML value `value` is, for "must be a map, not a list".
- *
- * @example
- * ```ts
- * import { kindOf } from "./issues.ts";
- * console.assert(kindOf([1]) === "a list" && kindOf({}) === "a map");
- * ```
  */
 export function kindOf(value: unknown): string {
   if (value === null || value === undefined) return "empty";
@@ -51,16 +39,8 @@ const EXPECTED: Record<string, string> = {
 /**
  * Describes one issue. Parse with `{ reportInput: true }` so the offending value can be named.
  *
- * @param issue The zod issue.
  * @param prefix Path of the parsed value inside the manifest, prepended to the issue's path.
  * @returns E.g. `"restart" must be one of "always", "on-failure", "never", not "sometimes"`.
- * @example
- * ```ts
- * import { describeIssue } from "./issues.ts";
- * const text = describeIssue({ code: "invalid_type", expected: "string", path: ["id"],
- *   message: "", input: undefined });
- * console.assert(text === '"id" is missing');
- * ```
  */
 export function describeIssue(issue: Issue, prefix: readonly PropertyKey[] = []): string {
   const path = [...prefix, ...issue.path];

@@ -9,13 +9,6 @@ import { collectReports, foldReports } from "./reports.ts";
 
 /**
  * Options of {@linkcode loadPlugins}.
- *
- * @example
- * ```ts
- * import { type LoadOptions, loadPlugins } from "./load.ts";
- * const options: LoadOptions = { concurrency: 8 };
- * console.assert((await loadPlugins("/nonexistent", options)).plugins.length === 0);
- * ```
  */
 export interface LoadOptions {
   /** File-system calls and plugin loads in flight at once; default 64. */

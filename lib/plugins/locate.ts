@@ -27,16 +27,6 @@ export interface LocateOptions {
  * @param path Keys and indexes from the document root.
  * @param options Whether to point at the key.
  * @returns The position (1:1 for an empty document).
- * @example
- * ```ts
- * import { parseManifest } from "./read_manifest.ts";
- * import { locate } from "./locate.ts";
- * const read = parseManifest("name: x\nhooks:\n  task.done: a.sh\n");
- * if (read.ok) {
- *   const at = locate(read, ["hooks", "task.done"]);
- *   console.assert(at.line === 3 && at.column === 14);
- * }
- * ```
  */
 export function locate(
   source: { doc: Document.Parsed; lineCounter: LineCounter },

@@ -10,13 +10,6 @@ import type { RestartPolicy } from "./types.ts";
 
 /**
  * One entry of a manifest's `actions`: something a user runs with `plugins run`.
- *
- * @example
- * ```ts
- * import type { ManifestAction } from "./manifest.ts";
- * const sync: ManifestAction = { id: "sync", label: "Sync to tracker", command: "sync.sh" };
- * console.assert(sync.command === "sync.sh");
- * ```
  */
 export interface ManifestAction {
   /** Unique within the plugin; what `plugins run <plugin> <action>` names. */
@@ -30,13 +23,6 @@ export interface ManifestAction {
 /**
  * One entry of a manifest's `services`: a long-running process that `services run` and
  * `serve --services` supervise.
- *
- * @example
- * ```ts
- * import type { ManifestService } from "./manifest.ts";
- * const index: ManifestService = { name: "index", command: "./search-server", env: ["PORT=7700"] };
- * console.assert(index.restart === undefined); // on-failure
- * ```
  */
 export interface ManifestService {
   /** Unique within the plugin. */
@@ -53,13 +39,6 @@ export interface ManifestService {
 
 /**
  * One hook's settings under the manifest's `tyhooks:` key (a tyhooks extension ty ignores).
- *
- * @example
- * ```ts
- * import type { ManifestHookSettings } from "./manifest.ts";
- * const guard: ManifestHookSettings = { tools: "^(bash|write_file)$", persistent: true };
- * console.assert(guard.timeout === undefined); // the event's default
- * ```
  */
 export interface ManifestHookSettings {
   /** Tool hooks only: a regular expression on the tool name; other tools skip the hook. */
@@ -75,17 +54,6 @@ export interface ManifestHookSettings {
 /**
  * A `plugin.yaml` as the strict schema accepts it: any other key is an error for
  * `plugins validate` (the loader leaves it out of the plugin).
- *
- * @example
- * ```ts
- * import type { Manifest } from "./manifest.ts";
- * const manifest: Manifest = {
- *   name: "search",
- *   hooks: { "task.done": "reindex.sh" },
- *   services: [{ name: "index", command: "./search-server", restart: "always" }],
- * };
- * console.assert(manifest.services?.[0].restart === "always");
- * ```
  */
 export interface Manifest {
   /** The plugin's name, unique among the loaded plugins; required and not empty. */

@@ -12,15 +12,6 @@ export type NameResult = { ok: true; name: string } | { ok: false; reason: strin
 
 /**
  * Reads the `name` of `<dir>/plugin.yaml`. Requires `--allow-read`.
- *
- * @param dir A plugin folder.
- * @returns The name, or a reason such as `plugin.yaml is missing`.
- * @example
- * ```ts
- * import { readPluginName } from "./manifest_name.ts";
- * const result = await readPluginName("/nonexistent");
- * console.assert(!result.ok && result.reason === "it has no plugin.yaml");
- * ```
  */
 export async function readPluginName(dir: string): Promise<NameResult> {
   const path = join(dir, "plugin.yaml");

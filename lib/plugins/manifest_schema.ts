@@ -19,34 +19,16 @@ import type {
 
 /**
  * Names of the restart policies, in the order the docs list them.
- *
- * @example
- * ```ts
- * import { RESTART_POLICIES } from "./manifest_schema.ts";
- * console.assert(RESTART_POLICIES.includes("on-failure"));
- * ```
  */
 export const RESTART_POLICIES = ["always", "on-failure", "never"] as const;
 
 /**
  * What an `env` entry must look like: `KEY=VALUE`, KEY a shell-safe name, no NUL byte.
- *
- * @example
- * ```ts
- * import { ENV_ENTRY } from "./manifest_schema.ts";
- * console.assert(ENV_ENTRY.test("FOO=bar") && !ENV_ENTRY.test("1FOO=bar"));
- * ```
  */
 export const ENV_ENTRY = /^[A-Za-z_][A-Za-z0-9_]*=[^\0]*$/;
 
 /**
  * The events ty and tyhooks send; `hooks` may name others (`fire` accepts any string).
- *
- * @example
- * ```ts
- * import { KNOWN_EVENTS } from "./manifest_schema.ts";
- * console.assert(KNOWN_EVENTS.includes("task.placement"));
- * ```
  */
 export const KNOWN_EVENTS: readonly string[] = [
   "task.started",
@@ -64,12 +46,6 @@ const text = z.string().min(1);
 
 /**
  * A hook or action script: a path relative to the plugin dir.
- *
- * @example
- * ```ts
- * import { ScriptSchema } from "./manifest_schema.ts";
- * console.assert(ScriptSchema.safeParse("on-done.sh").success);
- * ```
  */
 export const ScriptSchema = text.meta({
   description: "Path of an executable file, relative to the plugin dir (it must stay inside it)",
@@ -77,12 +53,6 @@ export const ScriptSchema = text.meta({
 
 /**
  * The `hooks` map: event name -> script.
- *
- * @example
- * ```ts
- * import { HooksSchema } from "./manifest_schema.ts";
- * console.assert(HooksSchema.safeParse({ "task.done": "on-done.sh" }).success);
- * ```
  */
 export const HooksSchema = z.record(text, ScriptSchema).meta({
   description: `Event -> script. Events: ${KNOWN_EVENTS.join(", ")} (others may be fired)`,
@@ -90,12 +60,6 @@ export const HooksSchema = z.record(text, ScriptSchema).meta({
 
 /**
  * One entry of `actions`: a {@linkcode ManifestAction}.
- *
- * @example
- * ```ts
- * import { ActionSchema } from "./manifest_schema.ts";
- * console.assert(ActionSchema.safeParse({ id: "sync", command: "sync.sh" }).success);
- * ```
  */
 export const ActionSchema = z.strictObject({
   id: text.meta({ description: "Unique within the plugin" }),
@@ -105,13 +69,6 @@ export const ActionSchema = z.strictObject({
 
 /**
  * One entry of a service's `env`: `KEY=VALUE`.
- *
- * @example
- * ```ts
- * import { EnvEntrySchema } from "./manifest_schema.ts";
- * console.assert(EnvEntrySchema.safeParse("FOO=bar").success);
- * console.assert(!EnvEntrySchema.safeParse("FOO").success);
- * ```
  */
 export const EnvEntrySchema = z.string().regex(ENV_ENTRY, {
   error: "must be KEY=VALUE (KEY: letters, digits and _, not starting with a digit)",
@@ -121,12 +78,6 @@ export const EnvEntrySchema = z.string().regex(ENV_ENTRY, {
 
 /**
  * A service's restart policy.
- *
- * @example
- * ```ts
- * import { RestartSchema } from "./manifest_schema.ts";
- * console.assert(RestartSchema.safeParse("never").success);
- * ```
  */
 export const RestartSchema = z.enum(RESTART_POLICIES).meta({
   description: "When to restart the service (tyhooks extension); default on-failure",
@@ -134,12 +85,6 @@ export const RestartSchema = z.enum(RESTART_POLICIES).meta({
 
 /**
  * One entry of `services`: a {@linkcode ManifestService}.
- *
- * @example
- * ```ts
- * import { ServiceSchema } from "./manifest_schema.ts";
- * console.assert(ServiceSchema.safeParse({ name: "index", command: "./server" }).success);
- * ```
  */
 export const ServiceSchema = z.strictObject({
   name: text.meta({ description: "Unique within the plugin" }),
@@ -153,13 +98,6 @@ export const ServiceSchema = z.strictObject({
 
 /**
  * One hook's settings under `tyhooks:`: a {@linkcode ManifestHookSettings}.
- *
- * @example
- * ```ts
- * import { HookSettingsSchema } from "./manifest_schema.ts";
- * console.assert(HookSettingsSchema.safeParse({ tools: "^bash$", timeout: "2s" }).success);
- * console.assert(!HookSettingsSchema.safeParse({ tool: "^bash$" }).success);
- * ```
  */
 export const HookSettingsSchema = z.strictObject({
   tools: text.optional().meta({
@@ -181,13 +119,6 @@ export const HookSettingsSchema = z.strictObject({
 
 /**
  * The whole manifest, a {@linkcode Manifest}, strict: unknown keys are errors.
- *
- * @example
- * ```ts
- * import { ManifestSchema } from "./manifest_schema.ts";
- * console.assert(ManifestSchema.safeParse({ name: "x", hooks: { "task.done": "a.sh" } }).success);
- * console.assert(!ManifestSchema.safeParse({ name: "x", hook: {} }).success);
- * ```
  */
 export const ManifestSchema = z.strictObject({
   name: text.meta({ description: "Unique plugin name" }),
@@ -212,11 +143,5 @@ true satisfies Same<z.output<typeof ManifestSchema>, Manifest>;
 
 /**
  * The keys a manifest may have, for "did you mean" hints.
- *
- * @example
- * ```ts
- * import { MANIFEST_KEYS } from "./manifest_schema.ts";
- * console.assert(MANIFEST_KEYS.includes("hooks"));
- * ```
  */
 export const MANIFEST_KEYS: readonly string[] = Object.keys(ManifestSchema.shape);

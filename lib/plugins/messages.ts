@@ -20,12 +20,6 @@ export interface Problem {
 
 /**
  * Quotes a value for a message.
- *
- * @example
- * ```ts
- * import { quote } from "./messages.ts";
- * console.assert(quote('a"b') === '"a\\"b"');
- * ```
  */
 export function quote(value: string): string {
   return JSON.stringify(value);
@@ -35,16 +29,8 @@ export function quote(value: string): string {
  * A dropped entry: `Dropped hook "task.done": script "a.sh" does not exist`.
  *
  * @param what The entry, e.g. `hook "task.done"` or `action #2`.
- * @param reason Why.
  * @param at Where in the data.
  * @param hint The fix, when known.
- * @returns The problem.
- * @example
- * ```ts
- * import { dropped } from "./messages.ts";
- * const p = dropped('hook "x"', 'script "x.sh" does not exist', ["hooks", "x"]);
- * console.assert(p.message === 'Dropped hook "x": script "x.sh" does not exist');
- * ```
  */
 export function dropped(
   what: string,
@@ -63,11 +49,6 @@ export function dropped(
  * @param dir The plugin dir, relative to the plugins dir.
  * @param reason Why it is skipped.
  * @returns `Skipped plugin "x" in "team/x": reason`.
- * @example
- * ```ts
- * import { skipped } from "./messages.ts";
- * console.assert(skipped(null, "x", "bad") === 'Skipped plugin in "x": bad');
- * ```
  */
 export function skipped(name: string | null, dir: string, reason: string): string {
   return `Skipped plugin${name === null ? "" : ` ${quote(name)}`} in ${quote(dir)}: ${reason}`;
@@ -75,12 +56,6 @@ export function skipped(name: string | null, dir: string, reason: string): strin
 
 /**
  * Why a plugin is skipped, as the text after `Skipped plugin ... :`.
- *
- * @example
- * ```ts
- * import { REASONS } from "./messages.ts";
- * console.assert(REASONS.duplicate("a").includes('"a"'));
- * ```
  */
 export const REASONS = {
   notAMap: "plugin.yaml must be a map of keys to values",
@@ -100,12 +75,6 @@ export const REASONS = {
 
 /**
  * An unknown key, with a suggestion when one is close.
- *
- * @example
- * ```ts
- * import { unknownKey } from "./messages.ts";
- * console.assert(unknownKey("hook", "", "hooks") === 'Unknown key "hook": did you mean "hooks"?');
- * ```
  */
 export function unknownKey(key: string, where: string, suggestion?: string): string {
   const place = where === "" ? "" : ` in ${quote(where)}`;
@@ -116,12 +85,6 @@ export function unknownKey(key: string, where: string, suggestion?: string): str
 
 /**
  * A hook event name close to, but not equal to, a known event: probably a typo.
- *
- * @example
- * ```ts
- * import { unknownEvent } from "./messages.ts";
- * console.assert(unknownEvent("task.don", "task.done").startsWith('Unknown event "task.don"'));
- * ```
  */
 export function unknownEvent(event: string, suggestion: string): string {
   return `Unknown event ${quote(event)}: did you mean ${quote(suggestion)}?`;
@@ -135,13 +98,6 @@ export function unknownEvent(event: string, suggestion: string): string {
  * @param field `script` or `cwd`.
  * @param written The path as written.
  * @param real Where it leads.
- * @returns The message.
- * @example
- * ```ts
- * import { outsideDir } from "./messages.ts";
- * const m = outsideDir('Hook "x"', "script", "../shared/x.sh", "/p/shared/x.sh");
- * console.assert(m.startsWith('Hook "x": script "../shared/x.sh" resolves outside the plugin dir'));
- * ```
  */
 export function outsideDir(what: string, field: string, written: string, real: string): string {
   return `${what}: ${field} ${quote(written)} resolves outside the plugin dir (to ${

@@ -13,23 +13,11 @@ import { INPUT_CAPS, InputError, readBoundedBytes } from "../read_bounded.ts";
 
 /**
  * Manifests larger than this are refused: real ones are a few hundred bytes.
- *
- * @example
- * ```ts
- * import { MAX_MANIFEST_BYTES } from "./read_manifest.ts";
- * console.assert(MAX_MANIFEST_BYTES === 256 * 1024);
- * ```
  */
 export const MAX_MANIFEST_BYTES = INPUT_CAPS.manifest;
 /**
  * Manifests nested deeper than this are refused before parsing: real ones nest four levels,
  * and parsing a deeply nested document costs time and memory out of proportion to its size.
- *
- * @example
- * ```ts
- * import { MAX_MANIFEST_DEPTH } from "./read_manifest.ts";
- * console.assert(MAX_MANIFEST_DEPTH === 64);
- * ```
  */
 export const MAX_MANIFEST_DEPTH = 64;
 // yaml's own default, written down: aliases may expand data at most this much.
@@ -79,12 +67,6 @@ export interface ReadManifestOptions {
  * @param path The `plugin.yaml` file.
  * @param options The abort signal.
  * @returns The parsed manifest, or why it cannot be used.
- * @example
- * ```ts
- * import { readManifest } from "./read_manifest.ts";
- * const read = await readManifest("/nonexistent/plugin.yaml");
- * console.assert(!read.ok);
- * ```
  */
 export async function readManifest(
   path: string,
@@ -118,14 +100,7 @@ export async function readManifest(
 /**
  * Parses manifest text.
  *
- * @param text The YAML source.
  * @returns The parsed manifest, or the first YAML error with its line and column.
- * @example
- * ```ts
- * import { parseManifest } from "./read_manifest.ts";
- * const read = parseManifest("name: x\nversion: 1.10\n");
- * console.assert(read.ok && (read.lenient as { version: string }).version === "1.10");
- * ```
  */
 export function parseManifest(text: string): ParsedManifest | ManifestFailure {
   if (nestingDepth(text) > MAX_MANIFEST_DEPTH) {
@@ -173,13 +148,6 @@ export function parseManifest(text: string): ParsedManifest | ManifestFailure {
  * slow): block indentation levels and sequence dashes, plus open flow brackets outside quotes
  * and comments. It may count a level too many, never too few; real manifests stay far below the
  * bound either way.
- *
- * @example
- * ```ts
- * import { nestingDepth } from "./read_manifest.ts";
- * console.assert(nestingDepth("a:\n  b:\n    - c\n") === 4); // the dash counts once more
- * console.assert(nestingDepth("a: [[[1]]]\n") === 4);
- * ```
  */
 export function nestingDepth(text: string): number {
   const indents: number[] = [];

@@ -29,7 +29,6 @@ export interface RemoveResult {
  * Removes what NAME means: a plugin (by name, else by folder name) or an install folder.
  * Requires `--allow-read` and `--allow-write`.
  *
- * @param pluginsDir The plugins dir.
  * @param name A plugin name or a folder name, as `plugins list` shows them.
  * @returns What was removed.
  * @throws {RunError} When nothing has that name, or removing it would reach outside the plugins

@@ -36,15 +36,7 @@ export interface Collected {
  * Finds and loads every plugin dir. zod and yaml are imported only when there is a plugin to
  * load. Requires `--allow-read`.
  *
- * @param dir The plugins dir.
  * @param options The concurrency bound.
- * @returns The reports.
- * @example
- * ```ts
- * import { collectReports } from "./reports.ts";
- * const { reports } = await collectReports("/nonexistent");
- * console.assert(reports.length === 0);
- * ```
  */
 export async function collectReports(
   dir: string,
@@ -84,12 +76,6 @@ export interface FoldOptions {
  * @param collected The reports, in path order.
  * @param options Whether to keep every problem.
  * @returns The plugins and the warnings.
- * @example
- * ```ts
- * import { foldReports } from "./reports.ts";
- * const { plugins } = foldReports({ root: "/p", reports: [], warnings: [] });
- * console.assert(plugins.length === 0);
- * ```
  */
 export function foldReports(
   collected: Collected,

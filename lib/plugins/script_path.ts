@@ -36,12 +36,6 @@ export type PathCheck =
 
 /**
  * Is `child` equal to `parent` or inside it? Both must be absolute and normalized.
- *
- * @example
- * ```ts
- * import { isInside } from "./script_path.ts";
- * console.assert(isInside("/p/x", "/p/x/a.sh") && !isInside("/p/x", "/p/xy/a.sh"));
- * ```
  */
 export function isInside(parent: string, child: string): boolean {
   return child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
@@ -50,16 +44,9 @@ export function isInside(parent: string, child: string): boolean {
 /**
  * Checks a hook or action script: a regular file, executable. Requires `--allow-read`.
  *
- * @param root The plugin dir.
  * @param script The path as written in the manifest, relative to the plugin dir.
  * @returns The absolute path (symlinks kept) and where it leads when that is outside the plugin
  *   dir, or the reason it is refused.
- * @example
- * ```ts
- * import { checkScript } from "./script_path.ts";
- * const check = await checkScript({ dir: "/tmp", realDir: "/tmp" }, "../etc/passwd");
- * console.assert(!check.ok && check.reason === "is not executable");
- * ```
  */
 export function checkScript(root: PluginRoot, script: string): PathCheck {
   const where = resolvePath(root, script);
@@ -87,15 +74,8 @@ export function checkScript(root: PluginRoot, script: string): PathCheck {
  * Checks a service's `cwd`: when it exists, a directory. An empty `cwd` is the plugin dir.
  * Requires `--allow-read`.
  *
- * @param root The plugin dir.
  * @param cwd The directory as written, relative to the plugin dir.
  * @returns The absolute directory, or the reason it is refused.
- * @example
- * ```ts
- * import { checkCwd } from "./script_path.ts";
- * const check = await checkCwd({ dir: "/tmp", realDir: "/tmp" }, "");
- * console.assert(check.ok && check.path === "/tmp");
- * ```
  */
 export function checkCwd(root: PluginRoot, cwd: string): PathCheck {
   if (cwd === "") return { ok: true, path: root.dir, outside: null };

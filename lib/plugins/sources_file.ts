@@ -30,7 +30,6 @@ export interface InstalledSource {
  * Reads the records. A missing, unreadable or malformed file is an empty map, as in ty:
  * provenance is a convenience, never a precondition. Requires `--allow-read`.
  *
- * @param pluginsDir The plugins dir.
  * @returns Records by install folder name.
  */
 export async function loadSources(pluginsDir: string): Promise<Record<string, InstalledSource>> {
@@ -67,7 +66,6 @@ export async function loadSources(pluginsDir: string): Promise<Record<string, In
  * `--allow-read` and `--allow-write`.
  *
  * @param pluginsDir The plugins dir (must exist).
- * @param folder The install folder's name.
  * @param record Its new record, or null to drop it.
  */
 export async function saveSource(

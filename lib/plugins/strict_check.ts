@@ -30,15 +30,7 @@ const SERVICE_KEYS = Object.keys(ServiceSchema.shape);
  * Lints one parsed manifest strictly. Returns nothing for a manifest that could not be parsed
  * (the loader already said why).
  *
- * @param report The plugin's report from the loader.
  * @returns The problems, each with a line and column.
- * @example
- * ```ts
- * import { inspectPlugin } from "./inspect_plugin.ts";
- * import { strictProblems } from "./strict_check.ts";
- * const report = await inspectPlugin("/nonexistent", "/nonexistent/x");
- * console.assert(strictProblems(report).length === 0);
- * ```
  */
 export function strictProblems(report: PluginReport): LoadWarning[] {
   const parsed = report.parsed;

@@ -14,13 +14,6 @@
  * @param info The file's `stat`.
  * @param path The file, for the hint.
  * @returns The reason and the fix, or null.
- * @example
- * ```ts
- * import { unsafeMode } from "./strict_modes.ts";
- * const dir = await Deno.makeTempDir();
- * await Deno.chmod(dir, 0o777);
- * console.assert(unsafeMode(await Deno.stat(dir), dir)?.reason === "is writable by group or others (mode 0777)");
- * ```
  */
 export function unsafeMode(
   info: Deno.FileInfo,

@@ -10,13 +10,6 @@ export type { RestartPolicy };
 
 /**
  * An action a user can invoke.
- *
- * @example
- * ```ts
- * import type { PluginAction } from "./types.ts";
- * const sync: PluginAction = { id: "sync", label: "Sync to tracker", command: "/p/sync/sync.sh" };
- * console.assert(sync.label !== sync.id);
- * ```
  */
 export interface PluginAction {
   /** Unique within the plugin. */
@@ -29,19 +22,6 @@ export interface PluginAction {
 
 /**
  * A long-running, supervised service.
- *
- * @example
- * ```ts
- * import type { PluginService } from "./types.ts";
- * const index: PluginService = {
- *   name: "index",
- *   command: "./search-server",
- *   cwd: "/p/search",
- *   env: ["PORT=7700"],
- *   restart: "on-failure",
- * };
- * console.assert(index.env[0] === "PORT=7700");
- * ```
  */
 export interface PluginService {
   /** Unique within the plugin. */
@@ -58,23 +38,6 @@ export interface PluginService {
 
 /**
  * One loaded plugin.
- *
- * @example
- * ```ts
- * import type { Plugin } from "./types.ts";
- * const notify: Plugin = {
- *   name: "notify",
- *   version: "0.1.0",
- *   description: "Says when a task is done",
- *   dir: "/p/notify",
- *   hooks: { "task.done": "/p/notify/on-done.sh" },
- *   actions: [],
- *   services: [],
- *   workflows: [],
- *   routines: [],
- * };
- * console.assert("task.done" in notify.hooks);
- * ```
  */
 export interface Plugin {
   /** Unique among the loaded plugins. */
@@ -105,13 +68,6 @@ export interface Plugin {
 /**
  * One hook's settings from the manifest's `tyhooks:` key; an absent field keeps the default.
  * `hookSettings()` and `toolMatches()` in `hook_settings.ts` read them.
- *
- * @example
- * ```ts
- * import type { HookSettings } from "./types.ts";
- * const guard: HookSettings = { tools: "^(bash|write_file)$", timeoutMs: 2000, persistent: true };
- * console.assert(new RegExp(guard.tools ?? "").test("bash"));
- * ```
  */
 export interface HookSettings {
   /** Tool hooks only: a regular expression (source) on the tool name; other tools skip the hook. */
@@ -126,19 +82,6 @@ export interface HookSettings {
 
 /**
  * A problem found while loading; the plugin or entry it concerns was skipped or dropped.
- *
- * @example
- * ```ts
- * import type { LoadWarning } from "./types.ts";
- * const w: LoadWarning = {
- *   plugin: "notify",
- *   path: "/p/notify/plugin.yaml",
- *   line: 3,
- *   column: 7,
- *   message: 'Hook "task.done": script "on-done.sh" is not executable',
- * };
- * console.assert(`${w.path}:${w.line}:${w.column}` === "/p/notify/plugin.yaml:3:7");
- * ```
  */
 export interface LoadWarning {
   /** The plugin's name, or null when unknown (e.g. unreadable manifest). */
@@ -156,13 +99,6 @@ export interface LoadWarning {
 /**
  * The result of loading a plugins dir. Build one by hand to drive a `Runner` without a
  * plugins dir.
- *
- * @example
- * ```ts
- * import type { PluginIndex } from "./types.ts";
- * const empty: PluginIndex = { dir: "/nonexistent", plugins: [], warnings: [] };
- * console.assert(empty.plugins.length === 0);
- * ```
  */
 export interface PluginIndex {
   /** The directory that was searched. */

@@ -23,7 +23,6 @@ export type UpdateOutcome =
  * without NAME, every install whose source is known. Requires `--allow-read`, `--allow-write`,
  * `--allow-env` and `--allow-run` (git).
  *
- * @param pluginsDir The plugins dir.
  * @param name What to update; undefined for all.
  * @param options Progress and abort signal.
  * @returns One outcome per install, in folder order.

@@ -12,13 +12,6 @@ import type { LoadOptions } from "./load.ts";
 
 /**
  * The lint's verdict.
- *
- * @example
- * ```ts
- * import { validatePlugins, type ValidationResult } from "./validate.ts";
- * const result: ValidationResult = await validatePlugins("/nonexistent");
- * console.assert(result.ok && result.checked === 0);
- * ```
  */
 export interface ValidationResult {
   /** True when there is no problem at all. */
@@ -32,9 +25,7 @@ export interface ValidationResult {
 /**
  * Lints every plugin under `dir`, strictly. Requires `--allow-read`.
  *
- * @param dir The plugins dir.
  * @param options The concurrency bound.
- * @returns The verdict.
  * @example
  * ```ts
  * import { validatePlugins } from "./validate.ts";
@@ -52,9 +43,6 @@ export async function validatePlugins(
 /**
  * Lints one plugin dir (a folder holding `plugin.yaml`), strictly, as `plugins validate PATH`
  * does for a plugin's own repository. Requires `--allow-read`.
- *
- * @param dir The plugin dir.
- * @returns The verdict.
  */
 export async function validatePluginDir(dir: string): Promise<ValidationResult> {
   const full = resolve(dir);
