@@ -16,7 +16,7 @@ import type { PluginIndex } from "../plugins/types.ts";
 import { Runner, type RunnerOptions } from "../hooks/runner.ts";
 import { DETACHED_CHILD_FLAG } from "./dispatch.ts";
 import { readBounded } from "../read_bounded.ts";
-import { logWarnings } from "../plugins/log_warnings.ts";
+import { logWarnings } from "../plugins/messages.ts";
 import { clearableTimeout } from "../_timers.ts";
 import { createLimit } from "../_util.ts";
 

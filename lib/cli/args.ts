@@ -14,7 +14,7 @@ import {
 } from "./command.ts";
 import { type CommandEntry, COMMANDS } from "./commands.ts";
 import { UsageError } from "../errors.ts";
-import { closest } from "../plugins/_suggest.ts";
+import { closest } from "../_util.ts";
 
 /** What the words of a command line name. */
 export type Found =

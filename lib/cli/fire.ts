@@ -24,7 +24,7 @@ import { UsageError } from "../errors.ts";
 import { hooksDir } from "../dirs.ts";
 import { Runner } from "../hooks/runner.ts";
 import { failureReason, type RunResult, toRecord } from "../process/record.ts";
-import { closest } from "../plugins/_suggest.ts";
+import { closest } from "../_util.ts";
 
 /** The events ty fires; any other name may be fired too, but a near miss is likely a typo. */
 const TASK_EVENTS = [

@@ -2,7 +2,7 @@ import type { CommandContext, CommandSpec } from "./command.ts";
 import { stringOption } from "./command.ts";
 import { pluginsDir } from "../dirs.ts";
 import { installPlugin, type InstallResult } from "../plugins/install.ts";
-import { logWarnings } from "../plugins/log_warnings.ts";
+import { logWarnings } from "../plugins/messages.ts";
 
 export const spec: CommandSpec = {
   name: "plugins add",

@@ -4,7 +4,7 @@ import { hooksDir } from "../dirs.ts";
 import { loadIndexQuietly } from "./_shared.ts";
 import { pluginListJson } from "../plugins/index_json.ts";
 import type { Plugin } from "../plugins/types.ts";
-import { logWarnings } from "../plugins/log_warnings.ts";
+import { logWarnings } from "../plugins/messages.ts";
 import { type LegacyHooks, readLegacyHooks } from "../plugins/legacy_hooks.ts";
 import { isInside } from "../plugins/script_path.ts";
 

@@ -1,7 +1,7 @@
 import type { CommandContext, CommandSpec } from "./command.ts";
 import { pluginsDir } from "../dirs.ts";
 import { updateInstalls } from "../plugins/update.ts";
-import { logWarnings } from "../plugins/log_warnings.ts";
+import { logWarnings } from "../plugins/messages.ts";
 import { installLine, progressSink } from "./plugins_add.ts";
 
 export const spec: CommandSpec = {

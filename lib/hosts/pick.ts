@@ -5,12 +5,12 @@
  * @module
  */
 
+import { createLimit } from "../_util.ts";
 import type { HostEntry } from "./hosts_file.ts";
 import type { PlacementAnswer } from "../wire/placement.ts";
 import { askHost, type HostOutcome } from "./ask_host.ts";
 import { type Candidate, choose, type Strategy } from "./strategy.ts";
 import { type Logger, silentLogger } from "../log.ts";
-import { eachBounded } from "./_pool.ts";
 
 /** Default bound on the whole call. */
 export const DEFAULT_PICK_TIMEOUT_MS = 3000;
@@ -94,20 +94,23 @@ export async function pickHost(hosts: HostEntry[], options: PickOptions = {}): P
   const log = options.log ?? silentLogger;
   const deadline = performance.now() + timeoutMs;
   const outcomes: HostOutcome[] = new Array(hosts.length);
-  await eachBounded(hosts, options.parallelism ?? DEFAULT_PARALLELISM, async (host, slot) => {
-    const left = Math.floor(deadline - performance.now());
-    outcomes[slot] = options.signal?.aborted
-      ? unasked(host, "not probed: interrupted")
-      : left <= 0
-      ? unasked(host, `not probed: the ${timeoutMs} ms deadline passed first`)
-      : await askHost(host, {
-        timeoutMs: left,
-        deadlineMs: timeoutMs,
-        graceMs,
-        cwd: options.cwd,
-        signal: options.signal,
-      });
-  });
+  const limit = createLimit(options.parallelism ?? DEFAULT_PARALLELISM);
+  await Promise.all(hosts.map((host, slot) =>
+    limit(async () => {
+      const left = Math.floor(deadline - performance.now());
+      outcomes[slot] = options.signal?.aborted
+        ? unasked(host, "not probed: interrupted")
+        : left <= 0
+        ? unasked(host, `not probed: the ${timeoutMs} ms deadline passed first`)
+        : await askHost(host, {
+          timeoutMs: left,
+          deadlineMs: timeoutMs,
+          graceMs,
+          cwd: options.cwd,
+          signal: options.signal,
+        });
+    })
+  ));
 
   const candidates: Candidate[] = [];
   for (const outcome of outcomes) {

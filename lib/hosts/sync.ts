@@ -14,11 +14,11 @@
  * @module
  */
 
+import { createLimit } from "../_util.ts";
 import { join } from "../_path.ts";
 import type { HostFacts } from "./probe_schema.ts";
 import type { Payload, PayloadFile } from "./payload.ts";
 import { askHost, failed, sshFailure } from "./ask_host.ts";
-import { eachBounded } from "./_pool.ts";
 import { sshCommand } from "./ssh.ts";
 import { runScript } from "../process/run_script.ts";
 import { formatBytes } from "./strategy.ts";
@@ -188,17 +188,17 @@ export async function syncHosts(
 ): Promise<SyncOutcome[]> {
   const ssh = options.ssh ?? sshCommand();
   const outcomes: SyncOutcome[] = new Array(hosts.length);
-  await eachBounded(
-    hosts,
-    options.parallelism ?? DEFAULT_SYNC_PARALLELISM,
-    async (host, index) => {
+  const limit = createLimit(options.parallelism ?? DEFAULT_SYNC_PARALLELISM);
+  await Promise.all(hosts.map((host, index) =>
+    limit(async () => {
       outcomes[index] = await syncHost(host, payload, {
         ...options,
         ssh,
         stage: join(payload.scratch, `host-${index}`),
       });
-    },
-  );
+    })
+  ));
+
   return outcomes;
 }
 

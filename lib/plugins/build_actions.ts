@@ -8,9 +8,8 @@
 import { z } from "zod";
 import type { PluginAction } from "./types.ts";
 import { ActionSchema } from "./manifest_schema.ts";
-import { dropped, outsideDir, type Problem, quote } from "./messages.ts";
-import { describeIssue, kindOf } from "./issues.ts";
-import { isRecord, withoutNulls } from "./_record.ts";
+import { describeIssue, dropped, kindOf, outsideDir, type Problem, quote } from "./messages.ts";
+import { isRecord } from "../_util.ts";
 import { checkScript, type PluginRoot } from "./script_path.ts";
 import { hasControlCharacters } from "./dir_name.ts";
 
@@ -80,4 +79,13 @@ export function buildActions(
     actions.push({ id: action.id, label: action.label || action.id, command: check.path });
   }
   return { actions, problems, notes };
+}
+
+/**
+ * A copy of a map without its null values: ty (Go) reads `label:` with nothing after it as an
+ * absent field, and so does the forgiving loader.
+ */
+export function withoutNulls(value: unknown): unknown {
+  if (!isRecord(value)) return value;
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null));
 }

@@ -6,9 +6,8 @@
  */
 
 import { HooksSchema } from "./manifest_schema.ts";
-import { dropped, outsideDir, type Problem, quote } from "./messages.ts";
-import { kindOf } from "./issues.ts";
-import { isRecord } from "./_record.ts";
+import { dropped, kindOf, outsideDir, type Problem, quote } from "./messages.ts";
+import { isRecord } from "../_util.ts";
 import { checkScript, type PluginRoot } from "./script_path.ts";
 import { hasControlCharacters } from "./dir_name.ts";
 

@@ -6,15 +6,14 @@
  */
 
 import type { Plugin } from "./types.ts";
-import { dropped, type Problem } from "./messages.ts";
-import { kindOf } from "./issues.ts";
+import { dropped, kindOf, type Problem } from "./messages.ts";
 import type { PluginRoot } from "./script_path.ts";
 import { buildHooks } from "./build_hooks.ts";
 import { buildActions } from "./build_actions.ts";
 import { buildServices } from "./build_services.ts";
 import { dirNames, findRoutines, findWorkflows } from "./conventions.ts";
 import { buildHookSettings } from "./hook_settings.ts";
-import { isRecord } from "./_record.ts";
+import { isRecord } from "../_util.ts";
 
 /** A plugin's contents, everything but its name. */
 export type PluginParts = Omit<Plugin, "name">;

@@ -11,9 +11,9 @@
 import { z } from "zod";
 import type { PluginService } from "./types.ts";
 import { ENV_ENTRY, ServiceSchema } from "./manifest_schema.ts";
-import { dropped, outsideDir, type Problem, quote } from "./messages.ts";
-import { describeIssue, kindOf } from "./issues.ts";
-import { isRecord, withoutNulls } from "./_record.ts";
+import { describeIssue, dropped, kindOf, outsideDir, type Problem, quote } from "./messages.ts";
+import { isRecord } from "../_util.ts";
+import { withoutNulls } from "./build_actions.ts";
 import { checkCwd, type PluginRoot } from "./script_path.ts";
 import { hasControlCharacters } from "./dir_name.ts";
 

@@ -6,7 +6,7 @@
  */
 
 import { extname, join } from "../_path.ts";
-import { byCodeUnit } from "./_sort.ts";
+import { byCodeUnit } from "./discover.ts";
 import { observe } from "./_observe.ts";
 import { hasControlCharacters } from "./dir_name.ts";
 

@@ -10,10 +10,8 @@
  */
 
 import type { HookSettings, Plugin } from "./types.ts";
-import { type Problem, quote } from "./messages.ts";
-import { isRecord } from "./_record.ts";
-import { kindOf } from "./issues.ts";
-import { closest } from "./_suggest.ts";
+import { kindOf, type Problem, quote } from "./messages.ts";
+import { closest, isRecord } from "../_util.ts";
 import { parseDuration } from "../duration.ts";
 
 /**

@@ -13,7 +13,7 @@ import type { LoadWarning, Plugin } from "./types.ts";
 import { type ParsedManifest, readManifest } from "./read_manifest.ts";
 import { locate, type Position } from "./locate.ts";
 import { quote, REASONS, skipped } from "./messages.ts";
-import { isRecord } from "./_record.ts";
+import { isRecord } from "../_util.ts";
 import { hasControlCharacters } from "./dir_name.ts";
 import { buildPlugin, isUsable } from "./build_plugin.ts";
 import { observe } from "./_observe.ts";

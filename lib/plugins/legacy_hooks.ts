@@ -7,7 +7,7 @@
 
 import { join } from "../_path.ts";
 import type { LoadWarning } from "./types.ts";
-import { closest } from "./_suggest.ts";
+import { closest } from "../_util.ts";
 
 /** Events a legacy hook may be named after (ty fires these into the hooks dir). */
 const LEGACY_EVENTS = [

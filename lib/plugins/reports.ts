@@ -9,10 +9,9 @@
 import { resolve } from "../_path.ts";
 import type { LoadWarning, Plugin } from "./types.ts";
 import type { PluginReport } from "./inspect_plugin.ts";
-import { discoverPluginDirs } from "./discover.ts";
 import { createLimit } from "../_util.ts";
 import { REASONS, skipped } from "./messages.ts";
-import { byCodeUnit } from "./_sort.ts";
+import { byCodeUnit, discoverPluginDirs } from "./discover.ts";
 
 /** Options of {@linkcode collectReports}. */
 export interface CollectOptions {

@@ -16,11 +16,9 @@ import {
   ManifestSchema,
   ServiceSchema,
 } from "./manifest_schema.ts";
-import { describeIssue, pathText } from "./issues.ts";
 import { locate } from "./locate.ts";
-import { unknownEvent, unknownKey } from "./messages.ts";
-import { closest } from "./_suggest.ts";
-import { isRecord } from "./_record.ts";
+import { describeIssue, pathText, unknownEvent, unknownKey } from "./messages.ts";
+import { closest, isRecord } from "../_util.ts";
 import { SETTING_KEYS } from "./hook_settings.ts";
 
 const ACTION_KEYS = Object.keys(ActionSchema.shape);

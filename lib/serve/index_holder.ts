@@ -15,7 +15,7 @@
 
 import { type Logger, silentLogger } from "../log.ts";
 import type { LoadWarning, PluginIndex } from "../plugins/types.ts";
-import { logWarnings } from "../plugins/log_warnings.ts";
+import { logWarnings } from "../plugins/messages.ts";
 
 /** Options of {@linkcode watchDir}: how the daemon watches the plugins dir. */
 export interface WatchDirOptions {
