@@ -100,14 +100,8 @@ export { probeHost, type ProbeOptions } from "./hosts/probe.ts";
 export { defaultProbe, type HostEntry, parseHostsFile, readHostsFile } from "./hosts/hosts_file.ts";
 export { sshCommand } from "./hosts/ssh.ts";
 export { pickHost, type PickOptions, type PickResult } from "./hosts/pick.ts";
-export type { HostOutcome } from "./hosts/ask_host.ts";
-export {
-  type Candidate,
-  type Choice,
-  choose,
-  STRATEGIES,
-  type Strategy,
-} from "./hosts/strategy.ts";
+export type { HostOutcome } from "./hosts/pick.ts";
+export { type Candidate, type Choice, choose, STRATEGIES, type Strategy } from "./hosts/pick.ts";
 export {
   ServiceSet,
   type ServiceSetOptions,

@@ -3,8 +3,7 @@ import { type CommandContext, type CommandSpec, stringOption, TASK_OPTIONS } fro
 import { durationOption, makeRunner, taskOrEmpty } from "./_shared.ts";
 import { UsageError } from "../errors.ts";
 import { defaultProbe, type HostEntry, readHostsFile } from "../hosts/hosts_file.ts";
-import { DEFAULT_PICK_TIMEOUT_MS, pickHost } from "../hosts/pick.ts";
-import { STRATEGIES, type Strategy } from "../hosts/strategy.ts";
+import { DEFAULT_PICK_TIMEOUT_MS, pickHost, STRATEGIES, type Strategy } from "../hosts/pick.ts";
 
 export const spec: CommandSpec = {
   name: "pick-host",

@@ -2,15 +2,20 @@
  * Picking a host (`pick-host`): ask every host for its facts at once, within one deadline, keep
  * the ones that answered well, choose by strategy, and say why in a placement answer.
  *
+ * Asking one host goes through the runner (timeout, group kill, output cap) and checks the answer
+ * against the probe schema; every failure becomes a short reason a person can read in a log line
+ * or in the placement answer.
+ *
  * @module
  */
 
 import { createLimit } from "../_util.ts";
-import type { HostEntry } from "./hosts_file.ts";
 import type { PlacementAnswer } from "../wire/placement.ts";
-import { askHost, type HostOutcome } from "./ask_host.ts";
-import { type Candidate, choose, type Strategy } from "./strategy.ts";
 import { type Logger, silentLogger } from "../log.ts";
+import type { HostEntry } from "./hosts_file.ts";
+import { runScript } from "../process/run_script.ts";
+import { failureReason, type RunResult } from "../process/record.ts";
+import type { HostFacts } from "./probe_schema.ts";
 
 /** Default bound on the whole call. */
 export const DEFAULT_PICK_TIMEOUT_MS = 3000;
@@ -135,4 +140,217 @@ export async function pickHost(hosts: HostEntry[], options: PickOptions = {}): P
 
 function unasked(host: HostEntry, reason: string): HostOutcome {
   return { host, facts: null, reason, pid: null, duration_ms: 0 };
+}
+
+// Asking one host.
+
+/** A probe answer is one small JSON object; anything bigger is not one. */
+export const PROBE_OUTPUT_CAP = 64 * 1024;
+
+/**
+ * What asking one host gave.
+ */
+export interface HostOutcome {
+  /** The host asked. */
+  host: HostEntry;
+  /** The facts, or null when the host was dropped. */
+  facts: HostFacts | null;
+  /** Why the host was dropped (`timed out after 3000 ms`, `exited 255: ...`), else null. */
+  reason: string | null;
+  /** The probe's pid (its process-group id); null when it did not start. */
+  pid: number | null;
+  /** Wall time of the probe. */
+  duration_ms: number;
+}
+
+/** Options of {@linkcode askHost}. */
+export interface AskOptions {
+  /** Bound on the probe. */
+  timeoutMs: number;
+  /** The bound a timeout reason names (pick-host's whole deadline); default `timeoutMs`. */
+  deadlineMs?: number;
+  /** SIGTERM-to-SIGKILL grace of a probe past its timeout. */
+  graceMs: number;
+  /** Working directory of the probe. */
+  cwd?: string;
+  /** Aborting it terminates the probe at once. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs `host`'s probe and validates its answer.
+ *
+ * Requires `--allow-run` and `--allow-read`.
+ *
+ * @param options Timeout, grace, cwd, abort signal.
+ * @returns The outcome: facts, or why not. Never rejects for the host's sake.
+ */
+export async function askHost(host: HostEntry, options: AskOptions): Promise<HostOutcome> {
+  const [program, ...args] = host.probe;
+  const result = await runScript(program, {
+    args,
+    cwd: options.cwd,
+    timeoutMs: options.timeoutMs,
+    graceMs: options.graceMs,
+    maxOutputBytes: PROBE_OUTPUT_CAP,
+    signal: options.signal,
+  });
+  const outcome = { host, pid: result.pid, duration_ms: result.duration_ms };
+  let reason: string | null = null;
+  if (failed(result)) {
+    reason = sshFailure(result, options.deadlineMs ?? options.timeoutMs);
+    // The host answered, but has no tyhooks where its ssh commands look.
+    if (result.exit_code === 127 && host.probe.slice(-2).join(" ") === "tyhooks probe") {
+      reason += ` (hint: tyhooks hosts sync ${host.name})`;
+    }
+  } else if (result.stdout_truncated) {
+    reason = `printed more than ${PROBE_OUTPUT_CAP / 1024} KiB`;
+  }
+  if (reason !== null) return { ...outcome, facts: null, reason };
+  const checked = await check(result.stdout);
+  return typeof checked === "string"
+    ? { ...outcome, facts: null, reason: checked }
+    : { ...outcome, facts: checked, reason: null };
+}
+
+/** True when the run did not exit 0. */
+export function failed(result: RunResult): boolean {
+  return result.error !== null || result.timed_out || result.exit_code !== 0;
+}
+
+/**
+ * Why a run over ssh failed: the runner's reason, then the last stderr line, where ssh says why
+ * (`exited 255: ssh: connect to host gpu-3 port 22: Connection refused`).
+ *
+ * @param timeoutMs The bound a timeout reason names.
+ */
+export function sshFailure(result: RunResult, timeoutMs: number): string {
+  const reason = failureReason(result, timeoutMs);
+  const last = result.stderr.trim().split("\n").pop()?.trim();
+  return result.error === null && last ? `${reason}: ${clip(last)}` : reason;
+}
+
+async function check(stdout: string): Promise<HostFacts | string> {
+  const text = stdout.trim();
+  if (text === "") return "printed nothing";
+  const value = decode(text);
+  if (value === undefined) return `printed garbage: ${clip(JSON.stringify(text))}`;
+  const { HostFactsSchema } = await import("./probe_schema.ts");
+  const parsed = HostFactsSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const [issue, ...more] = parsed.error.issues;
+  const field = issue.path.join(".") || "(answer)";
+  const rest = more.length ? ` (and ${more.length} more)` : "";
+  // zod words a missing field as a type mismatch with undefined; say it plainly.
+  const what = issue.message.endsWith("received undefined") ? "missing" : issue.message;
+  return `wrong probe answer: "${field}": ${what}${rest}`;
+}
+
+// The whole output, else its last line: a login shell's rc file may print before the answer.
+function decode(text: string): unknown {
+  for (const candidate of [text, text.slice(text.lastIndexOf("\n") + 1)]) {
+    try {
+      return JSON.parse(candidate);
+    } catch {
+      // Try the next.
+    }
+  }
+  return undefined;
+}
+
+function clip(text: string, max = 120): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+// Choosing among the hosts that answered, and the reason given.
+
+/**
+ * The strategies, the default first.
+ */
+export const STRATEGIES = ["most-free-memory", "least-loaded"] as const;
+/**
+ * A strategy: the most available memory, or the lowest 1-minute load per CPU.
+ */
+export type Strategy = typeof STRATEGIES[number];
+
+/**
+ * A host that answered.
+ */
+export interface Candidate {
+  /** The host's name, as the hosts file gives it. */
+  name: string;
+  /** What its probe answered. */
+  facts: HostFacts;
+}
+
+/**
+ * The chosen host and why.
+ */
+export interface Choice {
+  /** The chosen host's name. */
+  name: string;
+  /** E.g. `most free memory: 12.3 GiB of 31.2 GiB`. */
+  reason: string;
+}
+
+const UNITS = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+
+/**
+ * Formats a byte count with binary units and one decimal.
+ *
+ * @returns E.g. `12.3 GiB`.
+ */
+export function formatBytes(bytes: number): string {
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < UNITS.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${UNITS[unit]}`;
+}
+
+// Load per CPU is compared as it is shown, to 0.01: hosts a person reads as equally loaded are
+// a tie, and the name decides, rather than noise in the third decimal.
+function loadPerCpu(facts: HostFacts): number {
+  return Math.round((facts.load_avg[0] / facts.cpus) * 100) / 100;
+}
+
+/**
+ * Chooses a host by `strategy`; ties break by name (the alphabetically first wins).
+ *
+ * @param candidates The hosts that answered (at least one).
+ * @param strategy `most-free-memory` (max `mem_available_bytes`) or `least-loaded` (min
+ * `load_avg[0] / cpus`).
+ * @returns The chosen host's name and a reason a person can read.
+ * @throws {RangeError} When `candidates` is empty.
+ * @example
+ * ```ts
+ * import { choose } from "./pick.ts";
+ * const facts = (mem: number, load: number) => ({
+ *   hostname: "h", os: "linux", arch: "x86_64", cpus: 4, load_avg: [load, 0, 0] as [number, number, number],
+ *   mem_total_bytes: 2 ** 35, mem_available_bytes: mem, disk_free_bytes: 0, uptime_s: 1, version: "0.1.0",
+ * });
+ * const hosts = [{ name: "b", facts: facts(2 ** 34, 0.4) }, { name: "a", facts: facts(2 ** 33, 0.1) }];
+ * console.assert(choose(hosts, "most-free-memory").name === "b");
+ * console.assert(choose(hosts, "least-loaded").reason === "least loaded: 0.03 per cpu (load 0.10, 4 cpus)");
+ * ```
+ */
+export function choose(candidates: Candidate[], strategy: Strategy): Choice {
+  if (candidates.length === 0) throw new RangeError("No candidate to choose from");
+  const better = strategy === "least-loaded"
+    ? (a: Candidate, b: Candidate) => loadPerCpu(a.facts) - loadPerCpu(b.facts)
+    : (a: Candidate, b: Candidate) => b.facts.mem_available_bytes - a.facts.mem_available_bytes;
+  const [best] = [...candidates].sort((a, b) =>
+    better(a, b) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+  );
+  const f = best.facts;
+  const reason = strategy === "least-loaded"
+    ? `least loaded: ${loadPerCpu(f).toFixed(2)} per cpu (load ${f.load_avg[0].toFixed(2)}, ${
+      f.cpus === 1 ? "1 cpu" : `${f.cpus} cpus`
+    })`
+    : `most free memory: ${formatBytes(f.mem_available_bytes)} of ${
+      formatBytes(f.mem_total_bytes)
+    }`;
+  return { name: best.name, reason };
 }

@@ -18,10 +18,9 @@ import { createLimit } from "../_util.ts";
 import { join } from "../_path.ts";
 import type { HostFacts } from "./probe_schema.ts";
 import type { Payload, PayloadFile } from "./payload.ts";
-import { askHost, failed, sshFailure } from "./ask_host.ts";
 import { sshCommand } from "./ssh.ts";
 import { runScript } from "../process/run_script.ts";
-import { formatBytes } from "./strategy.ts";
+import { askHost, failed, formatBytes, sshFailure } from "./pick.ts";
 
 /** Default bound on one host's whole sync. */
 export const DEFAULT_SYNC_TIMEOUT_MS = 120_000;

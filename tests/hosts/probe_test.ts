@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
 import { PROBE_FIELDS as FIELDS } from "./_probe_fields.ts";
-import { probeHost } from "../../lib/hosts/probe.ts";
 import { HostFactsSchema } from "../../lib/hosts/probe_schema.ts";
-import { diskFree, parseDfOutput } from "../../lib/hosts/disk_free.ts";
+import { diskFree, parseDfOutput, probeHost } from "../../lib/hosts/probe.ts";
 import { createLogger } from "../../lib/log.ts";
 import { VERSION } from "../../lib/version.ts";
 import { tempDir } from "../_cli.ts";
