@@ -155,7 +155,7 @@ export type {
   ManifestAction,
   ManifestHookSettings,
   ManifestService,
-} from "./plugins/manifest.ts";
+} from "./plugins/manifest_schema.ts";
 export type { PlacementAnswer, PlacementInfo, PlacementRequest } from "./wire/placement.ts";
 export type { PostToolCall, PreToolAnswer, ToolCall, ToolHookRequest } from "./wire/tool.ts";
 export type { HostFacts } from "./hosts/probe_schema.ts";

@@ -10,7 +10,7 @@
 import type { Schema } from "./wire/schema.ts";
 import type { Task } from "./task.ts";
 import * as task from "./wire/task.ts";
-import type { Manifest } from "./plugins/manifest.ts";
+import type { Manifest } from "./plugins/manifest_schema.ts";
 import * as manifest from "./plugins/manifest_schema.ts";
 import type { PlacementAnswer, PlacementRequest } from "./wire/placement.ts";
 import * as placement from "./wire/placement.ts";

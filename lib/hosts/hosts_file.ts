@@ -13,7 +13,7 @@
 
 import { ManifestError, RunError } from "../errors.ts";
 import { readBounded } from "../read_bounded.ts";
-import { unsafeMode } from "../plugins/strict_modes.ts";
+import { unsafeMode } from "../_util.ts";
 import { sshCommand } from "./ssh.ts";
 
 /**

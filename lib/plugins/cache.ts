@@ -24,7 +24,7 @@
 import { dirname, join, resolve, sep } from "../_path.ts";
 import type { PluginIndex } from "./types.ts";
 import type { LoadOptions } from "./load.ts";
-import { collectReports, foldReports } from "./reports.ts";
+import { collectReports, foldReports } from "./load.ts";
 import { modeOf, observing, signature } from "./_observe.ts";
 import { readBounded } from "../read_bounded.ts";
 

@@ -12,23 +12,15 @@
  * @module
  */
 
-import { join, relative } from "../_path.ts";
-import { RunError, UsageError } from "../errors.ts";
-import { copyDir } from "./copy_dir.ts";
-import { isSafeDirName } from "./dir_name.ts";
-import { cloneShallow, pullCheckout, resetCheckout } from "./git.ts";
 import { loadPlugins } from "./load.ts";
-import { isInside } from "./script_path.ts";
 import type { LoadWarning } from "./types.ts";
-import {
-  checkRef,
-  installFolderName,
-  type InstallSource,
-  parseInstallSource,
-  sameSource,
-} from "./install_source.ts";
 import { type InstalledSource, loadSources, saveSource } from "./sources_file.ts";
 import { isCheckout, originUrl } from "./installed.ts";
+import { runScript } from "../process/run_script.ts";
+import { failureReason } from "../process/record.ts";
+import { basename, join, relative, resolve } from "../_path.ts";
+import { RunError, UsageError } from "../errors.ts";
+import { hasControlCharacters, isInside, isSafeDirName } from "./script_path.ts";
 
 /**
  * Options of {@linkcode installPlugin}.
@@ -356,4 +348,301 @@ async function swapIn(staging: string, fresh: string, dest: string): Promise<boo
   }
   await Deno.remove(old, { recursive: true });
   return true;
+}
+
+// Copies a plugin folder: files keep their permission bits (so scripts stay executable),
+// symlinks are copied as symlinks (the loader's confinement check still applies to them), `.git`
+// folders are left out, and anything else (FIFOs, sockets, devices) is skipped.
+
+/** Options of {@linkcode copyDir}. */
+export interface CopyOptions {
+  /** Also give `to` itself the mode of `from` (its contents always get theirs). Default false. */
+  keepMode?: boolean;
+}
+
+/**
+ * Copies `from` into `to` (which must exist), recursively. Requires `--allow-read` and
+ * `--allow-write`.
+ *
+ * @param options Whether `to` takes the mode of `from`.
+ */
+export async function copyDir(from: string, to: string, options: CopyOptions = {}): Promise<void> {
+  for await (const entry of Deno.readDir(from)) {
+    if (entry.name === ".git") continue;
+    const source = join(from, entry.name);
+    const target = join(to, entry.name);
+    if (entry.isSymlink) {
+      await Deno.symlink(await Deno.readLink(source), target);
+    } else if (entry.isDirectory) {
+      await Deno.mkdir(target);
+      await copyDir(source, target, { keepMode: true });
+    } else if (entry.isFile) {
+      await Deno.copyFile(source, target);
+    }
+  }
+  if (options.keepMode) {
+    // Set after filling it: a read-only source folder must not block the copy.
+    const { mode } = await Deno.stat(from);
+    if (mode !== null) await Deno.chmod(to, mode & 0o7777);
+  }
+}
+
+// The git calls of `plugins add` and `update`, through the project's runner: git and whatever
+// it starts (ssh, credential helpers) run in their own process group, bounded by a timeout, and
+// are terminated as a group on SIGINT/SIGTERM.
+
+/** How long a clone or pull may take by default: 5 minutes. */
+export const GIT_TIMEOUT_MS = 5 * 60_000;
+
+/** Options of {@linkcode runGit}. */
+export interface GitOptions {
+  /** Terminates git's process group when aborted. */
+  signal?: AbortSignal;
+  /** Bound on the git call; default {@linkcode GIT_TIMEOUT_MS}. */
+  timeoutMs?: number;
+  /** Sees git's stderr as it comes (its progress meter). */
+  onProgress?: (chunk: Uint8Array) => void;
+}
+
+/**
+ * Runs `git <args>`, failing with git's own last words. git never prompts: a URL that needs
+ * credentials or an unknown ssh host key fails instead of hanging. Requires `--allow-run`.
+ *
+ * @param args The arguments after `git`.
+ * @param options The abort signal and timeout.
+ * @returns What git printed on stdout.
+ * @throws {RunError} When git cannot start, times out, or exits non-zero.
+ */
+export async function runGit(args: string[], options: GitOptions = {}): Promise<string> {
+  const timeoutMs = options.timeoutMs ?? GIT_TIMEOUT_MS;
+  const result = await runScript("git", {
+    args,
+    env: {
+      GIT_TERMINAL_PROMPT: "0",
+      GIT_ASKPASS: "",
+      SSH_ASKPASS: "",
+      // Only the transports SOURCE may name: never ext::, fd:: or a redirect to another.
+      GIT_ALLOW_PROTOCOL: ALLOWED_PROTOCOLS,
+      // ssh would otherwise ask about host keys or passwords on the terminal.
+      GIT_SSH_COMMAND: Deno.env.get("GIT_SSH_COMMAND") ?? "ssh -o BatchMode=yes",
+    },
+    timeoutMs,
+    signal: options.signal,
+    onOutput: options.onProgress && ((stream, chunk) => {
+      if (stream === "stderr") options.onProgress?.(chunk);
+    }),
+  });
+  if (result.error === null && !result.timed_out && result.exit_code === 0) return result.stdout;
+  // git's "fatal:" line says what went wrong; hints and advice follow it.
+  const lines = result.stderr.trim().split("\n");
+  const stderr = lines.find((l) => l.startsWith("fatal:")) ?? lines.at(-1) ?? "";
+  const command = args[0] === "-C" ? args[2] : args[0];
+  throw new RunError(
+    `git ${command} failed (${failureReason(result, timeoutMs)})${stderr ? `: ${stderr}` : ""}`,
+  );
+}
+
+/** Options of {@linkcode cloneShallow}. */
+export interface CloneOptions extends GitOptions {
+  /** A branch, tag or commit to check out (checked by `checkRef`). */
+  ref?: string;
+}
+
+/**
+ * Clones `url` into `dest` with `--depth 1`, checking out `ref` when given: a branch or tag
+ * through `--branch`, else (a commit) by fetching it alone. SOURCE and REF come after `--` or
+ * glued to their flag, so neither can be read as an option. Requires `--allow-run`.
+ *
+ * @param url A URL or path accepted by `parseInstallSource`.
+ * @param options The ref, progress callback, abort signal and timeout.
+ * @throws {RunError} When git fails.
+ */
+export async function cloneShallow(
+  url: string,
+  dest: string,
+  options: CloneOptions = {},
+): Promise<void> {
+  const progress = options.onProgress ? ["--progress"] : ["--quiet"];
+  const { ref } = options;
+  if (ref === undefined) {
+    await runGit(["clone", "--depth", "1", ...progress, "--", url, dest], options);
+    return;
+  }
+  try {
+    await runGit(
+      ["clone", "--depth", "1", ...progress, `--branch=${ref}`, "--", url, dest],
+      options,
+    );
+    return;
+  } catch (error) {
+    // Not a branch or tag: a commit id is fetched alone (servers allow it over protocol v2).
+    if (!/^[0-9a-f]{4,64}$/i.test(ref)) throw error;
+    await Deno.remove(dest, { recursive: true }).catch(() => {});
+  }
+  await runGit(["clone", "--depth", "1", ...progress, "--no-checkout", "--", url, dest], options);
+  await runGit(["-C", dest, "fetch", "--quiet", "--depth", "1", "origin", ref], options);
+  await runGit(["-C", dest, "checkout", "--quiet", "--detach", "FETCH_HEAD"], options);
+}
+
+/**
+ * Moves an installed checkout forward in place, as ty does (`git pull --ff-only`), or to `ref`
+ * (fetched alone, checked out detached), keeping files the plugin wrote there (logs, state).
+ * Requires `--allow-run`.
+ *
+ * @param options The ref, progress callback, abort signal and timeout.
+ * @returns The commit it was at before, to roll back to with {@linkcode resetCheckout}.
+ * @throws {RunError} When git fails (local changes in the way, history rewritten upstream).
+ */
+export async function pullCheckout(dir: string, options: CloneOptions = {}): Promise<string> {
+  const before = (await runGit(["-C", dir, "rev-parse", "--verify", "HEAD"], options)).trim();
+  const progress = options.onProgress ? ["--progress"] : ["--quiet"];
+  if (options.ref === undefined) {
+    await runGit(["-C", dir, "pull", "--ff-only", ...progress], options);
+  } else {
+    await runGit(["-C", dir, "fetch", ...progress, "--depth", "1", "origin", options.ref], options);
+    await runGit(["-C", dir, "checkout", "--quiet", "--detach", "FETCH_HEAD"], options);
+  }
+  return before;
+}
+
+/**
+ * Puts a checkout back at `commit` (a rolled-back update). Requires `--allow-run`.
+ *
+ * @param commit What {@linkcode pullCheckout} returned.
+ * @param options The abort signal and timeout.
+ */
+export async function resetCheckout(
+  dir: string,
+  commit: string,
+  options: GitOptions = {},
+): Promise<void> {
+  await runGit(["-C", dir, "reset", "--quiet", "--hard", commit], options);
+}
+
+// What `plugins add SOURCE` accepts, as ty accepts it: a git URL, a GitHub shorthand, or a local
+// path. Everything git is given is checked here first, so that no SOURCE or REF can reach git as
+// an option or through a transport other than https, ssh and file (no `ext::`, no `fd::`).
+
+/** A parsed SOURCE: a URL git clones, or a local folder (cloned when a repository, else copied). */
+export type InstallSource =
+  | { kind: "git"; url: string }
+  | { kind: "local"; path: string };
+
+/** The transports git may use for an install (`GIT_ALLOW_PROTOCOL`). */
+export const ALLOWED_PROTOCOLS = "https:ssh:file";
+
+const FORMS = [
+  "hint: accepted forms:",
+  "  https://host/owner/repo.git, ssh://[user@]host/path, git@host:owner/repo.git, file:///path",
+  "  owner/repo or github.com/owner/repo (GitHub)",
+  "  ./dir, ../dir, /dir, ~/dir (a local folder or repository)",
+].join("\n");
+
+// user@host:path, as scp and git write it. Neither user nor host may look like an option.
+const SCP_LIKE = /^([A-Za-z0-9._~][A-Za-z0-9._~-]*)@([A-Za-z0-9.][A-Za-z0-9.-]*):(.+)$/;
+const GITHUB_NAME = /^[A-Za-z0-9_.][A-Za-z0-9_.-]*$/;
+
+/**
+ * Parses SOURCE. Requires `--allow-read` (a bare word that names an existing folder is a path, as
+ * in ty) and `--allow-env` (HOME, for `~`).
+ *
+ * @returns The source to clone or copy.
+ * @throws {UsageError} For anything that is not one of the accepted forms.
+ */
+export async function parseInstallSource(source: string): Promise<InstallSource> {
+  const text = source.trim();
+  const bad = (why: string) =>
+    new UsageError(`Invalid plugin source ${JSON.stringify(source)}: ${why}`, FORMS);
+  if (text === "") throw bad("it is empty");
+  if (hasControlCharacters(text)) throw bad("it holds control characters");
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(text)) return { kind: "git", url: checkUrl(text, bad) };
+  if (text.startsWith("github.com/")) {
+    return { kind: "git", url: github(text.slice("github.com/".length), bad) };
+  }
+  const scp = SCP_LIKE.exec(text);
+  if (scp !== null) {
+    if (scp[3].startsWith("-")) throw bad("its path starts with -");
+    return { kind: "git", url: text };
+  }
+  if (/^(?:\.{1,2}\/|\/|~\/|~$|\.{1,2}$)/.test(text)) return { kind: "local", path: local(text) };
+  if (/^[A-Za-z][A-Za-z0-9+.-]*::/.test(text)) throw bad("that git transport is not allowed");
+  // ty: a bare word naming an existing folder is a path; otherwise owner/repo means GitHub.
+  if ((await Deno.stat(text).catch(() => null))?.isDirectory) {
+    return { kind: "local", path: resolve(text) };
+  }
+  if (text.split("/").length === 2 && !/\s/.test(text)) {
+    return { kind: "git", url: github(text, bad) };
+  }
+  throw bad("it is not a git URL, owner/repo, or a local path");
+}
+
+function checkUrl(text: string, bad: (why: string) => UsageError): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw bad("it is not a valid URL");
+  }
+  const scheme = url.protocol.slice(0, -1).toLowerCase();
+  if (!ALLOWED_PROTOCOLS.split(":").includes(scheme)) {
+    throw bad(`the ${JSON.stringify(scheme)} transport is not allowed (https, ssh or file)`);
+  }
+  if (scheme !== "file" && (url.hostname === "" || url.hostname.startsWith("-"))) {
+    throw bad("its host is empty or starts with -");
+  }
+  if (url.username.startsWith("-")) throw bad("its user starts with -");
+  return text;
+}
+
+function github(path: string, bad: (why: string) => UsageError): string {
+  const parts = path.replace(/\/+$/, "").replace(/\.git$/, "").split("/");
+  if (parts.length !== 2 || !parts.every((p) => GITHUB_NAME.test(p) && p !== "." && p !== "..")) {
+    throw bad("expected owner/repo");
+  }
+  return `https://github.com/${parts[0]}/${parts[1]}.git`;
+}
+
+function local(path: string): string {
+  if (path === "~" || path.startsWith("~/")) {
+    const home = Deno.env.get("HOME");
+    if (home) return resolve(home, path.slice(2));
+  }
+  return resolve(path);
+}
+
+/**
+ * Checks a `--ref`: a branch, tag or commit name, which can never be read as an option.
+ *
+ * @throws {UsageError} When it is empty, starts with `-`, or holds spaces or control characters.
+ */
+export function checkRef(ref: string): string {
+  if (ref === "" || ref.startsWith("-") || /\s/.test(ref) || hasControlCharacters(ref)) {
+    throw new UsageError(
+      `Invalid value ${JSON.stringify(ref)} for flag "--ref": expected a branch, tag or commit`,
+      "hint: a ref never starts with - and holds no spaces",
+    );
+  }
+  return ref;
+}
+
+/**
+ * The install folder ty would use for a source: the repository's or folder's base name without
+ * `.git` (`…/ty-notify.git` -> `ty-notify`).
+ *
+ * @returns The folder name (not yet checked to be safe).
+ */
+export function installFolderName(source: InstallSource): string {
+  if (source.kind === "local") return basename(source.path).replace(/\.git$/, "");
+  const path = source.url.replace(/[?#].*$/, "").replace(/\/+$/, "");
+  const last = path.split(/[/:]/).at(-1) ?? "";
+  return last.replace(/\.git$/, "");
+}
+
+/**
+ * Do two recorded sources name the same repository? Trailing slashes and `.git` do not count,
+ * so ty's `https://github.com/o/r` and tyhooks' `https://github.com/o/r.git` agree.
+ */
+export function sameSource(a: string, b: string): boolean {
+  const norm = (s: string) => s.trim().replace(/\/+$/, "").replace(/\.git$/, "");
+  return norm(a) === norm(b);
 }

@@ -8,7 +8,7 @@
 
 import { join } from "../_path.ts";
 import { RunError, UsageError } from "../errors.ts";
-import { isSafeDirName } from "./dir_name.ts";
+import { isSafeDirName } from "./script_path.ts";
 import { manifestJsonSchema } from "./json_schema.ts";
 
 /** What to scaffold. */

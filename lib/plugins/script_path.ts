@@ -10,7 +10,7 @@
 
 import { join, sep } from "../_path.ts";
 import { observe } from "./_observe.ts";
-import { unsafeMode } from "./strict_modes.ts";
+import { unsafeMode } from "../_util.ts";
 
 /** A plugin dir as given and as resolved through symlinks. */
 export interface PluginRoot {
@@ -115,4 +115,36 @@ function resolvePath(root: PluginRoot, written: string): Resolved {
   observe(real);
   const outside = lexicallyOut || !isInside(root.realDir, real) ? real : null;
   return { ok: true, path, real, outside };
+}
+
+// Plugin folder names: `plugins add` installs into `<plugins-dir>/<name>`, so a name must be one
+// safe path segment.
+
+/**
+ * Can `name` be a plugin's folder name? One path segment, not `.`/`..`, not hidden (discovery
+ * skips dot-folders), no control characters, at most 255 bytes.
+ */
+export function isSafeDirName(name: string): boolean {
+  return name !== "" && !name.startsWith(".") && !/[/\\]/.test(name) &&
+    !hasControlCharacters(name) && new TextEncoder().encode(name).length <= 255;
+}
+
+/**
+ * Does `text` hold a control character (NUL, newline, escape...)? Such names would break
+ * listings, logs and environment variables.
+ */
+export function hasControlCharacters(text: string): boolean {
+  // deno-lint-ignore no-control-regex -- matching control characters is the point
+  return /[\x00-\x1f\x7f]/.test(text);
+}
+
+/**
+ * The folder name a source suggests: its last path segment, without a trailing `.git`.
+ *
+ * @param source A git URL or a local path.
+ * @returns E.g. `tracker` for `https://host/me/tracker.git` or `git@host:me/tracker.git`.
+ */
+export function sourceBaseName(source: string): string {
+  const last = source.replace(/[/\\]+$/, "").split(/[/\\:]/).at(-1) ?? "";
+  return last.replace(/\.git$/, "");
 }

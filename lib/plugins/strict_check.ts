@@ -16,7 +16,7 @@ import {
   ManifestSchema,
   ServiceSchema,
 } from "./manifest_schema.ts";
-import { locate } from "./locate.ts";
+import { locate } from "./read_manifest.ts";
 import { describeIssue, pathText, unknownEvent, unknownKey } from "./messages.ts";
 import { closest, isRecord } from "../_util.ts";
 import { SETTING_KEYS } from "./hook_settings.ts";

@@ -7,7 +7,7 @@
 
 import { dirname, resolve } from "../_path.ts";
 import type { LoadWarning } from "./types.ts";
-import { type Collected, collectReports, foldReports } from "./reports.ts";
+import { type Collected, collectReports, foldReports } from "./load.ts";
 import type { LoadOptions } from "./load.ts";
 
 /**

@@ -2,8 +2,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { loadPlugins } from "../../lib/plugins/load.ts";
-import { MAX_DIRS } from "../../lib/plugins/discover.ts";
+import { loadPlugins, MAX_DIRS } from "../../lib/plugins/load.ts";
 import { makeTree } from "../_cli.ts";
 
 const SCRIPT = "#!/bin/sh\nexit 0\n";

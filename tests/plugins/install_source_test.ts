@@ -5,7 +5,7 @@ import {
   installFolderName,
   parseInstallSource,
   sameSource,
-} from "../../lib/plugins/install_source.ts";
+} from "../../lib/plugins/install.ts";
 import { UsageError } from "../../lib/errors.ts";
 import { tempDir } from "../_cli.ts";
 
