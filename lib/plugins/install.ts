@@ -14,8 +14,13 @@
 
 import { loadPlugins } from "./load.ts";
 import type { LoadWarning } from "./types.ts";
-import { type InstalledSource, loadSources, saveSource } from "./sources_file.ts";
-import { isCheckout, originUrl } from "./installed.ts";
+import {
+  type InstalledSource,
+  isCheckout,
+  loadSources,
+  originUrl,
+  saveSource,
+} from "./installed.ts";
 import { runScript } from "../process/run_script.ts";
 import { failureReason } from "../process/record.ts";
 import { basename, join, relative, resolve } from "../_path.ts";

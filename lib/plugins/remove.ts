@@ -10,8 +10,7 @@ import { dirname, join, relative } from "../_path.ts";
 import { RunError } from "../errors.ts";
 import { loadPlugins } from "./load.ts";
 import { isInside } from "./script_path.ts";
-import { saveSource } from "./sources_file.ts";
-import { findNamed, firstSymlink, installFolderOf } from "./installed.ts";
+import { findNamed, firstSymlink, installFolderOf, saveSource } from "./installed.ts";
 
 /**
  * What {@linkcode removePlugin} removed.

@@ -10,8 +10,14 @@ import { join } from "../_path.ts";
 import { RunError } from "../errors.ts";
 import { loadPlugins } from "./load.ts";
 import { type InstallOptions, type InstallResult, placeInstall } from "./install.ts";
-import { loadSources } from "./sources_file.ts";
-import { findNamed, firstSymlink, installFolderOf, isCheckout, originUrl } from "./installed.ts";
+import {
+  findNamed,
+  firstSymlink,
+  installFolderOf,
+  isCheckout,
+  loadSources,
+  originUrl,
+} from "./installed.ts";
 
 /** One install's update: what it became, or why it failed (then it is unchanged). */
 export type UpdateOutcome =
