@@ -92,7 +92,7 @@ export {
 export { BLOCK_EXIT_CODE, judgePreRun, type PreOutcome } from "./consult/tool_hooks.ts";
 export { type LoadOptions, loadPlugins } from "./plugins/load.ts";
 export { validatePlugins, type ValidationResult } from "./plugins/validate.ts";
-export { type PluginJson, type PluginListJson, pluginListJson } from "./plugins/index_json.ts";
+export { type PluginJson, type PluginListJson, pluginListJson } from "./plugins/listing.ts";
 export { manifestJsonSchema } from "./plugins/json_schema.ts";
 export { type InstallOptions, installPlugin, type InstallResult } from "./plugins/install.ts";
 export { removePlugin, type RemoveResult } from "./plugins/remove.ts";

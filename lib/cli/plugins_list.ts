@@ -2,10 +2,9 @@ import type { CommandContext, CommandSpec } from "./command.ts";
 import { relative } from "../_path.ts";
 import { hooksDir } from "../dirs.ts";
 import { loadIndexQuietly } from "./_shared.ts";
-import { pluginListJson } from "../plugins/index_json.ts";
 import type { Plugin } from "../plugins/types.ts";
 import { logWarnings } from "../plugins/messages.ts";
-import { type LegacyHooks, readLegacyHooks } from "../plugins/legacy_hooks.ts";
+import { type LegacyHooks, pluginListJson, readLegacyHooks } from "../plugins/listing.ts";
 import { isInside } from "../plugins/script_path.ts";
 
 export const spec: CommandSpec = {

@@ -86,7 +86,7 @@ function health(call: Call): Promise<Response> {
 
 /** `GET /v1/plugins` -> the `plugins list --json` document, built by the same function. */
 async function plugins(call: Call): Promise<Response> {
-  const { pluginListJson } = await import("../plugins/index_json.ts");
+  const { pluginListJson } = await import("../plugins/listing.ts");
   return json(200, pluginListJson(call.snapshot.index));
 }
 

@@ -1,13 +1,92 @@
 /**
- * The legacy hooks dir (`<config>/task/hooks/<event>`, ty's first hook system) as `plugins list`
- * and `plugins validate` show it: which events have a hook, and what would keep one from running.
+ * What `plugins list` and `plugins validate` show: the `plugins list --json` document (also
+ * `GET /v1/plugins`), built field by field so its shape is exactly the one SPEC promises, whatever
+ * the index types grow; and the legacy hooks dir beside the plugins.
  *
  * @module
  */
 
 import { join } from "../_path.ts";
-import type { LoadWarning } from "./types.ts";
+import type { LoadWarning, PluginIndex } from "./types.ts";
 import { closest } from "../_util.ts";
+
+/**
+ * One plugin in the listing.
+ */
+export interface PluginJson {
+  /** The plugin's name. */
+  name: string;
+  /** From the manifest; empty when it has none. */
+  version: string;
+  /** From the manifest; empty when it has none. */
+  description: string;
+  /** Absolute plugin directory. */
+  dir: string;
+  /** Event -> absolute script path. */
+  hooks: Record<string, string>;
+  /** The usable actions. */
+  actions: { id: string; label: string; command: string }[];
+  /** The usable services. */
+  services: { name: string; command: string; cwd: string; env: string[]; restart: string }[];
+  /** Workflow names, sorted. */
+  workflows: string[];
+  /** Routine names, sorted. */
+  routines: string[];
+}
+
+/**
+ * The listing.
+ */
+export interface PluginListJson {
+  /** The plugins, sorted by name. */
+  plugins: PluginJson[];
+  /** What was skipped or dropped while loading. */
+  warnings: LoadWarning[];
+}
+
+/**
+ * Builds the listing document from an index.
+ *
+ * @returns `{"plugins":[...],"warnings":[...]}`, every field present.
+ * @example
+ * ```ts
+ * import { pluginListJson } from "./listing.ts";
+ * const doc = pluginListJson({ dir: "/p", plugins: [], warnings: [] });
+ * console.assert(JSON.stringify(doc) === '{"plugins":[],"warnings":[]}');
+ * ```
+ */
+export function pluginListJson(index: PluginIndex): PluginListJson {
+  return {
+    plugins: index.plugins.map((p) => ({
+      name: p.name,
+      version: p.version,
+      description: p.description,
+      dir: p.dir,
+      hooks: { ...p.hooks },
+      actions: p.actions.map((a) => ({ id: a.id, label: a.label, command: a.command })),
+      services: p.services.map((s) => ({
+        name: s.name,
+        command: s.command,
+        cwd: s.cwd,
+        env: [...s.env],
+        restart: s.restart,
+      })),
+      workflows: [...p.workflows],
+      routines: [...p.routines],
+    })),
+    warnings: index.warnings.map(warningJson),
+  };
+}
+
+/**
+ * One warning or lint problem as JSON: `{"plugin","path","line","column","message"}`.
+ */
+export function warningJson(w: LoadWarning): LoadWarning {
+  return { plugin: w.plugin, path: w.path, line: w.line, column: w.column, message: w.message };
+}
+
+// The legacy hooks dir (`<config>/task/hooks/<event>`, ty's first hook system) as `plugins list`
+// and `plugins validate` show it: which events have a hook, and what would keep one from running.
 
 /** Events a legacy hook may be named after (ty fires these into the hooks dir). */
 const LEGACY_EVENTS = [
