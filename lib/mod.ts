@@ -95,7 +95,7 @@ export { validatePlugins, type ValidationResult } from "./plugins/validate.ts";
 export { type PluginJson, type PluginListJson, pluginListJson } from "./plugins/listing.ts";
 export { manifestJsonSchema } from "./plugins/json_schema.ts";
 export { type InstallOptions, installPlugin, type InstallResult } from "./plugins/install.ts";
-export { removePlugin, type RemoveResult } from "./plugins/remove.ts";
+export { removePlugin, type RemoveResult } from "./plugins/installed.ts";
 export { probeHost, type ProbeOptions } from "./hosts/probe.ts";
 export { defaultProbe, type HostEntry, parseHostsFile, readHostsFile } from "./hosts/hosts_file.ts";
 export { sshCommand } from "./hosts/ssh.ts";

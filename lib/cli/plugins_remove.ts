@@ -1,6 +1,6 @@
 import type { CommandContext, CommandSpec } from "./command.ts";
 import { pluginsDir } from "../dirs.ts";
-import { removePlugin } from "../plugins/remove.ts";
+import { removePlugin } from "../plugins/installed.ts";
 
 export const spec: CommandSpec = {
   name: "plugins remove",

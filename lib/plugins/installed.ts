@@ -1,7 +1,8 @@
 /**
  * Installed folders as `plugins update` and `remove` see them: which install a name means (a
  * plugin name, a plugin folder, or an install folder, as in ty), where a checkout came from, and
- * whether a path is reached through a symlink (then nothing is written or deleted through it).
+ * whether a path is reached through a symlink (then nothing is written or deleted through it);
+ * and `plugins remove` itself.
  *
  * @module
  */
@@ -10,7 +11,8 @@ import { RunError } from "../errors.ts";
 import { readBounded } from "../read_bounded.ts";
 import type { Plugin, PluginIndex } from "./types.ts";
 import { isInside } from "./script_path.ts";
-import { join, relative, sep } from "../_path.ts";
+import { dirname, join, relative, sep } from "../_path.ts";
+import { loadPlugins } from "./load.ts";
 
 /** What a NAME given to `update` or `remove` resolved to. */
 export interface NamedTarget {
@@ -204,5 +206,92 @@ function ordered(r: InstalledSource): InstalledSource {
     ...(r.subdir ? { subdir: r.subdir } : {}),
     ...(r.installed_at ? { installed_at: r.installed_at } : {}),
     ...(r.ref ? { ref: r.ref } : {}),
+  };
+}
+
+// `plugins remove NAME` as a library call: delete one plugin's own folder or one install folder,
+// and nothing outside the real plugins dir. A symlink in the plugins dir is unlinked, never
+// followed; a plugin reached through a symlinked collection is refused.
+
+/**
+ * What {@linkcode removePlugin} removed.
+ */
+export interface RemoveResult {
+  /** The path removed (a folder, or a symlink that was unlinked). */
+  path: string;
+  /** True when a symlink was unlinked (its target untouched). */
+  unlinked: boolean;
+  /** The install folder that keeps the rest when a plugin inside it was removed, else null. */
+  keptFolder: string | null;
+}
+
+/**
+ * Removes what NAME means: a plugin (by name, else by folder name) or an install folder.
+ * Requires `--allow-read` and `--allow-write`.
+ *
+ * @param name A plugin name or a folder name, as `plugins list` shows them.
+ * @returns What was removed.
+ * @throws {RunError} When nothing has that name, or removing it would reach outside the plugins
+ * dir through a symlink.
+ * @example
+ * ```ts
+ * import { removePlugin } from "./installed.ts";
+ * const root = await Deno.makeTempDir();
+ * await Deno.mkdir(`${root}/team/one/routines/r`, { recursive: true });
+ * await Deno.writeTextFile(`${root}/team/one/plugin.yaml`, "name: one\n");
+ * await Deno.writeTextFile(`${root}/team/one/routines/r/prompt.md`, "hi\n");
+ * const removed = await removePlugin(root, "one");
+ * console.assert(removed.path === `${root}/team/one` && removed.keptFolder === `${root}/team`);
+ * ```
+ */
+export async function removePlugin(pluginsDir: string, name: string): Promise<RemoveResult> {
+  const index = await loadPlugins(pluginsDir);
+  const target = await findNamed(index, name);
+  if (target === null) {
+    throw new RunError(
+      `No plugin named ${JSON.stringify(name)} in ${JSON.stringify(index.dir)}`,
+      { hint: 'hint: see "tyhooks plugins list"' },
+    );
+  }
+  const root = index.dir;
+  const realRoot = await Deno.realPath(root);
+  const link = await firstSymlink(root, target.dir);
+  if (link !== null && link.path !== target.dir) {
+    // Deleting through the link would delete where it points: the attack of issue 12.
+    const top = installFolderOf(root, link.path);
+    throw new RunError(
+      `Refusing to remove ${JSON.stringify(name)}: it lies inside ${
+        JSON.stringify(link.path)
+      }, a symlink to ${JSON.stringify(link.target)}, outside the plugins dir`,
+      {
+        hint: link.path === join(root, top)
+          ? `hint: remove the symlink itself with "tyhooks plugins remove ${top}"`
+          : `hint: remove the symlink ${JSON.stringify(link.path)} itself`,
+      },
+    );
+  }
+  const top = installFolderOf(root, target.dir);
+  const nested = target.dir !== join(root, top);
+  if (link !== null) {
+    await Deno.remove(target.dir);
+  } else {
+    const real = await Deno.realPath(target.dir);
+    if (
+      real === realRoot || !isInside(realRoot, real) ||
+      real !== join(realRoot, relative(root, target.dir))
+    ) {
+      throw new RunError(
+        `Refusing to remove ${JSON.stringify(target.dir)}: not inside the plugins dir`,
+      );
+    }
+    await Deno.remove(real, { recursive: true });
+  }
+  if (!nested) await saveSource(realRoot, top, null);
+  return {
+    path: target.dir,
+    unlinked: link !== null,
+    keptFolder: nested && (await Deno.lstat(dirname(target.dir)).catch(() => null)) !== null
+      ? join(root, top)
+      : null,
   };
 }
