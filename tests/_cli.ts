@@ -6,7 +6,7 @@
 
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { RUN_FLAGS } from "../lib/hosts/payload.ts";
+import { RUN_FLAGS } from "../lib/hosts/sync.ts";
 
 /** The repository root. */
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");

@@ -3,8 +3,7 @@ import { durationOption } from "./_shared.ts";
 import { RunError, UsageError } from "../errors.ts";
 import { clearableTimeout } from "../_timers.ts";
 import { pluginsDir } from "../dirs.ts";
-import { preparePayload } from "../hosts/payload.ts";
-import { DEFAULT_SYNC_TIMEOUT_MS, describeSync, syncHosts } from "../hosts/sync.ts";
+import { DEFAULT_SYNC_TIMEOUT_MS, describeSync, preparePayload, syncHosts } from "../hosts/sync.ts";
 import { sshCommand } from "../hosts/ssh.ts";
 
 export const spec: CommandSpec = {

@@ -1,6 +1,6 @@
 import type { CommandContext, CommandSpec } from "./command.ts";
 import { pluginsDir } from "../dirs.ts";
-import { updateInstalls } from "../plugins/update.ts";
+import { updateInstalls } from "../plugins/install.ts";
 import { logWarnings } from "../plugins/messages.ts";
 import { installLine, progressSink } from "./plugins_add.ts";
 
