@@ -1,33 +1,45 @@
 /**
  * Loads one plugin dir, forgivingly: reads the manifest, keeps every usable entry and records a
  * problem (with its line and column) for every one it drops. Whether the plugin as a whole is
- * skipped is decided here too; name clashes between plugins are decided by the caller.
+ * skipped is decided here too; name clashes between plugins are decided by the caller. Also the
+ * strict half of `plugins validate`, which reads the same manifest against the strict schema.
  *
  * This module pulls in zod and yaml, so it is only ever imported dynamically.
  *
  * @module
  */
 
-import { locate, type ParsedManifest, type Position, readManifest } from "./read_manifest.ts";
 import { observe } from "./_observe.ts";
-import { isRecord, unsafeMode } from "../_util.ts";
-import { buildHookSettings } from "./hook_settings.ts";
 import { z } from "zod";
 import {
   describeIssue,
   dropped,
   kindOf,
   outsideDir,
+  pathText,
   type Problem,
   quote,
   REASONS,
   skipped,
+  unknownEvent,
+  unknownKey,
 } from "./messages.ts";
-import type { LoadWarning, Plugin, PluginAction, PluginService } from "./types.ts";
-import { ActionSchema, ENV_ENTRY, HooksSchema, ServiceSchema } from "./manifest_schema.ts";
 import { checkCwd, checkScript, hasControlCharacters, type PluginRoot } from "./script_path.ts";
 import { dirname, extname, join, relative } from "../_path.ts";
 import { byCodeUnit } from "./load.ts";
+import type { LoadWarning, Plugin, PluginAction, PluginService } from "./types.ts";
+import {
+  ActionSchema,
+  ENV_ENTRY,
+  HooksSchema,
+  KNOWN_EVENTS,
+  MANIFEST_KEYS,
+  ManifestSchema,
+  ServiceSchema,
+} from "./manifest_schema.ts";
+import { locate, type ParsedManifest, type Position, readManifest } from "./read_manifest.ts";
+import { closest, isRecord, unsafeMode } from "../_util.ts";
+import { buildHookSettings, SETTING_KEYS } from "./hook_settings.ts";
 
 /** Everything learned about one plugin dir. */
 export interface PluginReport {
@@ -531,4 +543,63 @@ function statIsFile(path: string): boolean {
   } catch {
     return false;
   }
+}
+
+// The strict half of `plugins validate`: the whole manifest against the strict zod schema
+// (unknown keys, wrong types), plus event names that look like typos of known ones.
+
+const ACTION_KEYS = Object.keys(ActionSchema.shape);
+const SERVICE_KEYS = Object.keys(ServiceSchema.shape);
+
+/**
+ * Lints one parsed manifest strictly. Returns nothing for a manifest that could not be parsed
+ * (the loader already said why).
+ *
+ * @returns The problems, each with a line and column.
+ */
+export function strictProblems(report: PluginReport): LoadWarning[] {
+  const parsed = report.parsed;
+  if (parsed === null) return [];
+  const problems: LoadWarning[] = [];
+  const add = (message: string, at: readonly PropertyKey[], key = false) => {
+    const { line, column } = locate(parsed, at, { key });
+    problems.push({ plugin: report.name, path: report.manifest, line, column, message });
+  };
+  const result = ManifestSchema.safeParse(parsed.typed, { reportInput: true });
+  for (const issue of result.error?.issues ?? []) {
+    if (issue.code !== "unrecognized_keys") {
+      add(describeIssue(issue), issue.path);
+      continue;
+    }
+    const known = issue.path.length === 0
+      ? MANIFEST_KEYS
+      : issue.path[0] === "actions"
+      ? ACTION_KEYS
+      : issue.path[0] === "tyhooks"
+      ? SETTING_KEYS
+      : SERVICE_KEYS;
+    for (const key of issue.keys) {
+      add(unknownKey(key, pathText(issue.path), closest(key, known)), [...issue.path, key], true);
+    }
+  }
+  if (parsed.extraDocuments !== null) {
+    const { count, line, column } = parsed.extraDocuments;
+    problems.push({
+      plugin: report.name,
+      path: report.manifest,
+      line,
+      column,
+      message: `plugin.yaml holds ${count} more YAML ${
+        count === 1 ? "document" : "documents"
+      } after the first, which ${count === 1 ? "is" : "are"} not read (as in ty)`,
+    });
+  }
+  const typed = parsed.typed;
+  if (isRecord(typed) && isRecord(typed.hooks)) {
+    for (const event of Object.keys(typed.hooks)) {
+      const suggestion = closest(event, KNOWN_EVENTS);
+      if (suggestion !== undefined) add(unknownEvent(event, suggestion), ["hooks", event], true);
+    }
+  }
+  return problems;
 }

@@ -55,7 +55,7 @@ async function lint(collected: Collected): Promise<ValidationResult> {
   const { warnings } = foldReports(collected, { everyProblem: true });
   const problems = [...warnings];
   if (collected.reports.length > 0) {
-    const { strictProblems } = await import("./strict_check.ts");
+    const { strictProblems } = await import("./inspect_plugin.ts");
     // A place the loader already complained about needs no second, zod-worded message.
     const seen = new Set(warnings.map(where));
     for (const report of collected.reports) {
