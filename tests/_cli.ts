@@ -163,6 +163,19 @@ export async function makeTree(files: Record<string, string>): Promise<string> {
   return dir;
 }
 
+/** Runs `fn` on a tree of `files` (see {@linkcode makeTree}), removed as soon as it ends. */
+export async function withTree(
+  files: Record<string, string>,
+  fn: (dir: string) => Promise<void>,
+): Promise<void> {
+  const dir = await makeTree(files);
+  try {
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
 /** Writes `files` under `dir` (see {@linkcode makeTree}). */
 export async function writeTree(dir: string, files: Record<string, string>): Promise<void> {
   for (const [path, content] of Object.entries(files)) {

@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cli, makeTree } from "../_cli.ts";
+import { cli, withTree } from "../_cli.ts";
 
 const ENV = { TYHOOKS_NO_CACHE: "1" };
 
@@ -27,18 +27,6 @@ if grep -q '"rm ' "$TASK_PLUGIN_DIR/../request.json"; then
 fi
 `;
 
-async function withPlugins(
-  files: Record<string, string>,
-  fn: (dir: string) => Promise<void>,
-): Promise<void> {
-  const dir = await makeTree(files);
-  try {
-    await fn(dir);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
-
 function guardFiles(script: string): Record<string, string> {
   return {
     "plugins/guard/plugin.yaml": "name: guard\nhooks:\n  pre_tool_call: guard.sh\n",
@@ -47,7 +35,7 @@ function guardFiles(script: string): Record<string, string> {
 }
 
 Deno.test("tool pre --claude blocks with exit 2, the reason on stderr and nothing on stdout", async () => {
-  await withPlugins(guardFiles(GUARD), async (dir) => {
+  await withTree(guardFiles(GUARD), async (dir) => {
     const r = await cli(["tool", "pre", "--claude", "--plugins-dir", join(dir, "plugins")], {
       stdin: PRE_INPUT,
       env: ENV,
@@ -69,7 +57,7 @@ Deno.test("tool pre --claude blocks with exit 2, the reason on stderr and nothin
 });
 
 Deno.test("tool pre --claude allows with exit 0 and prints nothing", async () => {
-  await withPlugins(guardFiles(GUARD), async (dir) => {
+  await withTree(guardFiles(GUARD), async (dir) => {
     const input = JSON.stringify({ ...JSON.parse(PRE_INPUT), tool_input: { command: "ls" } });
     const r = await cli(["tool", "pre", "--claude", "--plugins-dir", join(dir, "plugins")], {
       stdin: input,
@@ -80,7 +68,7 @@ Deno.test("tool pre --claude allows with exit 0 and prints nothing", async () =>
 });
 
 Deno.test("tool pre --claude exits 2 on garbage stdin, and not 2 with --on-failure allow", async () => {
-  await withPlugins(guardFiles(GUARD), async (dir) => {
+  await withTree(guardFiles(GUARD), async (dir) => {
     const plugins = join(dir, "plugins");
     for (const stdin of ["not json", "", "[1]", '{"tool_input":{}}']) {
       const r = await cli(["tool", "pre", "--claude", "--plugins-dir", plugins], {
@@ -122,7 +110,7 @@ Deno.test("tool pre --claude exits 2 on a usage error, even one found before the
 });
 
 Deno.test("tool pre --claude blocks when a hook times out, and allows with --on-failure allow", async () => {
-  await withPlugins(guardFiles("#!/bin/sh\nexec sleep 30\n"), async (dir) => {
+  await withTree(guardFiles("#!/bin/sh\nexec sleep 30\n"), async (dir) => {
     const args = [
       "tool",
       "pre",
@@ -143,7 +131,7 @@ Deno.test("tool pre --claude blocks when a hook times out, and allows with --on-
 });
 
 Deno.test("tool post --claude tells the post hooks, with tool_response as the result, exit 0", async () => {
-  await withPlugins({
+  await withTree({
     "plugins/log/plugin.yaml": "name: log\nhooks:\n  post_tool_call: log.sh\n",
     "plugins/log/log.sh": '#!/bin/sh\ncat > "$TASK_PLUGIN_DIR/../request.json"\n',
   }, async (dir) => {
@@ -168,7 +156,7 @@ Deno.test("tool post --claude tells the post hooks, with tool_response as the re
 });
 
 Deno.test("tool pre and tool post --request - read tyhooks' own request JSON on stdin", async () => {
-  await withPlugins({
+  await withTree({
     ...guardFiles(GUARD),
     "plugins/log/plugin.yaml": "name: log\nhooks:\n  post_tool_call: log.sh\n",
     "plugins/log/log.sh": '#!/bin/sh\ncat > "$TASK_PLUGIN_DIR/../post.json"\n',
@@ -195,7 +183,7 @@ Deno.test("tool pre and tool post --request - read tyhooks' own request JSON on 
 });
 
 Deno.test("a Write or a tool result over 1 MiB reaches the hooks through the bridge, not a block (review)", async () => {
-  await withPlugins({
+  await withTree({
     ...guardFiles(GUARD),
     "plugins/audit/plugin.yaml": "name: audit\nhooks:\n  post_tool_call: audit.sh\n",
     "plugins/audit/audit.sh": '#!/bin/sh\ncat > "$TASK_PLUGIN_DIR/../post.json"\n',

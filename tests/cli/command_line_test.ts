@@ -4,22 +4,10 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cli, makeTree } from "../_cli.ts";
+import { cli, withTree } from "../_cli.ts";
 import { COMMANDS } from "../../lib/cli/commands.ts";
 
 const ENV = { TYHOOKS_NO_CACHE: "1" };
-
-async function withTree(
-  files: Record<string, string>,
-  fn: (dir: string) => Promise<void>,
-): Promise<void> {
-  const dir = await makeTree(files);
-  try {
-    await fn(dir);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
 
 Deno.test("a string flag takes the next word as its value even when it starts with -", async () => {
   await withTree({

@@ -4,21 +4,9 @@ import { loadPlugins } from "../../lib/plugins/load.ts";
 import { validatePlugins } from "../../lib/plugins/validate.ts";
 import { loadPluginsCached } from "../../lib/plugins/cache.ts";
 import { hookSettings, toolMatches } from "../../lib/plugins/hook_settings.ts";
-import { makeTree, tempDir } from "../_cli.ts";
+import { tempDir, withTree } from "../_cli.ts";
 
 const SCRIPT = "#!/bin/sh\nexit 0\n";
-
-async function withTree(
-  files: Record<string, string>,
-  fn: (root: string) => Promise<void>,
-): Promise<void> {
-  const root = await makeTree(files);
-  try {
-    await fn(root);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
-}
 
 const GUARD = {
   "g/guard.sh": SCRIPT,

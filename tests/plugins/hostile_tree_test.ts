@@ -3,19 +3,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { loadPlugins, MAX_DIRS } from "../../lib/plugins/load.ts";
-import { makeTree } from "../_cli.ts";
+import { withTree } from "../_cli.ts";
 
 const SCRIPT = "#!/bin/sh\nexit 0\n";
 const GOOD = { "good/plugin.yaml": "name: good\nhooks:\n  task.done: a.sh\n", "good/a.sh": SCRIPT };
-
-async function withTree(files: Record<string, string>, fn: (root: string) => Promise<void>) {
-  const root = await makeTree(files);
-  try {
-    await fn(root);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
-}
 
 Deno.test("loadPlugins() visits each real directory once through 16 symlinks to the plugins dir", async () => {
   await withTree({

@@ -4,18 +4,9 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { loadPlugins } from "../../lib/plugins/load.ts";
 import { validatePlugins } from "../../lib/plugins/validate.ts";
-import { makeTree } from "../_cli.ts";
+import { makeTree, withTree } from "../_cli.ts";
 
 const SCRIPT = "#!/bin/sh\nexit 0\n";
-
-async function withTree(files: Record<string, string>, fn: (root: string) => Promise<void>) {
-  const root = await makeTree(files);
-  try {
-    await fn(root);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
-}
 
 function lines(problems: { line: number | null; column: number | null; message: string }[]) {
   return problems.map((p) => `${p.line}:${p.column} ${p.message}`);
