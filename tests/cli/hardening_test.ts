@@ -125,8 +125,9 @@ Deno.test("without $HOME, route still answers when the dirs are given (the index
     "r/plugin.yaml": "name: r\nhooks:\n  task.route: r.sh\n",
     "r/r.sh": "#!/bin/sh\necho CLAUDE_CONFIG_DIR=/p\n",
   });
+  // XDG_CACHE_HOME emptied too: inherited, it would name a cache dir after all (the real one).
   const out = await cli(["route", "--plugins-dir", plugins, "--hooks-dir", plugins], {
-    env: { HOME: "" },
+    env: { HOME: "", XDG_CACHE_HOME: "" },
   });
   assert.equal(out.code, 0, out.stderr);
   assert.match(out.stdout, /CLAUDE_CONFIG_DIR=\/p/);
