@@ -127,11 +127,11 @@ export function runnerOptions(ctx: CommandContext, options: RunnerOptions): Runn
   };
 }
 
-/** A Runner for a consulted call, and its `--deadline` as the consult loop takes it. */
+/** A Runner for a consulted call, and the consult loop's options from the command line. */
 export interface ConsultRunner {
   runner: Runner;
-  /** `--deadline`, and when it started (before the plugins were loaded). */
-  deadline: { deadlineMs?: number; startedAt?: number };
+  /** `--sequential`, and `--deadline` with when it started (before the plugins were loaded). */
+  consult: { deadlineMs?: number; startedAt?: number; sequential: boolean };
 }
 
 /**
@@ -142,10 +142,15 @@ export interface ConsultRunner {
  */
 export async function makeConsultRunner(
   ctx: CommandContext,
-  options: RunnerOptions = {},
+  handlers: "route" | "placement" | "hosts" | "tool",
 ): Promise<ConsultRunner> {
+  const timeout = durationOption(ctx, "timeout");
+  const options: RunnerOptions = { timeouts: timeout ? { [handlers]: timeout } : {} };
+  const sequential = ctx.values.sequential === true;
   const deadlineMs = durationOption(ctx, "deadline");
-  if (deadlineMs === undefined) return { runner: await makeRunner(ctx, options), deadline: {} };
+  if (deadlineMs === undefined) {
+    return { runner: await makeRunner(ctx, options), consult: { sequential } };
+  }
   const started = performance.now();
   const timer = clearableTimeout(deadlineMs);
   let index: PluginIndex;
@@ -168,7 +173,7 @@ export async function makeConsultRunner(
   }
   logWarnings(ctx.log, index.warnings);
   const runner = new Runner(index, runnerOptions(ctx, options));
-  return { runner, deadline: { deadlineMs, startedAt: started } };
+  return { runner, consult: { deadlineMs, startedAt: started, sequential } };
 }
 
 /** Where detached runs write their output. */

@@ -94,6 +94,30 @@ export const TASK_OPTIONS: Record<string, OptionSpec> = {
   "task-json": { type: "string", value: "JSON", help: "task JSON given inline" },
 };
 
+/**
+ * The flags every consulted command (`route`, `place`, `hosts`, `tool pre`) takes:
+ * `--sequential`, `--timeout`, `--deadline`, worded for its handlers ("router", "handler", "hook").
+ */
+export function consultOptions(
+  handler: string,
+  defaultTimeout: string,
+  sequentialHelp = `ask one ${handler} after another, as ty does`,
+): Record<string, OptionSpec> {
+  return {
+    sequential: { type: "boolean", help: sequentialHelp },
+    timeout: {
+      type: "string",
+      value: "DUR",
+      help: `per-${handler} timeout (default ${defaultTimeout})`,
+    },
+    deadline: {
+      type: "string",
+      value: "DUR",
+      help: `bound on the whole call (default: the ${handler}s' timeouts)`,
+    },
+  };
+}
+
 /** Reads a string option, or undefined. */
 export function stringOption(values: CommandContext["values"], name: string): string | undefined {
   const value = values[name];

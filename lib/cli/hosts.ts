@@ -1,5 +1,5 @@
-import { type CommandContext, type CommandSpec, TASK_OPTIONS } from "./command.ts";
-import { durationOption, makeConsultRunner, taskOrEmpty } from "./_shared.ts";
+import { type CommandContext, type CommandSpec, consultOptions, TASK_OPTIONS } from "./command.ts";
+import { makeConsultRunner, taskOrEmpty } from "./_shared.ts";
 
 export const spec: CommandSpec = {
   name: "hosts",
@@ -7,13 +7,7 @@ export const spec: CommandSpec = {
     "Ask every task.hosts handler where the task could run, and print their merged candidates.",
   options: {
     ...TASK_OPTIONS,
-    sequential: { type: "boolean", help: "ask one handler after another, as ty does" },
-    timeout: { type: "string", value: "DUR", help: "per-handler timeout (default 5s)" },
-    deadline: {
-      type: "string",
-      value: "DUR",
-      help: "bound on the whole call (default: the handlers' timeouts)",
-    },
+    ...consultOptions("handler", "5s"),
   },
   details: [
     'Prints {"hosts":[{"name","target","workdir","detail"}]}. Every handler is asked (all at',
@@ -25,14 +19,8 @@ export const spec: CommandSpec = {
 
 export async function run(ctx: CommandContext): Promise<number> {
   const task = await taskOrEmpty(ctx);
-  const timeout = durationOption(ctx, "timeout");
-  const { runner, deadline } = await makeConsultRunner(ctx, {
-    timeouts: timeout ? { hosts: timeout } : {},
-  });
-  const list = await runner.listHosts(task, {
-    ...deadline,
-    sequential: ctx.values.sequential === true,
-  });
+  const { runner, consult } = await makeConsultRunner(ctx, "hosts");
+  const list = await runner.listHosts(task, consult);
   await ctx.print(JSON.stringify(list) + "\n");
   return 0;
 }

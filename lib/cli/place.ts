@@ -1,5 +1,5 @@
-import { type CommandContext, type CommandSpec, TASK_OPTIONS } from "./command.ts";
-import { durationOption, makeConsultRunner, taskOrEmpty } from "./_shared.ts";
+import { type CommandContext, type CommandSpec, consultOptions, TASK_OPTIONS } from "./command.ts";
+import { makeConsultRunner, taskOrEmpty } from "./_shared.ts";
 import { PLACEMENT_EVENT } from "../consult/placement.ts";
 
 /** Exit code when a remote target was required and nobody named one. */
@@ -15,13 +15,7 @@ export const spec: CommandSpec = {
       type: "boolean",
       help: "the task must run remotely: tell the handlers, and exit 3 when none names a target",
     },
-    sequential: { type: "boolean", help: "ask one handler after another, as ty does" },
-    timeout: { type: "string", value: "DUR", help: "per-handler timeout (default 5s)" },
-    deadline: {
-      type: "string",
-      value: "DUR",
-      help: "bound on the whole call (default: the handlers' timeouts)",
-    },
+    ...consultOptions("handler", "5s"),
   },
   details: [
     'Prints {"target","workdir","reason","handler"}; an empty target means "run locally".',
@@ -34,14 +28,11 @@ export const spec: CommandSpec = {
 
 export async function run(ctx: CommandContext): Promise<number> {
   const task = await taskOrEmpty(ctx);
-  const timeout = durationOption(ctx, "timeout");
   const remoteRequired = ctx.values["remote-required"] === true;
-  const { runner, deadline } = await makeConsultRunner(ctx, {
-    timeouts: timeout ? { placement: timeout } : {},
-  });
+  const { runner, consult } = await makeConsultRunner(ctx, "placement");
   const placement = await runner.resolvePlacement(
     { ...task, remote_required: remoteRequired },
-    { ...deadline, sequential: ctx.values.sequential === true },
+    consult,
   );
   await ctx.print(JSON.stringify(placement) + "\n");
   if (remoteRequired && placement.target === "") {

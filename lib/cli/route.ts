@@ -1,5 +1,5 @@
-import { type CommandContext, type CommandSpec, TASK_OPTIONS } from "./command.ts";
-import { durationOption, makeConsultRunner, taskOrEmpty } from "./_shared.ts";
+import { type CommandContext, type CommandSpec, consultOptions, TASK_OPTIONS } from "./command.ts";
+import { makeConsultRunner, taskOrEmpty } from "./_shared.ts";
 import type { RouteResult } from "../consult/route.ts";
 import type { Logger } from "../log.ts";
 
@@ -14,13 +14,7 @@ export const spec: CommandSpec = {
       type: "boolean",
       help: "ask even for a task ty would not route (executor not claude, or its own config dir)",
     },
-    sequential: { type: "boolean", help: "ask one router after another, as ty does" },
-    timeout: { type: "string", value: "DUR", help: "per-router timeout (default 15s)" },
-    deadline: {
-      type: "string",
-      value: "DUR",
-      help: "bound on the whole call (default: the routers' timeouts)",
-    },
+    ...consultOptions("router", "15s"),
   },
   details: [
     "Prints PLUGIN=name, CLAUDE_CONFIG_DIR=dir, HOLD=1 (when the task must wait) and REASON=text,",
@@ -33,14 +27,10 @@ export const spec: CommandSpec = {
 
 export async function run(ctx: CommandContext): Promise<number> {
   const task = await taskOrEmpty(ctx);
-  const timeout = durationOption(ctx, "timeout");
-  const { runner, deadline } = await makeConsultRunner(ctx, {
-    timeouts: timeout ? { route: timeout } : {},
-  });
+  const { runner, consult } = await makeConsultRunner(ctx, "route");
   const decision = await runner.route(task, {
-    ...deadline,
+    ...consult,
     force: ctx.values.force === true,
-    sequential: ctx.values.sequential === true,
   });
   if (ctx.values.json) await ctx.print(JSON.stringify(decision) + "\n");
   else if (decision.plugin !== "") await ctx.print(keyValueLines(decision, ctx.log));

@@ -1,5 +1,5 @@
-import type { CommandContext, CommandSpec } from "./command.ts";
-import { durationOption, makeConsultRunner } from "./_shared.ts";
+import { type CommandContext, type CommandSpec, consultOptions } from "./command.ts";
+import { makeConsultRunner } from "./_shared.ts";
 import { failurePolicy, hookPaths, readToolCall, TOOL_CALL_OPTIONS } from "./_tool_call.ts";
 
 /** Exit code of a blocked call. */
@@ -12,13 +12,8 @@ export const spec: CommandSpec = {
   options: {
     ...TOOL_CALL_OPTIONS,
     "pre-hook": { type: "string", value: "FILE", multiple: true, help: "a pre hook script" },
-    sequential: { type: "boolean", help: "ask one hook after another" },
-    timeout: { type: "string", value: "DUR", help: "per-hook timeout (default 30s)" },
-    deadline: {
-      type: "string",
-      value: "DUR",
-      help: "bound on the whole call (default: the hooks' timeouts)",
-    },
+    // ty has no tool hooks: no "as ty does" here.
+    ...consultOptions("hook", "30s", "ask one hook after another"),
   },
   details: [
     'Prints {"action","reason"}. Exit 0 when allowed, 2 when blocked. A hook allows with exit 0',
@@ -32,19 +27,13 @@ export const spec: CommandSpec = {
 export async function run(ctx: CommandContext): Promise<number> {
   const call = await readToolCall(ctx, "tool pre");
   const onFailure = failurePolicy(ctx);
-  const timeout = durationOption(ctx, "timeout");
-  const { runner, deadline } = await makeConsultRunner(ctx, {
-    timeouts: timeout ? { tool: timeout } : {},
-  });
+  const { runner, consult } = await makeConsultRunner(ctx, "tool");
   const { ToolHooks } = await import("../consult/tool_hooks.ts");
   const hooks = new ToolHooks(runner, {
     preHooks: hookPaths(ctx, "pre-hook"),
     onFailure,
   });
-  const verdict = await hooks.preToolCall(call, {
-    ...deadline,
-    sequential: ctx.values.sequential === true,
-  });
+  const verdict = await hooks.preToolCall(call, consult);
   // Claude Code's contract: the exit code is the answer, a block's reason goes to stderr.
   if (ctx.values.claude) {
     if (verdict.action === "block") ctx.printError(`${verdict.reason || "Blocked by tyhooks"}\n`);
