@@ -102,27 +102,27 @@ Deno.test("deno task cli resolves relative paths where the user stands and print
   });
 });
 
+/** `deno install -g` of `entry` (as README gives it) into `dir`; returns the installed command. */
+async function installGlobal(
+  dir: string,
+  env: Record<string, string>,
+  entry: string[],
+): Promise<string> {
+  const root = join(dir, "install-root");
+  const install = await exec([
+    Deno.execPath(),
+    ...["install", "-g", "-f", "-q", "--root", root, "-n", "tyhooks"],
+    ...PERMISSION_FLAGS,
+    ...V8_FLAGS,
+    ...entry,
+  ], { cwd: dir, env });
+  assert.equal(install.code, 0, install.stderr);
+  return join(root, "bin", "tyhooks");
+}
+
 Deno.test("deno install -g from the checkout puts a tyhooks command that works from any directory", async () => {
   await withScratch(async (dir, env) => {
-    const root = join(dir, "install-root");
-    const install = await exec([
-      Deno.execPath(),
-      "install",
-      "-g",
-      "-f",
-      "-q",
-      "--root",
-      root,
-      "-n",
-      "tyhooks",
-      ...PERMISSION_FLAGS,
-      ...V8_FLAGS,
-      "--config",
-      join(ROOT, "deno.json"),
-      MAIN,
-    ], { cwd: dir, env });
-    assert.equal(install.code, 0, install.stderr);
-    const tyhooks = join(root, "bin", "tyhooks");
+    const tyhooks = await installGlobal(dir, env, ["--config", join(ROOT, "deno.json"), MAIN]);
     assert.equal((await exec([tyhooks, "-V"], { cwd: dir, env })).stdout, `tyhooks ${VERSION}\n`);
     const r = await exec([tyhooks, ...FIRE], { cwd: dir, env });
     assertFired(r, r.stderr.trim().split("\n"));
@@ -138,23 +138,8 @@ Deno.test("deno install -g of the bundle puts a tyhooks command that works from 
       .map((arg) => arg === "main.ts" ? MAIN : arg);
     const built = await exec([Deno.execPath(), ...bundleArgs], { cwd: ROOT, env });
     assert.equal(built.code, 0, built.stderr);
-    const root = join(dir, "install-root");
-    const install = await exec([
-      Deno.execPath(),
-      "install",
-      "-g",
-      "-f",
-      "-q",
-      "--root",
-      root,
-      "-n",
-      "tyhooks",
-      ...PERMISSION_FLAGS,
-      ...V8_FLAGS,
-      join(dir, "tyhooks.js"),
-    ], { cwd: dir, env });
-    assert.equal(install.code, 0, install.stderr);
-    const r = await exec([join(root, "bin", "tyhooks"), ...FIRE], { cwd: dir, env });
+    const tyhooks = await installGlobal(dir, env, [join(dir, "tyhooks.js")]);
+    const r = await exec([tyhooks, ...FIRE], { cwd: dir, env });
     assertFired(r, r.stderr.trim().split("\n"));
   });
 });
