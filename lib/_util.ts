@@ -9,6 +9,7 @@
  * @module
  */
 
+import { dirname, resolve } from "./_path.ts";
 import type { Schema, SchemaIssue } from "./wire/schema.ts";
 
 /**
@@ -173,9 +174,9 @@ function editDistance(a: string, b: string): number {
   return previous[b.length];
 }
 
-// sshd's `StrictModes` for plugins: a plugin dir or script that another user could write is not
-// trusted to decide what runs. The loader still loads it (as ty does) but warns, and
-// `plugins validate` reports it.
+// sshd's `StrictModes`: what another user could write is not trusted to decide what runs. For a
+// plugin dir or script the loader still loads it (as ty does) but warns, and `plugins validate`
+// reports it; the daemon refuses a socket dir another user could change.
 
 /**
  * Why `info` (a plugin dir or script) is not safe, or null when it is: writable by group or
@@ -205,6 +206,52 @@ export function unsafeMode(
     };
   }
   return null;
+}
+
+/**
+ * Why someone other than the user (or root) could replace an entry of `dir`, or null when nobody
+ * can. Every directory on the way, as written and as resolved, must be owned by the user or root
+ * and, when group or others may write to it, sticky (as `/tmp` is, so only an entry's owner can
+ * remove or rename it); a symbolic link on the way must be the user's or root's.
+ *
+ * Requires `--allow-read`.
+ *
+ * @param dir An existing directory.
+ */
+export function unsafeDirReason(dir: string): string | null {
+  const me = currentUid();
+  if (me === null) return "the user id is not known";
+  let real: string;
+  try {
+    real = Deno.realPathSync(dir);
+  } catch (error) {
+    return `"${dir}" cannot be resolved: ${(error as Error).message}`;
+  }
+  for (const path of new Set([...chain(resolve(dir)), ...chain(real)])) {
+    let info: Deno.FileInfo;
+    try {
+      info = Deno.lstatSync(path);
+    } catch (error) {
+      return `"${path}" cannot be checked: ${(error as Error).message}`;
+    }
+    if (info.uid !== null && info.uid !== me && info.uid !== 0) {
+      return `"${path}" belongs to another user (uid ${info.uid})`;
+    }
+    if (info.isSymlink || info.mode === null) continue;
+    const sticky = (info.mode & 0o1000) !== 0;
+    if ((info.mode & 0o022) !== 0 && !sticky) {
+      const mode = (info.mode & 0o7777).toString(8).padStart(4, "0");
+      return `"${path}" is writable by group or others and not sticky (mode ${mode})`;
+    }
+  }
+  return null;
+}
+
+/** `dir` and each of its ancestors, up to `/`. */
+function chain(dir: string): string[] {
+  const paths = [dir];
+  for (let up = dirname(dir); up !== paths.at(-1); up = dirname(up)) paths.push(up);
+  return paths;
 }
 
 function currentUid(): number | null {

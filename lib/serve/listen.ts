@@ -16,7 +16,7 @@ import { dirname, isAbsolute, join, resolve } from "../_path.ts";
 import { RunError, UsageError } from "../errors.ts";
 import { runtimeDir } from "../dirs.ts";
 import { readBounded } from "../read_bounded.ts";
-import { unsafeDirReason } from "../safe_dir.ts";
+import { unsafeDirReason } from "../_util.ts";
 import { errorResponse } from "./http.ts";
 import { ConnServer, type ConnServerOptions, openFilesLimit } from "./conn_server.ts";
 
