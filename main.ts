@@ -6,7 +6,8 @@
  */
 
 import { describeFailure, failsClosed, prepare } from "./lib/cli/dispatch.ts";
-import { RunError, UsageError } from "./lib/errors.ts";
+import { UsageError } from "./lib/cli/command.ts";
+import { InputError, NotFoundError, RunError } from "./lib/errors.ts";
 
 const EXIT_BLOCKED = 2;
 const EXIT_USAGE = 64;
@@ -77,7 +78,7 @@ if (import.meta.main) {
     // A command that failed because it was interrupted still exits as interrupted.
     code = caught !== undefined
       ? SIGNAL_EXIT[caught]
-      : error instanceof UsageError
+      : error instanceof UsageError || error instanceof InputError || error instanceof NotFoundError
       ? EXIT_USAGE
       : 1;
   }

@@ -1,34 +1,79 @@
 /**
- * The few typed errors tyhooks throws. Everything else is a value: a run record, a decision, a
- * warning. Only `main.ts` turns these into exit codes.
+ * The few typed errors the library throws. Everything else is a value: a run record, a decision,
+ * a warning. Only `main.ts` turns these into exit codes, and the daemon into HTTP statuses.
  *
  * @module
  */
 
 /**
- * A bad command line or a bad input given on it (flag, argument, task JSON). Exit code 64.
+ * A value given to the library that it cannot use: a task, a `--listen` address, a token file, a
+ * plugin source. The command line exits 64 on it.
  *
  * @example
  * ```ts
- * import { UsageError } from "./errors.ts";
- * const err = new UsageError('Unknown flag "--colour"', "hint: see tyhooks --help");
- * console.assert(err.message.startsWith("Unknown flag"));
+ * import { InputError } from "./errors.ts";
+ * const err = new InputError('Invalid value "7700" for flag "--listen"', {
+ *   input: "--listen",
+ *   hint: "hint: use unix:PATH, HOST:PORT or [IPV6]:PORT",
+ * });
+ * console.assert(err.input === "--listen" && err.hint?.startsWith("hint:"));
  * ```
  */
-export class UsageError extends Error {
-  /** Always `"UsageError"`. */
-  override name = "UsageError";
+export class InputError extends Error {
+  /** Always `"InputError"`. */
+  override name = "InputError";
+  /** Which input was wrong, e.g. `--listen`, `--task-json`, `--token-file`, `source`. */
+  readonly input: string;
   /** A line telling the user how to fix it, printed after the message. */
   readonly hint: string | undefined;
-  /**
-   * Makes the error.
-   *
-   * @param message What was wrong, naming the bad input.
-   * @param hint The fix, when known.
-   */
-  constructor(message: string, hint?: string) {
+  /** `message` names the bad input; `options` says which it was and the fix, when known. */
+  constructor(message: string, options: { input: string; hint?: string }) {
     super(message);
-    this.hint = hint;
+    this.input = options.input;
+    this.hint = options.hint;
+  }
+}
+
+/**
+ * A plugin or a plugin's action that the index does not hold. The command line exits 64 on it,
+ * the daemon answers 404.
+ *
+ * @example
+ * ```ts
+ * import { NotFoundError } from "./errors.ts";
+ * const err = new NotFoundError({ kind: "action", name: "pull", plugin: "sync", known: ["push"] });
+ * console.assert(err.message === 'Unknown action "pull" in plugin "sync"');
+ * console.assert(err.hint === 'hint: its actions: "push"');
+ * ```
+ */
+export class NotFoundError extends Error {
+  /** Always `"NotFoundError"`. */
+  override name = "NotFoundError";
+  /** What was looked for. */
+  readonly kind: "plugin" | "action";
+  /** The name asked for. */
+  readonly wanted: string;
+  /** The plugin searched, for an action; null for a plugin. */
+  readonly plugin: string | null;
+  /** The names that do exist. */
+  readonly known: readonly string[];
+  /** The names that do exist, as a line printed after the message. */
+  readonly hint: string;
+  /** Words the message and the hint from what was looked for, where, and what exists. */
+  constructor(
+    what: { kind: "plugin" | "action"; name: string; plugin?: string; known: readonly string[] },
+  ) {
+    const names = what.known.map((n) => `"${n}"`).join(", ") || "none";
+    super(
+      what.kind === "plugin"
+        ? `Unknown plugin "${what.name}"`
+        : `Unknown action "${what.name}" in plugin "${what.plugin}"`,
+    );
+    this.kind = what.kind;
+    this.wanted = what.name;
+    this.plugin = what.plugin ?? null;
+    this.known = what.known;
+    this.hint = `hint: ${what.kind === "plugin" ? "installed plugins" : "its actions"}: ${names}`;
   }
 }
 
@@ -51,13 +96,7 @@ export class ManifestError extends Error {
   readonly line: number | null;
   /** 1-based column, or null when unknown. */
   readonly column: number | null;
-  /**
-   * Makes the error.
-   *
-   * @param path The file that is wrong.
-   * @param message What is wrong with it.
-   * @param where Line and column, when known.
-   */
+  /** `message` says what is wrong with the file at `path`; `where` is its line and column. */
   constructor(path: string, message: string, where: { line?: number; column?: number } = {}) {
     super(message);
     this.path = path;
@@ -68,7 +107,7 @@ export class ManifestError extends Error {
 
 /**
  * A failure of tyhooks itself while doing its job (not a script's failure, which is a record).
- * Exit code 1.
+ * The command line exits 1 on it.
  *
  * @example
  * ```ts
@@ -82,12 +121,7 @@ export class RunError extends Error {
   override name = "RunError";
   /** A line telling the user how to fix it, printed after the message. */
   readonly hint: string | undefined;
-  /**
-   * Makes the error.
-   *
-   * @param message What went wrong.
-   * @param options The cause, and the fix when known (`hint: ...`).
-   */
+  /** `message` says what went wrong; `options` holds the cause and the fix (`hint: ...`). */
   constructor(message: string, options: ErrorOptions & { hint?: string } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.hint = options.hint;

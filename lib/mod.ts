@@ -12,7 +12,7 @@
  * @module
  */
 
-export { ManifestError, RunError, UsageError } from "./errors.ts";
+export { InputError, ManifestError, NotFoundError, RunError } from "./errors.ts";
 export {
   createLogger,
   LOG_LEVELS,

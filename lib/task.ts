@@ -4,7 +4,7 @@
  * @module
  */
 
-import { UsageError } from "./errors.ts";
+import { InputError } from "./errors.ts";
 import { isRecord, issueText, parseJson } from "./_util.ts";
 import type { Task } from "./wire/task.ts";
 
@@ -36,7 +36,7 @@ export const EMPTY_TASK: Task = Object.freeze({
  * @param value The decoded JSON.
  * @param source Names the input in errors, e.g. `--task-json`.
  * @returns The task.
- * @throws {UsageError} Naming the bad field, e.g. `Invalid task in --task-json: "id" must be ...`.
+ * @throws {InputError} Naming the bad field, e.g. `Invalid task in --task-json: "id" must be ...`.
  * @example
  * ```ts
  * import { validateTask } from "./task.ts";
@@ -48,14 +48,15 @@ export async function validateTask(value: unknown, source: string): Promise<Task
   const fast = wellFormedTask(value);
   if (fast !== null) return fast;
   if (!isRecord(value)) {
-    throw new UsageError(`Invalid task in ${source}: expected a JSON object`);
+    throw new InputError(`Invalid task in ${source}: expected a JSON object`, { input: source });
   }
   // Something is off: zod, the source of truth, says precisely what.
   const { TaskSchema } = await import("./wire/task.ts");
   const result = TaskSchema.safeParse(value);
   if (result.success) return result.data;
-  throw new UsageError(
+  throw new InputError(
     `Invalid task in ${source}: ${issueText(result.error.issues[0], '"(task)"')}`,
+    { input: source },
   );
 }
 
@@ -106,7 +107,7 @@ function wellFormedTask(value: unknown): Task | null {
  * @param text The JSON text.
  * @param source Names the input in errors.
  * @returns The task.
- * @throws {UsageError} On malformed JSON or a bad field.
+ * @throws {InputError} On malformed JSON or a bad field.
  * @example
  * ```ts
  * import { parseTask } from "./task.ts";
@@ -116,7 +117,9 @@ function wellFormedTask(value: unknown): Task | null {
  */
 export async function parseTask(text: string, source: string): Promise<Task> {
   const json = parseJson(text);
-  if (!json.ok) throw new UsageError(`Invalid task in ${source}: ${json.error}`);
+  if (!json.ok) {
+    throw new InputError(`Invalid task in ${source}: ${json.error}`, { input: source });
+  }
   return await validateTask(json.value, source);
 }
 

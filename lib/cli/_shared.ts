@@ -8,7 +8,7 @@
 import { join } from "../_path.ts";
 import type { CommandContext } from "./command.ts";
 import { stringOption } from "./command.ts";
-import { UsageError } from "../errors.ts";
+import { UsageError } from "./command.ts";
 import { parseDuration } from "../duration.ts";
 import { EMPTY_TASK, parseTask, type Task } from "../task.ts";
 import { cacheDir, hooksDir, pluginsDir } from "../dirs.ts";

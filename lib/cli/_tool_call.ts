@@ -8,7 +8,7 @@
 
 import { resolve } from "../_path.ts";
 import { type CommandContext, type OptionSpec, stringOption } from "./command.ts";
-import { UsageError } from "../errors.ts";
+import { UsageError } from "./command.ts";
 import { INPUT_CAPS, readBounded } from "../read_bounded.ts";
 import { issueText } from "../_util.ts";
 

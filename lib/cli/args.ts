@@ -13,7 +13,7 @@ import {
   type OptionSpec,
 } from "./command.ts";
 import { type CommandEntry, COMMANDS } from "./commands.ts";
-import { UsageError } from "../errors.ts";
+import { UsageError } from "./command.ts";
 import { closest } from "../_util.ts";
 
 /** What the words of a command line name. */

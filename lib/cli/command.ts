@@ -7,6 +7,17 @@
 
 import type { Logger, LogLevel } from "../log.ts";
 
+/** A bad command line: a flag, an argument, a file named on it. Exit code 64. */
+export class UsageError extends Error {
+  override name = "UsageError";
+  /** A line telling the user how to fix it, printed after the message. */
+  readonly hint: string | undefined;
+  constructor(message: string, hint?: string) {
+    super(message);
+    this.hint = hint;
+  }
+}
+
 /** One flag of a command. */
 export interface OptionSpec {
   type: "string" | "boolean";

@@ -17,7 +17,7 @@ import {
   unknownCommand,
   VERSION_OPTION,
 } from "./args.ts";
-import { RunError, UsageError } from "../errors.ts";
+import { UsageError } from "./command.ts";
 import { createLogger, LOG_LEVELS, type LogLevel } from "../log.ts";
 import { VERSION } from "../version.ts";
 
@@ -188,11 +188,18 @@ export function failsClosed(args: string[]): boolean {
 /** The line a fatal error prints on stderr: text, or one JSON object with `--log-format json`. */
 export function describeFailure(error: unknown, args: string[]): string {
   const message = error instanceof Error ? error.message : String(error);
-  const hint = error instanceof UsageError || error instanceof RunError ? error.hint : undefined;
+  // UsageError, InputError, NotFoundError and RunError carry the fix when it is known.
+  const hint = (error as { hint?: unknown })?.hint;
+  const fix = typeof hint === "string" && hint !== "" ? hint : undefined;
   // --log-format json promises one JSON object a stderr line, fatal errors included.
   if (flagValues(args, "log-format").at(-1) === "json") {
-    return JSON.stringify({ time: new Date().toISOString(), level: "error", msg: message, hint }) +
+    return JSON.stringify({
+      time: new Date().toISOString(),
+      level: "error",
+      msg: message,
+      hint: fix,
+    }) +
       "\n";
   }
-  return `tyhooks: ${message}${hint ? `\n${hint}` : ""}\n`;
+  return `tyhooks: ${message}${fix ? `\n${fix}` : ""}\n`;
 }

@@ -20,7 +20,7 @@ import {
   relaunchDetached,
   runnerOptions,
 } from "./_shared.ts";
-import { UsageError } from "../errors.ts";
+import { UsageError } from "./command.ts";
 import { hooksDir } from "../dirs.ts";
 import { Runner } from "../hooks/runner.ts";
 import { failureReason, type RunResult, toRecord } from "../process/record.ts";

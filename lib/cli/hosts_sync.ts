@@ -1,6 +1,7 @@
 import type { CommandContext, CommandSpec } from "./command.ts";
 import { durationOption } from "./_shared.ts";
-import { RunError, UsageError } from "../errors.ts";
+import { RunError } from "../errors.ts";
+import { UsageError } from "./command.ts";
 import { clearableTimeout } from "../_timers.ts";
 import { pluginsDir } from "../dirs.ts";
 import { DEFAULT_SYNC_TIMEOUT_MS, describeSync, preparePayload, syncHosts } from "../hosts/sync.ts";

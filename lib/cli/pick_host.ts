@@ -1,7 +1,7 @@
 import { dirname, resolve } from "../_path.ts";
 import { type CommandContext, type CommandSpec, stringOption, TASK_OPTIONS } from "./command.ts";
 import { durationOption, makeRunner, taskOrEmpty } from "./_shared.ts";
-import { UsageError } from "../errors.ts";
+import { UsageError } from "./command.ts";
 import { defaultProbe, type HostEntry, readHostsFile } from "../hosts/hosts_file.ts";
 import { DEFAULT_PICK_TIMEOUT_MS, pickHost, STRATEGIES, type Strategy } from "../hosts/pick.ts";
 

@@ -4,7 +4,7 @@ import { hooksDir, pluginsDir } from "../dirs.ts";
 import { validatePluginDir, validatePlugins } from "../plugins/validate.ts";
 import { readLegacyHooks, warningJson } from "../plugins/listing.ts";
 import type { LoadWarning } from "../plugins/types.ts";
-import { UsageError } from "../errors.ts";
+import { UsageError } from "./command.ts";
 
 export const spec: CommandSpec = {
   name: "plugins validate",

@@ -1,6 +1,6 @@
 import type { CommandContext, CommandSpec } from "./command.ts";
 import { durationOption, loadIndex } from "./_shared.ts";
-import { UsageError } from "../errors.ts";
+import { UsageError } from "./command.ts";
 import { stderrSink } from "../services/line_relay.ts";
 import { startServices } from "../services/service_set.ts";
 import { DEFAULT_STOP_TIMEOUT_MS, parseEnvEntry } from "../services/supervisor.ts";

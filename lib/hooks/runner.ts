@@ -11,7 +11,7 @@ import { excerpt } from "../_util.ts";
 import type { Plugin, PluginIndex } from "../plugins/types.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import { EMPTY_TASK, type Task, taskEnv } from "../task.ts";
-import { UsageError } from "../errors.ts";
+import { NotFoundError } from "../errors.ts";
 import { DEFAULT_GRACE_MS, type RunOptions, runScript } from "../process/run_script.ts";
 import {
   failureReason,
@@ -365,7 +365,7 @@ export class Runner {
    * @param task The task, if any.
    * @param live Output seen as it comes, and a stdin to pass through (`plugins run`).
    * @returns The run result with its output.
-   * @throws {UsageError} When the plugin or the action does not exist.
+   * @throws {NotFoundError} When the plugin or the action does not exist.
    */
   async runAction(
     pluginName: string,
@@ -375,16 +375,13 @@ export class Runner {
   ): Promise<RunResult> {
     const plugin = this.index.plugins.find((p) => p.name === pluginName);
     if (plugin === undefined) {
-      const names = this.index.plugins.map((p) => `"${p.name}"`).join(", ") || "none";
-      throw new UsageError(`Unknown plugin "${pluginName}"`, `hint: installed plugins: ${names}`);
+      const known = this.index.plugins.map((p) => p.name);
+      throw new NotFoundError({ kind: "plugin", name: pluginName, known });
     }
     const action = plugin.actions.find((a) => a.id === actionId);
     if (action === undefined) {
-      const ids = plugin.actions.map((a) => `"${a.id}"`).join(", ") || "none";
-      throw new UsageError(
-        `Unknown action "${actionId}" in plugin "${pluginName}"`,
-        `hint: its actions: ${ids}`,
-      );
+      const known = plugin.actions.map((a) => a.id);
+      throw new NotFoundError({ kind: "action", name: actionId, plugin: pluginName, known });
     }
     const env = { ...(task ? taskEnv(task) : {}), ...pluginEnv(plugin) };
     return await this.run(action.command, {

@@ -28,7 +28,7 @@ import { runScript } from "../process/run_script.ts";
 import { failureReason } from "../process/record.ts";
 import { hasControlCharacters, isInside, isSafeDirName } from "./script_path.ts";
 import { basename, join, relative, resolve } from "../_path.ts";
-import { RunError, UsageError } from "../errors.ts";
+import { InputError, RunError } from "../errors.ts";
 
 /**
  * Options of {@linkcode installPlugin}.
@@ -70,7 +70,7 @@ export interface InstallResult {
  * @param source A git URL, `owner/repo`, `github.com/owner/repo`, or a local path.
  * @param options Folder name, ref, progress and abort signal.
  * @returns What was installed where.
- * @throws {UsageError} For a SOURCE, `--name` or `--ref` of the wrong form.
+ * @throws {InputError} For a SOURCE, `--name` or `--ref` of the wrong form.
  * @throws {RunError} When git fails, the source holds no usable plugin, or the folder holds
  * something else.
  * @example
@@ -93,17 +93,18 @@ export async function installPlugin(
   const parsed = await parseInstallSource(source);
   const ref = options.ref === undefined ? undefined : checkRef(options.ref);
   if (options.name !== undefined && !isSafeDirName(options.name)) {
-    throw new UsageError(
+    throw new InputError(
       `Invalid value ${JSON.stringify(options.name)} for flag "--name": expected one folder name`,
-      "hint: letters, digits, - and _ are safe; no /, no leading dot",
+      { input: "--name", hint: "hint: letters, digits, - and _ are safe; no /, no leading dot" },
     );
   }
   if (parsed.kind === "local" && !(await Deno.stat(parsed.path).catch(() => null))?.isDirectory) {
     throw new RunError(`Cannot install ${JSON.stringify(source)}: no such folder`);
   }
   if (ref !== undefined && parsed.kind === "local" && !(await isRepository(parsed.path))) {
-    throw new UsageError(
+    throw new InputError(
       `Flag "--ref" needs a git source: ${JSON.stringify(source)} is a folder that is copied`,
+      { input: "--ref" },
     );
   }
   const folder = options.name ?? installFolderName(parsed);
@@ -555,12 +556,15 @@ const GITHUB_NAME = /^[A-Za-z0-9_.][A-Za-z0-9_.-]*$/;
  * in ty) and `--allow-env` (HOME, for `~`).
  *
  * @returns The source to clone or copy.
- * @throws {UsageError} For anything that is not one of the accepted forms.
+ * @throws {InputError} For anything that is not one of the accepted forms.
  */
 export async function parseInstallSource(source: string): Promise<InstallSource> {
   const text = source.trim();
   const bad = (why: string) =>
-    new UsageError(`Invalid plugin source ${JSON.stringify(source)}: ${why}`, FORMS);
+    new InputError(`Invalid plugin source ${JSON.stringify(source)}: ${why}`, {
+      input: "source",
+      hint: FORMS,
+    });
   if (text === "") throw bad("it is empty");
   if (hasControlCharacters(text)) throw bad("it holds control characters");
   if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(text)) return { kind: "git", url: checkUrl(text, bad) };
@@ -584,7 +588,7 @@ export async function parseInstallSource(source: string): Promise<InstallSource>
   throw bad("it is not a git URL, owner/repo, or a local path");
 }
 
-function checkUrl(text: string, bad: (why: string) => UsageError): string {
+function checkUrl(text: string, bad: (why: string) => InputError): string {
   let url: URL;
   try {
     url = new URL(text);
@@ -602,7 +606,7 @@ function checkUrl(text: string, bad: (why: string) => UsageError): string {
   return text;
 }
 
-function github(path: string, bad: (why: string) => UsageError): string {
+function github(path: string, bad: (why: string) => InputError): string {
   const parts = path.replace(/\/+$/, "").replace(/\.git$/, "").split("/");
   if (parts.length !== 2 || !parts.every((p) => GITHUB_NAME.test(p) && p !== "." && p !== "..")) {
     throw bad("expected owner/repo");
@@ -621,13 +625,13 @@ function local(path: string): string {
 /**
  * Checks a `--ref`: a branch, tag or commit name, which can never be read as an option.
  *
- * @throws {UsageError} When it is empty, starts with `-`, or holds spaces or control characters.
+ * @throws {InputError} When it is empty, starts with `-`, or holds spaces or control characters.
  */
 export function checkRef(ref: string): string {
   if (ref === "" || ref.startsWith("-") || /\s/.test(ref) || hasControlCharacters(ref)) {
-    throw new UsageError(
+    throw new InputError(
       `Invalid value ${JSON.stringify(ref)} for flag "--ref": expected a branch, tag or commit`,
-      "hint: a ref never starts with - and holds no spaces",
+      { input: "--ref", hint: "hint: a ref never starts with - and holds no spaces" },
     );
   }
   return ref;

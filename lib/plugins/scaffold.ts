@@ -7,7 +7,7 @@
  */
 
 import { join } from "../_path.ts";
-import { RunError, UsageError } from "../errors.ts";
+import { InputError, RunError } from "../errors.ts";
 import { isSafeDirName } from "./script_path.ts";
 import { manifestJsonSchema } from "./json_schema.ts";
 
@@ -33,7 +33,7 @@ const WORD = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
  * @param name The plugin's name, also its folder's.
  * @param options Hooks and actions.
  * @returns The plugin folder and the files written in it.
- * @throws {UsageError} For a name, event or action id that cannot be a file name.
+ * @throws {InputError} For a name, event or action id that cannot be a file name.
  * @throws {RunError} When the folder already exists.
  */
 export async function scaffoldPlugin(
@@ -42,9 +42,9 @@ export async function scaffoldPlugin(
   options: ScaffoldOptions = {},
 ): Promise<{ dir: string; files: string[] }> {
   if (!isSafeDirName(name) || !WORD.test(name)) {
-    throw new UsageError(
+    throw new InputError(
       `Invalid plugin name ${JSON.stringify(name)}: expected letters, digits, ".", "-" and "_"`,
-      "hint: e.g. tyhooks plugins new my-notifier",
+      { input: "name", hint: "hint: e.g. tyhooks plugins new my-notifier" },
     );
   }
   const actions = unique(options.actions ?? []);
@@ -52,9 +52,10 @@ export async function scaffoldPlugin(
   for (const [flag, words] of [["--hooks", hooks], ["--actions", actions]] as const) {
     const bad = words.find((w) => !WORD.test(w));
     if (bad !== undefined) {
-      throw new UsageError(
+      throw new InputError(
         `Invalid value ${JSON.stringify(bad)} for flag "${flag}": expected a comma-separated ` +
           'list of names (letters, digits, ".", "-", "_")',
+        { input: flag },
       );
     }
   }

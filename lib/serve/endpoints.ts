@@ -23,7 +23,7 @@ import type { DaemonRunners } from "./server.ts";
 import { VERSION } from "../version.ts";
 import { errorResponse, HttpError, json, parseBody, parseSizedBody } from "./http.ts";
 import { EMPTY_TASK } from "../task.ts";
-import { UsageError } from "../errors.ts";
+import { NotFoundError } from "../errors.ts";
 import { type RunRecord, toRecord } from "../process/record.ts";
 
 // A memoized dynamic import: `import()` of a loaded module still costs a module-map lookup and a
@@ -162,9 +162,8 @@ async function runAction(call: Call): Promise<Response> {
     const result = await call.snapshot.built.act.runAction(plugin, action, body.task);
     return json(200, { ...toRecord(result), stdout: result.stdout, stderr: result.stderr });
   } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    const hint = error.hint ? ` (${error.hint})` : "";
-    throw new HttpError(404, `${error.message}${hint}`);
+    if (!(error instanceof NotFoundError)) throw error;
+    throw new HttpError(404, `${error.message} (${error.hint})`);
   }
 }
 

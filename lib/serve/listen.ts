@@ -13,7 +13,7 @@
  */
 
 import { dirname, isAbsolute, join, resolve } from "../_path.ts";
-import { RunError, UsageError } from "../errors.ts";
+import { InputError, RunError } from "../errors.ts";
 import { runtimeDir } from "../dirs.ts";
 import { readBounded } from "../read_bounded.ts";
 import { unsafeDirReason } from "../_util.ts";
@@ -35,7 +35,7 @@ export function defaultListen(): ListenAddress {
  * path is made absolute, so the log line and the removal on exit name the same file.
  *
  * @param text `unix:PATH` or `HOST:PORT`; undefined gives {@linkcode defaultListen}.
- * @throws {UsageError} Naming the flag and the bad value.
+ * @throws {InputError} Naming the flag and the bad value.
  * @example
  * ```ts
  * import { parseListen } from "./listen.ts";
@@ -46,16 +46,19 @@ export function defaultListen(): ListenAddress {
  */
 export function parseListen(text: string | undefined): ListenAddress {
   if (text === undefined) return defaultListen();
+  const input = "--listen";
   const hint = "hint: use unix:PATH, HOST:PORT or [IPV6]:PORT";
   if (text.startsWith("unix:")) {
     const path = text.slice("unix:".length);
-    if (path === "") throw new UsageError(`Invalid value "${text}" for flag "--listen"`, hint);
+    if (path === "") {
+      throw new InputError(`Invalid value "${text}" for flag "--listen"`, { input, hint });
+    }
     return { transport: "unix", path: isAbsolute(path) ? path : resolve(path) };
   }
   const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:\[\]\s]+)):(\d{1,5})$/.exec(text);
   const port = match ? Number(match[3]) : NaN;
   if (match === null || port > 65535) {
-    throw new UsageError(`Invalid value "${text}" for flag "--listen"`, hint);
+    throw new InputError(`Invalid value "${text}" for flag "--listen"`, { input, hint });
   }
   return { transport: "tcp", hostname: match[1] ?? match[2], port };
 }
@@ -103,37 +106,38 @@ export const MAX_TOKEN_BYTES = 4096;
  * Requires `--allow-read`, `--allow-sys` (the user id).
  *
  * @param path The `--token-file` value.
- * @throws {UsageError} When the file is not a regular file, is another user's, has group or
+ * @throws {InputError} When the file is not a regular file, is another user's, has group or
  * other permissions, is over 4 KiB, cannot be read, or holds no token.
  */
 export async function readTokenFile(path: string): Promise<string> {
+  const input = "--token-file";
   const what = `--token-file "${path}"`;
   let text: string;
   try {
     const info = await Deno.stat(path);
-    if (!info.isFile) throw new UsageError(`Invalid ${what}: not a regular file`);
+    if (!info.isFile) throw new InputError(`Invalid ${what}: not a regular file`, { input });
     const uid = Deno.uid();
     if (uid !== null && info.uid !== null && info.uid !== uid) {
-      throw new UsageError(
+      throw new InputError(
         `Invalid ${what}: owned by user ${info.uid}, not by the current user ${uid}`,
-        "hint: keep the token in a file of your own, mode 0600",
+        { input, hint: "hint: keep the token in a file of your own, mode 0600" },
       );
     }
     const mode = (info.mode ?? 0) & 0o777;
     if ((mode & 0o077) !== 0) {
-      throw new UsageError(
+      throw new InputError(
         `Invalid ${what}: mode ${mode.toString(8).padStart(4, "0")} lets group or others ` +
           "access it",
-        `hint: chmod 600 ${path}`,
+        { input, hint: `hint: chmod 600 ${path}` },
       );
     }
     text = await readBounded(path, { maxBytes: MAX_TOKEN_BYTES });
   } catch (error) {
-    if (error instanceof UsageError) throw error;
-    throw new UsageError(`Cannot read ${what}: ${(error as Error).message}`);
+    if (error instanceof InputError) throw error;
+    throw new InputError(`Cannot read ${what}: ${(error as Error).message}`, { input });
   }
   const token = text.trim();
-  if (token === "") throw new UsageError(`Invalid ${what}: the file is empty`);
+  if (token === "") throw new InputError(`Invalid ${what}: the file is empty`, { input });
   return token;
 }
 
@@ -142,14 +146,17 @@ export async function readTokenFile(path: string): Promise<string> {
  *
  * @param address Where the daemon will listen.
  * @param token The token, if `--token-file` was given.
- * @throws {UsageError} For a non-loopback TCP address without a token.
+ * @throws {InputError} For a non-loopback TCP address without a token.
  */
 export function checkExposure(address: ListenAddress, token: string | undefined): void {
   if (address.transport === "unix" || token !== undefined || isLoopback(address.hostname)) return;
-  throw new UsageError(
+  throw new InputError(
     `Refusing to listen on "${formatListen(address)}" without "--token-file": ` +
       "only loopback addresses and unix sockets are served without a token",
-    "hint: pass --token-file FILE, or listen on 127.0.0.1:PORT or unix:PATH",
+    {
+      input: "--listen",
+      hint: "hint: pass --token-file FILE, or listen on 127.0.0.1:PORT or unix:PATH",
+    },
   );
 }
 

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { Runner } from "../../lib/hooks/runner.ts";
 import { statusEvent } from "../../lib/hooks/runner.ts";
 import { EMPTY_TASK, type Task } from "../../lib/task.ts";
-import { UsageError } from "../../lib/errors.ts";
+import { NotFoundError } from "../../lib/errors.ts";
 import { createLogger } from "../../lib/log.ts";
 import { indexOf } from "./_index.ts";
 import { makeTree, tempDir } from "../_cli.ts";
@@ -139,14 +139,14 @@ Deno.test("runAction() gives task variables only when a task is given", async ()
   assert.equal((await runner.runAction("sync", "push", task)).stdout, "id=42 plugin=sync\n");
 });
 
-Deno.test("runAction() names an unknown plugin or action in a usage error", async () => {
+Deno.test("runAction() names an unknown plugin or action in a NotFoundError", async () => {
   const runner = new Runner(await indexOf({ sync: { actions: { push: "#!/bin/sh\n" } } }));
   await assert.rejects(
     () => runner.runAction("nope", "push"),
-    (e) => e instanceof UsageError && /"nope"/.test(e.message),
+    (e) => e instanceof NotFoundError && /"nope"/.test(e.message),
   );
   await assert.rejects(
     () => runner.runAction("sync", "pull"),
-    (e) => e instanceof UsageError && /"pull".*"sync"/.test(e.message),
+    (e) => e instanceof NotFoundError && /"pull".*"sync"/.test(e.message),
   );
 });

@@ -6,7 +6,7 @@ import {
   parseInstallSource,
   sameSource,
 } from "../../lib/plugins/install.ts";
-import { UsageError } from "../../lib/errors.ts";
+import { InputError } from "../../lib/errors.ts";
 import { tempDir } from "../_cli.ts";
 
 Deno.test("SOURCE forms as ty reads them: URLs, GitHub shorthands, local paths", async () => {
@@ -74,10 +74,10 @@ Deno.test("anything else, any other transport, and option-looking parts are refu
       "x\ny/z",
     ]
   ) {
-    await assert.rejects(() => parseInstallSource(source), UsageError, JSON.stringify(source));
+    await assert.rejects(() => parseInstallSource(source), InputError, JSON.stringify(source));
   }
   for (const ref of ["", "-b", "--orphan", "a b", "x\ny"]) {
-    assert.throws(() => checkRef(ref), UsageError, JSON.stringify(ref));
+    assert.throws(() => checkRef(ref), InputError, JSON.stringify(ref));
   }
   assert.equal(checkRef("v1.2.0"), "v1.2.0");
 });

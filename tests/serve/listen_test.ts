@@ -11,7 +11,7 @@ import {
   readTokenFile,
   removeSocket,
 } from "../../lib/serve/listen.ts";
-import { RunError, UsageError } from "../../lib/errors.ts";
+import { InputError, RunError } from "../../lib/errors.ts";
 import { tempDir } from "../_cli.ts";
 
 Deno.test("parseListen() reads unix:PATH, HOST:PORT and [IPV6]:PORT", () => {
@@ -53,7 +53,7 @@ Deno.test("parseListen() defaults to tyhooks.sock in the runtime dir", () => {
 Deno.test("parseListen() refuses a bad value, naming the flag and the value", () => {
   for (const bad of ["unix:", "7700", "host:", "host:99999", "::1:80", "a b:1"]) {
     assert.throws(() => parseListen(bad), (error: Error) => {
-      assert.ok(error instanceof UsageError);
+      assert.ok(error instanceof InputError);
       assert.equal(error.message, `Invalid value "${bad}" for flag "--listen"`);
       return true;
     });
@@ -82,7 +82,7 @@ Deno.test("readTokenFile() trims the token at both ends and refuses an empty fil
     await Deno.writeTextFile(file, "  s3cret \n\n", { mode: 0o600 });
     assert.equal(await readTokenFile(file), "s3cret");
     await Deno.writeTextFile(file, " \n");
-    await assert.rejects(readTokenFile(file), UsageError);
+    await assert.rejects(readTokenFile(file), InputError);
     await assert.rejects(readTokenFile(`${file}.missing`), /Cannot read --token-file/);
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -99,7 +99,7 @@ Deno.test("readTokenFile() refuses a token file group or others may read, naming
       await assert.rejects(
         readTokenFile(file),
         (error: Error) =>
-          error instanceof UsageError &&
+          error instanceof InputError &&
           error.message.includes(`mode 0${mode.toString(8)}`) &&
           error.hint === `hint: chmod 600 ${file}`,
       );
@@ -146,7 +146,7 @@ Deno.test("checkExposure() refuses a non-loopback address without a token", () =
   assert.throws(
     () => checkExposure({ transport: "tcp", hostname: "0.0.0.0", port: 7700 }, undefined),
     (error: Error) =>
-      error instanceof UsageError && /"0\.0\.0\.0:7700".*--token-file/.test(error.message),
+      error instanceof InputError && /"0\.0\.0\.0:7700".*--token-file/.test(error.message),
   );
   checkExposure({ transport: "tcp", hostname: "0.0.0.0", port: 7700 }, "t");
   checkExposure({ transport: "tcp", hostname: "127.0.0.1", port: 7700 }, undefined);
