@@ -43,11 +43,6 @@ export interface ConfigDirOptions {
  *
  * @param options The operating system, for tests.
  * @returns The directory.
- * @example
- * ```ts
- * import { configDir } from "./dirs.ts";
- * console.assert(configDir({ os: "darwin" }).endsWith("/Library/Application Support"));
- * ```
  */
 export function configDir(options: ConfigDirOptions = {}): string {
   if ((options.os ?? Deno.build.os) === "darwin") {
@@ -61,11 +56,6 @@ export function configDir(options: ConfigDirOptions = {}): string {
  * Requires `--allow-env`.
  *
  * @returns The directory.
- * @example
- * ```ts
- * import { cacheDir } from "./dirs.ts";
- * console.log(cacheDir());
- * ```
  */
 export function cacheDir(): string {
   const xdg = absoluteEnv("XDG_CACHE_HOME");
@@ -110,11 +100,6 @@ export function hooksDir(flag?: string): string {
  * The daemon's runtime dir: `$XDG_RUNTIME_DIR`, else `<cache>/tyhooks`.
  *
  * @returns The directory.
- * @example
- * ```ts
- * import { runtimeDir } from "./dirs.ts";
- * console.log(runtimeDir());
- * ```
  */
 export function runtimeDir(): string {
   return absoluteEnv("XDG_RUNTIME_DIR") ?? join(cacheDir(), "tyhooks");

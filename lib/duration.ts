@@ -14,13 +14,6 @@ const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
  *
  * @param text The value as typed.
  * @returns Milliseconds, or `undefined` when `text` is not a duration.
- * @example
- * ```ts
- * import { parseDuration } from "./duration.ts";
- * console.assert(parseDuration("500ms") === 500);
- * console.assert(parseDuration("2") === 2000);
- * console.assert(parseDuration("soon") === undefined);
- * ```
  */
 export function parseDuration(text: string): number | undefined {
   const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$/.exec(text);

@@ -5,10 +5,10 @@
  * @module
  */
 
-/** Log levels, lowest first. */
-export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
 /** A log level. */
-export type LogLevel = typeof LOG_LEVELS[number];
+export type LogLevel = "debug" | "info" | "warn" | "error";
+/** Log levels, lowest first. */
+export const LOG_LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error"];
 /** Structured fields attached to a log line: `key=value` pairs in text, keys in JSON. */
 export type LogFields = Record<string, unknown>;
 

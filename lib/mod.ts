@@ -12,33 +12,27 @@
  * @module
  */
 
+import type { Schema } from "./wire/schema.ts";
+import * as task from "./wire/task.ts";
+import * as manifest from "./plugins/manifest_schema.ts";
+import * as placement from "./wire/placement.ts";
+import * as tool from "./wire/tool.ts";
+import * as facts from "./wire/host_facts.ts";
+import * as services from "./wire/services.ts";
+import * as bodies from "./wire/bodies.ts";
+
 export { InputError, ManifestError, NotFoundError, RunError } from "./errors.ts";
 export {
   createLogger,
-  LOG_LEVELS,
   type LogFields,
   type Logger,
   type LoggerOptions,
   type LogLevel,
-  silentLogger,
 } from "./log.ts";
-export {
-  cacheDir,
-  configDir,
-  type ConfigDirOptions,
-  hooksDir,
-  pluginsDir,
-  runtimeDir,
-} from "./dirs.ts";
-export { parseDuration } from "./duration.ts";
-export {
-  EMPTY_TASK,
-  parseTask,
-  type Task,
-  taskEnv,
-  type TaskEnvOptions,
-  validateTask,
-} from "./task.ts";
+export { hooksDir, pluginsDir } from "./dirs.ts";
+export { EMPTY_TASK, parseTask, type Task, validateTask } from "./task.ts";
+
+// Plugins: loading, checking, listing, installing.
 export type {
   HookSettings,
   LoadWarning,
@@ -48,108 +42,66 @@ export type {
   PluginService,
   RestartPolicy,
 } from "./plugins/types.ts";
-export { type RunMode, type RunOptions, runScript } from "./process/run_script.ts";
-export { failureReason, type RunRecord, type RunResult, succeeded } from "./process/record.ts";
-export {
-  DEFAULT_TIMEOUTS,
-  Runner,
-  type RunnerOptions,
-  type StatusChangeResult,
-  statusEvent,
-  type Timeouts,
-} from "./hooks/runner.ts";
-export type { AskHandler, AskRequest, ConsultOptions, ConsultRunner } from "./consult/consult.ts";
-export {
-  isEmptyDecision,
-  NO_ROUTE,
-  parseRouteOutput,
-  route,
-  ROUTE_EVENT,
-  type RouteDecision,
-  type RouteOptions,
-  type RouteResult,
-} from "./consult/route.ts";
-export {
-  type HostCandidate,
-  HOSTS_EVENT,
-  type HostsList,
-  listHosts,
-  LOCAL_PLACEMENT,
-  type Placement,
-  PLACEMENT_EVENT,
-  resolvePlacement,
-} from "./consult/placement.ts";
-export {
-  type FailurePolicy,
-  POST_TOOL_EVENT,
-  PRE_TOOL_EVENT,
-  type PreToolOptions,
-  ToolHooks,
-  type ToolHooksOptions,
-  type ToolRunner,
-  type ToolVerdict,
-} from "./consult/tool_hooks.ts";
-export { BLOCK_EXIT_CODE, judgePreRun, type PreOutcome } from "./consult/tool_hooks.ts";
 export { type LoadOptions, loadPlugins } from "./plugins/load.ts";
 export { validatePlugins, type ValidationResult } from "./plugins/validate.ts";
 export { type PluginJson, type PluginListJson, pluginListJson } from "./plugins/listing.ts";
 export { manifestJsonSchema } from "./plugins/json_schema.ts";
 export { type InstallOptions, installPlugin, type InstallResult } from "./plugins/install.ts";
 export { removePlugin, type RemoveResult } from "./plugins/installed.ts";
-export { probeHost, type ProbeOptions } from "./hosts/probe.ts";
-export { defaultProbe, type HostEntry, parseHostsFile, readHostsFile } from "./hosts/hosts_file.ts";
-export { sshCommand } from "./hosts/ssh.ts";
-export { pickHost, type PickOptions, type PickResult } from "./hosts/pick.ts";
-export type { HostOutcome } from "./hosts/pick.ts";
-export { type Candidate, type Choice, choose, STRATEGIES, type Strategy } from "./hosts/pick.ts";
+
+// Running hooks: the one runner, events, actions and the consulted calls.
+export { type RunMode, type RunOptions, runScript } from "./process/run_script.ts";
+export type { RunRecord, RunResult } from "./process/record.ts";
+export {
+  Runner,
+  type RunnerOptions,
+  type StatusChangeResult,
+  statusEvent,
+  type Timeouts,
+} from "./hooks/runner.ts";
+export type { AskHandler, AskRequest, ConsultOptions } from "./consult/consult.ts";
+export {
+  parseRouteOutput,
+  type RouteDecision,
+  type RouteOptions,
+  type RouteResult,
+} from "./consult/route.ts";
+export type { HostCandidate, HostsList, Placement } from "./consult/placement.ts";
+export {
+  type FailurePolicy,
+  type PreToolOptions,
+  ToolHooks,
+  type ToolHooksOptions,
+  type ToolVerdict,
+} from "./consult/tool_hooks.ts";
+
+// Services and the daemon.
 export {
   ServiceSet,
   type ServiceSetOptions,
   startServices,
   type StopOptions,
 } from "./services/service_set.ts";
-export {
-  DEFAULT_STOP_TIMEOUT_MS,
-  Supervisor,
-  type SupervisorOptions,
-} from "./services/supervisor.ts";
-export {
-  type BackoffOptions,
-  DEFAULT_BACKOFF,
-  nextStep,
-  NO_STREAK,
-  type RunEnd,
-  type Step,
-  type Streak,
-} from "./services/backoff.ts";
-export {
-  DEFAULT_MAX_LINE_BYTES,
-  type LineSink,
-  type LineSource,
-  prefixedStderr,
-  type Relay,
-  relayLines,
-  stderrSink,
-} from "./services/line_relay.ts";
-export { parseEnvEntry, serviceEnv } from "./services/supervisor.ts";
-export { listServices } from "./services/service_set.ts";
-export type {
-  LastExit,
-  ServiceEntry,
-  ServicesList,
-  ServicesStatus,
-  ServiceState,
-  ServiceStatus,
-} from "./wire/services.ts";
 export { type Daemon, type DaemonOptions, startDaemon } from "./serve/server.ts";
 export type { ServiceSupervisor } from "./serve/endpoints.ts";
 export type { WatchDirOptions } from "./serve/index_holder.ts";
-export { formatListen, type ListenAddress, parseListen } from "./serve/listen.ts";
+export type { ListenAddress } from "./serve/listen.ts";
 
-// Every format tyhooks reads or writes, as documented interfaces, and the schemas that validate
-// them: zod's, each checked at compile time against its interface and exported as a Schema of it
-// (schemas.ts), so no zod type is part of the API. Importing the library loads zod; the CLI never
-// imports this module, so its startup does not pay for that.
+// Agent hosts.
+export { probeHost, type ProbeOptions } from "./hosts/probe.ts";
+export { type HostEntry, readHostsFile } from "./hosts/hosts_file.ts";
+export {
+  type HostOutcome,
+  pickHost,
+  type PickOptions,
+  type PickResult,
+  type Strategy,
+} from "./hosts/pick.ts";
+
+// Every format tyhooks reads or writes, as a documented interface and the zod schema tyhooks
+// validates it with, typed as a `Schema` of the interface so that no zod type is part of the
+// API. Importing the library loads zod; the CLI never imports this module.
+export type { SafeParse, Schema, SchemaIssue } from "./wire/schema.ts";
 export type {
   Manifest,
   ManifestAction,
@@ -158,28 +110,50 @@ export type {
 } from "./plugins/manifest_schema.ts";
 export type { PlacementAnswer, PlacementInfo, PlacementRequest } from "./wire/placement.ts";
 export type { PostToolCall, PreToolAnswer, ToolCall, ToolHookRequest } from "./wire/tool.ts";
-export type { HostFacts } from "./hosts/probe_schema.ts";
+export type { HostFacts } from "./wire/host_facts.ts";
+export type {
+  LastExit,
+  ServiceEntry,
+  ServicesList,
+  ServicesStatus,
+  ServiceState,
+  ServiceStatus,
+} from "./wire/services.ts";
 export type { EventBody, PlacementBody, StatusChangeBody, TaskBody } from "./wire/bodies.ts";
-export type { SafeParse, Schema, SchemaIssue } from "./wire/schema.ts";
-export {
-  EventBodySchema,
-  HostFactsSchema,
-  LastExitSchema,
-  ManifestSchema,
-  PlacementAnswerSchema,
-  PlacementBodySchema,
-  PlacementRequestSchema,
-  PostToolCallSchema,
-  PreToolAnswerSchema,
-  ServiceEntrySchema,
-  ServicesListSchema,
-  ServicesStatusSchema,
-  ServiceStateSchema,
-  ServiceStatusSchema,
-  StatusChangeBodySchema,
-  TaskBodySchema,
-  TaskSchema,
-  ToolCallSchema,
-  ToolHookRequestSchema,
-} from "./schemas.ts";
+
+/** A task (`--task`, `--task-json`, the daemon's bodies): unknown fields dropped, missing ones empty. */
+export const TaskSchema: Schema<task.Task> = task.TaskSchema;
+/** A `plugin.yaml`, strict: an unknown key is an issue (`plugins validate`). */
+export const ManifestSchema: Schema<manifest.Manifest> = manifest.ManifestSchema;
+/** The request a `task.placement` handler reads on stdin. */
+export const PlacementRequestSchema: Schema<placement.PlacementRequest> =
+  placement.PlacementRequestSchema;
+/** A `task.placement` handler's answer: strings, trimmed, missing or null = empty; extra keys dropped. */
+export const PlacementAnswerSchema: Schema<placement.PlacementAnswer> =
+  placement.PlacementAnswerSchema;
+/** A tool call as a host describes it (`POST /v1/tool/pre`); parsing fills in the defaults. */
+export const ToolCallSchema: Schema<Required<tool.ToolCall>> = tool.ToolCallSchema;
+/** A finished tool call (`POST /v1/tool/post`); parsing fills in the defaults. */
+export const PostToolCallSchema: Schema<Required<tool.PostToolCall>> = tool.PostToolCallSchema;
+/** The request a `pre_tool_call` or `post_tool_call` hook reads on stdin. */
+export const ToolHookRequestSchema: Schema<tool.ToolHookRequest> = tool.ToolHookRequestSchema;
+/** A `pre_tool_call` hook's answer; the action is trimmed and lower-cased first. */
+export const PreToolAnswerSchema: Schema<tool.PreToolAnswer> = tool.PreToolAnswerSchema;
+/** What `tyhooks probe` prints and `pick-host` reads; unknown keys dropped (newer hosts add facts). */
+export const HostFactsSchema: Schema<facts.HostFacts> = facts.HostFactsSchema;
+/** The `services list --json` document. */
+export const ServicesListSchema: Schema<services.ServicesList> = services.ServicesListSchema;
+/** The `GET /v1/services` document. */
+export const ServicesStatusSchema: Schema<services.ServicesStatus> = services.ServicesStatusSchema;
+/** The body of `POST /v1/route` and `POST /v1/actions/{plugin}/{action}`. */
+export const TaskBodySchema: Schema<bodies.TaskBody> = bodies.TaskBodySchema;
+/** The body of `POST /v1/placement`. */
+export const PlacementBodySchema: Schema<bodies.PlacementBody> = bodies.PlacementBodySchema;
+/** The body of `POST /v1/events/{event}`. */
+export const EventBodySchema: Schema<bodies.EventBody> = bodies.EventBodySchema;
+/** The body of `POST /v1/status-change`: `status` is required. */
+export const StatusChangeBodySchema: Schema<bodies.StatusChangeBody> =
+  bodies.StatusChangeBodySchema;
+
+/** The tyhooks version; a test keeps it equal to `deno.json`'s. */
 export { VERSION } from "./version.ts";

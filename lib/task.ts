@@ -148,12 +148,6 @@ export interface TaskEnvOptions {
  *
  * @param options Which extra variables to add.
  * @returns Variables to add to the inherited environment.
- * @example
- * ```ts
- * import { EMPTY_TASK, taskEnv } from "./task.ts";
- * const env = taskEnv({ ...EMPTY_TASK, id: 9 }, { event: "task.done" });
- * console.assert(env.TASK_ID === "9" && env.TASK_EVENT === "task.done");
- * ```
  */
 export function taskEnv(task: Task, options: TaskEnvOptions = {}): Record<string, string> {
   const env: Record<string, string> = {

@@ -55,15 +55,6 @@ export const LOCAL_PLACEMENT: Readonly<Placement> = Object.freeze({
  * @param info The task fields sent, and `remote_required`.
  * @param options `deadlineMs` and `sequential` (see the consult loop).
  * @returns The placement, or {@linkcode LOCAL_PLACEMENT}.
- * @example
- * ```ts
- * import { Runner } from "../hooks/runner.ts";
- * import { EMPTY_TASK } from "../task.ts";
- * import { resolvePlacement } from "./placement.ts";
- * const runner = new Runner({ dir: "/none", plugins: [], warnings: [] });
- * const placed = await resolvePlacement(runner, { ...EMPTY_TASK, id: 4 });
- * if (placed.target !== "" || placed.handler !== "") throw new Error("no handler: local");
- * ```
  */
 export async function resolvePlacement(
   runner: ConsultRunner,
@@ -203,15 +194,6 @@ const HOST_FIELDS = ["name", "target", "workdir", "detail"] as const;
  * @param info The task fields sent (a whole `Task` will do; no id needed).
  * @param options `deadlineMs` and `sequential` (see the consult loop).
  * @returns The candidates; empty when no handler offers any.
- * @example
- * ```ts
- * import { Runner } from "../hooks/runner.ts";
- * import { EMPTY_TASK } from "../task.ts";
- * import { listHosts } from "./placement.ts";
- * const runner = new Runner({ dir: "/none", plugins: [], warnings: [] });
- * const { hosts } = await listHosts(runner, EMPTY_TASK);
- * if (hosts.length !== 0) throw new Error("no handler offers no host");
- * ```
  */
 export async function listHosts(
   runner: ConsultRunner,

@@ -50,15 +50,6 @@ export interface RouteOptions extends ConsultOptions {
  * @param runner The runner (plugin index, route timeout, grace, logger, abort signal).
  * @param options `force`; `deadlineMs` and `sequential` (see the consult loop).
  * @returns The decision, or {@linkcode NO_ROUTE}.
- * @example
- * ```ts
- * import { Runner } from "../hooks/runner.ts";
- * import { EMPTY_TASK } from "../task.ts";
- * import { route } from "./route.ts";
- * const runner = new Runner({ dir: "/none", plugins: [], warnings: [] });
- * const decision = await route(runner, { ...EMPTY_TASK, id: 4 });
- * if (decision.plugin !== "") throw new Error("no router is installed");
- * ```
  */
 export async function route(
   runner: ConsultRunner,
@@ -189,12 +180,6 @@ export function parseRouteOutput(stdout: string): RouteDecision {
  *
  * @param decision A parsed decision.
  * @returns Whether it decides nothing.
- * @example
- * ```ts
- * import { isEmptyDecision, parseRouteOutput } from "./route.ts";
- * console.assert(isEmptyDecision(parseRouteOutput("REASON=just saying\n")));
- * console.assert(!isEmptyDecision(parseRouteOutput("DEFER=yes\n")));
- * ```
  */
 export function isEmptyDecision(decision: RouteDecision): boolean {
   return !decision.hold && decision.claude_config_dir === "";

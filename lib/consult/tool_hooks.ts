@@ -272,13 +272,6 @@ export const BLOCK_EXIT_CODE = 2;
  * @param result The run.
  * @param timeoutMs The timeout it ran under, for the failure reason.
  * @returns The outcome; `reason` may be empty for allow and block.
- * @example
- * ```ts
- * import { judgePreRun } from "./tool_hooks.ts";
- * const run = { exit_code: 2, signal: null, error: null, timed_out: false, stdout: "", stderr: "no\n" };
- * const outcome = await judgePreRun(run as never, 1000);
- * console.assert(outcome.kind === "block" && outcome.reason === "no");
- * ```
  */
 export async function judgePreRun(result: RunResult, timeoutMs: number): Promise<PreOutcome> {
   if (result.error === null && !result.timed_out && result.exit_code === BLOCK_EXIT_CODE) {

@@ -39,12 +39,6 @@ export interface HostEntry {
  * @param name The host, as ssh understands it (`gpu-1`, `user@10.0.0.7`, an ssh_config alias).
  * @param ssh The ssh program and options; default {@linkcode sshCommand}'s.
  * @throws {RunError} When `$TYHOOKS_SSH` cannot be split into words.
- * @example
- * ```ts
- * import { defaultProbe } from "./hosts_file.ts";
- * console.assert(defaultProbe("gpu-1", ["ssh", "-F", "/etc/fleet"]).join(" ") ===
- *   "ssh -F /etc/fleet gpu-1 tyhooks probe");
- * ```
  */
 export function defaultProbe(name: string, ssh: string[] = sshCommand()): string[] {
   return [...ssh, name, "tyhooks", "probe"];
@@ -60,12 +54,6 @@ const SHAPE = "expected NAME [WORKDIR] [-- PROBE COMMAND]";
  * @throws {ManifestError} Naming `FILE:LINE`, for a line of another shape, a name starting with
  * `-` (ssh would read it as an option), a repeated name, or a NUL byte.
  * @throws {RunError} When a host uses the default probe and `$TYHOOKS_SSH` cannot be split.
- * @example
- * ```ts
- * import { parseHostsFile } from "./hosts_file.ts";
- * const hosts = parseHostsFile("# fleet\ngpu-1 ~/work\nstub -- echo '{}'\n", "hosts");
- * console.assert(hosts[0].workdir === "~/work" && hosts[1].probe[0] === "/bin/sh");
- * ```
  */
 export function parseHostsFile(text: string, path: string): HostEntry[] {
   const hosts: HostEntry[] = [];

@@ -15,7 +15,7 @@ import { type Logger, silentLogger } from "../log.ts";
 import type { HostEntry } from "./hosts_file.ts";
 import { runScript } from "../process/run_script.ts";
 import { failureReason, type RunResult } from "../process/record.ts";
-import type { HostFacts } from "./probe_schema.ts";
+import type { HostFacts } from "../wire/host_facts.ts";
 
 /** Default bound on the whole call. */
 export const DEFAULT_PICK_TIMEOUT_MS = 3000;
@@ -235,7 +235,7 @@ async function check(stdout: string): Promise<HostFacts | string> {
   if (text === "") return "printed nothing";
   const value = decode(text);
   if (value === undefined) return `printed garbage: ${clip(JSON.stringify(text))}`;
-  const { HostFactsSchema } = await import("./probe_schema.ts");
+  const { HostFactsSchema } = await import("../wire/host_facts.ts");
   const parsed = HostFactsSchema.safeParse(value);
   if (parsed.success) return parsed.data;
   const [issue, ...more] = parsed.error.issues;
@@ -264,14 +264,10 @@ function clip(text: string, max = 120): string {
 
 // Choosing among the hosts that answered, and the reason given.
 
-/**
- * The strategies, the default first.
- */
-export const STRATEGIES = ["most-free-memory", "least-loaded"] as const;
-/**
- * A strategy: the most available memory, or the lowest 1-minute load per CPU.
- */
-export type Strategy = typeof STRATEGIES[number];
+/** A strategy: the most available memory, or the lowest 1-minute load per CPU. */
+export type Strategy = "most-free-memory" | "least-loaded";
+/** The strategies, the default first. */
+export const STRATEGIES: readonly Strategy[] = ["most-free-memory", "least-loaded"];
 
 /**
  * A host that answered.
@@ -324,17 +320,6 @@ function loadPerCpu(facts: HostFacts): number {
  * `load_avg[0] / cpus`).
  * @returns The chosen host's name and a reason a person can read.
  * @throws {RangeError} When `candidates` is empty.
- * @example
- * ```ts
- * import { choose } from "./pick.ts";
- * const facts = (mem: number, load: number) => ({
- *   hostname: "h", os: "linux", arch: "x86_64", cpus: 4, load_avg: [load, 0, 0] as [number, number, number],
- *   mem_total_bytes: 2 ** 35, mem_available_bytes: mem, disk_free_bytes: 0, uptime_s: 1, version: "0.1.0",
- * });
- * const hosts = [{ name: "b", facts: facts(2 ** 34, 0.4) }, { name: "a", facts: facts(2 ** 33, 0.1) }];
- * console.assert(choose(hosts, "most-free-memory").name === "b");
- * console.assert(choose(hosts, "least-loaded").reason === "least loaded: 0.03 per cpu (load 0.10, 4 cpus)");
- * ```
  */
 export function choose(candidates: Candidate[], strategy: Strategy): Choice {
   if (candidates.length === 0) throw new RangeError("No candidate to choose from");

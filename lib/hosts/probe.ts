@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { HostFacts } from "./probe_schema.ts";
+import type { HostFacts } from "../wire/host_facts.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import { VERSION } from "../version.ts";
 import { runScript } from "../process/run_script.ts";

@@ -28,12 +28,6 @@ export const SSH_ENV = "TYHOOKS_SSH";
  * @param value The command; default `$TYHOOKS_SSH`, `ssh` when unset or blank.
  * @throws {RunError} When the value cannot be split (an unclosed quote, shell syntax such as `$`
  * or `|` that a plain word split does not perform).
- * @example
- * ```ts
- * import { sshCommand } from "./ssh.ts";
- * console.assert(sshCommand("ssh -F '/etc/fleet config'").join(" ") ===
- *   "ssh -F /etc/fleet config -o BatchMode=yes -o ConnectTimeout=2");
- * ```
  */
 export function sshCommand(value: string | undefined = Deno.env.get(SSH_ENV)): string[] {
   const words = value === undefined || value.trim() === "" ? ["ssh"] : splitWords(value);

@@ -15,7 +15,7 @@
  */
 
 import { createLimit } from "../_util.ts";
-import type { HostFacts } from "./probe_schema.ts";
+import type { HostFacts } from "../wire/host_facts.ts";
 import { sshCommand } from "./ssh.ts";
 import { runScript } from "../process/run_script.ts";
 import { askHost, failed, formatBytes, sshFailure } from "./pick.ts";

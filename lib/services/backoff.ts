@@ -64,14 +64,6 @@ export type Step =
  * @param streak The streak before this run ended.
  * @param options Timings; default {@linkcode DEFAULT_BACKOFF}.
  * @returns The step, with the streak to carry into the next decision.
- * @example
- * ```ts
- * import { nextStep, NO_STREAK } from "./backoff.ts";
- * const first = nextStep("on-failure", { failed: true, uptimeMs: 5 }, NO_STREAK);
- * console.assert(first.kind === "restart" && first.delayMs === 1000);
- * const second = nextStep("on-failure", { failed: true, uptimeMs: 5 }, first.streak);
- * console.assert(second.kind === "restart" && second.delayMs === 2000);
- * ```
  */
 export function nextStep(
   policy: RestartPolicy,

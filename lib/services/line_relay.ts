@@ -40,13 +40,6 @@ const encoder = new TextEncoder();
  * @param stream A child's stdout or stderr.
  * @param emit Called with each line.
  * @param options `maxLineBytes`: longer lines are emitted in pieces; default 64 KiB.
- * @example
- * ```ts
- * import { relayLines } from "./line_relay.ts";
- * const lines: string[] = [];
- * await relayLines(new Blob(["a\nb\r\npartial"]).stream(), (l) => lines.push(l)).done;
- * console.assert(lines.join("|") === "a|b|partial");
- * ```
  */
 export function relayLines(
   stream: ReadableStream<Uint8Array>,
@@ -120,12 +113,6 @@ function cutPoint(bytes: Uint8Array, length: number): number {
  * A closed stderr is ignored.
  *
  * @param format `text` (default) or `json`.
- * @example
- * ```ts
- * import { stderrSink } from "./line_relay.ts";
- * // Prints {"time":…,"level":"info","msg":"listening on :8080","plugin":"search",…} on stderr.
- * stderrSink("json")("listening on :8080", { plugin: "search", service: "index" });
- * ```
  */
 export function stderrSink(format: "text" | "json" = "text"): LineSink {
   return (line, source) => {

@@ -19,14 +19,6 @@ import type { ServiceEntry, ServiceStatus } from "../wire/services.ts";
  * (by name), services in manifest order.
  *
  * @returns One entry per service.
- * @example
- * ```ts
- * import { listServices } from "./service_set.ts";
- * const service = { name: "web", command: "./serve", cwd: "/p", env: [], restart: "never" as const };
- * const plugin = { name: "demo", version: "", description: "", dir: "/p", hooks: {}, actions: [],
- *   services: [service], workflows: [], routines: [] };
- * console.assert(listServices({ dir: "/", plugins: [plugin], warnings: [] })[0].plugin === "demo");
- * ```
  */
 export function listServices(index: PluginIndex): ServiceEntry[] {
   return index.plugins.flatMap((plugin) =>

@@ -36,12 +36,6 @@ const PASSED_THROUGH = ["TY_DB_PATH", "TY_API_URL"] as const;
  * Splits `KEY=VALUE` at the first `=`; null when there is no `=` or the key is not a valid name.
  *
  * @returns The pair, or null.
- * @example
- * ```ts
- * import { parseEnvEntry } from "./supervisor.ts";
- * console.assert(parseEnvEntry("A=b=c")?.[1] === "b=c");
- * console.assert(parseEnvEntry("1A=x") === null);
- * ```
  */
 export function parseEnvEntry(entry: string): [string, string] | null {
   const at = entry.indexOf("=");
@@ -60,15 +54,6 @@ export function parseEnvEntry(entry: string): [string, string] | null {
  *
  * @param injected Pairs given by the caller (`--env`).
  * @returns The variables to add.
- * @example
- * ```ts
- * import { serviceEnv } from "./supervisor.ts";
- * const env = serviceEnv(
- *   { name: "s", command: "true", cwd: "/", env: ["FOO=bar"], restart: "never" },
- *   { FOO: "injected", TY_API_URL: "http://127.0.0.1:7000" },
- * );
- * console.assert(env.FOO === "bar" && env.TY_API_URL === "http://127.0.0.1:7000");
- * ```
  */
 export function serviceEnv(
   service: PluginService,
@@ -128,16 +113,6 @@ export interface SupervisorOptions {
  *
  * Requires `--allow-run`, `--allow-env`, and `--allow-read` (of /proc, to tell live group
  * members from zombies).
- *
- * @example
- * ```ts
- * import { Supervisor } from "./supervisor.ts";
- * const service = { name: "tick", command: "sleep 30", cwd: "/tmp", env: [], restart: "always" as const };
- * const supervisor = new Supervisor("demo", service);
- * console.assert(supervisor.status().pid !== null);
- * await supervisor.stop({ stopTimeoutMs: 1000 });
- * console.assert(supervisor.status().state === "stopped");
- * ```
  */
 export class Supervisor {
   /** The plugin the service belongs to. */

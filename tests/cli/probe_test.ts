@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { PROBE_FIELDS as FIELDS } from "../hosts/_probe_fields.ts";
-import { HostFactsSchema } from "../../lib/hosts/probe_schema.ts";
+import { HostFactsSchema } from "../../lib/wire/host_facts.ts";
 import { cli, tempDir } from "../_cli.ts";
 
 Deno.test("tyhooks probe prints one JSON object with every field, non-zero memory and cpus", async () => {

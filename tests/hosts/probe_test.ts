@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { PROBE_FIELDS as FIELDS } from "./_probe_fields.ts";
-import { HostFactsSchema } from "../../lib/hosts/probe_schema.ts";
+import { HostFactsSchema } from "../../lib/wire/host_facts.ts";
 import { diskFree, parseDfOutput, probeHost } from "../../lib/hosts/probe.ts";
 import { createLogger } from "../../lib/log.ts";
 import { VERSION } from "../../lib/version.ts";

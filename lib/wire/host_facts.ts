@@ -7,7 +7,7 @@
  */
 
 import { z } from "zod";
-import type { Same } from "../wire/schema.ts";
+import type { Same } from "./schema.ts";
 
 const bytes = z.number().int().nonnegative();
 
