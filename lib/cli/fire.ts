@@ -1,17 +1,18 @@
 /**
- * `tyhooks fire`, and what `status-change` shares with it: choosing which hooks run
+ * `tyhooks fire` and `status-change`, and what they share: choosing which hooks run
  * (`--plugin`), showing their output (`--show-output`), and warning about a likely typo in an
- * event name.
+ * event name or a status.
  *
  * @module
  */
 
 import {
   type CommandContext,
-  type CommandSpec,
+  type CommandModule,
   type OptionSpec,
   stringOption,
   TASK_OPTIONS,
+  UsageError,
 } from "./command.ts";
 import {
   durationOption,
@@ -20,9 +21,9 @@ import {
   relaunchDetached,
   runnerOptions,
 } from "./_shared.ts";
-import { UsageError } from "./command.ts";
 import { hooksDir } from "../dirs.ts";
-import { Runner } from "../hooks/runner.ts";
+import { Runner, statusEvent } from "../hooks/runner.ts";
+import { EMPTY_TASK } from "../task.ts";
 import { failureReason, type RunResult, toRecord } from "../process/record.ts";
 import { closest } from "../_util.ts";
 
@@ -35,8 +36,11 @@ const TASK_EVENTS = [
   "task.auth_required",
 ];
 
+/** The statuses that fire an event; others fire nothing, and a near miss is likely a typo. */
+const STATUSES = ["queued", "processing", "done", "blocked"];
+
 /** Flags of `fire` and `status-change`. */
-export const EVENT_OPTIONS: Record<string, OptionSpec> = {
+const EVENT_OPTIONS: Record<string, OptionSpec> = {
   ...TASK_OPTIONS,
   message: { type: "string", value: "M", help: "TASK_MESSAGE for the hooks" },
   plugin: {
@@ -57,36 +61,76 @@ export const EVENT_OPTIONS: Record<string, OptionSpec> = {
   json: { type: "boolean", help: 'print {"event","runs"} as JSON' },
 };
 
-export const spec: CommandSpec = {
-  name: "fire",
-  summary:
-    "Run every hook of <event>: the legacy hook <hooks-dir>/<event> and each plugin handling it, concurrently.",
-  args: "<event>",
-  positionals: [1, 1],
-  options: EVENT_OPTIONS,
-  details: [
-    "Failing hooks never make fire fail: they are logged to stderr. Exit 0. Any event name may",
-    "be fired; one close to a known event (task.doen) is warned about.",
-  ].join("\n"),
+export const fire: CommandModule = {
+  spec: {
+    name: "fire",
+    summary:
+      "Run every hook of <event>: the legacy hook <hooks-dir>/<event> and each plugin handling it, concurrently.",
+    args: "<event>",
+    positionals: [1, 1],
+    options: EVENT_OPTIONS,
+    details: [
+      "Failing hooks never make fire fail: they are logged to stderr. Exit 0. Any event name may",
+      "be fired; one close to a known event (task.doen) is warned about.",
+    ].join("\n"),
+  },
+  async run(ctx: CommandContext): Promise<number> {
+    const event = ctx.positionals[0];
+    warnIfNear(ctx, "event", event, TASK_EVENTS);
+    const task = await readTaskOption(ctx);
+    durationOption(ctx, "timeout");
+    if (ctx.values.detach) {
+      await relaunchDetached(ctx, ["fire"], task);
+      return 0;
+    }
+    const runner = await eventRunner(ctx);
+    const runs = await runner.fireRuns(event, task, stringOption(ctx.values, "message") ?? "");
+    await printRuns(ctx, event, runs);
+    return 0;
+  },
 };
 
-export async function run(ctx: CommandContext): Promise<number> {
-  const event = ctx.positionals[0];
-  warnIfNear(ctx, "event", event, TASK_EVENTS);
-  const task = await readTaskOption(ctx);
-  durationOption(ctx, "timeout");
-  if (ctx.values.detach) {
-    await relaunchDetached(ctx, ["fire"], task);
+export const statusChange: CommandModule = {
+  spec: {
+    name: "status-change",
+    summary: "Map a task status to its event and fire it (ty's OnStatusChange).",
+    args: "<status>",
+    positionals: [1, 1],
+    options: {
+      ...EVENT_OPTIONS,
+      message: {
+        type: "string",
+        value: "M",
+        help: "status message (TASK_MESSAGE; blocked with fail or error in it -> task.failed)",
+      },
+    },
+    details: [
+      "queued, processing -> task.started; done -> task.done; blocked -> task.failed when the",
+      'message contains "fail" or "error" (any case), else task.blocked; other statuses fire',
+      "nothing (one close to a known status, such as Done, is warned about).",
+    ].join("\n"),
+  },
+  async run(ctx: CommandContext): Promise<number> {
+    const status = ctx.positionals[0];
+    warnIfNear(ctx, "status", status, STATUSES);
+    const task = await readTaskOption(ctx);
+    durationOption(ctx, "timeout");
+    if (ctx.values.detach) {
+      await relaunchDetached(ctx, ["status-change"], task);
+      return 0;
+    }
+    const message = stringOption(ctx.values, "message") ?? "";
+    const event = statusEvent(status, message);
+    const runner = await eventRunner(ctx);
+    if (event === null) ctx.log.log("info", `Status "${status}" fires no event`);
+    const runs = event === null ? [] : await runner.fireRuns(event, task ?? EMPTY_TASK, message);
+    await printRuns(ctx, event ?? "", runs);
     return 0;
-  }
-  const runner = await eventRunner(ctx);
-  const runs = await runner.fireRuns(event, task, stringOption(ctx.values, "message") ?? "");
-  await printRuns(ctx, event, runs);
-  return 0;
-}
+  },
+};
 
 /** Warns when `value` is not one of `known` but close to one (`task.doen`, `Done`). */
-export function warnIfNear(
+function warnIfNear(
   ctx: CommandContext,
   what: string,
   value: string,
@@ -105,7 +149,7 @@ export function warnIfNear(
  * names (`legacy` for the legacy hook), so a hook being written can be tried without firing
  * the user's real notifiers.
  */
-export async function eventRunner(ctx: CommandContext): Promise<Runner> {
+async function eventRunner(ctx: CommandContext): Promise<Runner> {
   const timeout = durationOption(ctx, "timeout");
   const only = ctx.values.plugin as string[] | undefined ?? [];
   const index = await loadIndex(ctx);
@@ -135,7 +179,7 @@ export async function eventRunner(ctx: CommandContext): Promise<Runner> {
 }
 
 /** Prints what `--json` and `--show-output` ask for. */
-export async function printRuns(
+async function printRuns(
   ctx: CommandContext,
   event: string,
   runs: RunResult[],

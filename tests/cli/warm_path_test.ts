@@ -54,7 +54,7 @@ const CALLS: [string, string[], Record<string, string>, number][] = [
   ["tool pre", ["tool", "pre", "--tool", "bash"], {
     "g/plugin.yaml": "name: g\nhooks:\n  pre_tool_call: guard.sh\n",
     "g/guard.sh": '#!/bin/sh\necho \'{"action":"allow"}\'\n',
-  }, 32],
+  }, 31],
 ];
 
 for (const [name, args, files, atMost] of CALLS) {

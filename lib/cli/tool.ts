@@ -1,19 +1,26 @@
 /**
- * What `tool pre` and `tool post` share: the tool call, read from the flags, from tyhooks' own
- * request JSON (`--request -`), or from Claude Code's hook JSON (`--claude`); the failure policy;
- * and the explicit hook scripts.
+ * `tyhooks tool pre` and `tool post`, and what they share: the tool call, read from the flags,
+ * from tyhooks' own request JSON (`--request -`), or from Claude Code's hook JSON (`--claude`);
+ * the failure policy; and the explicit hook scripts.
  *
  * @module
  */
 
 import { resolve } from "../_path.ts";
-import { type CommandContext, type OptionSpec, stringOption } from "./command.ts";
-import { UsageError } from "./command.ts";
+import {
+  type CommandContext,
+  type CommandModule,
+  consultOptions,
+  type OptionSpec,
+  stringOption,
+  UsageError,
+} from "./command.ts";
+import { durationOption, makeConsultRunner, makeRunner, relaunchDetached } from "./_shared.ts";
 import { INPUT_CAPS, readBounded } from "../read_bounded.ts";
 import { issueText } from "../_util.ts";
 
 /** Flags describing the tool call. */
-export const TOOL_CALL_OPTIONS: Record<string, OptionSpec> = {
+const TOOL_CALL_OPTIONS: Record<string, OptionSpec> = {
   tool: {
     type: "string",
     value: "NAME",
@@ -40,7 +47,7 @@ export const TOOL_CALL_OPTIONS: Record<string, OptionSpec> = {
 };
 
 /** A tool call with every field filled in; `result` and `error` are empty for `tool pre`. */
-export interface ToolCallInput {
+interface ToolCallInput {
   tool: string;
   args: unknown;
   platform: string;
@@ -58,7 +65,7 @@ const CALL_FLAGS = ["tool", "args", "platform", "user", "result", "error"];
  *
  * @throws {UsageError} When no tool is named, sources are mixed, or the input is not a call.
  */
-export async function readToolCall(ctx: CommandContext, command: string): Promise<ToolCallInput> {
+async function readToolCall(ctx: CommandContext, command: string): Promise<ToolCallInput> {
   const request = stringOption(ctx.values, "request");
   const flags = CALL_FLAGS.filter((name) => ctx.values[name] !== undefined);
   if (ctx.values.claude && request !== undefined) {
@@ -166,7 +173,7 @@ async function fromRequest(value: unknown, command: string): Promise<ToolCallInp
 }
 
 /** `--on-failure`: `block` (the default: fail closed) or `allow`. */
-export function failurePolicy(ctx: CommandContext): "block" | "allow" {
+function failurePolicy(ctx: CommandContext): "block" | "allow" {
   const value = stringOption(ctx.values, "on-failure") ?? "block";
   if (value !== "block" && value !== "allow") {
     throw new UsageError(
@@ -177,8 +184,93 @@ export function failurePolicy(ctx: CommandContext): "block" | "allow" {
 }
 
 /** The explicit hook scripts of a repeatable flag, made absolute (they run from anywhere). */
-export function hookPaths(ctx: CommandContext, flag: string): string[] {
+function hookPaths(ctx: CommandContext, flag: string): string[] {
   const value = ctx.values[flag];
   const paths = Array.isArray(value) ? value : typeof value === "string" ? [value] : [];
   return paths.map((path) => resolve(path));
 }
+
+/** Exit code of a blocked call. */
+const EXIT_BLOCKED = 2;
+
+export const pre: CommandModule = {
+  spec: {
+    name: "tool pre",
+    summary:
+      "Ask the pre_tool_call hooks whether a tool call may run: all at once, decided in order (--pre-hook scripts first, then plugins by name); the first block wins.",
+    options: {
+      ...TOOL_CALL_OPTIONS,
+      "pre-hook": { type: "string", value: "FILE", multiple: true, help: "a pre hook script" },
+      // ty has no tool hooks: no "as ty does" here.
+      ...consultOptions("hook", "30s", "ask one hook after another"),
+    },
+    details: [
+      'Prints {"action","reason"}. Exit 0 when allowed, 2 when blocked. A hook allows with exit 0',
+      'and no output or {"action":"allow"}, blocks with {"action":"block","reason":...} or with',
+      "exit 2 and the reason on stderr. A timeout, another exit code, malformed JSON or an unknown",
+      "action follows --on-failure. No hook configured: allow. With --claude, nothing is printed on",
+      "stdout: see README, Using tyhooks from Claude Code.",
+    ].join("\n"),
+  },
+  async run(ctx: CommandContext): Promise<number> {
+    const call = await readToolCall(ctx, "tool pre");
+    const onFailure = failurePolicy(ctx);
+    const { runner, consult } = await makeConsultRunner(ctx, "tool");
+    const { ToolHooks } = await import("../consult/tool_hooks.ts");
+    const hooks = new ToolHooks(runner, { preHooks: hookPaths(ctx, "pre-hook"), onFailure });
+    const verdict = await hooks.preToolCall(call, consult);
+    // Claude Code's contract: the exit code is the answer, a block's reason goes to stderr.
+    if (ctx.values.claude) {
+      if (verdict.action === "block") ctx.printError(`${verdict.reason || "Blocked by tyhooks"}\n`);
+    } else {
+      await ctx.print(JSON.stringify(verdict) + "\n");
+    }
+    return verdict.action === "block" ? EXIT_BLOCKED : 0;
+  },
+};
+
+export const post: CommandModule = {
+  spec: {
+    name: "tool post",
+    summary:
+      "Tell the post_tool_call hooks (--post-hook scripts and plugins) about a finished tool call, all at once.",
+    options: {
+      ...TOOL_CALL_OPTIONS,
+      result: { type: "string", value: "R", help: "the tool's result" },
+      error: { type: "string", value: "E", help: "the tool's error, if it failed" },
+      "post-hook": { type: "string", value: "FILE", multiple: true, help: "a post hook script" },
+      timeout: { type: "string", value: "DUR", help: "per-hook timeout (default 30s)" },
+      detach: {
+        type: "boolean",
+        help: "run in the background and return at once (log: <cache>/tyhooks/detached.log)",
+      },
+    },
+    details:
+      "Hooks read {hook,tool,args,result,platform,user_id} on stdin (plus error when there is one). Failures are logged, never fatal. Exit 0.",
+  },
+  async run(ctx: CommandContext): Promise<number> {
+    const call = await readToolCall(ctx, "tool post");
+    failurePolicy(ctx); // Read by main.ts with --claude; a bad value is still a usage error.
+    const timeout = durationOption(ctx, "timeout");
+    if (ctx.values.detach) {
+      // The call read here (from flags, a request or stdin) goes as flags: the background run
+      // reads no stdin of the caller's.
+      await relaunchDetached(ctx, ["tool", "post"], undefined, {
+        tool: call.tool,
+        args: JSON.stringify(call.args),
+        platform: call.platform,
+        user: call.user_id,
+        result: call.result,
+        error: call.error,
+        request: undefined,
+        claude: undefined,
+      });
+      return 0;
+    }
+    const runner = await makeRunner(ctx, { timeouts: timeout ? { tool: timeout } : {} });
+    const { ToolHooks } = await import("../consult/tool_hooks.ts");
+    const hooks = new ToolHooks(runner, { postHooks: hookPaths(ctx, "post-hook") });
+    await hooks.postToolCall(call);
+    return 0;
+  },
+};

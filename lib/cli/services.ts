@@ -1,0 +1,136 @@
+/**
+ * `tyhooks services run` (supervise every plugin service) and `services list`.
+ *
+ * @module
+ */
+
+import { type CommandContext, type CommandModule, UsageError } from "./command.ts";
+import { durationOption, loadIndex } from "./_shared.ts";
+import { stderrSink } from "../services/line_relay.ts";
+import { listServices, startServices } from "../services/service_set.ts";
+import { DEFAULT_STOP_TIMEOUT_MS, parseEnvEntry } from "../services/supervisor.ts";
+import type { ServiceEntry } from "../wire/services.ts";
+
+export const supervise: CommandModule = {
+  spec: {
+    name: "services run",
+    summary:
+      "Supervise every plugin service until SIGINT/SIGTERM, then stop them all and exit 0 (1 when every service was given up).",
+    options: {
+      env: {
+        type: "string",
+        multiple: true,
+        value: "K=V",
+        help: "set a variable for every service (a service's own env still wins)",
+      },
+      "stop-timeout": {
+        type: "string",
+        value: "DUR",
+        help: "time between SIGTERM and SIGKILL when stopping (default 5s)",
+      },
+    },
+    handlesSignals: true,
+    details: `
+  Each service runs "sh -c <command>" in its own process group from its plugin dir (or its cwd),
+  with tyhooks' environment, then the --env pairs (TY_DB_PATH and TY_API_URL are passed through),
+  then its own env. Its output lines go to stderr prefixed [plugin/service].
+  Restarts (policy always, on-failure, never): 1 s, 2 s, 4 s ... up to 30 s, back to 1 s after
+  10 s up; 5 failures in a row within 10 s of starting and the service is given up.
+  On SIGINT/SIGTERM every group gets SIGTERM, then SIGKILL after --stop-timeout; exit 0.
+  When no service is left running (each given up or ended by its policy), it exits by itself:
+  1 when every service was given up, else 0.`,
+  },
+  async run(ctx: CommandContext): Promise<number> {
+    const env = envPairs(ctx.values.env);
+    const stopTimeoutMs = durationOption(ctx, "stop-timeout") ?? DEFAULT_STOP_TIMEOUT_MS;
+    const index = await loadIndex(ctx);
+    if (ctx.signal.aborted) return 0; // Told to stop before anything started.
+    const set = startServices(index, {
+      env,
+      log: ctx.log,
+      output: stderrSink(ctx.globals.logFormat),
+    });
+    if (set.size === 0) {
+      // Nothing to supervise: waiting for a signal would only look like work.
+      ctx.log.log("info", "No services to supervise", { plugins_dir: index.dir });
+      return 0;
+    }
+    ctx.log.log("info", `Supervising ${set.size} service(s)`, { plugins_dir: index.dir });
+    // Until told to stop, or until no service is left to supervise (each given up or ended).
+    await new Promise<void>((resolve) => {
+      if (ctx.signal.aborted) resolve();
+      ctx.signal.addEventListener("abort", () => resolve(), { once: true });
+      set.done.then(resolve);
+    });
+    await set.stop({ stopTimeoutMs });
+    if (set.status().every((s) => s.state === "given_up")) {
+      ctx.log.log("error", "Every service was given up");
+      return 1;
+    }
+    return 0;
+  },
+};
+
+function envPairs(value: CommandContext["values"][string]): Record<string, string> {
+  const entries = Array.isArray(value) ? value : typeof value === "string" ? [value] : [];
+  const env: Record<string, string> = {};
+  for (const entry of entries) {
+    const pair = parseEnvEntry(entry);
+    if (pair === null) {
+      throw new UsageError(
+        `Invalid value "${entry}" for flag "--env": expected KEY=VALUE with KEY made of letters, ` +
+          "digits and _ (not starting with a digit)",
+        "hint: e.g. --env TY_API_URL=http://127.0.0.1:7000",
+      );
+    }
+    env[pair[0]] = pair[1];
+  }
+  return env;
+}
+
+export const list: CommandModule = {
+  spec: {
+    name: "services list",
+    summary:
+      'List the services "services run" would supervise, from the manifests, starting nothing.',
+    options: {
+      json: {
+        type: "boolean",
+        help: 'print {"services":[{"plugin","name","command","cwd","restart"}]}',
+      },
+    },
+  },
+  async run(ctx: CommandContext): Promise<number> {
+    const index = await loadIndex(ctx);
+    const services = listServices(index);
+    if (ctx.values.json) {
+      await ctx.print(JSON.stringify({ services }) + "\n");
+    } else if (services.length === 0) {
+      ctx.log.log("info", "No services", { plugins_dir: index.dir });
+    } else {
+      await ctx.print(table(services));
+    }
+    return 0;
+  },
+};
+
+const COLUMNS = ["PLUGIN", "SERVICE", "RESTART", "CWD", "COMMAND"];
+
+function table(services: ServiceEntry[]): string {
+  const rows = [
+    COLUMNS,
+    ...services.map((s) => [s.plugin, s.name, s.restart, s.cwd, s.command].map(oneLine)),
+  ];
+  const widths = COLUMNS.map((_, i) => Math.max(...rows.map((row) => row[i].length)));
+  return rows
+    .map((row) => row.map((cell, i) => i === row.length - 1 ? cell : cell.padEnd(widths[i])))
+    .map((cells) => cells.join("  ") + "\n")
+    .join("");
+}
+
+// A multi-line command (a YAML block scalar) must not break the table: control characters are
+// shown escaped.
+function oneLine(text: string): string {
+  // deno-lint-ignore no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1));
+}
