@@ -5,7 +5,7 @@
  */
 
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { RUN_FLAGS } from "../lib/hosts/sync.ts";
 
 /** The repository root. */
@@ -184,4 +184,41 @@ export async function writeTree(dir: string, files: Record<string, string>): Pro
     await Deno.writeTextFile(full, content);
     if (content.startsWith("#!")) await Deno.chmod(full, 0o755);
   }
+}
+
+/** What {@linkcode valueIn} gives its child: variables added to this process's, and a cwd. */
+export interface ChildOptions {
+  env?: Record<string, string>;
+  cwd?: string;
+}
+
+/**
+ * The JSON value of `expression`, evaluated in a child Deno that imports `imports` (name ->
+ * module path under the repository root). For code that reads the environment or the working
+ * directory: test modules run in parallel in one process, so none may change its own.
+ */
+export async function valueIn(
+  imports: Record<string, string>,
+  expression: string,
+  options: ChildOptions = {},
+): Promise<unknown> {
+  const lines = Object.entries(imports).map(([name, path]) =>
+    `import { ${name} } from ${JSON.stringify(pathToFileURL(join(ROOT, path)).href)};`
+  );
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "eval",
+      "--quiet",
+      "--config",
+      join(ROOT, "deno.json"),
+      `${lines.join("\n")}\nconsole.log(JSON.stringify(await (${expression})));`,
+    ],
+    env: options.env,
+    cwd: options.cwd,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decoder = new TextDecoder();
+  if (out.code !== 0) throw new Error(`${expression}: ${decoder.decode(out.stderr)}`);
+  return JSON.parse(decoder.decode(out.stdout));
 }

@@ -16,8 +16,9 @@ const task: Task = {
   project: "web",
   type: "bug",
 };
-const DUMP =
-  '#!/bin/sh\n{ echo "pwd=$(pwd)"; env | grep -E "^(TASK_|WORKTREE_PATH)" | sort; } > "$OUT_DIR/$TASK_PLUGIN_NAME"\n';
+/** A hook writing its cwd and task variables to `<out>/<plugin name>`. */
+const dump = (out: string) =>
+  `#!/bin/sh\n{ echo "pwd=$(pwd)"; env | grep -E "^(TASK_|WORKTREE_PATH)" | sort; } > "${out}/$TASK_PLUGIN_NAME"\n`;
 
 Deno.test("fire() runs the legacy hook and every plugin's hook concurrently", async () => {
   const sleeper = "#!/bin/sh\nsleep 1\n";
@@ -38,13 +39,8 @@ Deno.test("fire() runs the legacy hook and every plugin's hook concurrently", as
 
 Deno.test("fire() gives plugin hooks the task env, plugin name and dir, with cwd = plugin dir", async () => {
   const out = await tempDir();
-  const index = await indexOf({ notifier: { hooks: { "task.done": DUMP } } });
-  Deno.env.set("OUT_DIR", out);
-  try {
-    await new Runner(index).fire("task.done", task, "all green");
-  } finally {
-    Deno.env.delete("OUT_DIR");
-  }
+  const index = await indexOf({ notifier: { hooks: { "task.done": dump(out) } } });
+  await new Runner(index).fire("task.done", task, "all green");
   const lines = (await Deno.readTextFile(join(out, "notifier"))).trim().split("\n");
   const dir = index.plugins[0].dir;
   assert.deepEqual(lines, [
@@ -99,16 +95,11 @@ Deno.test("fire() treats an event name as a file name only inside the hooks dir"
 Deno.test("fire() cleans NUL bytes and keeps newlines in task fields", async () => {
   const out = await tempDir();
   const index = await indexOf({
-    p: { hooks: { "task.done": '#!/bin/sh\nprintf %s "$TASK_TITLE" > "$OUT"\n' } },
+    p: { hooks: { "task.done": `#!/bin/sh\nprintf %s "$TASK_TITLE" > "${join(out, "t")}"\n` } },
   });
   const hostile = { ...task, title: "line one\nline\0two" };
-  Deno.env.set("OUT", join(out, "t"));
-  try {
-    const [run] = await new Runner(index).fire("task.done", hostile);
-    assert.equal(run.error, null);
-  } finally {
-    Deno.env.delete("OUT");
-  }
+  const [run] = await new Runner(index).fire("task.done", hostile);
+  assert.equal(run.error, null);
   assert.equal(await Deno.readTextFile(join(out, "t")), "line one\nlinetwo");
 });
 

@@ -4,7 +4,7 @@ import { HostFactsSchema } from "../../lib/wire/host_facts.ts";
 import { diskFree, parseDfOutput, probeHost } from "../../lib/hosts/probe.ts";
 import { createLogger } from "../../lib/log.ts";
 import { VERSION } from "../../lib/version.ts";
-import { tempDir } from "../_cli.ts";
+import { tempDir, valueIn } from "../_cli.ts";
 
 Deno.test("probeHost() describes this machine with answers its own schema accepts", async () => {
   const facts = HostFactsSchema.parse(await probeHost({ workdir: "/" }));
@@ -35,13 +35,11 @@ Deno.test("probeHost() reports 0 free disk and a warning when the workdir does n
 Deno.test("diskFree() measures a directory whose name looks like a flag", async () => {
   const dir = await tempDir();
   await Deno.mkdir(`${dir}/-h`);
-  const cwd = Deno.cwd();
-  Deno.chdir(dir);
-  try {
-    assert.equal(typeof await diskFree("-h"), "number");
-  } finally {
-    Deno.chdir(cwd);
-  }
+  // Relative to the cwd, which only a child may have elsewhere: tests share one process.
+  assert.equal(
+    typeof await valueIn({ diskFree: "lib/hosts/probe.ts" }, 'diskFree("-h")', { cwd: dir }),
+    "number",
+  );
   assert.match(String(await diskFree("-h")), /df exited 1: .*No such file/);
 });
 
@@ -63,14 +61,12 @@ Deno.test("parseDfOutput() reads available blocks whatever the names around them
 });
 
 Deno.test("probeHost() measures $HOME when no workdir is given", async () => {
-  const home = Deno.env.get("HOME");
-  const lines: string[] = [];
-  Deno.env.set("HOME", "/nonexistent/home");
-  try {
-    await probeHost({ log: createLogger({ write: (line) => lines.push(line) }) });
-  } finally {
-    if (home === undefined) Deno.env.delete("HOME");
-    else Deno.env.set("HOME", home);
-  }
+  const lines = await valueIn(
+    { probeHost: "lib/hosts/probe.ts", createLogger: "lib/log.ts" },
+    "(async () => { const lines = []; " +
+      "await probeHost({ log: createLogger({ write: (line) => lines.push(line) }) }); " +
+      "return lines; })()",
+    { env: { HOME: "/nonexistent/home" } },
+  ) as string[];
   assert.match(lines.join(""), /Cannot measure free disk of "\/nonexistent\/home"/);
 });

@@ -7,7 +7,7 @@ import {
   sameSource,
 } from "../../lib/plugins/install.ts";
 import { InputError } from "../../lib/errors.ts";
-import { tempDir } from "../_cli.ts";
+import { tempDir, valueIn } from "../_cli.ts";
 
 Deno.test("SOURCE forms as ty reads them: URLs, GitHub shorthands, local paths", async () => {
   const cases: [string, unknown][] = [
@@ -36,20 +36,22 @@ Deno.test("SOURCE forms as ty reads them: URLs, GitHub shorthands, local paths",
 
 Deno.test("a bare word naming an existing folder is a path, as in ty; owner/repo otherwise", async () => {
   const dir = await tempDir();
-  const cwd = Deno.cwd();
   try {
     await Deno.mkdir(join(dir, "me/repo"), { recursive: true });
-    Deno.chdir(dir);
-    assert.deepEqual(await parseInstallSource("me/repo"), {
+    // Read against the cwd: a child's, since parallel test modules share this process's.
+    const parse = (source: string) =>
+      valueIn({ parseInstallSource: "lib/plugins/install.ts" }, `parseInstallSource("${source}")`, {
+        cwd: dir,
+      });
+    assert.deepEqual(await parse("me/repo"), {
       kind: "local",
       path: join(await Deno.realPath(dir), "me/repo"),
     });
-    assert.deepEqual(await parseInstallSource("me/other"), {
+    assert.deepEqual(await parse("me/other"), {
       kind: "git",
       url: "https://github.com/me/other.git",
     });
   } finally {
-    Deno.chdir(cwd);
     await Deno.remove(dir, { recursive: true });
   }
 });

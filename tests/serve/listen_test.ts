@@ -12,7 +12,7 @@ import {
   removeSocket,
 } from "../../lib/serve/listen.ts";
 import { InputError, RunError } from "../../lib/errors.ts";
-import { tempDir } from "../_cli.ts";
+import { tempDir, valueIn } from "../_cli.ts";
 
 Deno.test("parseListen() reads unix:PATH, HOST:PORT and [IPV6]:PORT", () => {
   assert.deepEqual(parseListen("unix:/run/t.sock"), { transport: "unix", path: "/run/t.sock" });
@@ -36,18 +36,14 @@ Deno.test("parseListen() makes a relative socket path absolute", () => {
   });
 });
 
-Deno.test("parseListen() defaults to tyhooks.sock in the runtime dir", () => {
-  const before = Deno.env.get("XDG_RUNTIME_DIR");
-  Deno.env.set("XDG_RUNTIME_DIR", "/run/user/1234");
-  try {
-    assert.deepEqual(parseListen(undefined), {
-      transport: "unix",
-      path: "/run/user/1234/tyhooks.sock",
-    });
-  } finally {
-    if (before === undefined) Deno.env.delete("XDG_RUNTIME_DIR");
-    else Deno.env.set("XDG_RUNTIME_DIR", before);
-  }
+Deno.test("parseListen() defaults to tyhooks.sock in the runtime dir", async () => {
+  // The runtime dir is read from the environment: set in a child's, not this shared process's.
+  assert.deepEqual(
+    await valueIn({ parseListen: "lib/serve/listen.ts" }, "parseListen(undefined)", {
+      env: { XDG_RUNTIME_DIR: "/run/user/1234" },
+    }),
+    { transport: "unix", path: "/run/user/1234/tyhooks.sock" },
+  );
 });
 
 Deno.test("parseListen() refuses a bad value, naming the flag and the value", () => {

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { parseEnvEntry, serviceEnv } from "../../lib/services/supervisor.ts";
 import type { PluginService } from "../../lib/plugins/types.ts";
+import { valueIn } from "../_cli.ts";
 
 const service = (env: string[]): PluginService => ({
   name: "s",
@@ -10,23 +11,19 @@ const service = (env: string[]): PluginService => ({
   restart: "on-failure",
 });
 
-Deno.test("serviceEnv() layers passed-through TY_* under --env pairs under the service's own env", () => {
-  const before = Deno.env.get("TY_DB_PATH");
-  Deno.env.set("TY_DB_PATH", "/parent/ty.db");
-  try {
-    const env = serviceEnv(service(["FOO=bar", "SHARED=own"]), {
-      SHARED: "injected",
-      INJECTED: "yes",
-    });
-    assert.equal(env.TY_DB_PATH, "/parent/ty.db");
-    assert.equal(env.FOO, "bar");
-    assert.equal(env.SHARED, "own");
-    assert.equal(env.INJECTED, "yes");
-    assert.equal(serviceEnv(service([]), { TY_DB_PATH: "/injected" }).TY_DB_PATH, "/injected");
-  } finally {
-    if (before === undefined) Deno.env.delete("TY_DB_PATH");
-    else Deno.env.set("TY_DB_PATH", before);
-  }
+Deno.test("serviceEnv() layers passed-through TY_* under --env pairs under the service's own env", async () => {
+  // TY_DB_PATH is read from the environment: set in a child's, never in this shared process's.
+  const env = await valueIn(
+    { serviceEnv: "lib/services/supervisor.ts" },
+    `serviceEnv(${JSON.stringify(service(["FOO=bar", "SHARED=own"]))}, ` +
+      `{ SHARED: "injected", INJECTED: "yes" })`,
+    { env: { TY_DB_PATH: "/parent/ty.db" } },
+  ) as Record<string, string>;
+  assert.equal(env.TY_DB_PATH, "/parent/ty.db");
+  assert.equal(env.FOO, "bar");
+  assert.equal(env.SHARED, "own");
+  assert.equal(env.INJECTED, "yes");
+  assert.equal(serviceEnv(service([]), { TY_DB_PATH: "/injected" }).TY_DB_PATH, "/injected");
 });
 
 Deno.test("serviceEnv() keeps = in values, skips malformed entries and removes NUL bytes", () => {
