@@ -1,6 +1,7 @@
 /**
- * Timers for the whole project: timeouts that can be cleared and leave nothing behind, and the
- * two waits built on them (`sleep`, `within`).
+ * Timers for the whole project: timeouts that can be cleared and leave nothing behind, the two
+ * waits built on them (`sleep`, `within`), and durations as the command line and manifests write
+ * them.
  *
  * `AbortSignal.timeout` cannot be cancelled: each one keeps its signal and a timer (about 2.5 KB,
  * most of it outside the JS heap) until it fires. A daemon answering 900 requests a second with
@@ -142,4 +143,18 @@ export async function within(promise: Promise<unknown>, ms: number): Promise<boo
   const result = await Promise.race([settled, sleep(ms, stop.signal).then(() => false)]);
   stop.abort();
   return result;
+}
+
+/** The longest duration a timer can wait: 2^31 - 1 ms, about 24.8 days. */
+const MAX_DURATION_MS = 2 ** 31 - 1;
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
+
+/** `500ms`, `15s`, `2m` or plain seconds (`1.5`) in milliseconds; undefined when not one. */
+export function parseDuration(text: string): number | undefined {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$/.exec(text);
+  if (match === null) return undefined;
+  const ms = Number(match[1]) * UNITS[match[2] ?? "s"];
+  // Timers hold 32-bit milliseconds: a longer one (24.8 days) would fire at once.
+  return Number.isFinite(ms) && ms <= MAX_DURATION_MS ? Math.round(ms) : undefined;
 }

@@ -9,7 +9,6 @@ import { join } from "../_path.ts";
 import type { CommandContext } from "./command.ts";
 import { stringOption } from "./command.ts";
 import { UsageError } from "./command.ts";
-import { parseDuration } from "../duration.ts";
 import { EMPTY_TASK, parseTask, type Task } from "../task.ts";
 import { cacheDir, hooksDir, pluginsDir } from "../dirs.ts";
 import type { PluginIndex } from "../plugins/types.ts";
@@ -17,7 +16,7 @@ import { Runner, type RunnerOptions } from "../hooks/runner.ts";
 import { DETACHED_CHILD_FLAG } from "./dispatch.ts";
 import { readBounded } from "../read_bounded.ts";
 import { logWarnings } from "../plugins/messages.ts";
-import { clearableTimeout } from "../_timers.ts";
+import { clearableTimeout, parseDuration } from "../_timers.ts";
 import { createLimit } from "../_util.ts";
 
 /** Reads `--task FILE|-` or `--task-json`; undefined when neither is given. */

@@ -6,8 +6,12 @@
 
 import { type CommandContext, type CommandModule, stringOption } from "./command.ts";
 import { pluginsDir } from "../dirs.ts";
-import { installPlugin, type InstallResult, updateInstalls } from "../plugins/install.ts";
-import { removePlugin } from "../plugins/installed.ts";
+import {
+  installPlugin,
+  type InstallResult,
+  removePlugin,
+  updateInstalls,
+} from "../plugins/install.ts";
 import { logWarnings } from "../plugins/messages.ts";
 
 export const add: CommandModule = {

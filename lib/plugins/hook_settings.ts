@@ -12,7 +12,7 @@
 import type { HookSettings, Plugin } from "./types.ts";
 import { kindOf, type Problem, quote } from "./messages.ts";
 import { closest, isRecord } from "../_util.ts";
-import { parseDuration } from "../duration.ts";
+import { parseDuration } from "../_timers.ts";
 
 /**
  * The settings a hook may have, as written in the manifest.
