@@ -144,7 +144,7 @@ export interface TaskEnvOptions {
 }
 
 /**
- * The task variables of ty's hook environment, NUL bytes cleaned.
+ * The task variables of ty's hook environment (NUL bytes are cleaned when a script is spawned).
  *
  * @param options Which extra variables to add.
  * @returns Variables to add to the inherited environment.
@@ -176,8 +176,6 @@ export function taskEnv(task: Task, options: TaskEnvOptions = {}): Record<string
       env.TASK_METADATA = goJson(task.metadata);
     }
   }
-  // No environment variable can hold a NUL byte.
-  for (const key of Object.keys(env)) env[key] = env[key].replaceAll("\0", "");
   return env;
 }
 

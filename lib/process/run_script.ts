@@ -13,7 +13,7 @@
 import { capture, type Captured } from "./output_cap.ts";
 import { DEFAULT_GRACE_MS, groupAlive, terminateGroup, waitGroupEmpty } from "./group.ts";
 import { blankResult, type RunResult } from "./record.ts";
-import { SETSID_EXEC_FAILURE, spawnIsolated } from "./spawn_isolated.ts";
+import { SETSID_EXEC_FAILURE, spawnIsolated, withoutNul } from "./spawn_isolated.ts";
 import { clearableTimeout, within } from "../_timers.ts";
 
 /** Default cap of captured output per stream. */
@@ -77,9 +77,8 @@ export const MAX_ENV_VALUE_BYTES = 64 * 1024;
 
 function clean(env: Record<string, string> | undefined): Record<string, string> | undefined {
   if (env === undefined) return undefined;
-  return Object.fromEntries(
-    Object.entries(env).map(([k, v]) => [k.replaceAll("\0", ""), capValue(v.replaceAll("\0", ""))]),
-  );
+  // NUL bytes out first, so that a cut value is 64 KiB of what the script gets.
+  return Object.fromEntries(Object.entries(withoutNul(env)).map(([k, v]) => [k, capValue(v)]));
 }
 
 let capBuffer: Uint8Array | undefined;

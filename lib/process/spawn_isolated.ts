@@ -40,6 +40,16 @@ export interface IsolatedSpawnOptions {
   forceDetached?: boolean;
 }
 
+/**
+ * `env` without NUL bytes in names or values: no environment can hold one, and a task title or a
+ * service's `env` entry with one must not make the spawn throw.
+ */
+export function withoutNul(env: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).map(([k, v]) => [k.replaceAll("\0", ""), v.replaceAll("\0", "")]),
+  );
+}
+
 /** setsid(1) reports an exec failure with this prefix and exit 126/127. */
 export const SETSID_EXEC_FAILURE = /^setsid: failed to execute [^\n]*/;
 
@@ -59,7 +69,7 @@ export function spawnIsolated(
   const setsid = options.forceDetached ? null : findSetsid();
   const common = {
     cwd: options.cwd,
-    env: options.env,
+    env: options.env && withoutNul(options.env),
     stdin: options.stdin ? "piped" : "null",
     stdout: "piped",
     stderr: "piped",

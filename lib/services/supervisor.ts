@@ -9,7 +9,7 @@
 
 import type { PluginService } from "../plugins/types.ts";
 import { type Logger, silentLogger } from "../log.ts";
-import { spawnIsolated } from "../process/spawn_isolated.ts";
+import { spawnIsolated, withoutNul } from "../process/spawn_isolated.ts";
 import { DEFAULT_GRACE_MS, groupAlive, terminateGroup, waitGroupEmpty } from "../process/group.ts";
 import {
   type BackoffOptions,
@@ -69,9 +69,7 @@ export function serviceEnv(
     const pair = parseEnvEntry(entry);
     if (pair !== null) env[pair[0]] = pair[1];
   }
-  return Object.fromEntries(
-    Object.entries(env).map(([k, v]) => [k.replaceAll("\0", ""), v.replaceAll("\0", "")]),
-  );
+  return withoutNul(env);
 }
 
 /**
