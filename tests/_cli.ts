@@ -2,6 +2,10 @@
  * Test helpers: run the CLI from source exactly as `deno task cli` does (the permission set in
  * deno.json, spelled as flags so Deno prints no "experimental" warning into stderr), and make
  * temp plugin dirs.
+ *
+ * `deno task test` runs four test files at once in one process: a test never changes
+ * `Deno.env` or the cwd (run what reads them in a child: {@linkcode valueIn}), and never counts
+ * processes it did not start.
  */
 
 import { dirname, join } from "node:path";
