@@ -77,12 +77,8 @@ function fire(): void {
 }
 
 /**
- * Starts a timeout of `ms` milliseconds. Like `setTimeout`, it keeps the process alive until it
- * fires or is cleared.
- *
- * @param ms The time until the signal aborts: a finite number, at least 0.
- * @returns The signal and a `clear()` that cancels it.
- * @throws {RangeError} When `ms` is negative or not finite.
+ * Starts a timeout of `ms` milliseconds (finite, at least 0). Like `setTimeout`, it keeps the
+ * process alive until it fires or is cleared.
  */
 export function clearableTimeout(ms: number): ClearableTimeout {
   if (!Number.isFinite(ms) || ms < 0) {
@@ -107,13 +103,7 @@ export function clearableTimeout(ms: number): ClearableTimeout {
   };
 }
 
-/**
- * Waits `ms`, or less when `signal` aborts first. Never rejects.
- *
- * @param ms How long.
- * @param signal Ends the wait early.
- * @returns True when the full time passed, false when aborted.
- */
+/** Waits `ms`, or less when `signal` aborts first: true when the full time passed. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
   if (signal?.aborted) return Promise.resolve(false);
   const timeout = clearableTimeout(ms);
@@ -130,13 +120,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
   });
 }
 
-/**
- * Waits for `promise`, at most `ms`.
- *
- * @param promise What to wait for (its rejection counts as settled).
- * @param ms The bound.
- * @returns True when it settled in time.
- */
+/** Waits for `promise` to settle (or reject), at most `ms`: true when it settled in time. */
 export async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
   const stop = new AbortController();
   const settled = promise.then(() => true, () => true);

@@ -1,10 +1,7 @@
 /**
- * Small helpers shared across lib/: decoding a script's JSON answer into a value or a reason (the
- * one way every answer reader reports malformed JSON); reading an object's fields as Go's
- * `encoding/json` decodes it into a struct, since that is how ty reads handler answers (a key
- * matches a field exactly or, failing that, case-insensitively with Unicode simple folding, so
- * `ſ` is an `s` and the Kelvin sign a `k`; when several keys match one field the last one wins; a
- * `null` leaves the field as it was); joining a stream's chunks.
+ * Small helpers shared across lib/: reading a script's JSON answer (the one way every reader
+ * words malformed JSON and a wrong field), Go's field matching, a concurrency bound, did-you-mean,
+ * and sshd's StrictModes checks.
  *
  * @module
  */
@@ -12,12 +9,7 @@
 import { dirname, resolve } from "./_path.ts";
 import type { Schema, SchemaIssue } from "./wire/schema.ts";
 
-/**
- * Parses `text` as JSON.
- *
- * @param text A script's stdout.
- * @returns The value, or `malformed JSON: <why>`.
- */
+/** Parses `text` as JSON: the value, or `malformed JSON: <why>`. */
 export function parseJson(
   text: string,
 ): { ok: true; value: unknown } | { ok: false; error: string } {
@@ -42,12 +34,10 @@ function fold(key: string): string {
 }
 
 /**
- * The values of `fields` in `object`, matched as Go matches struct fields; a field no key names
- * (or only `null` does) is absent. Other keys are ignored.
- *
- * @param object A parsed JSON object.
- * @param fields The field names, lower case.
- * @returns Field -> the raw value Go would decode into it.
+ * The values of `fields` (lower case) in `object`, matched as Go's `encoding/json` matches struct
+ * fields, since that is how ty reads handler answers: a key matches a field exactly or, failing
+ * that, case-insensitively with Unicode simple folding (`ſ` is an `s`, the Kelvin sign a `k`); the
+ * last matching key wins; a `null` leaves the field absent. Other keys are ignored.
  */
 export function goFields<F extends string>(
   object: Record<string, unknown>,
@@ -142,11 +132,7 @@ export function createLimit(max: number): Limit {
   };
 }
 
-/**
- * Finds the candidate closest to `word`, if any is within `max` edits (and is not `word`).
- *
- * @param max Largest edit distance accepted; default 2.
- */
+/** The candidate closest to `word`, if any is within `max` edits (and is not `word`). */
 export function closest(word: string, candidates: readonly string[], max = 2): string | undefined {
   let best: string | undefined;
   let bestDistance = max + 1;
@@ -179,13 +165,9 @@ function editDistance(a: string, b: string): number {
 // reports it; the daemon refuses a socket dir another user could change.
 
 /**
- * Why `info` (a plugin dir or script) is not safe, or null when it is: writable by group or
- * others, or owned by a user other than the current one or root. Without the user id
- * (`--allow-sys`) only the mode is checked.
- *
- * @param info The file's `stat`.
- * @param path The file, for the hint.
- * @returns The reason and the fix, or null.
+ * Why `info` (of a plugin dir or script at `path`) is not safe, and the fix; null when it is:
+ * writable by group or others, or owned by a user other than the current one or root. Without
+ * the user id (`--allow-sys`) only the mode is checked.
  */
 export function unsafeMode(
   info: Deno.FileInfo,
@@ -212,11 +194,7 @@ export function unsafeMode(
  * Why someone other than the user (or root) could replace an entry of `dir`, or null when nobody
  * can. Every directory on the way, as written and as resolved, must be owned by the user or root
  * and, when group or others may write to it, sticky (as `/tmp` is, so only an entry's owner can
- * remove or rename it); a symbolic link on the way must be the user's or root's.
- *
- * Requires `--allow-read`.
- *
- * @param dir An existing directory.
+ * remove or rename it); a symbolic link on the way must be the user's or root's. Requires `--allow-read`.
  */
 export function unsafeDirReason(dir: string): string | null {
   const me = currentUid();
@@ -247,7 +225,6 @@ export function unsafeDirReason(dir: string): string | null {
   return null;
 }
 
-/** `dir` and each of its ancestors, up to `/`. */
 function chain(dir: string): string[] {
   const paths = [dir];
   for (let up = dirname(dir); up !== paths.at(-1); up = dirname(up)) paths.push(up);

@@ -1,5 +1,6 @@
 /**
  * Default directories, matching Go's `os.UserConfigDir` and `os.UserCacheDir` as ty uses them.
+ * Each requires `--allow-env`.
  *
  * @module
  */
@@ -28,35 +29,18 @@ function home(): string {
 }
 
 /**
- * Options of {@linkcode configDir}.
- */
-export interface ConfigDirOptions {
-  /** The operating system whose rule applies; default `Deno.build.os`. */
-  os?: typeof Deno.build.os;
-}
-
-/**
  * The user config dir, as Go's `os.UserConfigDir` gives it (so tyhooks finds exactly ty's
  * plugins): on macOS always `$HOME/Library/Application Support` (Go ignores `XDG_CONFIG_HOME`
- * there); elsewhere `$XDG_CONFIG_HOME` (refused when relative, as Go refuses it), else
- * `$HOME/.config`. Requires `--allow-env`.
- *
- * @param options The operating system, for tests.
- * @returns The directory.
+ * there); elsewhere `$XDG_CONFIG_HOME`, else `$HOME/.config`. `os` is for tests.
  */
-export function configDir(options: ConfigDirOptions = {}): string {
+export function configDir(options: { os?: typeof Deno.build.os } = {}): string {
   if ((options.os ?? Deno.build.os) === "darwin") {
     return join(home(), "Library", "Application Support");
   }
   return absoluteEnv("XDG_CONFIG_HOME") ?? join(home(), ".config");
 }
 
-/**
- * The user cache dir: `$XDG_CACHE_HOME`, else `$HOME/.cache` (macOS: `$HOME/Library/Caches`).
- * Requires `--allow-env`.
- *
- * @returns The directory.
- */
+/** The user cache dir: `$XDG_CACHE_HOME`, else `$HOME/.cache` (macOS: `$HOME/Library/Caches`). */
 export function cacheDir(): string {
   const xdg = absoluteEnv("XDG_CACHE_HOME");
   if (xdg !== undefined) return xdg;
@@ -65,10 +49,9 @@ export function cacheDir(): string {
 }
 
 /**
- * The plugins dir: `flag`, else `$TY_PLUGINS_DIR`, else `<config>/task/plugins`.
+ * The plugins dir: `flag` (`--plugins-dir`), else `$TY_PLUGINS_DIR`, else
+ * `<config>/task/plugins`. It may not exist: then it holds no plugins.
  *
- * @param flag The `--plugins-dir` value, if given.
- * @returns The directory (it may not exist: then it holds no plugins).
  * @example
  * ```ts
  * import { pluginsDir } from "./dirs.ts";
@@ -82,25 +65,20 @@ export function pluginsDir(flag?: string): string {
 }
 
 /**
- * The legacy hooks dir: `flag`, else `<config>/task/hooks`.
+ * The legacy hooks dir: `flag` (`--hooks-dir`), else `<config>/task/hooks`.
  *
- * @param flag The `--hooks-dir` value, if given.
- * @returns The directory.
  * @example
  * ```ts
  * import { hooksDir } from "./dirs.ts";
  * console.assert(hooksDir("/h") === "/h");
+ * console.assert(hooksDir().endsWith("/task/hooks"));
  * ```
  */
 export function hooksDir(flag?: string): string {
   return resolve(flag ?? join(configDir(), "task", "hooks"));
 }
 
-/**
- * The daemon's runtime dir: `$XDG_RUNTIME_DIR`, else `<cache>/tyhooks`.
- *
- * @returns The directory.
- */
+/** The daemon's runtime dir: `$XDG_RUNTIME_DIR`, else `<cache>/tyhooks`. */
 export function runtimeDir(): string {
   return absoluteEnv("XDG_RUNTIME_DIR") ?? join(cacheDir(), "tyhooks");
 }

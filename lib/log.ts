@@ -18,9 +18,7 @@ export interface Logger {
   log(level: LogLevel, message: string, fields?: LogFields): void;
 }
 
-/**
- * Options of {@linkcode createLogger}.
- */
+/** Options of {@linkcode createLogger}. */
 export interface LoggerOptions {
   /** `text` (default) or `json`. */
   format?: "text" | "json";
@@ -41,10 +39,7 @@ function writeStderr(line: string): void {
 }
 
 /**
- * Creates a logger writing to stderr.
- *
- * @param options Format, threshold and sink.
- * @returns The logger.
+ * A logger writing to stderr, as text or JSON lines, from a threshold level up.
  *
  * @example
  * ```ts
@@ -52,7 +47,8 @@ function writeStderr(line: string): void {
  * const lines: string[] = [];
  * const log = createLogger({ format: "json", write: (l) => lines.push(l) });
  * log.log("warn", "Router failed", { plugin: "r" });
- * console.assert(JSON.parse(lines[0]).plugin === "r");
+ * log.log("debug", "Not written: below the default threshold");
+ * console.assert(lines.length === 1 && JSON.parse(lines[0]).plugin === "r");
  * ```
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
@@ -81,9 +77,6 @@ export function createLogger(options: LoggerOptions = {}): Logger {
  * Escapes control characters (C0, DEL, C1) as `\x1b`: text logs carry names, paths and output
  * from plugins, scripts and probes, and a terminal must never receive their escape sequences,
  * nor a parser a line break that forges a log line.
- *
- * @param text Any text.
- * @returns The text with each control character as `\xNN`.
  */
 export function escapeControl(text: string): string {
   return text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);

@@ -33,12 +33,10 @@ export const INPUT_CAPS = {
 } as const;
 
 /** Why a bounded read failed: the input is not a regular file, or is larger than the cap. */
-export class InputError extends Error {
-  override name = "InputError";
+export class BoundedReadError extends Error {
+  override name = "BoundedReadError";
   /** What was wrong, for callers that word it their own way. */
   readonly reason: "not-regular" | "too-large";
-
-  /** Creates the error. */
   constructor(message: string, reason: "not-regular" | "too-large") {
     super(message);
     this.reason = reason;
@@ -55,28 +53,16 @@ export interface ReadBoundedOptions {
 
 /**
  * Reads `path` (`-` = stdin) as UTF-8 text, at most `maxBytes`; a path must name a regular file
- * (symlinks followed).
+ * (symlinks followed). Requires `--allow-read` for a path.
  *
- * Requires `--allow-read` for a path.
- *
- * @param path The file, or `-` for stdin.
- * @param options Cap and abort signal.
- * @returns The text.
- * @throws {InputError} When the path is not a regular file, or the input is larger than the cap.
+ * @throws {BoundedReadError} When the path is not a regular file, or the input is over the cap.
  * @throws {Deno.errors.NotFound} And the other file-system errors, unchanged.
  */
 export async function readBounded(path: string, options: ReadBoundedOptions = {}): Promise<string> {
   return new TextDecoder().decode(await readBoundedBytes(path, options));
 }
 
-/**
- * {@linkcode readBounded}, returning the bytes undecoded (for callers that refuse invalid
- * UTF-8).
- *
- * @param path The file, or `-` for stdin.
- * @param options Cap and abort signal.
- * @returns The bytes.
- */
+/** {@linkcode readBounded}, returning the bytes undecoded (for callers that refuse bad UTF-8). */
 export async function readBoundedBytes(
   path: string,
   options: ReadBoundedOptions = {},
@@ -118,7 +104,9 @@ export async function readBoundedBytes(
 }
 
 function checkRegular(info: Deno.FileInfo, maxBytes: number): void {
-  if (!info.isFile) throw new InputError(`not a regular file (${fileKind(info)})`, "not-regular");
+  if (!info.isFile) {
+    throw new BoundedReadError(`not a regular file (${fileKind(info)})`, "not-regular");
+  }
   if (info.size > maxBytes) throw tooLarge(maxBytes);
 }
 
@@ -138,8 +126,8 @@ function readRegular(file: Deno.FsFile, maxBytes: number): Uint8Array {
   return concat(chunks, total);
 }
 
-function tooLarge(maxBytes: number): InputError {
-  return new InputError(`larger than ${maxBytes} bytes`, "too-large");
+function tooLarge(maxBytes: number): BoundedReadError {
+  return new BoundedReadError(`larger than ${maxBytes} bytes`, "too-large");
 }
 
 /** What kind of file `info` describes, for "not a regular file (a FIFO)". */

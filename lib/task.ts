@@ -31,17 +31,15 @@ export const EMPTY_TASK: Task = Object.freeze({
 });
 
 /**
- * Validates a decoded JSON value as a task.
+ * Validates a decoded JSON value as a task; `source` names the input in errors.
  *
- * @param value The decoded JSON.
- * @param source Names the input in errors, e.g. `--task-json`.
- * @returns The task.
  * @throws {InputError} Naming the bad field, e.g. `Invalid task in --task-json: "id" must be ...`.
  * @example
  * ```ts
  * import { validateTask } from "./task.ts";
  * const task = await validateTask({ id: 3, title: "x" }, "example");
- * console.assert(task.title === "x");
+ * console.assert(task.title === "x" && task.body === "" && task.metadata === null);
+ * await validateTask({ id: "3" }, "example").then(() => console.assert(false), () => {});
  * ```
  */
 export async function validateTask(value: unknown, source: string): Promise<Task> {
@@ -102,11 +100,8 @@ function wellFormedTask(value: unknown): Task | null {
 }
 
 /**
- * Parses task JSON text.
+ * Parses task JSON text; `source` names the input in errors.
  *
- * @param text The JSON text.
- * @param source Names the input in errors.
- * @returns The task.
  * @throws {InputError} On malformed JSON or a bad field.
  * @example
  * ```ts
@@ -123,9 +118,7 @@ export async function parseTask(text: string, source: string): Promise<Task> {
   return await validateTask(json.value, source);
 }
 
-/**
- * Options of {@linkcode taskEnv}.
- */
+/** Options of {@linkcode taskEnv}. */
 export interface TaskEnvOptions {
   /** Adds `TASK_EVENT` and `TASK_MESSAGE` (event hooks). */
   event?: string;
@@ -144,10 +137,8 @@ export interface TaskEnvOptions {
 }
 
 /**
- * The task variables of ty's hook environment (NUL bytes are cleaned when a script is spawned).
- *
- * @param options Which extra variables to add.
- * @returns Variables to add to the inherited environment.
+ * The task variables of ty's hook environment, to add to the inherited one (NUL bytes are
+ * cleaned when a script is spawned).
  */
 export function taskEnv(task: Task, options: TaskEnvOptions = {}): Record<string, string> {
   const env: Record<string, string> = {

@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { INPUT_CAPS, InputError, readBounded } from "../lib/read_bounded.ts";
+import { BoundedReadError, INPUT_CAPS, readBounded } from "../lib/read_bounded.ts";
 import { readTokenFile } from "../lib/serve/listen.ts";
 import { readHostsFile } from "../lib/hosts/hosts_file.ts";
 import { cli, tempDir } from "./_cli.ts";
@@ -26,7 +26,7 @@ Deno.test("readBounded() refuses a FIFO, a socket and a device by name, without 
     await mkfifo(join(dir, "fifo"));
     // A FIFO with no writer blocks open() forever: refusing it must not open it.
     await assert.rejects(readBounded(join(dir, "fifo")), (error) => {
-      assert.ok(error instanceof InputError);
+      assert.ok(error instanceof BoundedReadError);
       assert.equal(error.message, "not a regular file (a FIFO)");
       return true;
     });

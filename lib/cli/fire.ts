@@ -27,7 +27,7 @@ import { EMPTY_TASK } from "../task.ts";
 import { failureReason, type RunResult, toRecord } from "../process/record.ts";
 import { closest } from "../_util.ts";
 
-/** The events ty fires; any other name may be fired too, but a near miss is likely a typo. */
+/** The events ty fires. */
 const TASK_EVENTS = [
   "task.started",
   "task.done",
@@ -36,7 +36,7 @@ const TASK_EVENTS = [
   "task.auth_required",
 ];
 
-/** The statuses that fire an event; others fire nothing, and a near miss is likely a typo. */
+/** The statuses that fire an event. */
 const STATUSES = ["queued", "processing", "done", "blocked"];
 
 /** Flags of `fire` and `status-change`. */
@@ -69,25 +69,10 @@ export const fire: CommandModule = {
     args: "<event>",
     positionals: [1, 1],
     options: EVENT_OPTIONS,
-    details: [
-      "Failing hooks never make fire fail: they are logged to stderr. Exit 0. Any event name may",
-      "be fired; one close to a known event (task.doen) is warned about.",
-    ].join("\n"),
+    details: "Failing hooks never make fire fail: they are logged to stderr. Exit 0. Any event " +
+      "name may be fired; one close to a known event (task.doen) is warned about.",
   },
-  async run(ctx: CommandContext): Promise<number> {
-    const event = ctx.positionals[0];
-    warnIfNear(ctx, "event", event, TASK_EVENTS);
-    const task = await readTaskOption(ctx);
-    durationOption(ctx, "timeout");
-    if (ctx.values.detach) {
-      await relaunchDetached(ctx, ["fire"], task);
-      return 0;
-    }
-    const runner = await eventRunner(ctx);
-    const runs = await runner.fireRuns(event, task, stringOption(ctx.values, "message") ?? "");
-    await printRuns(ctx, event, runs);
-    return 0;
-  },
+  run: (ctx) => fireEvent(ctx, "event", TASK_EVENTS, (event) => event),
 };
 
 export const statusChange: CommandModule = {
@@ -104,38 +89,39 @@ export const statusChange: CommandModule = {
         help: "status message (TASK_MESSAGE; blocked with fail or error in it -> task.failed)",
       },
     },
-    details: [
-      "queued, processing -> task.started; done -> task.done; blocked -> task.failed when the",
-      'message contains "fail" or "error" (any case), else task.blocked; other statuses fire',
-      "nothing (one close to a known status, such as Done, is warned about).",
-    ].join("\n"),
+    details: "queued, processing -> task.started; done -> task.done; blocked -> task.failed " +
+      'when the message contains "fail" or "error" (any case), else task.blocked; other ' +
+      "statuses fire nothing (one close to a known status, such as Done, is warned about).",
   },
-  async run(ctx: CommandContext): Promise<number> {
-    const status = ctx.positionals[0];
-    warnIfNear(ctx, "status", status, STATUSES);
-    const task = await readTaskOption(ctx);
-    durationOption(ctx, "timeout");
-    if (ctx.values.detach) {
-      await relaunchDetached(ctx, ["status-change"], task);
-      return 0;
-    }
-    const message = stringOption(ctx.values, "message") ?? "";
-    const event = statusEvent(status, message);
-    const runner = await eventRunner(ctx);
-    if (event === null) ctx.log.log("info", `Status "${status}" fires no event`);
-    const runs = event === null ? [] : await runner.fireRuns(event, task ?? EMPTY_TASK, message);
-    await printRuns(ctx, event ?? "", runs);
-    return 0;
-  },
+  run: (ctx) => fireEvent(ctx, "status", STATUSES, statusEvent),
 };
 
-/** Warns when `value` is not one of `known` but close to one (`task.doen`, `Done`). */
-function warnIfNear(
+/** Fires the event the first word names (null: none), or hands the call to `--detach`. */
+async function fireEvent(
   ctx: CommandContext,
-  what: string,
-  value: string,
+  what: "event" | "status",
   known: readonly string[],
-): void {
+  eventOf: (word: string, message: string) => string | null,
+): Promise<number> {
+  const word = ctx.positionals[0];
+  warnIfNear(ctx, what, word, known);
+  const task = await readTaskOption(ctx);
+  durationOption(ctx, "timeout");
+  if (ctx.values.detach) {
+    await relaunchDetached(ctx, [what === "event" ? "fire" : "status-change"], task);
+    return 0;
+  }
+  const message = stringOption(ctx.values, "message") ?? "";
+  const event = eventOf(word, message);
+  const runner = await eventRunner(ctx);
+  if (event === null) ctx.log.log("info", `Status "${word}" fires no event`);
+  const runs = event === null ? [] : await runner.fireRuns(event, task ?? EMPTY_TASK, message);
+  await printRuns(ctx, event ?? "", runs);
+  return 0;
+}
+
+// Any name may be fired, but a near miss of a known one (`task.doen`, `Done`) is likely a typo.
+function warnIfNear(ctx: CommandContext, what: string, value: string, known: readonly string[]) {
   if (known.includes(value)) return;
   const suggestion = closest(value, known);
   if (suggestion === undefined) return;
@@ -179,11 +165,7 @@ async function eventRunner(ctx: CommandContext): Promise<Runner> {
 }
 
 /** Prints what `--json` and `--show-output` ask for. */
-async function printRuns(
-  ctx: CommandContext,
-  event: string,
-  runs: RunResult[],
-): Promise<void> {
+async function printRuns(ctx: CommandContext, event: string, runs: RunResult[]): Promise<void> {
   const show = ctx.values["show-output"] === true;
   if (ctx.values.json) {
     const records = runs.map((r) =>

@@ -1,7 +1,7 @@
 /**
  * The Runner: fires events, maps status changes (ty's OnStatusChange), runs actions, and asks the
- * consulted hooks (`task.route`, `task.placement`), over one plugin index, under SPEC's timeouts.
- * Every script goes through `runScript`; failures are records and log lines, never exceptions.
+ * consulted hooks, over one plugin index. Every script goes through `runScript`; failures are
+ * records and log lines, never exceptions.
  *
  * @module
  */
@@ -24,9 +24,7 @@ import type { AskHandler, AskRequest, ConsultOptions } from "../consult/consult.
 import { route, type RouteOptions, type RouteResult } from "../consult/route.ts";
 import type { HostsList, Placement, PlacementInfo } from "../consult/placement.ts";
 
-/**
- * Options of {@linkcode Runner}.
- */
+/** Options of {@linkcode Runner}. */
 export interface RunnerOptions {
   /** Legacy hooks dir (`<hooks-dir>/<event>`); none when omitted. */
   hooksDir?: string;
@@ -74,7 +72,6 @@ export const DEFAULT_TIMEOUTS: Readonly<Timeouts> = Object.freeze({
   tool: 30_000,
 });
 
-/** The timeout of each consulted event's hooks. */
 const CONSULTED_TIMEOUTS: Record<string, keyof Timeouts> = {
   "task.route": "route",
   "task.placement": "placement",
@@ -91,22 +88,21 @@ export interface StatusChangeResult {
   runs: RunRecord[];
 }
 
-/** Plugin variables every plugin script gets. */
+/** The variables every plugin script gets. */
 export function pluginEnv(plugin: Plugin): Record<string, string> {
   return { TASK_PLUGIN_NAME: plugin.name, TASK_PLUGIN_DIR: plugin.dir };
 }
 
 /**
- * Runs the hooks and actions of a plugin index.
- *
- * Requires `--allow-run`, `--allow-read`, `--allow-env`.
+ * Runs the hooks and actions of a plugin index. Requires `--allow-run`, `--allow-read`,
+ * `--allow-env`.
  *
  * @example
  * ```ts
  * import { Runner } from "./runner.ts";
  * const runner = new Runner({ dir: "/none", plugins: [], warnings: [] });
- * const runs = await runner.fire("task.done", { ...(await import("../task.ts")).EMPTY_TASK, id: 1 });
- * console.assert(runs.length === 0);
+ * console.assert((await runner.fire("task.done")).length === 0);
+ * console.assert(!runner.handlesRoute() && runner.timeouts.route === 15_000);
  * ```
  */
 export class Runner {
@@ -114,24 +110,16 @@ export class Runner {
   readonly index: PluginIndex;
   /** Effective timeouts. */
   readonly timeouts: Timeouts;
+  /** Where failures are reported. */
+  readonly log: Logger;
   #options: RunnerOptions;
-  #log: Logger;
 
-  /**
-   * Makes a runner over `index`; it starts nothing until called.
-   * @param index The loaded plugins.
-   * @param options Legacy hooks dir, logger, timeouts, abort signal, process gate.
-   */
+  /** A runner over `index`; it starts nothing until called. */
   constructor(index: PluginIndex, options: RunnerOptions = {}) {
     this.index = index;
     this.#options = options;
-    this.#log = options.log ?? silentLogger;
+    this.log = options.log ?? silentLogger;
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
-  }
-
-  /** The logger. */
-  get log(): Logger {
-    return this.#log;
   }
 
   /** The SIGTERM-to-SIGKILL grace scripts get, in ms. */
@@ -180,13 +168,7 @@ export class Runner {
     return this.index.plugins.filter((plugin) => Object.hasOwn(plugin.hooks, event));
   }
 
-  /**
-   * Runs one script under the runner's settings and the process gate.
-   *
-   * @param script The script path.
-   * @param options What to run it with; `timeoutMs` defaults to the event timeout.
-   * @returns The run result.
-   */
+  /** Runs one script under the runner's settings and process gate; default: event timeout. */
   run(script: string, options: RunOptions = {}): Promise<RunResult> {
     const requested = performance.now();
     const timeoutMs = options.timeoutMs ?? this.timeouts.event;
@@ -203,13 +185,7 @@ export class Runner {
     return this.#options.limit ? this.#options.limit(go) : go();
   }
 
-  /**
-   * Runs `plugin`'s script for `event` from the plugin dir, the plugin variables added to `env`.
-   *
-   * @param plugin A plugin handling `event`.
-   * @param options What to run it with (see {@linkcode Runner.run}).
-   * @returns The run result.
-   */
+  /** Runs `plugin`'s script for `event` from the plugin dir, the plugin variables added. */
   runHook(plugin: Plugin, event: string, options: RunOptions = {}): Promise<RunResult> {
     const once = () =>
       this.run(plugin.hooks[event], {
@@ -237,11 +213,7 @@ export class Runner {
 
   /**
    * Asks the `task.route` handlers, decided in name order, under which profile `task` runs; the
-   * first non-empty decision wins. See {@linkcode route}.
-   *
-   * @param task The task (`TASK_EXECUTOR` and `TASK_CLAUDE_CONFIG_DIR` included).
-   * @param options `force`, `deadlineMs`, `sequential`.
-   * @returns The decision; `plugin` is `""` when nobody decided.
+   * first non-empty decision wins (`plugin` is `""` when nobody decided).
    */
   route(task: Task, options: RouteOptions = {}): Promise<RouteResult> {
     return route(this, task, options);
@@ -254,11 +226,7 @@ export class Runner {
 
   /**
    * Asks the `task.placement` handlers, decided in name order, on which host the task runs; the
-   * first named target wins. See {@linkcode resolvePlacement}.
-   *
-   * @param info The task fields sent (a whole `Task` will do) and `remote_required`.
-   * @param options `deadlineMs`, `sequential`.
-   * @returns The placement; all fields `""` when nobody answered (run locally).
+   * first named target wins. Every field is `""` when nobody answered: run locally.
    */
   async resolvePlacement(info: PlacementInfo, options: ConsultOptions = {}): Promise<Placement> {
     // Loaded when asked: a warm `route` does not pay for the placement and hosts readers.
@@ -271,14 +239,7 @@ export class Runner {
     return this.handlers("task.placement").length > 0;
   }
 
-  /**
-   * Asks every `task.hosts` handler where the task could run, and merges their lists in name
-   * order. See {@linkcode listHosts}.
-   *
-   * @param info The task fields sent (no id needed).
-   * @param options `deadlineMs`, `sequential`.
-   * @returns `{"hosts":[...]}`; empty when no handler offers any.
-   */
+  /** Asks every `task.hosts` handler where the task could run; their lists merged in name order. */
   async listHosts(
     info: Partial<PlacementInfo> = {},
     options: ConsultOptions = {},
@@ -293,15 +254,10 @@ export class Runner {
   }
 
   /**
-   * Fires `event`: the legacy hook `<hooks-dir>/<event>` (when a regular file) and every plugin
-   * handling it, all at once, each with `{"event","task","message"}` on stdin and waited for until
-   * what it started has ended too (or its timeout). Never rejects: failures are logged and
-   * returned as records.
-   *
-   * @param event Any event name, e.g. `task.done`.
-   * @param task The task; its fields become `TASK_*` variables.
-   * @param message `TASK_MESSAGE`; default empty.
-   * @returns One record per script run.
+   * Fires `event` (any name): the legacy hook `<hooks-dir>/<event>` (when a regular file) and every
+   * plugin handling it, all at once, each with `{"event","task","message"}` on stdin and waited for
+   * until what it started has ended too (or its timeout). Never rejects: failures are logged and
+   * returned as records, one per script.
    */
   async fire(event: string, task: Task = EMPTY_TASK, message = ""): Promise<RunRecord[]> {
     return (await this.fireRuns(event, task, message)).map(toRecord);
@@ -330,7 +286,7 @@ export class Runner {
     const results = await Promise.all(runs);
     for (const result of results) {
       if (!succeeded(result)) {
-        this.#log.log(
+        this.log.log(
           "warn",
           `Hook for "${event}" failed: ${failureReason(result, this.timeouts.event)}`,
           {
@@ -344,13 +300,7 @@ export class Runner {
     return results;
   }
 
-  /**
-   * ty's OnStatusChange: maps `status` to an event (see `statusEvent`) and fires it.
-   *
-   * @param status The new status.
-   * @param message The status message (also decides `task.failed` vs `task.blocked`).
-   * @returns The event fired (or null) and the records.
-   */
+  /** ty's OnStatusChange: fires the event {@linkcode statusEvent} maps `status` to, if any. */
   async onStatusChange(task: Task, status: string, message = ""): Promise<StatusChangeResult> {
     const event = statusEvent(status, message);
     if (event === null) return { event, runs: [] };
@@ -358,13 +308,9 @@ export class Runner {
   }
 
   /**
-   * Runs a plugin action with the plugin variables, and the task variables when a task is given.
+   * Runs a plugin action with the plugin variables, and the task variables when a task is given;
+   * `live` sees its output as it comes and gives it a stdin (`plugins run`).
    *
-   * @param pluginName The plugin.
-   * @param actionId The action's id.
-   * @param task The task, if any.
-   * @param live Output seen as it comes, and a stdin to pass through (`plugins run`).
-   * @returns The run result with its output.
    * @throws {NotFoundError} When the plugin or the action does not exist.
    */
   async runAction(
@@ -411,13 +357,10 @@ export class Runner {
 }
 
 /**
- * Maps a status (and its message) to the event it fires, or null for none:
- * `queued`/`processing` -> `task.started`; `done` -> `task.done`; `blocked` -> `task.failed` when
- * the message mentions "fail" or "error" (any case), else `task.blocked`.
+ * The event a status (and its message) fires, or null for none: `queued`/`processing` ->
+ * `task.started`; `done` -> `task.done`; `blocked` -> `task.failed` when the message mentions
+ * "fail" or "error" (any case), else `task.blocked`.
  *
- * @param status The new status.
- * @param message The status message.
- * @returns The event, or null.
  * @example
  * ```ts
  * import { statusEvent } from "./runner.ts";

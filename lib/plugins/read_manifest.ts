@@ -8,7 +8,7 @@
  */
 
 import { observe } from "./_observe.ts";
-import { INPUT_CAPS, InputError, readBoundedBytes } from "../read_bounded.ts";
+import { BoundedReadError, INPUT_CAPS, readBoundedBytes } from "../read_bounded.ts";
 import {
   type Document,
   isAlias,
@@ -90,10 +90,10 @@ export async function readManifest(
       signal: options.signal,
     });
   } catch (error) {
-    if (error instanceof InputError && error.reason === "not-regular") {
+    if (error instanceof BoundedReadError && error.reason === "not-regular") {
       return failure("plugin.yaml is not a regular file");
     }
-    if (error instanceof InputError) {
+    if (error instanceof BoundedReadError) {
       return failure(`plugin.yaml is larger than ${MAX_MANIFEST_BYTES} bytes`);
     }
     return failure(`cannot read plugin.yaml: ${(error as Error).message}`);
