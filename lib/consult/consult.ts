@@ -91,9 +91,9 @@ export interface ConsultRunner {
   ask(request: AskRequest): Promise<RunResult>;
 }
 
-/** One handler of a call, in decision order. */
+/** One handler of a call. */
 export interface ConsultHandler {
-  /** The plugin, or null for an explicit script. */
+  /** Null for an explicit script (`--pre-hook`). */
   plugin: Plugin | null;
   script: string;
   timeoutMs: number;
@@ -128,11 +128,7 @@ export interface Decided<T> {
   meaning: T;
 }
 
-/**
- * The handlers of `event` as the loop takes them: each plugin's script and timeout.
- *
- * @returns The handlers, in plugin-name order.
- */
+/** The handlers of `event` as the loop takes them, in plugin-name order. */
 export function pluginHandlers(runner: ConsultRunner, event: string): ConsultHandler[] {
   return runner.handlers(event).map((plugin) => ({
     plugin,
@@ -146,10 +142,6 @@ export function pluginHandlers(runner: ConsultRunner, event: string): ConsultHan
  * including the first that settles the call (or all of them). Handlers still running once the
  * outcome is settled are terminated before this returns, so nothing outlives the call. Never
  * rejects for a handler's sake.
- *
- * @param call The handlers, the request, and how answers are read.
- * @param options `deadlineMs`, `sequential`.
- * @returns The meanings in decision order.
  */
 export async function consult<T>(
   runner: ConsultRunner,

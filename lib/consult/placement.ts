@@ -12,12 +12,11 @@
 import { consult, type ConsultOptions, type ConsultRunner, pluginHandlers } from "./consult.ts";
 import { failureReason, succeeded } from "../process/record.ts";
 import { EMPTY_TASK, taskEnv } from "../task.ts";
-import type { PlacementAnswer, PlacementInfo, PlacementRequest } from "../wire/placement.ts";
+import type { PlacementAnswer, PlacementInfo } from "../wire/placement.ts";
 import { excerpt, goFields, isRecord, parseJson } from "../_util.ts";
 
 export type { PlacementInfo };
 
-/** The event placement handlers handle. */
 export const PLACEMENT_EVENT = "task.placement";
 
 /** The placement (`place` prints exactly this). */
@@ -48,13 +47,6 @@ export const LOCAL_PLACEMENT: Readonly<Placement> = Object.freeze({
  * an empty target, is a deliberate local answer, as in ty: the first one is returned, naming its
  * handler, when nobody names a target. A timeout, crash, non-zero exit, malformed JSON or wrong
  * type is logged at error level with the handler's name and counts as local. Never rejects.
- *
- * Requires `--allow-run`, `--allow-read`, `--allow-env`.
- *
- * @param runner The runner (plugin index, placement timeout, grace, logger, abort signal).
- * @param info The task fields sent, and `remote_required`.
- * @param options `deadlineMs` and `sequential` (see the consult loop).
- * @returns The placement, or {@linkcode LOCAL_PLACEMENT}.
  */
 export async function resolvePlacement(
   runner: ConsultRunner,
@@ -67,7 +59,7 @@ export async function resolvePlacement(
   const decided = await consult<PlacementMeaning>(runner, {
     event: PLACEMENT_EVENT,
     handlers,
-    stdin: JSON.stringify(placementRequest(info)) + "\n",
+    stdin: JSON.stringify(handlerRequest(PLACEMENT_EVENT, info)) + "\n",
     env: taskEnv(task, { event: PLACEMENT_EVENT }),
     async read(answer) {
       if (!answer.ran) return { failure: answer.reason };
@@ -100,7 +92,6 @@ export async function resolvePlacement(
   return local ?? { ...LOCAL_PLACEMENT };
 }
 
-/** What one placement handler's run meant: an answer, or why there is none. */
 interface PlacementMeaning {
   answer?: PlacementAnswer;
   failure?: string;
@@ -108,30 +99,29 @@ interface PlacementMeaning {
   stdout?: string;
 }
 
-// Only the fields SPEC lists: a placement handler must not learn the task body by accident.
-function placementRequest(info: PlacementInfo): PlacementRequest {
+// Only the fields SPEC lists: a handler must not learn the task body by accident.
+function handlerRequest(
+  event: typeof PLACEMENT_EVENT | typeof HOSTS_EVENT,
+  info: Partial<PlacementInfo>,
+): { event: string; task: PlacementInfo } {
   return {
-    event: PLACEMENT_EVENT,
+    event,
     task: {
-      id: info.id,
-      title: info.title,
-      project: info.project,
-      repo_path: info.repo_path,
-      executor: info.executor,
+      id: info.id ?? 0,
+      title: info.title ?? "",
+      project: info.project ?? "",
+      repo_path: info.repo_path ?? "",
+      executor: info.executor ?? "",
       ...(info.remote_required ? { remote_required: true } : {}),
     },
   };
 }
 
-/** A placement answer's fields. */
 const PLACEMENT_FIELDS = ["target", "workdir", "reason"] as const;
 
 /**
- * Parses a placement handler's stdout (known not to be blank) without loading zod when it is
- * well formed.
- *
- * @param stdout The handler's output.
- * @returns The answer, or why it is not one (`malformed JSON: ...`, `wrong type: "target": ...`).
+ * Parses a placement handler's stdout (known not to be blank), without loading zod when it is
+ * well formed: the answer, or why it is not one (`malformed JSON: ...`, `wrong type: ...`).
  */
 export async function readPlacementAnswer(
   stdout: string,
@@ -158,7 +148,6 @@ export async function readPlacementAnswer(
 // `task.hosts`: ty's second placement question, "where COULD this task go", asked while a person
 // picks a host. Every handler is asked and the lists are merged.
 
-/** The event hosts handlers handle. */
 export const HOSTS_EVENT = "task.hosts";
 
 /** One machine a task could be placed on (`hosts` prints a list of these). */
@@ -187,13 +176,6 @@ const HOST_FIELDS = ["name", "target", "workdir", "detail"] as const;
  * `target` filled from `name` and the other way round, entries with neither dropped, a duplicate
  * `target` keeping the first entry. A failing or unusable handler contributes nothing (logged).
  * The request is `{"event":"task.hosts","task":{...}}`, as for `task.placement`. Never rejects.
- *
- * Requires `--allow-run`, `--allow-read`, `--allow-env`.
- *
- * @param runner The runner (plugin index, hosts timeout, grace, logger, abort signal).
- * @param info The task fields sent (a whole `Task` will do; no id needed).
- * @param options `deadlineMs` and `sequential` (see the consult loop).
- * @returns The candidates; empty when no handler offers any.
  */
 export async function listHosts(
   runner: ConsultRunner,
@@ -202,21 +184,10 @@ export async function listHosts(
 ): Promise<HostsList> {
   const handlers = pluginHandlers(runner, HOSTS_EVENT);
   if (handlers.length === 0) return { hosts: [] };
-  const request = {
-    event: HOSTS_EVENT,
-    task: {
-      id: info.id ?? 0,
-      title: info.title ?? "",
-      project: info.project ?? "",
-      repo_path: info.repo_path ?? "",
-      executor: info.executor ?? "",
-      ...(info.remote_required ? { remote_required: true } : {}),
-    },
-  };
   const decided = await consult<{ hosts: HostCandidate[] } | { failure: string }>(runner, {
     event: HOSTS_EVENT,
     handlers,
-    stdin: JSON.stringify(request) + "\n",
+    stdin: JSON.stringify(handlerRequest(HOSTS_EVENT, info)) + "\n",
     env: { TASK_EVENT: HOSTS_EVENT },
     read(answer) {
       if (!answer.ran) return { failure: answer.reason };
@@ -232,13 +203,8 @@ export async function listHosts(
   for (const { handler, meaning } of decided) {
     const name = handler.plugin!.name;
     if ("failure" in meaning) {
-      runner.log.log(
-        "error",
-        `Hosts handler "${name}" failed: ${meaning.failure}; no hosts from it`,
-        {
-          plugin: name,
-        },
-      );
+      const failure = `Hosts handler "${name}" failed: ${meaning.failure}; no hosts from it`;
+      runner.log.log("error", failure, { plugin: name });
       continue;
     }
     for (const host of meaning.hosts) {
@@ -252,10 +218,7 @@ export async function listHosts(
 
 /**
  * Reads a hosts handler's stdout as ty does (Go's `encoding/json`: keys in any case, `null` as
- * empty); empty stdout means no candidates.
- *
- * @param stdout The handler's output.
- * @returns Its candidates, cleaned, or why the answer is unusable.
+ * empty): its candidates, cleaned, or why the answer is unusable. Empty stdout: no candidates.
  */
 export function readHostsAnswer(stdout: string): { hosts: HostCandidate[] } | { failure: string } {
   if (stdout.trim() === "") return { hosts: [] };

@@ -11,7 +11,6 @@ import { consult, type ConsultOptions, type ConsultRunner, pluginHandlers } from
 import { failureReason, succeeded } from "../process/record.ts";
 import { type Task, taskEnv } from "../task.ts";
 
-/** The event routers handle. */
 export const ROUTE_EVENT = "task.route";
 
 /** A routing decision and the plugin that made it (`route --json` prints exactly this). */
@@ -44,12 +43,6 @@ export interface RouteOptions extends ConsultOptions {
  *
  * As ty's executor, only a task whose `executor` is empty or `claude` and that names no config
  * dir of its own is routed (`force` asks anyway). Never rejects.
- *
- * Requires `--allow-run`, `--allow-read`, `--allow-env`.
- *
- * @param runner The runner (plugin index, route timeout, grace, logger, abort signal).
- * @param options `force`; `deadlineMs` and `sequential` (see the consult loop).
- * @returns The decision, or {@linkcode NO_ROUTE}.
  */
 export async function route(
   runner: ConsultRunner,
@@ -98,7 +91,6 @@ export async function route(
   return { ...NO_ROUTE };
 }
 
-/** What one router's run meant. */
 interface RouterMeaning {
   /** Why it did not answer usably. */
   failure?: string;
@@ -147,11 +139,8 @@ const TRUTHY = new Set(["1", "true", "yes", "y", "on"]);
  * `HOLD` or `DEFER` (truthy: 1, true, yes, y, on, any case), `REASON`; others are ignored. When a
  * key repeats, the last line wins; `HOLD` and `DEFER` are two names of one key.
  *
- * The result may be empty (see {@linkcode isEmptyDecision}): a router that only gives a reason
- * has not decided anything.
+ * A router that only gives a reason has not decided anything: the next router is asked.
  *
- * @param stdout The router's standard output.
- * @returns The decision it printed.
  * @example
  * ```ts
  * import { parseRouteOutput } from "./route.ts";
@@ -175,12 +164,7 @@ export function parseRouteOutput(stdout: string): RouteDecision {
   return decision;
 }
 
-/**
- * True when a decision neither holds the task nor names a config dir: the next router is asked.
- *
- * @param decision A parsed decision.
- * @returns Whether it decides nothing.
- */
+/** True when a decision neither holds the task nor names a config dir: the next router is asked. */
 export function isEmptyDecision(decision: RouteDecision): boolean {
   return !decision.hold && decision.claude_config_dir === "";
 }

@@ -27,17 +27,13 @@ import { basename, dirname } from "../_path.ts";
 import { readBounded } from "../read_bounded.ts";
 import { isRecord, parseJson } from "../_util.ts";
 
-/** The event of pre hooks. */
 export const PRE_TOOL_EVENT = "pre_tool_call";
-/** The event of post hooks. */
 export const POST_TOOL_EVENT = "post_tool_call";
 
 /** What a failing pre hook (timeout, crash, bad answer) means: `block` (fail closed) or `allow`. */
 export type FailurePolicy = "block" | "allow";
 
-/**
- * Options of {@linkcode ToolHooks}.
- */
+/** Options of {@linkcode ToolHooks}. */
 export interface ToolHooksOptions {
   /** Explicit pre hook scripts, asked before the plugins' (as `--pre-hook PATH`). */
   preHooks?: string[];
@@ -47,9 +43,7 @@ export interface ToolHooksOptions {
   onFailure?: FailurePolicy;
 }
 
-/**
- * Options of {@linkcode ToolHooks.preToolCall}.
- */
+/** Options of {@linkcode ToolHooks.preToolCall}. */
 export interface PreToolOptions extends ConsultOptions {
   /** Overrides the policy given to the constructor. */
   onFailure?: FailurePolicy;
@@ -95,12 +89,7 @@ export class ToolHooks {
   #post: string[];
   #onFailure: FailurePolicy;
 
-  /**
-   * Gathers the hooks: explicit scripts first, then the plugins handling the tool events.
-   *
-   * @param runner The runner (plugin index, tool timeout, grace, logger, abort signal).
-   * @param options Explicit hook scripts and the failure policy.
-   */
+  /** The explicit scripts of `options`, then the plugins of `runner` handling the tool events. */
   constructor(runner: ToolRunner, options: ToolHooksOptions = {}) {
     this.#runner = runner;
     this.#pre = options.preHooks ?? [];
@@ -121,11 +110,8 @@ export class ToolHooks {
   /**
    * Asks the pre hooks, decided in order (explicit ones first, then plugins by name) through the
    * consult loop: the first block wins. A failing hook (or one still running at the deadline)
-   * blocks under the `block` policy and is skipped under `allow`. No hook: allow. Never rejects.
-   *
-   * @param call The tool call.
-   * @param options `onFailure`, `deadlineMs`, `sequential`.
-   * @returns The verdict; a block always carries a reason naming who blocked.
+   * blocks under the `block` policy and is skipped under `allow`. No hook: allow. A block always
+   * carries a reason naming who blocked. Never rejects.
    */
   async preToolCall(call: ToolCall, options: PreToolOptions = {}): Promise<ToolVerdict> {
     const runner = this.#runner;
@@ -196,10 +182,7 @@ export class ToolHooks {
   /**
    * Tells every post hook about a finished call, all at once: fire-and-forget (failures are
    * logged, never returned as errors). The request carries `result`, and `error` only when
-   * there is one. Never rejects.
-   *
-   * @param call The finished call.
-   * @returns The run records, when every hook has ended.
+   * there is one. Resolves with the records when every hook has ended; never rejects.
    */
   async postToolCall(call: PostToolCall): Promise<RunRecord[]> {
     const runner = this.#runner;
@@ -267,11 +250,8 @@ export const BLOCK_EXIT_CODE = 2;
 /**
  * Reads a pre hook's run: exit 0 with empty stdout allows; exit 0 with a JSON answer says allow
  * or block; exit 2 blocks with stderr (trimmed) as the reason; anything else (start failure,
- * timeout, signal, another exit code, malformed JSON, unknown action) is a failure.
- *
- * @param result The run.
- * @param timeoutMs The timeout it ran under, for the failure reason.
- * @returns The outcome; `reason` may be empty for allow and block.
+ * timeout, signal, another exit code, malformed JSON, unknown action) is a failure, worded with
+ * the timeout it ran under.
  */
 export async function judgePreRun(result: RunResult, timeoutMs: number): Promise<PreOutcome> {
   if (result.error === null && !result.timed_out && result.exit_code === BLOCK_EXIT_CODE) {

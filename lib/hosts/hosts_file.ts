@@ -16,9 +16,7 @@ import { readBounded } from "../read_bounded.ts";
 import { unsafeMode } from "../_util.ts";
 import { sshCommand } from "./ssh.ts";
 
-/**
- * One host of a hosts file.
- */
+/** One host of a hosts file. */
 export interface HostEntry {
   /** The name: the placement answer's `target`, and the ssh destination of the default probe. */
   name: string;
@@ -31,13 +29,9 @@ export interface HostEntry {
 }
 
 /**
- * The default probe of host `name`: `tyhooks probe` over the ssh of {@linkcode sshCommand}
- * (`$TYHOOKS_SSH` or `ssh`, then `-o BatchMode=yes -o ConnectTimeout=2`).
+ * The default probe of host `name` (an ssh destination): `tyhooks probe` over the ssh of
+ * {@linkcode sshCommand}.
  *
- * Requires `--allow-env`.
- *
- * @param name The host, as ssh understands it (`gpu-1`, `user@10.0.0.7`, an ssh_config alias).
- * @param ssh The ssh program and options; default {@linkcode sshCommand}'s.
  * @throws {RunError} When `$TYHOOKS_SSH` cannot be split into words.
  */
 export function defaultProbe(name: string, ssh: string[] = sshCommand()): string[] {
@@ -48,9 +42,8 @@ const SHAPE = "expected NAME [WORKDIR] [-- PROBE COMMAND]";
 
 /**
  * Parses a hosts file. Blank lines and lines starting with `#` are skipped; everything after a
- * ` -- ` word is the probe command, run with `sh -c`. Any other shape is an error.
+ * ` -- ` word is the probe command, run with `sh -c`. Any other shape is an error naming `path`.
  *
- * @param path Names the file in errors.
  * @throws {ManifestError} Naming `FILE:LINE`, for a line of another shape, a name starting with
  * `-` (ssh would read it as an option), a repeated name, or a NUL byte.
  * @throws {RunError} When a host uses the default probe and `$TYHOOKS_SSH` cannot be split.
@@ -98,9 +91,7 @@ export function parseHostsFile(text: string, path: string): HostEntry[] {
 }
 
 /**
- * Reads and parses a hosts file.
- *
- * Requires `--allow-read`.
+ * Reads and parses a hosts file. Requires `--allow-read`.
  *
  * @throws {RunError} When the file cannot be read.
  * @throws {ManifestError} For a bad line (see {@linkcode parseHostsFile}).
@@ -108,8 +99,9 @@ export function parseHostsFile(text: string, path: string): HostEntry[] {
  * ```ts
  * import { readHostsFile } from "./hosts_file.ts";
  * const path = await Deno.makeTempFile();
- * await Deno.writeTextFile(path, "a -- true\n");
- * console.assert((await readHostsFile(path))[0].name === "a");
+ * await Deno.writeTextFile(path, "# fleet\na ~/w -- true\nb\n");
+ * const [a, b] = await readHostsFile(path);
+ * console.assert(a.workdir === "~/w" && a.probe[0] === "/bin/sh" && b.probe.includes("tyhooks"));
  * ```
  */
 export async function readHostsFile(path: string): Promise<HostEntry[]> {

@@ -1,10 +1,7 @@
 /**
  * Picking a host (`pick-host`): ask every host for its facts at once, within one deadline, keep
- * the ones that answered well, choose by strategy, and say why in a placement answer.
- *
- * Asking one host goes through the runner (timeout, group kill, output cap) and checks the answer
- * against the probe schema; every failure becomes a short reason a person can read in a log line
- * or in the placement answer.
+ * the ones that answered well, choose by strategy, and say why in a placement answer. Every
+ * failure becomes a short reason a person can read in a log line or in the answer.
  *
  * @module
  */
@@ -17,9 +14,7 @@ import { runScript } from "../process/run_script.ts";
 import { failureReason, type RunResult } from "../process/record.ts";
 import type { HostFacts } from "../wire/host_facts.ts";
 
-/** Default bound on the whole call. */
 export const DEFAULT_PICK_TIMEOUT_MS = 3000;
-/** Default number of probes running at once. */
 export const DEFAULT_PARALLELISM = 64;
 /**
  * Default SIGTERM-to-SIGKILL grace of a probe past the deadline. Short on purpose: the runner
@@ -28,9 +23,7 @@ export const DEFAULT_PARALLELISM = 64;
  */
 export const DEFAULT_PROBE_GRACE_MS = 200;
 
-/**
- * What {@linkcode pickHost} found.
- */
+/** What {@linkcode pickHost} found. */
 export interface PickResult {
   /**
    * The placement answer: `target` is the chosen host's name (empty = run locally), `workdir` its
@@ -41,9 +34,7 @@ export interface PickResult {
   outcomes: HostOutcome[];
 }
 
-/**
- * Options of {@linkcode pickHost}.
- */
+/** Options of {@linkcode pickHost}. */
 export interface PickOptions {
   /** Default `most-free-memory`. */
   strategy?: Strategy;
@@ -69,12 +60,8 @@ export interface PickOptions {
  * reason lists why each was dropped.
  *
  * Returns within `timeoutMs` + `graceMs` + 100 ms plus scheduling, whatever the hosts do.
- *
  * Requires `--allow-run` and `--allow-read`.
  *
- * @param hosts The hosts, e.g. from `readHostsFile`.
- * @param options Strategy, timeout, parallelism, grace, cwd, logger, abort signal.
- * @returns The answer and every host's outcome.
  * @example
  * ```ts
  * import { pickHost } from "./pick.ts";
@@ -147,9 +134,7 @@ function unasked(host: HostEntry, reason: string): HostOutcome {
 /** A probe answer is one small JSON object; anything bigger is not one. */
 export const PROBE_OUTPUT_CAP = 64 * 1024;
 
-/**
- * What asking one host gave.
- */
+/** What asking one host gave. */
 export interface HostOutcome {
   /** The host asked. */
   host: HostEntry;
@@ -165,26 +150,15 @@ export interface HostOutcome {
 
 /** Options of {@linkcode askHost}. */
 export interface AskOptions {
-  /** Bound on the probe. */
   timeoutMs: number;
   /** The bound a timeout reason names (pick-host's whole deadline); default `timeoutMs`. */
   deadlineMs?: number;
-  /** SIGTERM-to-SIGKILL grace of a probe past its timeout. */
   graceMs: number;
-  /** Working directory of the probe. */
   cwd?: string;
-  /** Aborting it terminates the probe at once. */
   signal?: AbortSignal;
 }
 
-/**
- * Runs `host`'s probe and validates its answer.
- *
- * Requires `--allow-run` and `--allow-read`.
- *
- * @param options Timeout, grace, cwd, abort signal.
- * @returns The outcome: facts, or why not. Never rejects for the host's sake.
- */
+/** Runs `host`'s probe and validates its answer: facts, or why not. Never rejects. */
 export async function askHost(host: HostEntry, options: AskOptions): Promise<HostOutcome> {
   const [program, ...args] = host.probe;
   const result = await runScript(program, {
@@ -221,8 +195,6 @@ export function failed(result: RunResult): boolean {
 /**
  * Why a run over ssh failed: the runner's reason, then the last stderr line, where ssh says why
  * (`exited 255: ssh: connect to host gpu-3 port 22: Connection refused`).
- *
- * @param timeoutMs The bound a timeout reason names.
  */
 export function sshFailure(result: RunResult, timeoutMs: number): string {
   const reason = failureReason(result, timeoutMs);
@@ -269,33 +241,21 @@ export type Strategy = "most-free-memory" | "least-loaded";
 /** The strategies, the default first. */
 export const STRATEGIES: readonly Strategy[] = ["most-free-memory", "least-loaded"];
 
-/**
- * A host that answered.
- */
+/** A host that answered: its name in the hosts file, and its facts. */
 export interface Candidate {
-  /** The host's name, as the hosts file gives it. */
   name: string;
-  /** What its probe answered. */
   facts: HostFacts;
 }
 
-/**
- * The chosen host and why.
- */
+/** The chosen host, and why (`most free memory: 12.3 GiB of 31.2 GiB`). */
 export interface Choice {
-  /** The chosen host's name. */
   name: string;
-  /** E.g. `most free memory: 12.3 GiB of 31.2 GiB`. */
   reason: string;
 }
 
 const UNITS = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
 
-/**
- * Formats a byte count with binary units and one decimal.
- *
- * @returns E.g. `12.3 GiB`.
- */
+/** A byte count with binary units and one decimal: `12.3 GiB`. */
 export function formatBytes(bytes: number): string {
   let value = bytes;
   let unit = 0;
@@ -313,12 +273,9 @@ function loadPerCpu(facts: HostFacts): number {
 }
 
 /**
- * Chooses a host by `strategy`; ties break by name (the alphabetically first wins).
+ * Chooses among the hosts that answered: `most-free-memory` (max `mem_available_bytes`) or
+ * `least-loaded` (min `load_avg[0] / cpus`); ties break by name, the first wins.
  *
- * @param candidates The hosts that answered (at least one).
- * @param strategy `most-free-memory` (max `mem_available_bytes`) or `least-loaded` (min
- * `load_avg[0] / cpus`).
- * @returns The chosen host's name and a reason a person can read.
  * @throws {RangeError} When `candidates` is empty.
  */
 export function choose(candidates: Candidate[], strategy: Strategy): Choice {

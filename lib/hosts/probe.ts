@@ -11,9 +11,7 @@ import { VERSION } from "../version.ts";
 import { runScript } from "../process/run_script.ts";
 import { failureReason } from "../process/record.ts";
 
-/**
- * Options of {@linkcode probeHost}.
- */
+/** Options of {@linkcode probeHost}. */
 export interface ProbeOptions {
   /** Directory whose free disk is reported; default `$HOME` (the current dir when unset). */
   workdir?: string;
@@ -33,8 +31,6 @@ export interface ProbeOptions {
  * Requires `--allow-sys` (hostname, load, memory, uptime), `--allow-env` (HOME), `--allow-run`
  * and `--allow-read` (df).
  *
- * @param options Workdir, logger, abort signal.
- * @returns The facts, in the field order `tyhooks probe` prints them.
  * @example
  * ```ts
  * import { probeHost } from "./probe.ts";
@@ -79,12 +75,7 @@ export const DF_TIMEOUT_MS = 1000;
 // "-" for a size it does not know.
 const DF_LINE = /^(.*?)\s+(\d+|-)\s+(\d+|-)\s+(\d+|-)\s+(\d+%|-)\s+(\S.*)$/;
 
-/**
- * Reads the available 1024-byte blocks out of `df -Pk` output.
- *
- * @param output What `df -Pk DIR` printed.
- * @returns Free bytes, or a string saying why the output could not be read.
- */
+/** The free bytes `df -Pk DIR` printed, or why its output could not be read. */
 export function parseDfOutput(output: string): number | string {
   const lines = output.split(/\r?\n/).filter((line) => line.trim() !== "");
   if (lines.length < 2) return `unexpected df output: ${JSON.stringify(output.slice(0, 200))}`;
@@ -96,25 +87,10 @@ export function parseDfOutput(output: string): number | string {
   return Number(match[4]) * 1024;
 }
 
-/** Options of {@linkcode diskFree}. */
-export interface DiskFreeOptions {
-  /** Aborting it ends the `df` call at once. */
-  signal?: AbortSignal;
-  /** Bound on the `df` call; default {@linkcode DF_TIMEOUT_MS}. */
-  timeoutMs?: number;
-}
-
-/**
- * Free bytes on the file system holding `dir`.
- *
- * Requires `--allow-run` (df) and `--allow-read`.
- *
- * @param options Abort signal and timeout.
- * @returns Free bytes, or a string saying why they could not be measured.
- */
+/** Free bytes on the file system holding `dir`, or why they could not be measured. */
 export async function diskFree(
   dir: string,
-  options: DiskFreeOptions = {},
+  options: { signal?: AbortSignal; timeoutMs?: number } = {},
 ): Promise<number | string> {
   const result = await runScript("df", {
     // "--" so a directory named like a flag is still a directory.

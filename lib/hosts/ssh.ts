@@ -16,16 +16,12 @@ import { RunError } from "../errors.ts";
  */
 export const SSH_OPTIONS: readonly string[] = ["-o", "BatchMode=yes", "-o", "ConnectTimeout=2"];
 
-/** The variable that replaces `ssh`. */
 export const SSH_ENV = "TYHOOKS_SSH";
 
 /**
- * The ssh program and arguments to put before a destination: `$TYHOOKS_SSH` split into words
- * (or `ssh`), then {@linkcode SSH_OPTIONS}.
+ * The ssh program and arguments to put before a destination: `value` (default `$TYHOOKS_SSH`)
+ * split into words, or `ssh` when it is unset or blank, then {@linkcode SSH_OPTIONS}.
  *
- * Requires `--allow-env`.
- *
- * @param value The command; default `$TYHOOKS_SSH`, `ssh` when unset or blank.
  * @throws {RunError} When the value cannot be split (an unclosed quote, shell syntax such as `$`
  * or `|` that a plain word split does not perform).
  */
@@ -43,10 +39,8 @@ const SYNTAX = new Set(["$", "`", "|", "&", ";", "<", ">", "(", ")", "*", "?", "
  * Splits `text` into words as a POSIX shell does, without expansions: blanks separate words,
  * single quotes keep everything, double quotes keep everything but `\"`, `\\`, `\$`, `` \` ``
  * and a backslash-newline, an unquoted backslash keeps the next character, and `~` or `~/...`
- * at the start of an unquoted word is `$HOME`.
+ * at the start of an unquoted word is `$HOME`. `name` names the variable in errors.
  *
- * @param text The value, e.g. of `$TYHOOKS_SSH`.
- * @param name Names the value in errors; default `TYHOOKS_SSH`.
  * @throws {RunError} On an unclosed quote, a trailing backslash, or unquoted shell syntax.
  */
 export function splitWords(text: string, name: string = SSH_ENV): string[] {

@@ -26,18 +26,15 @@ import denoConfig from "../../deno.json" with { type: "json" };
 import { RunError } from "../errors.ts";
 import { failureReason } from "../process/record.ts";
 
-/** Default bound on one host's whole sync. */
 export const DEFAULT_SYNC_TIMEOUT_MS = 120_000;
 /** Hosts synced at once: each may be sent a 100 MiB runtime. */
 export const DEFAULT_SYNC_PARALLELISM = 8;
 
-/** What syncing one host gave. */
+/** What syncing one host gave (`hosts sync --json` prints a list of these). */
 export interface SyncOutcome {
-  /** The host, as given. */
   host: string;
   /** What was copied, named as on the host (`~/.local/bin/tyhooks`); empty when up to date. */
   copied: string[];
-  /** Bytes copied. */
   copied_bytes: number;
   /** The host's probe answer; null when the sync failed. */
   facts: HostFacts | null;
@@ -45,7 +42,6 @@ export interface SyncOutcome {
   error: string | null;
   /** What works but needs a person's look (tyhooks not on the PATH ssh commands get). */
   warnings: string[];
-  /** Wall time of the host's sync. */
   duration_ms: number;
 }
 
@@ -57,7 +53,6 @@ export interface SyncOptions {
   parallelism?: number;
   /** The ssh program and options; default {@linkcode sshCommand}'s. */
   ssh?: string[];
-  /** Aborting it terminates every ssh at once. */
   signal?: AbortSignal;
 }
 
@@ -178,11 +173,6 @@ const ARCH_NAMES: Record<string, string> = { amd64: "x86_64", arm64: "aarch64" }
  * a host's sake: each outcome says what was copied and what the host answered, or why it failed.
  *
  * Requires `--allow-run`, `--allow-read`, `--allow-write` (staging in the payload's scratch dir).
- *
- * @param hosts ssh destinations (`gpu-1`, `user@10.0.0.7`, ssh_config aliases).
- * @param payload What to send, from `preparePayload`.
- * @param options Timeout, parallelism, ssh command, abort signal.
- * @returns One outcome per host, in the order given.
  */
 export async function syncHosts(
   hosts: string[],
@@ -344,12 +334,7 @@ async function stage(dir: string, files: PayloadFile[]): Promise<void> {
   await Deno.writeTextFile(join(dir, "apply.sh"), APPLY);
 }
 
-/**
- * One line a person reads per host: what was copied, or that nothing was, or why it failed.
- *
- * @param outcome A host's outcome.
- * @returns The line, without a newline.
- */
+/** One line a person reads per host: what was copied, or that nothing was, or why it failed. */
 export function describeSync(outcome: SyncOutcome): string {
   if (outcome.error !== null) return `${outcome.host}: failed: ${outcome.error}`;
   if (outcome.copied.length === 0) return `${outcome.host}: up to date, copied nothing`;
@@ -384,15 +369,12 @@ export const RUN_FLAGS: readonly string[] = [
   ...(denoConfig.tasks.compile.command.match(/--v8-flags=\S+/g) ?? []),
 ];
 
-/** One file to put on a host. */
+/** One file to put on a host, and the local file it comes from. */
 export interface PayloadFile {
   /** Where it goes: `bin/tyhooks`, `share/tyhooks.js`, `share/deno`, `plugins/<path>`. */
   dest: string;
-  /** The local file. */
   source: string;
-  /** Its size in bytes. */
   size: number;
-  /** Its sha256, hex. */
   sha256: string;
 }
 
@@ -423,7 +405,6 @@ export interface PayloadOptions {
   binary?: string;
   /** Bound on building the bundle. */
   timeoutMs?: number;
-  /** Aborting it stops the bundle build. */
   signal?: AbortSignal;
 }
 
@@ -439,10 +420,9 @@ export const MAX_PLUGIN_DIRS = 10_000;
  * launcher into a scratch dir, lists the plugins dir, and hashes everything but the Deno runtime,
  * which is hashed only when a host needs it.
  *
- * Requires `--allow-read`, `--allow-write` (the scratch dir) and `--allow-run` (`deno bundle`).
+ * The caller removes `scratch`. Requires `--allow-read`, `--allow-write` (the scratch dir) and
+ * `--allow-run` (`deno bundle`).
  *
- * @param options Plugins dir, bound on the build, abort signal.
- * @returns The payload; the caller removes `scratch`.
  * @throws {RunError} When the bundle cannot be built or a file cannot be read.
  */
 export async function preparePayload(options: PayloadOptions = {}): Promise<Payload> {
@@ -549,11 +529,7 @@ async function isFile(path: string): Promise<boolean> {
   }
 }
 
-/**
- * Hashes a file, streaming: the Deno runtime is over 100 MiB.
- *
- * @returns Its sha256, hex.
- */
+/** A file's sha256 in hex, streamed: the Deno runtime is over 100 MiB. */
 export async function sha256File(path: string, signal?: AbortSignal): Promise<string> {
   const hash = createHash("sha256");
   using file = await Deno.open(path);
