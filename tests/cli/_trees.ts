@@ -1,6 +1,8 @@
-/** Plugin trees and pid files for the CLI tests. */
+/** Plugin trees, pid files and place answers for the CLI tests. */
 
+import assert from "node:assert/strict";
 import { join } from "node:path";
+import { type CliResult, makeTree } from "../_cli.ts";
 
 /** A plugin dir entry: `<name>/plugin.yaml` handling `event` with `script`. */
 export function pluginFiles(name: string, event: string, script: string): Record<string, string> {
@@ -8,6 +10,13 @@ export function pluginFiles(name: string, event: string, script: string): Record
     [`${name}/plugin.yaml`]: `name: ${name}\nhooks:\n  ${event}: hook.sh\n`,
     [`${name}/hook.sh`]: script,
   };
+}
+
+/** A temp plugins dir where each plugin of `scripts` (name -> script) handles `event`. */
+export function pluginsHandling(event: string, scripts: Record<string, string>): Promise<string> {
+  return makeTree(
+    Object.assign({}, ...Object.entries(scripts).map(([name, s]) => pluginFiles(name, event, s))),
+  );
 }
 
 /** Reads the pid files a test's scripts wrote in `dir` (missing ones skipped). */
@@ -18,4 +27,17 @@ export async function pidsIn(dir: string, names: string[]): Promise<number[]> {
     if (/^\d+\s*$/.test(text)) pids.push(Number(text));
   }
   return pids;
+}
+
+/** What `tyhooks place` prints when no handler names a target. */
+export const NO_PLACEMENT = { target: "", workdir: "", reason: "", handler: "" };
+
+/** Asserts that a `tyhooks place` run exited `code` and printed `answer`, other fields empty. */
+export function assertPlaced(
+  r: CliResult,
+  answer: Partial<typeof NO_PLACEMENT>,
+  code = 0,
+): void {
+  assert.equal(r.code, code, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout), { ...NO_PLACEMENT, ...answer });
 }

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { MAIN, PERMISSION_FLAGS, ROOT, tempDir, V8_FLAGS } from "../_cli.ts";
 import { VERSION } from "../../lib/version.ts";
+import { assertPlaced } from "./_trees.ts";
 
 const EXAMPLES = join(ROOT, "plugins-example");
 const TASK = '{"id": 9, "title": "t", "project": "work-web"}';
@@ -45,8 +46,7 @@ async function checkBuild(command: string[]) {
   assert.equal(route.code, 0, route.stderr);
   assert.match(route.stdout, /^PLUGIN=quota-router\nCLAUDE_CONFIG_DIR=.*\.claude-work\n/);
   const place = await exec([tyhooks, "place", "--task-json", TASK], env);
-  assert.equal(place.code, 0, place.stderr);
-  assert.deepEqual(JSON.parse(place.stdout), {
+  assertPlaced(place, {
     target: "gpu-2",
     workdir: "~/work",
     reason: "most free memory: 39.0 GiB of 64.0 GiB",

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, type CliOptions, makeTree, tempDir } from "../_cli.ts";
-import { pluginFiles } from "./_trees.ts";
+import { assertPlaced, pluginsHandling } from "./_trees.ts";
 
 /** `tyhooks ARGS`, its index cache off: nothing written to the real cache. */
 const run = (args: string[], options: CliOptions = {}) =>
@@ -19,20 +19,14 @@ const json = (text: string) => `#!/bin/sh\ncat >/dev/null\necho '${text}'\n`;
 Deno.test(
   "tyhooks place: a slow handler that then answers nothing does not keep the next one's target away (ty's decision, in under one timeout)",
   async () => {
-    const plugins = await makeTree({
-      ...pluginFiles("a", "task.placement", "#!/bin/sh\ncat >/dev/null\nsleep 2\n"),
-      ...pluginFiles("b", "task.placement", json('{"target":"gpu-1"}')),
+    const plugins = await pluginsHandling("task.placement", {
+      a: "#!/bin/sh\ncat >/dev/null\nsleep 2\n",
+      b: json('{"target":"gpu-1"}'),
     });
     const started = performance.now();
     const r = await run(["place", "--plugins-dir", plugins]);
     const elapsed = performance.now() - started;
-    assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(JSON.parse(r.stdout), {
-      target: "gpu-1",
-      workdir: "",
-      reason: "",
-      handler: "b",
-    });
+    assertPlaced(r, { target: "gpu-1", handler: "b" });
     assert.ok(elapsed < 5000, `returned after ${Math.round(elapsed)} ms, not within one timeout`);
   },
 );
@@ -40,13 +34,9 @@ Deno.test(
 Deno.test(
   "tyhooks place: the earlier handler's target wins even when a later one answers first",
   async () => {
-    const plugins = await makeTree({
-      ...pluginFiles(
-        "a",
-        "task.placement",
-        `#!/bin/sh\ncat >/dev/null\nsleep 1.5\necho '{"target":"host-a"}'\n`,
-      ),
-      ...pluginFiles("b", "task.placement", json('{"target":"host-b"}')),
+    const plugins = await pluginsHandling("task.placement", {
+      a: `#!/bin/sh\ncat >/dev/null\nsleep 1.5\necho '{"target":"host-a"}'\n`,
+      b: json('{"target":"host-b"}'),
     });
     const r = await run(["place", "--plugins-dir", plugins]);
     assert.equal(r.code, 0, r.stderr);
@@ -61,15 +51,15 @@ Deno.test(
   "tyhooks place: exit 0 with empty stdout is a deliberate local answer naming its handler, kept only when nobody names a target",
   async () => {
     const silent = "#!/bin/sh\ncat >/dev/null\n";
-    const local = await makeTree({
-      ...pluginFiles("a", "task.placement", silent),
-      ...pluginFiles("b", "task.placement", json('{"target":"","reason":"b says local"}')),
+    const local = await pluginsHandling("task.placement", {
+      a: silent,
+      b: json('{"target":"","reason":"b says local"}'),
     });
     const r = await run(["place", "--plugins-dir", local]);
     assert.deepEqual(JSON.parse(r.stdout), { target: "", workdir: "", reason: "", handler: "a" });
-    const remote = await makeTree({
-      ...pluginFiles("a", "task.placement", silent),
-      ...pluginFiles("b", "task.placement", json('{"target":"gpu-2"}')),
+    const remote = await pluginsHandling("task.placement", {
+      a: silent,
+      b: json('{"target":"gpu-2"}'),
     });
     const placed = await run(["place", "--plugins-dir", remote]);
     assert.equal(JSON.parse(placed.stdout).target, "gpu-2");
@@ -79,23 +69,13 @@ Deno.test(
 Deno.test(
   "tyhooks place reads answers as Go's encoding/json does: keys in any case, null as empty",
   async () => {
-    const plugins = await makeTree({
-      ...pluginFiles("a", "task.placement", json("null")),
-      ...pluginFiles(
-        "b",
-        "task.placement",
-        json('{"Target":"gpu-3","WORKDIR":"~/w","reason":null}'),
-      ),
+    const plugins = await pluginsHandling("task.placement", {
+      a: json("null"),
+      b: json('{"Target":"gpu-3","WORKDIR":"~/w","reason":null}'),
     });
     const r = await run(["place", "--plugins-dir", plugins]);
-    assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(JSON.parse(r.stdout), {
-      target: "gpu-3",
-      workdir: "~/w",
-      reason: "",
-      handler: "b",
-    });
-    const local = await makeTree({ ...pluginFiles("a", "task.placement", json("null")) });
+    assertPlaced(r, { target: "gpu-3", workdir: "~/w", handler: "b" });
+    const local = await pluginsHandling("task.placement", { a: json("null") });
     const answer = await run(["place", "--plugins-dir", local]);
     assert.equal(answer.stderr, "");
     assert.deepEqual(JSON.parse(answer.stdout), {
@@ -111,12 +91,8 @@ Deno.test(
   "tyhooks route asks no router for a task ty would not route, says why at debug level, and --force asks anyway",
   async () => {
     const trace = await tempDir();
-    const plugins = await makeTree({
-      ...pluginFiles(
-        "r",
-        "task.route",
-        `#!/bin/sh\ntouch ${trace}/ran\necho CLAUDE_CONFIG_DIR=/p/r\n`,
-      ),
+    const plugins = await pluginsHandling("task.route", {
+      r: `#!/bin/sh\ntouch ${trace}/ran\necho CLAUDE_CONFIG_DIR=/p/r\n`,
     });
     const ran = () => Deno.stat(join(trace, "ran")).then(() => true, () => false);
     for (const task of [{ executor: "codex" }, { claude_config_dir: "/p/mine" }]) {
@@ -154,8 +130,8 @@ Deno.test(
   "tyhooks route expands a leading ~ in the answered dir to $HOME, then cleans it",
   async () => {
     const home = await tempDir();
-    const plugins = await makeTree({
-      ...pluginFiles("r", "task.route", "#!/bin/sh\necho 'CLAUDE_CONFIG_DIR=~/.claude-work/'\n"),
+    const plugins = await pluginsHandling("task.route", {
+      r: "#!/bin/sh\necho 'CLAUDE_CONFIG_DIR=~/.claude-work/'\n",
     });
     const r = await run(["route", "--json", "--plugins-dir", plugins], { env: { HOME: home } });
     assert.equal(r.code, 0, r.stderr);
@@ -168,12 +144,8 @@ Deno.test(
   "tyhooks route cuts a KEY=VALUE value at the first line-end character, so no line can be injected",
   async () => {
     for (const end of ["\\r", "\\v", "\\f", "\\034", "\\302\\205", "\\342\\200\\250"]) {
-      const plugins = await makeTree({
-        ...pluginFiles(
-          "r",
-          "task.route",
-          `#!/bin/sh\nprintf 'CLAUDE_CONFIG_DIR=/p/r\\nREASON=ok${end}HOLD=1${end}x\\n'\n`,
-        ),
+      const plugins = await pluginsHandling("task.route", {
+        r: `#!/bin/sh\nprintf 'CLAUDE_CONFIG_DIR=/p/r\\nREASON=ok${end}HOLD=1${end}x\\n'\n`,
       });
       const r = await run(["route", "--plugins-dir", plugins]);
       assert.equal(r.code, 0, r.stderr);
@@ -187,21 +159,14 @@ Deno.test(
   "tyhooks hosts merges every handler's list in plugin-name order: trimmed, target and name filled, empty entries dropped, a duplicate target keeping the first",
   async () => {
     const trace = await tempDir();
-    const plugins = await makeTree({
-      ...pluginFiles(
-        "b-fleet",
-        "task.hosts",
+    const plugins = await pluginsHandling("task.hosts", {
+      "b-fleet":
         `#!/bin/sh\ncat > ${trace}/request\necho "$TASK_EVENT" > ${trace}/event\necho '{"hosts":[{"name":"gpu-1","target":"","detail":"from b"},{"target":"cpu-9"}]}'\n`,
+      "a-fleet": json(
+        '{"Hosts":[{"name":" GPU one ","target":" gpu-1 ","workdir":" ~/src ","detail":" big "},{"name":"","target":""},null,{"name":"laptop"}]}',
       ),
-      ...pluginFiles(
-        "a-fleet",
-        "task.hosts",
-        json(
-          '{"Hosts":[{"name":" GPU one ","target":" gpu-1 ","workdir":" ~/src ","detail":" big "},{"name":"","target":""},null,{"name":"laptop"}]}',
-        ),
-      ),
-      ...pluginFiles("c-broken", "task.hosts", json("{nope")),
-      ...pluginFiles("d-silent", "task.hosts", "#!/bin/sh\ncat >/dev/null\n"),
+      "c-broken": json("{nope"),
+      "d-silent": "#!/bin/sh\ncat >/dev/null\n",
     });
     const r = await run([
       "hosts",
@@ -249,18 +214,12 @@ Deno.test(
       ].join("\n") + "\n",
     );
     await Deno.chmod(fake, 0o755);
-    const plugins = await makeTree({
-      ...pluginFiles(
-        "a-fleet",
-        "task.hosts",
-        json('{"hosts":[{"name":"gpu-1","workdir":"~/a"},{"target":"gpu-2","workdir":"~/a2"}]}'),
+    const plugins = await pluginsHandling("task.hosts", {
+      "a-fleet": json(
+        '{"hosts":[{"name":"gpu-1","workdir":"~/a"},{"target":"gpu-2","workdir":"~/a2"}]}',
       ),
-      ...pluginFiles(
-        "b-fleet",
-        "task.hosts",
-        json(
-          '{"hosts":[{"target":"gpu-2","workdir":"~/b"},{"name":"cpu-3"},{"target":"-oProxyCommand=x"}]}',
-        ),
+      "b-fleet": json(
+        '{"hosts":[{"target":"gpu-2","workdir":"~/b"},{"name":"cpu-3"},{"target":"-oProxyCommand=x"}]}',
       ),
     });
     const r = await run(["pick-host", "--from-hosts-hook", "--plugins-dir", plugins], {

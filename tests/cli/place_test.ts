@@ -2,52 +2,32 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, makeTree, tempDir } from "../_cli.ts";
 import { groupGone, readPid, waitGone } from "../_procs.ts";
-import { pluginFiles } from "./_trees.ts";
+import { assertPlaced, pluginsHandling } from "./_trees.ts";
 
 const TASK = JSON.stringify({ id: 8, title: "Build", project: "web", repo_path: "/src/web" });
-const EMPTY = { target: "", workdir: "", reason: "", handler: "" };
 
 Deno.test("tyhooks place prints the first named target with its handler", async () => {
-  const plugins = await makeTree({
-    ...pluginFiles(
-      "a",
-      "task.placement",
-      `#!/bin/sh\necho '{"target":"","reason":"local is fine"}'\n`,
-    ),
-    ...pluginFiles(
-      "b",
-      "task.placement",
-      `#!/bin/sh\nid=$(cat | sed 's/.*"id":\\([0-9]*\\).*/\\1/')\necho "{\\"target\\":\\"gpu-$id\\",\\"workdir\\":\\"~/w\\"}"\n`,
-    ),
+  const plugins = await pluginsHandling("task.placement", {
+    a: `#!/bin/sh\necho '{"target":"","reason":"local is fine"}'\n`,
+    b: `#!/bin/sh\nid=$(cat | sed 's/.*"id":\\([0-9]*\\).*/\\1/')\necho "{\\"target\\":\\"gpu-$id\\",\\"workdir\\":\\"~/w\\"}"\n`,
   });
   const r = await cli(["place", "--task-json", TASK, "--plugins-dir", plugins]);
-  assert.equal(r.code, 0, r.stderr);
-  assert.deepEqual(JSON.parse(r.stdout), {
-    target: "gpu-8",
-    workdir: "~/w",
-    reason: "",
-    handler: "b",
-  });
+  assertPlaced(r, { target: "gpu-8", workdir: "~/w", handler: "b" });
 });
 
 Deno.test("tyhooks place with no handler prints the all-empty answer", async () => {
   const plugins = await makeTree({});
   const r = await cli(["place", "--plugins-dir", plugins]);
-  assert.equal(r.code, 0, r.stderr);
-  assert.deepEqual(JSON.parse(r.stdout), EMPTY);
+  assertPlaced(r, {});
 });
 
 Deno.test(
   "tyhooks place --remote-required exits 3 without a target, and tells the handlers",
   async () => {
     const trace = await tempDir();
-    const plugins = await makeTree({
-      ...pluginFiles(
-        "a",
-        "task.placement",
-        `#!/bin/sh\ncat > ${trace}/request\necho '{"target":"","reason":"no host free"}'\n`,
-      ),
-      ...pluginFiles("b", "task.placement", "#!/bin/sh\necho '{not json'\n"),
+    const plugins = await pluginsHandling("task.placement", {
+      a: `#!/bin/sh\ncat > ${trace}/request\necho '{"target":"","reason":"no host free"}'\n`,
+      b: "#!/bin/sh\necho '{not json'\n",
     });
     const r = await cli([
       "place",
@@ -57,20 +37,13 @@ Deno.test(
       "--plugins-dir",
       plugins,
     ]);
-    assert.equal(r.code, 3, r.stderr);
-    assert.deepEqual(JSON.parse(r.stdout), {
-      target: "",
-      workdir: "",
-      reason: "no host free",
-      handler: "a",
-    });
+    assertPlaced(r, { reason: "no host free", handler: "a" }, 3);
     assert.match(r.stderr, /error: Placement handler "b" failed: malformed JSON/);
     assert.match(r.stderr, /--remote-required/);
     const request = JSON.parse(await Deno.readTextFile(join(trace, "request")));
     assert.equal(request.task.remote_required, true);
     const none = await cli(["place", "--remote-required", "--plugins-dir", await makeTree({})]);
-    assert.equal(none.code, 3);
-    assert.deepEqual(JSON.parse(none.stdout), EMPTY);
+    assertPlaced(none, {}, 3);
   },
 );
 
@@ -78,17 +51,9 @@ Deno.test(
   "tyhooks place keeps an answer whose background probe holds stdout and returns within its deadline + 1 s past a setsid escape",
   async () => {
     const trace = await tempDir();
-    const plugins = await makeTree({
-      ...pluginFiles(
-        "a",
-        "task.placement",
-        `#!/bin/sh\nsetsid sh -c 'echo $$ > ${trace}/escapee; exec sleep 5' &\nexec sleep 30\n`,
-      ),
-      ...pluginFiles(
-        "b",
-        "task.placement",
-        `#!/bin/sh\necho '{"target":"h2"}'\nsleep 30 &\necho $! > ${trace}/probe\necho $$ > ${trace}/b\n`,
-      ),
+    const plugins = await pluginsHandling("task.placement", {
+      a: `#!/bin/sh\nsetsid sh -c 'echo $$ > ${trace}/escapee; exec sleep 5' &\nexec sleep 30\n`,
+      b: `#!/bin/sh\necho '{"target":"h2"}'\nsleep 30 &\necho $! > ${trace}/probe\necho $$ > ${trace}/b\n`,
     });
     const started = performance.now();
     const r = await cli([

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { cli, makeTree, tempDir } from "../_cli.ts";
+import { cli, tempDir } from "../_cli.ts";
 import { groupGone } from "../_procs.ts";
-import { pidsIn, pluginFiles } from "./_trees.ts";
+import { pidsIn, pluginsHandling } from "./_trees.ts";
 
 const TASK = JSON.stringify({
   id: 5,
@@ -11,13 +11,10 @@ const TASK = JSON.stringify({
 });
 
 Deno.test("tyhooks route prints the first decision as KEY=VALUE lines, or as JSON", async () => {
-  const plugins = await makeTree({
-    ...pluginFiles("a-quiet", "task.route", "#!/bin/sh\necho REASON=only talking\n"),
-    ...pluginFiles(
-      "b-decides",
-      "task.route",
+  const plugins = await pluginsHandling("task.route", {
+    "a-quiet": "#!/bin/sh\necho REASON=only talking\n",
+    "b-decides":
       `#!/bin/sh\nprintf 'CLAUDE_CONFIG_DIR="%s-b"\\r\\nDEFER=yes\\r\\nREASON=quota low\\r\\n' "$TASK_CLAUDE_CONFIG_DIR"\n`,
-    ),
   });
   // SPEC: the task names its own config dir, which ty never routes: --force asks anyway.
   const text = await cli(["route", "--force", "--task-json", TASK, "--plugins-dir", plugins]);
@@ -47,9 +44,9 @@ Deno.test("tyhooks route prints the first decision as KEY=VALUE lines, or as JSO
 Deno.test(
   "tyhooks route prints nothing at all when no router decides, and logs the failing one",
   async () => {
-    const plugins = await makeTree({
-      ...pluginFiles("a", "task.route", "#!/bin/sh\necho CLAUDE_CONFIG_DIR=/p/a\nexit 1\n"),
-      ...pluginFiles("b", "task.route", "#!/bin/sh\necho REASON=nothing to say\n"),
+    const plugins = await pluginsHandling("task.route", {
+      a: "#!/bin/sh\necho CLAUDE_CONFIG_DIR=/p/a\nexit 1\n",
+      b: "#!/bin/sh\necho REASON=nothing to say\n",
     });
     const r = await cli(["route", "--force", "--task-json", TASK, "--plugins-dir", plugins]);
     assert.deepEqual([r.code, r.stdout], [0, ""]);
@@ -69,11 +66,7 @@ Deno.test(
   async () => {
     const trace = await tempDir();
     const hung = `#!/bin/sh\necho $$ > ${trace}/$TASK_PLUGIN_NAME\nsleep 30 &\nexec sleep 30\n`;
-    const plugins = await makeTree({
-      ...pluginFiles("a", "task.route", hung),
-      ...pluginFiles("b", "task.route", hung),
-      ...pluginFiles("c", "task.route", hung),
-    });
+    const plugins = await pluginsHandling("task.route", { a: hung, b: hung, c: hung });
     const started = performance.now();
     const r = await cli(["route", "--timeout", "1s", "--plugins-dir", plugins]);
     const elapsed = performance.now() - started;
@@ -89,9 +82,9 @@ Deno.test(
 
 Deno.test("tyhooks route --deadline bounds the whole call below the per-router timeout", async () => {
   const hung = "#!/bin/sh\nexec sleep 30\n";
-  const plugins = await makeTree({
-    ...pluginFiles("a", "task.route", hung),
-    ...pluginFiles("b", "task.route", "#!/bin/sh\necho CLAUDE_CONFIG_DIR=/p/b\n"),
+  const plugins = await pluginsHandling("task.route", {
+    a: hung,
+    b: "#!/bin/sh\necho CLAUDE_CONFIG_DIR=/p/b\n",
   });
   const started = performance.now();
   const r = await cli(["route", "--timeout", "20s", "--deadline", "1s", "--plugins-dir", plugins]);

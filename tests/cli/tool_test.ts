@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, makeTree, tempDir } from "../_cli.ts";
 import { groupGone, readPid } from "../_procs.ts";
-import { pluginFiles } from "./_trees.ts";
+import { pluginFiles, pluginsHandling } from "./_trees.ts";
 
 const ARGS = JSON.stringify({ command: "rm -rf /tmp/x" });
 
@@ -28,13 +28,9 @@ Deno.test("tyhooks tool pre allows with exit 0 when no hook is configured", asyn
 });
 
 Deno.test("tyhooks tool pre exits 2 on a JSON block answer, with its reason", async () => {
-  const plugins = await makeTree(
-    pluginFiles(
-      "guard",
-      "pre_tool_call",
-      `#!/bin/sh\necho '{"action":"block","reason":"no rm"}'\n`,
-    ),
-  );
+  const plugins = await pluginsHandling("pre_tool_call", {
+    guard: `#!/bin/sh\necho '{"action":"block","reason":"no rm"}'\n`,
+  });
   const r = await pre(plugins);
   assert.equal(r.code, 2, r.stderr);
   assert.deepEqual(r.verdict, { action: "block", reason: "no rm" });
@@ -80,7 +76,7 @@ for (const [what, script] of Object.entries(FAILURES)) {
   Deno.test(
     `tyhooks tool pre blocks on ${what} by default and allows with --on-failure allow`,
     async () => {
-      const plugins = await makeTree(pluginFiles("guard", "pre_tool_call", script));
+      const plugins = await pluginsHandling("pre_tool_call", { guard: script });
       const closed = await pre(plugins, "--timeout", "500ms");
       assert.equal(closed.code, 2, closed.stderr);
       assert.equal(closed.verdict.action, "block");
@@ -122,10 +118,7 @@ Deno.test(
   async () => {
     const trace = await tempDir();
     const hung = `#!/bin/sh\necho $$ > ${trace}/$TASK_PLUGIN_NAME\nsleep 30 &\nexec sleep 30\n`;
-    const plugins = await makeTree({
-      ...pluginFiles("a", "pre_tool_call", hung),
-      ...pluginFiles("b", "pre_tool_call", hung),
-    });
+    const plugins = await pluginsHandling("pre_tool_call", { a: hung, b: hung });
     const started = performance.now();
     const r = await pre(plugins, "--timeout", "1s", "--on-failure", "allow");
     const elapsed = performance.now() - started;
@@ -154,9 +147,9 @@ Deno.test(
   "tyhooks tool post sends hook, tool, args, result, platform and user_id, and no error key without an error",
   async () => {
     const trace = await tempDir();
-    const plugins = await makeTree(
-      pluginFiles("audit", "post_tool_call", `#!/bin/sh\ncat > ${trace}/request\n`),
-    );
+    const plugins = await pluginsHandling("post_tool_call", {
+      audit: `#!/bin/sh\ncat > ${trace}/request\n`,
+    });
     const r = await cli([
       "tool",
       "post",
