@@ -15,14 +15,10 @@ Deno.test("text logs escape control characters in messages and fields as \\x1b",
 
 Deno.test("a plugin dir whose name holds ESC reaches stderr escaped, never raw", async () => {
   const root = await tempDir({ prefix: "tyhooks-log-" });
-  try {
-    const dir = join(root, "evil\x1b[31mred");
-    await Deno.mkdir(dir);
-    await Deno.writeTextFile(join(dir, "plugin.yaml"), "name: [\n");
-    const result = await cli(["plugins", "list", "--plugins-dir", root]);
-    assert.ok(!result.stderr.includes("\x1b"), JSON.stringify(result.stderr));
-    assert.match(result.stderr, /evil\\x1b\[31mred\/plugin\.yaml/);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
+  const dir = join(root, "evil\x1b[31mred");
+  await Deno.mkdir(dir);
+  await Deno.writeTextFile(join(dir, "plugin.yaml"), "name: [\n");
+  const result = await cli(["plugins", "list", "--plugins-dir", root]);
+  assert.ok(!result.stderr.includes("\x1b"), JSON.stringify(result.stderr));
+  assert.match(result.stderr, /evil\\x1b\[31mred\/plugin\.yaml/);
 });

@@ -81,30 +81,26 @@ Deno.test("deno task bundle builds one file that answers --version, route and pl
 // with the reason: never a fake binary. Any other compile failure fails the test.
 Deno.test("deno task compile builds a binary that answers --version, route and place", async (t) => {
   const dir = await tempDir({ prefix: "tyhooks-compile-" });
-  try {
-    const binary = join(dir, "tyhooks");
-    const compiled = await exec([
-      Deno.execPath(),
-      "compile",
-      "-P=tyhooks",
-      ...V8_FLAGS,
-      "--output",
-      binary,
-      MAIN,
-    ]);
-    const noBase = compiled.code !== 0 && compiled.stderr.includes("Setting up base binary");
-    if (compiled.code !== 0 && !noBase) assert.fail(compiled.stderr);
-    // The last "N: ..." line before the backtrace is the root cause (e.g. the DNS failure).
-    const cause = compiled.stderr.split("Stack backtrace")[0].split("\n").map((l) => l.trim())
-      .filter((l) => /^\d+: /.test(l)).at(-1)?.replace(/^\d+: /, "");
-    await t.step({
-      name: noBase
-        ? `the binary (skipped: deno compile could not get its runtime base: ${cause}; set DENORT_BIN)`
-        : "the binary answers --version, route and place",
-      ignore: noBase,
-      fn: () => checkBuild([binary]),
-    });
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  const binary = join(dir, "tyhooks");
+  const compiled = await exec([
+    Deno.execPath(),
+    "compile",
+    "-P=tyhooks",
+    ...V8_FLAGS,
+    "--output",
+    binary,
+    MAIN,
+  ]);
+  const noBase = compiled.code !== 0 && compiled.stderr.includes("Setting up base binary");
+  if (compiled.code !== 0 && !noBase) assert.fail(compiled.stderr);
+  // The last "N: ..." line before the backtrace is the root cause (e.g. the DNS failure).
+  const cause = compiled.stderr.split("Stack backtrace")[0].split("\n").map((l) => l.trim())
+    .filter((l) => /^\d+: /.test(l)).at(-1)?.replace(/^\d+: /, "");
+  await t.step({
+    name: noBase
+      ? `the binary (skipped: deno compile could not get its runtime base: ${cause}; set DENORT_BIN)`
+      : "the binary answers --version, route and place",
+    ignore: noBase,
+    fn: () => checkBuild([binary]),
+  });
 });

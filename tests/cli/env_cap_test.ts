@@ -10,20 +10,16 @@ Deno.test("tyhooks route still gets a router's HOLD for a task with a 200 KiB ti
     "r/plugin.yaml": "name: r\nhooks:\n  task.route: route.sh\n",
     "r/route.sh": '#!/bin/sh\necho HOLD=1\necho "REASON=${#TASK_TITLE}"\n',
   });
-  try {
-    const r = await cli(["route", "--json", "--task", "-", "--plugins-dir", plugins], {
-      stdin: HUGE_TASK,
-    });
-    assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(JSON.parse(r.stdout), {
-      plugin: "r",
-      claude_config_dir: "",
-      hold: true,
-      reason: String(64 * 1024),
-    });
-  } finally {
-    await Deno.remove(plugins, { recursive: true });
-  }
+  const r = await cli(["route", "--json", "--task", "-", "--plugins-dir", plugins], {
+    stdin: HUGE_TASK,
+  });
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout), {
+    plugin: "r",
+    claude_config_dir: "",
+    hold: true,
+    reason: String(64 * 1024),
+  });
 });
 
 Deno.test("tyhooks fire runs the hooks of a task with a 200 KiB title, legacy hook included", async () => {
@@ -32,30 +28,25 @@ Deno.test("tyhooks fire runs the hooks of a task with a 200 KiB title, legacy ho
     "p/done.sh": '#!/bin/sh\necho "${#TASK_TITLE}" > "$TASK_PLUGIN_DIR/len"\n',
   });
   const hooks = await makeTree({ "task.done": "#!/bin/sh\nexit 0\n" });
-  try {
-    const r = await cli([
-      "fire",
-      "task.done",
-      "--json",
-      "--task",
-      "-",
-      "--plugins-dir",
-      plugins,
-      "--hooks-dir",
-      hooks,
-    ], { stdin: HUGE_TASK });
-    assert.equal(r.code, 0, r.stderr);
-    const runs = JSON.parse(r.stdout).runs;
-    assert.deepEqual(
-      runs.map((x: { error: unknown; exit_code: number }) => [x.error, x.exit_code]),
-      [
-        [null, 0],
-        [null, 0],
-      ],
-    );
-    assert.equal(await Deno.readTextFile(join(plugins, "p", "len")), `${64 * 1024}\n`);
-  } finally {
-    await Deno.remove(plugins, { recursive: true });
-    await Deno.remove(hooks, { recursive: true });
-  }
+  const r = await cli([
+    "fire",
+    "task.done",
+    "--json",
+    "--task",
+    "-",
+    "--plugins-dir",
+    plugins,
+    "--hooks-dir",
+    hooks,
+  ], { stdin: HUGE_TASK });
+  assert.equal(r.code, 0, r.stderr);
+  const runs = JSON.parse(r.stdout).runs;
+  assert.deepEqual(
+    runs.map((x: { error: unknown; exit_code: number }) => [x.error, x.exit_code]),
+    [
+      [null, 0],
+      [null, 0],
+    ],
+  );
+  assert.equal(await Deno.readTextFile(join(plugins, "p", "len")), `${64 * 1024}\n`);
 });

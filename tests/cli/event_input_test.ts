@@ -38,61 +38,52 @@ Deno.test("the legacy hook gets ty's TASK_TIMESTAMP, WORKTREE_BRANCH, WORKTREE_P
     tags: "urgent,web",
     metadata: { z: 1, a: { b: "<x>" } },
   };
-  try {
-    const before = Date.now();
-    const r = await cli([
-      "fire",
-      "task.done",
-      "--task-json",
-      JSON.stringify(task),
-      "--plugins-dir",
-      plugins,
-      "--hooks-dir",
-      hooks,
-    ]);
-    assert.equal(r.code, 0, r.stderr);
-    const legacy = envOf(await Deno.readTextFile(join(hooks, "task.done.env")));
-    const stamp = legacy.get("TASK_TIMESTAMP")!;
-    // Go's time.RFC3339: seconds, then Z or an offset.
-    assert.match(stamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(Z|[+-]\d\d:\d\d)$/);
-    assert.ok(Math.abs(Date.parse(stamp) - before) < 60_000, stamp);
-    assert.equal(legacy.get("WORKTREE_BRANCH"), "task/9-ship");
-    assert.equal(legacy.get("WORKTREE_PORT"), "3109");
-    assert.equal(legacy.get("TASK_TAGS"), "urgent,web");
-    // As Go's json.Marshal writes a map: keys sorted, HTML characters escaped.
-    assert.equal(legacy.get("TASK_METADATA"), '{"a":{"b":"\\u003cx\\u003e"},"z":1}');
-    assert.equal(legacy.get("TASK_ID"), "9");
-    const plugin = envOf(await Deno.readTextFile(join(plugins, "p", "h.sh.env")));
-    for (const name of LEGACY_ONLY) assert.equal(plugin.get(name), undefined, name);
-    // ty's events manager gives legacy hooks the executor; its plugin hooks get it only for
-    // task.route.
-    assert.equal(legacy.get("TASK_EXECUTOR"), "codex");
-    assert.equal(plugin.get("TASK_EXECUTOR"), undefined);
-  } finally {
-    await Deno.remove(plugins, { recursive: true });
-    await Deno.remove(hooks, { recursive: true });
-  }
+  const before = Date.now();
+  const r = await cli([
+    "fire",
+    "task.done",
+    "--task-json",
+    JSON.stringify(task),
+    "--plugins-dir",
+    plugins,
+    "--hooks-dir",
+    hooks,
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const legacy = envOf(await Deno.readTextFile(join(hooks, "task.done.env")));
+  const stamp = legacy.get("TASK_TIMESTAMP")!;
+  // Go's time.RFC3339: seconds, then Z or an offset.
+  assert.match(stamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(Z|[+-]\d\d:\d\d)$/);
+  assert.ok(Math.abs(Date.parse(stamp) - before) < 60_000, stamp);
+  assert.equal(legacy.get("WORKTREE_BRANCH"), "task/9-ship");
+  assert.equal(legacy.get("WORKTREE_PORT"), "3109");
+  assert.equal(legacy.get("TASK_TAGS"), "urgent,web");
+  // As Go's json.Marshal writes a map: keys sorted, HTML characters escaped.
+  assert.equal(legacy.get("TASK_METADATA"), '{"a":{"b":"\\u003cx\\u003e"},"z":1}');
+  assert.equal(legacy.get("TASK_ID"), "9");
+  const plugin = envOf(await Deno.readTextFile(join(plugins, "p", "h.sh.env")));
+  for (const name of LEGACY_ONLY) assert.equal(plugin.get(name), undefined, name);
+  // ty's events manager gives legacy hooks the executor; its plugin hooks get it only for
+  // task.route.
+  assert.equal(legacy.get("TASK_EXECUTOR"), "codex");
+  assert.equal(plugin.get("TASK_EXECUTOR"), undefined);
 });
 
 Deno.test("the legacy hook gets only TASK_TIMESTAMP of those when the task does not say", async () => {
   const hooks = await makeTree({ "task.started": DUMP });
-  try {
-    const r = await cli([
-      "fire",
-      "task.started",
-      "--task-json",
-      '{"id":1,"port":0,"tags":"","metadata":{}}',
-      "--plugins-dir",
-      "/nonexistent",
-      "--hooks-dir",
-      hooks,
-    ]);
-    assert.equal(r.code, 0, r.stderr);
-    const env = envOf(await Deno.readTextFile(join(hooks, "task.started.env")));
-    assert.deepEqual(LEGACY_ONLY.filter((name) => env.has(name)), ["TASK_TIMESTAMP"]);
-  } finally {
-    await Deno.remove(hooks, { recursive: true });
-  }
+  const r = await cli([
+    "fire",
+    "task.started",
+    "--task-json",
+    '{"id":1,"port":0,"tags":"","metadata":{}}',
+    "--plugins-dir",
+    "/nonexistent",
+    "--hooks-dir",
+    hooks,
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const env = envOf(await Deno.readTextFile(join(hooks, "task.started.env")));
+  assert.deepEqual(LEGACY_ONLY.filter((name) => env.has(name)), ["TASK_TIMESTAMP"]);
 });
 
 Deno.test("every event hook reads {event,task,message} as one JSON line on stdin, then EOF", async () => {
@@ -101,30 +92,25 @@ Deno.test("every event hook reads {event,task,message} as one JSON line on stdin
     "p/h.sh": '#!/bin/sh\nread -r line\nprintf "%s" "$line" > "$0.line"\ncat > "$0.rest"\n',
   });
   const hooks = await makeTree({ "task.failed": DUMP });
-  try {
-    const r = await cli([
-      "status-change",
-      "blocked",
-      "--message",
-      "tests fail",
-      "--task-json",
-      '{"id":4,"title":"T","metadata":{"k":"v"},"unknown":1}',
-      "--plugins-dir",
-      plugins,
-      "--hooks-dir",
-      hooks,
-    ]);
-    assert.equal(r.code, 0, r.stderr);
-    const line = await Deno.readTextFile(join(plugins, "p", "h.sh.line"));
-    const event = JSON.parse(line);
-    assert.equal(event.event, "task.failed");
-    assert.equal(event.message, "tests fail");
-    assert.deepEqual([event.task.id, event.task.title, event.task.metadata], [4, "T", { k: "v" }]);
-    assert.equal(event.task.unknown, undefined, "unknown fields are not passed on");
-    assert.equal(await Deno.readTextFile(join(plugins, "p", "h.sh.rest")), "", "then EOF");
-    assert.equal(await Deno.readTextFile(join(hooks, "task.failed.stdin")), line + "\n");
-  } finally {
-    await Deno.remove(plugins, { recursive: true });
-    await Deno.remove(hooks, { recursive: true });
-  }
+  const r = await cli([
+    "status-change",
+    "blocked",
+    "--message",
+    "tests fail",
+    "--task-json",
+    '{"id":4,"title":"T","metadata":{"k":"v"},"unknown":1}',
+    "--plugins-dir",
+    plugins,
+    "--hooks-dir",
+    hooks,
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const line = await Deno.readTextFile(join(plugins, "p", "h.sh.line"));
+  const event = JSON.parse(line);
+  assert.equal(event.event, "task.failed");
+  assert.equal(event.message, "tests fail");
+  assert.deepEqual([event.task.id, event.task.title, event.task.metadata], [4, "T", { k: "v" }]);
+  assert.equal(event.task.unknown, undefined, "unknown fields are not passed on");
+  assert.equal(await Deno.readTextFile(join(plugins, "p", "h.sh.rest")), "", "then EOF");
+  assert.equal(await Deno.readTextFile(join(hooks, "task.failed.stdin")), line + "\n");
 });

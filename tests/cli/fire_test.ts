@@ -21,11 +21,7 @@ const TREE = {
 
 async function withTree(fn: (dir: string, args: string[]) => Promise<void>): Promise<void> {
   const dir = await makeTree(TREE);
-  try {
-    await fn(dir, ["--plugins-dir", join(dir, "plugins"), "--hooks-dir", join(dir, "hooks")]);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  await fn(dir, ["--plugins-dir", join(dir, "plugins"), "--hooks-dir", join(dir, "hooks")]);
 }
 
 async function ran(dir: string): Promise<string[]> {

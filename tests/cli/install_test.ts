@@ -32,30 +32,26 @@ async function exec(cmd: string[], options: { cwd: string; env: Record<string, s
  */
 async function withScratch(fn: (dir: string, env: Record<string, string>) => Promise<void>) {
   const dir = await tempDir({ prefix: "tyhooks-install-" });
-  try {
-    await Deno.mkdir(join(dir, "plugins", "greet"), { recursive: true });
-    await Deno.mkdir(join(dir, "plugins", "broken"), { recursive: true });
-    await Deno.writeTextFile(
-      join(dir, "plugins", "greet", "plugin.yaml"),
-      "name: greet\nhooks:\n  task.done: hi.sh\n",
-    );
-    await Deno.writeTextFile(
-      join(dir, "plugins", "greet", "hi.sh"),
-      '#!/bin/sh\necho "hi $TASK_ID"\n',
-    );
-    await Deno.chmod(join(dir, "plugins", "greet", "hi.sh"), 0o755);
-    await Deno.writeTextFile(join(dir, "plugins", "broken", "plugin.yaml"), "name: [\n");
-    await Deno.writeTextFile(join(dir, "task.json"), '{"id":5}');
-    const env = {
-      HOME: dir,
-      XDG_CACHE_HOME: join(dir, ".cache"),
-      XDG_CONFIG_HOME: join(dir, ".config"),
-      TYHOOKS_NO_CACHE: "1",
-    };
-    await fn(dir, env);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  await Deno.mkdir(join(dir, "plugins", "greet"), { recursive: true });
+  await Deno.mkdir(join(dir, "plugins", "broken"), { recursive: true });
+  await Deno.writeTextFile(
+    join(dir, "plugins", "greet", "plugin.yaml"),
+    "name: greet\nhooks:\n  task.done: hi.sh\n",
+  );
+  await Deno.writeTextFile(
+    join(dir, "plugins", "greet", "hi.sh"),
+    '#!/bin/sh\necho "hi $TASK_ID"\n',
+  );
+  await Deno.chmod(join(dir, "plugins", "greet", "hi.sh"), 0o755);
+  await Deno.writeTextFile(join(dir, "plugins", "broken", "plugin.yaml"), "name: [\n");
+  await Deno.writeTextFile(join(dir, "task.json"), '{"id":5}');
+  const env = {
+    HOME: dir,
+    XDG_CACHE_HOME: join(dir, ".cache"),
+    XDG_CONFIG_HOME: join(dir, ".config"),
+    TYHOOKS_NO_CACHE: "1",
+  };
+  await fn(dir, env);
 }
 
 // The relative paths below mean the scratch dir only if tyhooks resolves them where it was run.

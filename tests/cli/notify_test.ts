@@ -13,15 +13,11 @@ Deno.test("tyhooks fire returns after a hook's ( sleep 1; echo done > F ) & has 
     "n/plugin.yaml": "name: n\nhooks:\n  task.done: notify.sh\n",
     "n/notify.sh": '#!/bin/sh\n( sleep 1; echo done > "$TASK_PLUGIN_DIR/F" ) &\nexit 0\n',
   });
-  try {
-    const r = await cli(["fire", "task.done", "--json", "--plugins-dir", plugins]);
-    assert.equal(r.code, 0, r.stderr);
-    assert.equal(await Deno.readTextFile(join(plugins, "n", "F")), "done\n");
-    const [run] = JSON.parse(r.stdout).runs;
-    assert.deepEqual([run.exit_code, run.timed_out], [0, false]);
-  } finally {
-    await Deno.remove(plugins, { recursive: true });
-  }
+  const r = await cli(["fire", "task.done", "--json", "--plugins-dir", plugins]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(await Deno.readTextFile(join(plugins, "n", "F")), "done\n");
+  const [run] = JSON.parse(r.stdout).runs;
+  assert.deepEqual([run.exit_code, run.timed_out], [0, false]);
 });
 
 Deno.test("tyhooks fire --timeout 2s ends a hook's sleep 60 & by the time it returns, within the bound", async () => {
@@ -30,25 +26,21 @@ Deno.test("tyhooks fire --timeout 2s ends a hook's sleep 60 & by the time it ret
     "n/notify.sh":
       '#!/bin/sh\nsleep 60 >/dev/null 2>&1 &\necho $! > "$TASK_PLUGIN_DIR/child"\nexit 0\n',
   });
-  try {
-    const r = await cli([
-      "fire",
-      "task.done",
-      "--json",
-      "--timeout",
-      "2s",
-      "--plugins-dir",
-      plugins,
-    ]);
-    assert.equal(r.code, 0, r.stderr);
-    assert.ok(!alive(await readPid(join(plugins, "n", "child"))), "sleep 60 is dead");
-    const [run] = JSON.parse(r.stdout).runs;
-    assert.deepEqual([run.exit_code, run.timed_out], [0, true]);
-    assert.ok(run.duration_ms <= 2000 + GRACE_MS + DRAIN_MS, `took ${run.duration_ms} ms`);
-    assert.match(r.stderr, /timed out after 2000 ms/);
-  } finally {
-    await Deno.remove(plugins, { recursive: true });
-  }
+  const r = await cli([
+    "fire",
+    "task.done",
+    "--json",
+    "--timeout",
+    "2s",
+    "--plugins-dir",
+    plugins,
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok(!alive(await readPid(join(plugins, "n", "child"))), "sleep 60 is dead");
+  const [run] = JSON.parse(r.stdout).runs;
+  assert.deepEqual([run.exit_code, run.timed_out], [0, true]);
+  assert.ok(run.duration_ms <= 2000 + GRACE_MS + DRAIN_MS, `took ${run.duration_ms} ms`);
+  assert.match(r.stderr, /timed out after 2000 ms/);
 });
 
 Deno.test("tyhooks status-change, tool post and plugins run also wait for the hook's background work", async () => {
@@ -68,16 +60,12 @@ Deno.test("tyhooks status-change, tool post and plugins run also wait for the ho
     "n/post.sh": late.replace("$1", "post"),
     "n/go.sh": late.replace("$1", "go"),
   });
-  try {
-    const dir = ["--plugins-dir", plugins];
-    assert.equal((await cli(["status-change", "queued", ...dir])).code, 0);
-    assert.equal((await cli(["tool", "post", "--tool", "bash", ...dir])).code, 0);
-    assert.equal((await cli(["plugins", "run", "n", "go", ...dir])).code, 0);
-    for (const name of ["started", "post", "go"]) {
-      assert.equal(await Deno.readTextFile(join(plugins, "n", name)), "done\n", name);
-    }
-  } finally {
-    await Deno.remove(plugins, { recursive: true });
+  const dir = ["--plugins-dir", plugins];
+  assert.equal((await cli(["status-change", "queued", ...dir])).code, 0);
+  assert.equal((await cli(["tool", "post", "--tool", "bash", ...dir])).code, 0);
+  assert.equal((await cli(["plugins", "run", "n", "go", ...dir])).code, 0);
+  for (const name of ["started", "post", "go"]) {
+    assert.equal(await Deno.readTextFile(join(plugins, "n", name)), "done\n", name);
   }
 });
 
@@ -91,21 +79,17 @@ Deno.test({
       "n/plugin.yaml": "name: n\nhooks:\n  task.done: h.sh\n",
       "n/h.sh": `#!${BASH}\nset -m\nsleep 60 &\necho $! > "$TASK_PLUGIN_DIR/stray"\nsleep 60\n`,
     });
-    try {
-      const r = await cli([
-        "fire",
-        "task.done",
-        "--json",
-        "--timeout",
-        "1s",
-        "--plugins-dir",
-        plugins,
-      ]);
-      const [run] = JSON.parse(r.stdout).runs;
-      assert.equal(run.timed_out, true, r.stderr);
-      assert.ok(!alive(await readPid(join(plugins, "n", "stray"))), "the set -m child is dead");
-    } finally {
-      await Deno.remove(plugins, { recursive: true });
-    }
+    const r = await cli([
+      "fire",
+      "task.done",
+      "--json",
+      "--timeout",
+      "1s",
+      "--plugins-dir",
+      plugins,
+    ]);
+    const [run] = JSON.parse(r.stdout).runs;
+    assert.equal(run.timed_out, true, r.stderr);
+    assert.ok(!alive(await readPid(join(plugins, "n", "stray"))), "the set -m child is dead");
   },
 });

@@ -182,22 +182,17 @@ Deno.test("plugins list says so when there are no plugins, and exits 0", async (
 Deno.test("plugins list reads a warm index cache, and prints the same document and warnings as from disk", async () => {
   const dir = await makeTree({ ...TREE, "broken/plugin.yaml": "name: [\n" });
   const home = await tempDir();
-  try {
-    // A tree written this instant is "racy" and not cached yet (RACY_MS in lib/plugins/cache.ts).
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    const env = { XDG_CACHE_HOME: join(home, "cache") };
-    const args = ["plugins", "list", "--json", "--plugins-dir", dir, "--log-level", "debug"];
-    const cold = await cli(args, { env });
-    const warm = await cli(args, { env });
-    assert.equal(cold.code, 0, cold.stderr);
-    assert.match(cold.stderr, /Plugin index loaded/);
-    assert.match(warm.stderr, /Plugin index from cache/);
-    assert.equal(warm.stdout, cold.stdout);
-    assert.ok(JSON.parse(warm.stdout).warnings.length > 0, warm.stdout);
-    const text = ["plugins", "list", "--plugins-dir", dir];
-    assert.deepEqual(await cli(text, { env }), await cli(text, { env: { TYHOOKS_NO_CACHE: "1" } }));
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-    await Deno.remove(home, { recursive: true });
-  }
+  // A tree written this instant is "racy" and not cached yet (RACY_MS in lib/plugins/cache.ts).
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  const env = { XDG_CACHE_HOME: join(home, "cache") };
+  const args = ["plugins", "list", "--json", "--plugins-dir", dir, "--log-level", "debug"];
+  const cold = await cli(args, { env });
+  const warm = await cli(args, { env });
+  assert.equal(cold.code, 0, cold.stderr);
+  assert.match(cold.stderr, /Plugin index loaded/);
+  assert.match(warm.stderr, /Plugin index from cache/);
+  assert.equal(warm.stdout, cold.stdout);
+  assert.ok(JSON.parse(warm.stdout).warnings.length > 0, warm.stdout);
+  const text = ["plugins", "list", "--plugins-dir", dir];
+  assert.deepEqual(await cli(text, { env }), await cli(text, { env: { TYHOOKS_NO_CACHE: "1" } }));
 });

@@ -136,18 +136,14 @@ Deno.test("plugins validate also lints the legacy hooks dir", async () => {
 
 Deno.test("plugins validate --plugins-dir naming a plugin itself fails, and a missing one is named as missing", async () => {
   const plugin = await makeTree({ "plugin.yaml": "name: myp\nhook:\n  task.done: nope.sh\n" });
-  try {
-    const self = await cli(["plugins", "validate", "--plugins-dir", plugin]);
-    assert.equal(self.code, 1, self.stdout);
-    assert.match(
-      self.stdout,
-      /is itself a plugin, which is not loaded from there \(hint: tyhooks plugins validate /,
-    );
-    // A missing plugins dir holds no plugins (SPEC), and the ok line says it does not exist.
-    const missing = await cli(["plugins", "validate", "--plugins-dir", join(plugin, "nope")]);
-    assert.equal(missing.code, 0, missing.stdout);
-    assert.match(missing.stdout, /^ok: 0 plugins in ".*nope" \(it does not exist\)\n$/);
-  } finally {
-    await Deno.remove(plugin, { recursive: true });
-  }
+  const self = await cli(["plugins", "validate", "--plugins-dir", plugin]);
+  assert.equal(self.code, 1, self.stdout);
+  assert.match(
+    self.stdout,
+    /is itself a plugin, which is not loaded from there \(hint: tyhooks plugins validate /,
+  );
+  // A missing plugins dir holds no plugins (SPEC), and the ok line says it does not exist.
+  const missing = await cli(["plugins", "validate", "--plugins-dir", join(plugin, "nope")]);
+  assert.equal(missing.code, 0, missing.stdout);
+  assert.match(missing.stdout, /^ok: 0 plugins in ".*nope" \(it does not exist\)\n$/);
 });

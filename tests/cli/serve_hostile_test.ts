@@ -85,19 +85,15 @@ for (const transport of ["tcp", "unix"] as const) {
 
 Deno.test("serve: a --token-file others can read is a usage error naming its mode (exit 64)", async () => {
   const dir = await tempDir();
-  try {
-    const file = await tokenFile(dir);
-    await Deno.chmod(file, 0o644);
-    const r = await serveFailure(["--listen", "127.0.0.1:0", "--token-file", file]);
-    assert.equal(r.code, 64);
-    assert.match(
-      r.stderr,
-      /Invalid --token-file ".*token": mode 0644 lets group or others access it/,
-    );
-    assert.match(r.stderr, /hint: chmod 600 /);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  const file = await tokenFile(dir);
+  await Deno.chmod(file, 0o644);
+  const r = await serveFailure(["--listen", "127.0.0.1:0", "--token-file", file]);
+  assert.equal(r.code, 64);
+  assert.match(
+    r.stderr,
+    /Invalid --token-file ".*token": mode 0644 lets group or others access it/,
+  );
+  assert.match(r.stderr, /hint: chmod 600 /);
 });
 
 Deno.test("serve: a --max-conns that is not a whole number is a usage error naming the flag", async () => {

@@ -145,44 +145,40 @@ Deno.test({
   ignore: Deno.uid() !== 0, // Making a dir another user's needs chown: root only.
   async fn() {
     const shared = await tempDir({ prefix: "tyh-" });
+    await Deno.chmod(shared, 0o1777); // As /tmp: world-writable, sticky.
+    const theirs = `${shared}/theirs`;
+    await Deno.mkdir(theirs, { mode: 0o777 });
+    await Deno.chown(theirs, 65534, 65534);
+    const open = `${shared}/open`;
+    await Deno.mkdir(open);
+    await Deno.chmod(open, 0o777); // World-writable, not sticky.
+    await Deno.symlink(open, `${shared}/link`);
+    await lchown(`${shared}/link`, 65534, 65534);
+    const refused = [
+      [`${theirs}/tyhooks.sock`, /"[^"]*theirs" belongs to another user \(uid 65534\)/],
+      [`${open}/tyhooks.sock`, /"[^"]*open" is writable by group or others and not sticky/],
+      [`${shared}/link/tyhooks.sock`, /"[^"]*link" belongs to another user/],
+    ] as const;
+    for (const [socket, why] of refused) {
+      const r = await serveFailure(["--listen", `unix:${socket}`]);
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, /another user could replace it/);
+      assert.match(r.stderr, why);
+    }
+    // The default socket, through a shared cache dir whose tyhooks/ the other user made first.
+    await Deno.mkdir(`${shared}/tyhooks`, { mode: 0o777 });
+    await Deno.chown(`${shared}/tyhooks`, 65534, 65534);
+    const viaCache = await serveFailure([], {
+      env: { XDG_RUNTIME_DIR: "", XDG_CACHE_HOME: shared },
+    });
+    assert.equal(viaCache.code, 1, viaCache.stderr);
+    assert.match(viaCache.stderr, /tyhooks" belongs to another user \(uid 65534\)/);
+    // A sticky, world-writable dir itself (as /tmp) is fine: nobody else can unlink the socket.
+    const d = await startServe(["--listen", `unix:${shared}/ok.sock`]);
     try {
-      await Deno.chmod(shared, 0o1777); // As /tmp: world-writable, sticky.
-      const theirs = `${shared}/theirs`;
-      await Deno.mkdir(theirs, { mode: 0o777 });
-      await Deno.chown(theirs, 65534, 65534);
-      const open = `${shared}/open`;
-      await Deno.mkdir(open);
-      await Deno.chmod(open, 0o777); // World-writable, not sticky.
-      await Deno.symlink(open, `${shared}/link`);
-      await lchown(`${shared}/link`, 65534, 65534);
-      const refused = [
-        [`${theirs}/tyhooks.sock`, /"[^"]*theirs" belongs to another user \(uid 65534\)/],
-        [`${open}/tyhooks.sock`, /"[^"]*open" is writable by group or others and not sticky/],
-        [`${shared}/link/tyhooks.sock`, /"[^"]*link" belongs to another user/],
-      ] as const;
-      for (const [socket, why] of refused) {
-        const r = await serveFailure(["--listen", `unix:${socket}`]);
-        assert.equal(r.code, 1, r.stderr);
-        assert.match(r.stderr, /another user could replace it/);
-        assert.match(r.stderr, why);
-      }
-      // The default socket, through a shared cache dir whose tyhooks/ the other user made first.
-      await Deno.mkdir(`${shared}/tyhooks`, { mode: 0o777 });
-      await Deno.chown(`${shared}/tyhooks`, 65534, 65534);
-      const viaCache = await serveFailure([], {
-        env: { XDG_RUNTIME_DIR: "", XDG_CACHE_HOME: shared },
-      });
-      assert.equal(viaCache.code, 1, viaCache.stderr);
-      assert.match(viaCache.stderr, /tyhooks" belongs to another user \(uid 65534\)/);
-      // A sticky, world-writable dir itself (as /tmp) is fine: nobody else can unlink the socket.
-      const d = await startServe(["--listen", `unix:${shared}/ok.sock`]);
-      try {
-        assert.equal((await d.call("GET", "/v1/health")).status, 200);
-      } finally {
-        await d.stop();
-      }
+      assert.equal((await d.call("GET", "/v1/health")).status, 200);
     } finally {
-      await Deno.remove(shared, { recursive: true });
+      await d.stop();
     }
   },
 });

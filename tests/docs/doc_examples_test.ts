@@ -35,25 +35,21 @@ async function docTestConfig(dir: string): Promise<string> {
 
 Deno.test("every example in lib/ type-checks and runs, and none of its console.assert calls fails", async () => {
   const dir = await tempDir({ prefix: "tyhooks-doc-test-" });
-  try {
-    const config = await docTestConfig(dir);
-    await Deno.mkdir(join(dir, "tmp"));
-    const r = await runScript(Deno.execPath(), {
-      args: ["test", "--doc", "--allow-all", "--config", config, "lib/"],
-      cwd: ROOT,
-      // The examples make temp dirs of their own: they land in `dir`, removed below.
-      env: { NO_COLOR: "1", TMPDIR: join(dir, "tmp") },
-      timeoutMs: 300_000,
-      maxOutputBytes: 16 * 1024 * 1024,
-    });
-    const output = r.stdout + r.stderr;
-    assert.equal(r.exit_code, 0, output);
-    assert.match(r.stdout, /^ok \| [1-9]\d* passed \| 0 failed/m);
-    // A failed console.assert only prints (the examples use it because it needs no import); the
-    // lines before the message name the example.
-    const failed = output.indexOf("Assertion failed");
-    assert.equal(failed, -1, output.slice(Math.max(0, failed - 300), failed + 200));
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  const config = await docTestConfig(dir);
+  await Deno.mkdir(join(dir, "tmp"));
+  const r = await runScript(Deno.execPath(), {
+    args: ["test", "--doc", "--allow-all", "--config", config, "lib/"],
+    cwd: ROOT,
+    // The examples make temp dirs of their own: they land in `dir`, removed below.
+    env: { NO_COLOR: "1", TMPDIR: join(dir, "tmp") },
+    timeoutMs: 300_000,
+    maxOutputBytes: 16 * 1024 * 1024,
+  });
+  const output = r.stdout + r.stderr;
+  assert.equal(r.exit_code, 0, output);
+  assert.match(r.stdout, /^ok \| [1-9]\d* passed \| 0 failed/m);
+  // A failed console.assert only prints (the examples use it because it needs no import); the
+  // lines before the message name the example.
+  const failed = output.indexOf("Assertion failed");
+  assert.equal(failed, -1, output.slice(Math.max(0, failed - 300), failed + 200));
 });

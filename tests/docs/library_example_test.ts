@@ -39,27 +39,19 @@ Deno.test("the library example places a task on gpu-2 through the example fleet-
       PERMISSION_FLAGS.join(" ")
     } '${MAIN}' "$@"\n`,
   });
-  try {
-    const r = await runExample(["plugins-example"], { PATH: `${bin}:${Deno.env.get("PATH")}` });
-    assert.equal(r.exit_code, 0, r.stderr);
-    assert.equal(
-      r.stdout,
-      "Task 42 runs on gpu-2 in ~/work\n" +
-        "Why: most free memory: 39.0 GiB of 64.0 GiB (answered by fleet-placement)\n",
-    );
-  } finally {
-    await Deno.remove(bin, { recursive: true });
-  }
+  const r = await runExample(["plugins-example"], { PATH: `${bin}:${Deno.env.get("PATH")}` });
+  assert.equal(r.exit_code, 0, r.stderr);
+  assert.equal(
+    r.stdout,
+    "Task 42 runs on gpu-2 in ~/work\n" +
+      "Why: most free memory: 39.0 GiB of 64.0 GiB (answered by fleet-placement)\n",
+  );
 });
 
 Deno.test("the library example reads TY_PLUGINS_DIR when given no argument, and no handler means local", async () => {
   const empty = await tempDir({ prefix: "tyhooks-test-" });
-  try {
-    const r = await runExample([], { TY_PLUGINS_DIR: empty });
-    assert.equal(r.exit_code, 0, r.stderr);
-    assert.equal(r.stdout, "Task 42 runs locally: no placement handler named a host\n");
-    assert.equal(r.stderr, "");
-  } finally {
-    await Deno.remove(empty, { recursive: true });
-  }
+  const r = await runExample([], { TY_PLUGINS_DIR: empty });
+  assert.equal(r.exit_code, 0, r.stderr);
+  assert.equal(r.stdout, "Task 42 runs locally: no placement handler named a host\n");
+  assert.equal(r.stderr, "");
 });

@@ -87,24 +87,20 @@ Deno.test("readHostsFile() says which file it cannot read", async () => {
 
 Deno.test("readHostsFile() refuses probe commands from a file others could write, and reads plain names (review)", async () => {
   const dir = await tempDir({ prefix: "tyhooks-hosts-" });
-  try {
-    const path = `${dir}/hosts`;
-    await Deno.writeTextFile(path, "gpu-1 ~/work\ngpu-2 -- cat facts.json\n");
-    await Deno.chmod(path, 0o666);
-    await assert.rejects(
-      readHostsFile(path),
-      /Cannot run the probe command of ".*hosts:2": the file is writable by group or others \(mode 0666\)/,
-    );
-    if (Deno.uid() === 0) {
-      await Deno.chmod(path, 0o644);
-      await Deno.chown(path, 65534, null);
-      await assert.rejects(readHostsFile(path), /is owned by user 65534/);
-    }
-    // Names alone only say where to look: ssh decides what runs there.
-    await Deno.writeTextFile(path, "gpu-1 ~/work\n");
-    await Deno.chmod(path, 0o666);
-    assert.equal((await readHostsFile(path))[0].name, "gpu-1");
-  } finally {
-    await Deno.remove(dir, { recursive: true });
+  const path = `${dir}/hosts`;
+  await Deno.writeTextFile(path, "gpu-1 ~/work\ngpu-2 -- cat facts.json\n");
+  await Deno.chmod(path, 0o666);
+  await assert.rejects(
+    readHostsFile(path),
+    /Cannot run the probe command of ".*hosts:2": the file is writable by group or others \(mode 0666\)/,
+  );
+  if (Deno.uid() === 0) {
+    await Deno.chmod(path, 0o644);
+    await Deno.chown(path, 65534, null);
+    await assert.rejects(readHostsFile(path), /is owned by user 65534/);
   }
+  // Names alone only say where to look: ssh decides what runs there.
+  await Deno.writeTextFile(path, "gpu-1 ~/work\n");
+  await Deno.chmod(path, 0o666);
+  assert.equal((await readHostsFile(path))[0].name, "gpu-1");
 });

@@ -74,50 +74,46 @@ Deno.test("defaultProbe() and a hosts file's default probes go through the given
 
 Deno.test("tyhooks pick-host runs TYHOOKS_SSH's command for a host without a probe command", async () => {
   const dir = await tempDir();
-  try {
-    // A stand-in ssh that records its arguments and answers as `tyhooks probe` would.
-    const facts = {
-      hostname: "gpu-1",
-      os: "linux",
-      arch: "x86_64",
-      cpus: 4,
-      load_avg: [0, 0, 0],
-      mem_total_bytes: 2 ** 34,
-      mem_available_bytes: 2 ** 33,
-      disk_free_bytes: 0,
-      uptime_s: 1,
-      version: "0.1.0",
-    };
-    const fake = join(dir, "fake ssh");
-    await Deno.writeTextFile(
-      fake,
-      `#!/bin/sh\nprintf '%s\\n' "$@" > "$(dirname "$0")/args"\necho '${JSON.stringify(facts)}'\n`,
-    );
-    await Deno.chmod(fake, 0o755);
-    await Deno.writeTextFile(join(dir, "hosts"), "gpu-1 ~/work\n");
-    const r = await cli(["pick-host", "--hosts", join(dir, "hosts")], {
-      env: { TYHOOKS_SSH: `'${fake}' -F "${dir}/ssh config"` },
-    });
-    assert.equal(r.code, 0, r.stderr);
-    assert.equal(JSON.parse(r.stdout).target, "gpu-1");
-    const args = (await Deno.readTextFile(join(dir, "args"))).trimEnd().split("\n");
-    assert.deepEqual(args, [
-      "-F",
-      `${dir}/ssh config`,
-      ...SSH_OPTIONS,
-      "gpu-1",
-      "tyhooks",
-      "probe",
-    ]);
-    const bad = await cli(["pick-host", "--hosts", join(dir, "hosts")], {
-      env: { TYHOOKS_SSH: "ssh -F 'x" },
-    });
-    assert.equal(bad.code, 1);
-    assert.match(
-      bad.stderr,
-      /^tyhooks: Cannot use \$TYHOOKS_SSH "ssh -F 'x": unclosed single quote/,
-    );
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  // A stand-in ssh that records its arguments and answers as `tyhooks probe` would.
+  const facts = {
+    hostname: "gpu-1",
+    os: "linux",
+    arch: "x86_64",
+    cpus: 4,
+    load_avg: [0, 0, 0],
+    mem_total_bytes: 2 ** 34,
+    mem_available_bytes: 2 ** 33,
+    disk_free_bytes: 0,
+    uptime_s: 1,
+    version: "0.1.0",
+  };
+  const fake = join(dir, "fake ssh");
+  await Deno.writeTextFile(
+    fake,
+    `#!/bin/sh\nprintf '%s\\n' "$@" > "$(dirname "$0")/args"\necho '${JSON.stringify(facts)}'\n`,
+  );
+  await Deno.chmod(fake, 0o755);
+  await Deno.writeTextFile(join(dir, "hosts"), "gpu-1 ~/work\n");
+  const r = await cli(["pick-host", "--hosts", join(dir, "hosts")], {
+    env: { TYHOOKS_SSH: `'${fake}' -F "${dir}/ssh config"` },
+  });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(JSON.parse(r.stdout).target, "gpu-1");
+  const args = (await Deno.readTextFile(join(dir, "args"))).trimEnd().split("\n");
+  assert.deepEqual(args, [
+    "-F",
+    `${dir}/ssh config`,
+    ...SSH_OPTIONS,
+    "gpu-1",
+    "tyhooks",
+    "probe",
+  ]);
+  const bad = await cli(["pick-host", "--hosts", join(dir, "hosts")], {
+    env: { TYHOOKS_SSH: "ssh -F 'x" },
+  });
+  assert.equal(bad.code, 1);
+  assert.match(
+    bad.stderr,
+    /^tyhooks: Cannot use \$TYHOOKS_SSH "ssh -F 'x": unclosed single quote/,
+  );
 });

@@ -45,106 +45,90 @@ async function fakeHost() {
 
 Deno.test("hosts sync warns when ~/.local/bin is not on the PATH ssh commands get, and still syncs", async () => {
   const host = await fakeHost();
-  try {
-    const r = await cli(["hosts", "sync", "box"], { env: host.env("/usr/bin:/bin") });
-    assert.equal(r.code, 0, r.stderr);
-    const [copied, facts] = r.stdout.trimEnd().split("\n");
-    assert.match(copied, /^box: copied 3 files \(.*\): .*~\/\.local\/share\/tyhooks\/deno$/);
-    assert.equal(JSON.parse(facts.slice("box: ".length)).version, "0.1.0");
-    assert.equal(
-      r.stderr,
-      `tyhooks: warn: "~/.local/bin" is not on the PATH ssh commands get on "box", so pick-host's ` +
-        `default probe ("tyhooks probe") will not find tyhooks there (hint: add it to PATH in a ` +
-        `file the host's shell reads for ssh commands: ~/.bashrc above its interactive check, ` +
-        "~/.zshenv)\n",
-    );
-    assert.ok((await Deno.stat(join(host.home, ".local", "bin", "tyhooks"))).isFile);
-  } finally {
-    await Deno.remove(host.dir, { recursive: true });
-  }
+  const r = await cli(["hosts", "sync", "box"], { env: host.env("/usr/bin:/bin") });
+  assert.equal(r.code, 0, r.stderr);
+  const [copied, facts] = r.stdout.trimEnd().split("\n");
+  assert.match(copied, /^box: copied 3 files \(.*\): .*~\/\.local\/share\/tyhooks\/deno$/);
+  assert.equal(JSON.parse(facts.slice("box: ".length)).version, "0.1.0");
+  assert.equal(
+    r.stderr,
+    `tyhooks: warn: "~/.local/bin" is not on the PATH ssh commands get on "box", so pick-host's ` +
+      `default probe ("tyhooks probe") will not find tyhooks there (hint: add it to PATH in a ` +
+      `file the host's shell reads for ssh commands: ~/.bashrc above its interactive check, ` +
+      "~/.zshenv)\n",
+  );
+  assert.ok((await Deno.stat(join(host.home, ".local", "bin", "tyhooks"))).isFile);
 });
 
 Deno.test("hosts sync warns when another tyhooks comes first on the host's PATH", async () => {
   const host = await fakeHost();
-  try {
-    const other = join(host.dir, "other");
-    await Deno.mkdir(other);
-    await Deno.writeTextFile(join(other, "tyhooks"), "#!/bin/sh\nexit 1\n", { mode: 0o755 });
-    const path = `${other}:${host.home}/.local/bin:/usr/bin:/bin`;
-    const r = await cli(["hosts", "sync", "box", "--json"], { env: host.env(path) });
-    assert.equal(r.code, 0, r.stderr);
-    const [outcome] = JSON.parse(r.stdout).hosts;
-    assert.deepEqual(outcome.warnings, [
-      `"tyhooks" on "box" is "${other}/tyhooks", which comes before ~/.local/bin on its PATH`,
-    ]);
-  } finally {
-    await Deno.remove(host.dir, { recursive: true });
-  }
+  const other = join(host.dir, "other");
+  await Deno.mkdir(other);
+  await Deno.writeTextFile(join(other, "tyhooks"), "#!/bin/sh\nexit 1\n", { mode: 0o755 });
+  const path = `${other}:${host.home}/.local/bin:/usr/bin:/bin`;
+  const r = await cli(["hosts", "sync", "box", "--json"], { env: host.env(path) });
+  assert.equal(r.code, 0, r.stderr);
+  const [outcome] = JSON.parse(r.stdout).hosts;
+  assert.deepEqual(outcome.warnings, [
+    `"tyhooks" on "box" is "${other}/tyhooks", which comes before ~/.local/bin on its PATH`,
+  ]);
 });
 
 Deno.test("hosts sync says which host failed and why: a host without sha256sum or shasum", async () => {
   const host = await fakeHost();
-  try {
-    // A PATH with sh and nothing else.
-    const bin = join(host.dir, "bin");
-    await Deno.mkdir(bin);
-    for (const tool of ["sh", "env", "uname", "head"]) {
-      const found = ["/usr/bin", "/bin"].map((d) => join(d, tool)).find((p) => {
-        try {
-          return Deno.statSync(p).isFile;
-        } catch {
-          return false;
-        }
-      });
-      if (found) await Deno.symlink(found, join(bin, tool));
-    }
-    const env = { ...host.env(bin), PATH: `${bin}:${Deno.env.get("PATH")}` };
-    const r = await cli(["hosts", "sync", "box"], { env });
-    assert.equal(r.code, 1);
-    assert.equal(
-      r.stdout,
-      "box: failed: cannot inspect: neither sha256sum nor shasum is installed\n",
-    );
-  } finally {
-    await Deno.remove(host.dir, { recursive: true });
+  // A PATH with sh and nothing else.
+  const bin = join(host.dir, "bin");
+  await Deno.mkdir(bin);
+  for (const tool of ["sh", "env", "uname", "head"]) {
+    const found = ["/usr/bin", "/bin"].map((d) => join(d, tool)).find((p) => {
+      try {
+        return Deno.statSync(p).isFile;
+      } catch {
+        return false;
+      }
+    });
+    if (found) await Deno.symlink(found, join(bin, tool));
   }
+  const env = { ...host.env(bin), PATH: `${bin}:${Deno.env.get("PATH")}` };
+  const r = await cli(["hosts", "sync", "box"], { env });
+  assert.equal(r.code, 1);
+  assert.equal(
+    r.stdout,
+    "box: failed: cannot inspect: neither sha256sum nor shasum is installed\n",
+  );
 });
 
 Deno.test("hosts sync --plugins leaves big data files behind with a warning, and gathering counts against --timeout (review)", async () => {
   const host = await fakeHost();
   const plugins = join(host.dir, "plugins");
-  try {
-    await Deno.mkdir(join(plugins, "p"), { recursive: true });
-    await Deno.writeTextFile(
-      join(plugins, "p", "plugin.yaml"),
-      "name: p\nhooks:\n  task.done: s.sh\n",
-    );
-    await Deno.writeTextFile(join(plugins, "p", "s.sh"), "#!/bin/sh\n", { mode: 0o755 });
-    // Sparse: 50 GiB on paper, nothing on disk. Hashing it took minutes and ignored SIGTERM.
-    await Deno.writeFile(join(plugins, "p", "model.bin"), new Uint8Array());
-    await Deno.truncate(join(plugins, "p", "model.bin"), 50 * 1024 ** 3);
-    const env = host.env("/usr/bin:/bin");
-    const r = await cli(["hosts", "sync", "box", "--plugins", "--plugins-dir", plugins], { env });
-    assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stderr, /Plugin file not sent: p\/model\.bin: larger than 67108864 bytes/);
-    assert.equal(
-      await Deno.stat(join(host.home, ".config", "task", "plugins", "p", "model.bin")).catch(() =>
-        null
-      ),
-      null,
-    );
-    // 60 MiB is sent, but hashing it (and building the bundle) cannot fit in 1 ms.
-    await Deno.writeFile(join(plugins, "p", "data.bin"), new Uint8Array());
-    await Deno.truncate(join(plugins, "p", "data.bin"), 60 * 1024 ** 2);
-    const late = await cli(
-      ["hosts", "sync", "box", "--plugins", "--plugins-dir", plugins, "--timeout", "1ms"],
-      { env },
-    );
-    assert.equal(late.code, 1, late.stderr);
-    assert.match(late.stderr, /Cannot gather what to send within --timeout 1 ms/);
-  } finally {
-    await Deno.remove(host.dir, { recursive: true });
-  }
+  await Deno.mkdir(join(plugins, "p"), { recursive: true });
+  await Deno.writeTextFile(
+    join(plugins, "p", "plugin.yaml"),
+    "name: p\nhooks:\n  task.done: s.sh\n",
+  );
+  await Deno.writeTextFile(join(plugins, "p", "s.sh"), "#!/bin/sh\n", { mode: 0o755 });
+  // Sparse: 50 GiB on paper, nothing on disk. Hashing it took minutes and ignored SIGTERM.
+  await Deno.writeFile(join(plugins, "p", "model.bin"), new Uint8Array());
+  await Deno.truncate(join(plugins, "p", "model.bin"), 50 * 1024 ** 3);
+  const env = host.env("/usr/bin:/bin");
+  const r = await cli(["hosts", "sync", "box", "--plugins", "--plugins-dir", plugins], { env });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /Plugin file not sent: p\/model\.bin: larger than 67108864 bytes/);
+  assert.equal(
+    await Deno.stat(join(host.home, ".config", "task", "plugins", "p", "model.bin")).catch(() =>
+      null
+    ),
+    null,
+  );
+  // 60 MiB is sent, but hashing it (and building the bundle) cannot fit in 1 ms.
+  await Deno.writeFile(join(plugins, "p", "data.bin"), new Uint8Array());
+  await Deno.truncate(join(plugins, "p", "data.bin"), 60 * 1024 ** 2);
+  const late = await cli(
+    ["hosts", "sync", "box", "--plugins", "--plugins-dir", plugins, "--timeout", "1ms"],
+    { env },
+  );
+  assert.equal(late.code, 1, late.stderr);
+  assert.match(late.stderr, /Cannot gather what to send within --timeout 1 ms/);
 });
 
 Deno.test("the launcher runs the bundle with the grants and V8 flags of deno task compile", async () => {
@@ -197,43 +181,39 @@ Deno.test("preparePayload() from source bundles tyhooks; laid out as on a host, 
     assert.equal(new TextDecoder().decode(out.stderr), "");
     assert.equal(new TextDecoder().decode(out.stdout), `tyhooks ${VERSION}\n`);
   } finally {
+    // Not a tempDir: the payload's scratch dir is the library's to make.
     await Deno.remove(payload.scratch, { recursive: true });
-    await Deno.remove(host, { recursive: true });
   }
 });
 
 Deno.test("preparePayload() sends the plugins dir's files: .git skipped, symlinks followed, loops and odd names left out", async () => {
   const dir = await tempDir({ prefix: "tyhooks-plugins-" });
-  try {
-    const write = async (path: string, text: string) => {
-      await Deno.mkdir(join(dir, path, ".."), { recursive: true });
-      await Deno.writeTextFile(join(dir, path), text);
-    };
-    await write("a/plugin.yaml", "name: a\n");
-    await write("a/.git/config", "[core]\n");
-    await write("shared/lib.sh", "#!/bin/sh\n");
-    await write("a/odd\nname.sh", "x");
-    await Deno.symlink(join(dir, "shared"), join(dir, "a", "shared-link"));
-    await Deno.symlink(dir, join(dir, "loop"));
-    await Deno.symlink(join(dir, "missing"), join(dir, "broken"));
-    const payload = await preparePayload({ pluginsDir: dir });
-    await Deno.remove(payload.scratch, { recursive: true });
-    assert.deepEqual(payload.plugins.map((f) => f.dest), [
-      "plugins/a/plugin.yaml",
-      "plugins/a/shared-link/lib.sh",
-      "plugins/shared/lib.sh",
-    ]);
-    assert.deepEqual(payload.skipped, [
-      `${JSON.stringify("a/odd\nname.sh")}: a newline or backslash in its name`,
-      "broken: a broken symlink",
-      "loop: a symlink loop",
-    ]);
-    const missing = await preparePayload({ pluginsDir: join(dir, "nonexistent") });
-    await Deno.remove(missing.scratch, { recursive: true });
-    assert.deepEqual(missing.plugins, []);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  const write = async (path: string, text: string) => {
+    await Deno.mkdir(join(dir, path, ".."), { recursive: true });
+    await Deno.writeTextFile(join(dir, path), text);
+  };
+  await write("a/plugin.yaml", "name: a\n");
+  await write("a/.git/config", "[core]\n");
+  await write("shared/lib.sh", "#!/bin/sh\n");
+  await write("a/odd\nname.sh", "x");
+  await Deno.symlink(join(dir, "shared"), join(dir, "a", "shared-link"));
+  await Deno.symlink(dir, join(dir, "loop"));
+  await Deno.symlink(join(dir, "missing"), join(dir, "broken"));
+  const payload = await preparePayload({ pluginsDir: dir });
+  await Deno.remove(payload.scratch, { recursive: true });
+  assert.deepEqual(payload.plugins.map((f) => f.dest), [
+    "plugins/a/plugin.yaml",
+    "plugins/a/shared-link/lib.sh",
+    "plugins/shared/lib.sh",
+  ]);
+  assert.deepEqual(payload.skipped, [
+    `${JSON.stringify("a/odd\nname.sh")}: a newline or backslash in its name`,
+    "broken: a broken symlink",
+    "loop: a symlink loop",
+  ]);
+  const missing = await preparePayload({ pluginsDir: join(dir, "nonexistent") });
+  await Deno.remove(missing.scratch, { recursive: true });
+  assert.deepEqual(missing.plugins, []);
 });
 
 Deno.test("tyhooks hosts sync needs a host and a good --timeout, exit 64", async () => {

@@ -48,66 +48,50 @@ async function tempLog(): Promise<{ dir: string; log: string }> {
 
 Deno.test("handOffDetached() sends the work as one JSON document on stdin and returns once it is read", async () => {
   const { dir, log } = await tempLog();
-  try {
-    const args = ["fire", "--message=-1 tests failed", "x".repeat(300_000)];
-    const run = await handOffDetached([...RECEIVER, join(dir, "w")], args, log);
-    assert.equal(run.logProblem, null);
-    // Acknowledged means read: the whole document is there already.
-    const work = await Deno.readTextFile(join(dir, "w.work"));
-    assert.ok(work.endsWith("}\n") && work.split("\n").length === 2, "one line");
-    assert.deepEqual(JSON.parse(work), { tyhooks_detached: 1, args });
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  const args = ["fire", "--message=-1 tests failed", "x".repeat(300_000)];
+  const run = await handOffDetached([...RECEIVER, join(dir, "w")], args, log);
+  assert.equal(run.logProblem, null);
+  // Acknowledged means read: the whole document is there already.
+  const work = await Deno.readTextFile(join(dir, "w.work"));
+  assert.ok(work.endsWith("}\n") && work.split("\n").length === 2, "one line");
+  assert.deepEqual(JSON.parse(work), { tyhooks_detached: 1, args });
 });
 
 Deno.test("handOffDetached() makes a background run that cannot start the caller's error", async () => {
-  const { dir, log } = await tempLog();
-  try {
-    await assert.rejects(
-      handOffDetached(["/nonexistent/tyhooks"], ["fire"], log),
-      (error: Error) =>
-        error instanceof RunError &&
-        /The background tyhooks ended \(exit 127\) before taking its work \(its log: ".*detached\.log"\)/
-          .test(error.message),
-    );
-    assert.match(await Deno.readTextFile(log), /nonexistent/);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  const { log } = await tempLog();
+  await assert.rejects(
+    handOffDetached(["/nonexistent/tyhooks"], ["fire"], log),
+    (error: Error) =>
+      error instanceof RunError &&
+      /The background tyhooks ended \(exit 127\) before taking its work \(its log: ".*detached\.log"\)/
+        .test(error.message),
+  );
+  assert.match(await Deno.readTextFile(log), /nonexistent/);
 });
 
 Deno.test("handOffDetached() makes a background run that never reads its work an error, bounded", async () => {
-  const { dir, log } = await tempLog();
-  try {
-    await assert.rejects(
-      handOffDetached(["sleep", "30"], ["fire"], log, { ackTimeoutMs: 300 }),
-      /did not take its work within 300 ms/,
-    );
-    await assert.rejects(
-      handOffDetached(["true"], ["fire"], log),
-      /ended \(exit 0\) before taking its work/,
-    );
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  const { log } = await tempLog();
+  await assert.rejects(
+    handOffDetached(["sleep", "30"], ["fire"], log, { ackTimeoutMs: 300 }),
+    /did not take its work within 300 ms/,
+  );
+  await assert.rejects(
+    handOffDetached(["true"], ["fire"], log),
+    /ended \(exit 0\) before taking its work/,
+  );
 });
 
 Deno.test("handOffDetached() interrupted before the acknowledgement rejects and leaves no background run", async () => {
   const { dir, log } = await tempLog();
-  try {
-    const controller = new AbortController();
-    const pidFile = join(dir, "pid");
-    setTimeout(() => controller.abort(new RunError("Interrupted by SIGTERM")), 300);
-    await assert.rejects(
-      handOffDetached(["sh", "-c", 'echo $$ > "$0.pid"; exec sleep 30', pidFile], ["fire"], log, {
-        signal: controller.signal,
-      }),
-      /Interrupted by SIGTERM/,
-    );
-    const pid = Number(await Deno.readTextFile(`${pidFile}.pid`));
-    assert.ok(!alive(pid), "the stalled background run was ended");
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  const controller = new AbortController();
+  const pidFile = join(dir, "pid");
+  setTimeout(() => controller.abort(new RunError("Interrupted by SIGTERM")), 300);
+  await assert.rejects(
+    handOffDetached(["sh", "-c", 'echo $$ > "$0.pid"; exec sleep 30', pidFile], ["fire"], log, {
+      signal: controller.signal,
+    }),
+    /Interrupted by SIGTERM/,
+  );
+  const pid = Number(await Deno.readTextFile(`${pidFile}.pid`));
+  assert.ok(!alive(pid), "the stalled background run was ended");
 });

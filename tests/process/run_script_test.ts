@@ -118,37 +118,29 @@ const scratchDir = () => tempDir({ prefix: "tyhooks-mode-" });
 
 Deno.test("runScript() in notify mode lasts until a background job holding its pipe has finished", async () => {
   const dir = await scratchDir();
-  try {
-    const done = join(dir, "done");
-    const r = await runScript("sh", {
-      args: ["-c", 'echo start; ( sleep 0.5; echo late; echo done > "$DONE" ) & exit 0'],
-      env: { DONE: done },
-      mode: "notify",
-      timeoutMs: 10_000,
-    });
-    assert.deepEqual([r.exit_code, r.timed_out, r.stdout], [0, false, "start\nlate\n"]);
-    assert.equal(await Deno.readTextFile(done), "done\n");
-    assert(groupGone(r.pid!));
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  const done = join(dir, "done");
+  const r = await runScript("sh", {
+    args: ["-c", 'echo start; ( sleep 0.5; echo late; echo done > "$DONE" ) & exit 0'],
+    env: { DONE: done },
+    mode: "notify",
+    timeoutMs: 10_000,
+  });
+  assert.deepEqual([r.exit_code, r.timed_out, r.stdout], [0, false, "start\nlate\n"]);
+  assert.equal(await Deno.readTextFile(done), "done\n");
+  assert(groupGone(r.pid!));
 });
 
 Deno.test("runScript() in notify mode lasts until a background job with no pipe has finished", async () => {
   const dir = await scratchDir();
-  try {
-    const done = join(dir, "done");
-    const r = await runScript("sh", {
-      args: ["-c", '( sleep 0.5; echo done > "$DONE" ) >/dev/null 2>&1 </dev/null & exit 0'],
-      env: { DONE: done },
-      mode: "notify",
-      timeoutMs: 10_000,
-    });
-    assert.deepEqual([r.exit_code, r.timed_out], [0, false]);
-    assert.equal(await Deno.readTextFile(done), "done\n");
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  const done = join(dir, "done");
+  const r = await runScript("sh", {
+    args: ["-c", '( sleep 0.5; echo done > "$DONE" ) >/dev/null 2>&1 </dev/null & exit 0'],
+    env: { DONE: done },
+    mode: "notify",
+    timeoutMs: 10_000,
+  });
+  assert.deepEqual([r.exit_code, r.timed_out], [0, false]);
+  assert.equal(await Deno.readTextFile(done), "done\n");
 });
 
 Deno.test("runScript() in notify mode ends a background job at the timeout, within timeout + grace + 100 ms", async () => {

@@ -22,26 +22,22 @@ Deno.test({
   ignore,
   async fn() {
     const dir = await scratchDir();
-    try {
-      const stray = join(dir, "stray");
-      const run = runScript(BASH!, {
-        args: ["-c", 'set -m; sleep 60 & echo $! > "$STRAY"; sleep 60'],
-        env: { STRAY: stray },
-        timeoutMs: 1000,
-        graceMs: 300,
-      });
-      const pid = await readPid(stray);
-      // Before: out of the script's group (a group kill misses it), still in its session.
-      const { pgrp, session } = ids(pid);
-      assert.equal(pgrp, pid, "the stray leads a group of its own");
-      const r = await run;
-      assert.equal(session, r.pid, "the stray is in the script's session");
-      assert(r.timed_out);
-      // After: dead when the call returns.
-      assert(!alive(pid), "the set -m child is dead when runScript returns");
-    } finally {
-      await Deno.remove(dir, { recursive: true });
-    }
+    const stray = join(dir, "stray");
+    const run = runScript(BASH!, {
+      args: ["-c", 'set -m; sleep 60 & echo $! > "$STRAY"; sleep 60'],
+      env: { STRAY: stray },
+      timeoutMs: 1000,
+      graceMs: 300,
+    });
+    const pid = await readPid(stray);
+    // Before: out of the script's group (a group kill misses it), still in its session.
+    const { pgrp, session } = ids(pid);
+    assert.equal(pgrp, pid, "the stray leads a group of its own");
+    const r = await run;
+    assert.equal(session, r.pid, "the stray is in the script's session");
+    assert(r.timed_out);
+    // After: dead when the call returns.
+    assert(!alive(pid), "the set -m child is dead when runScript returns");
   },
 });
 
@@ -50,44 +46,36 @@ Deno.test({
   ignore,
   async fn() {
     const dir = await scratchDir();
-    try {
-      const stray = join(dir, "stray");
-      const r = await runScript(BASH!, {
-        args: [
-          "-c",
-          'set -m; ( trap "" TERM; sleep 60 & echo $! > "$STRAY"; wait ) & sleep 60',
-        ],
-        env: { STRAY: stray },
-        timeoutMs: 500,
-        graceMs: 200,
-      });
-      assert(r.timed_out);
-      const pid = await readPid(stray);
-      assert(!alive(pid), "the TERM-proof grandchild is dead when runScript returns");
-    } finally {
-      await Deno.remove(dir, { recursive: true });
-    }
+    const stray = join(dir, "stray");
+    const r = await runScript(BASH!, {
+      args: [
+        "-c",
+        'set -m; ( trap "" TERM; sleep 60 & echo $! > "$STRAY"; wait ) & sleep 60',
+      ],
+      env: { STRAY: stray },
+      timeoutMs: 500,
+      graceMs: 200,
+    });
+    assert(r.timed_out);
+    const pid = await readPid(stray);
+    assert(!alive(pid), "the TERM-proof grandchild is dead when runScript returns");
   },
 });
 
 Deno.test("runScript() lets a deliberate setsid escape the session cleanup", async () => {
   const dir = await scratchDir();
-  try {
-    const escapee = join(dir, "escapee");
-    const r = await runScript("sh", {
-      args: ["-c", 'setsid sh -c \'echo $$ > "$1"; exec sleep 60\' sh "$ESC" & sleep 60'],
-      env: { ESC: escapee },
-      timeoutMs: 500,
-      graceMs: 200,
-    });
-    assert(r.timed_out);
-    const pid = await readPid(escapee);
-    assert(alive(pid), "only setsid leaves the session");
-    Deno.kill(pid, "SIGKILL");
-    assert(await waitGone(pid));
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  const escapee = join(dir, "escapee");
+  const r = await runScript("sh", {
+    args: ["-c", 'setsid sh -c \'echo $$ > "$1"; exec sleep 60\' sh "$ESC" & sleep 60'],
+    env: { ESC: escapee },
+    timeoutMs: 500,
+    graceMs: 200,
+  });
+  assert(r.timed_out);
+  const pid = await readPid(escapee);
+  assert(alive(pid), "only setsid leaves the session");
+  Deno.kill(pid, "SIGKILL");
+  assert(await waitGone(pid));
 });
 
 Deno.test({
