@@ -26,9 +26,7 @@ import { hasControlCharacters, isInside, isSafeDirName } from "./script_path.ts"
 import { basename, dirname, join, relative, resolve, sep } from "../_path.ts";
 import { InputError, RunError } from "../errors.ts";
 
-/**
- * Options of {@linkcode installPlugin}.
- */
+/** Options of {@linkcode installPlugin}. */
 export interface InstallOptions {
   /** Install folder name; default the repository's or folder's base name. */
   name?: string;
@@ -40,9 +38,7 @@ export interface InstallOptions {
   onProgress?: (chunk: Uint8Array) => void;
 }
 
-/**
- * What an install or update did.
- */
+/** What an install or update did. */
 export interface InstallResult {
   /** The install folder's name. */
   folder: string;
@@ -59,13 +55,10 @@ export interface InstallResult {
 }
 
 /**
- * Installs SOURCE, or updates it when its folder already holds an install of the same source.
- * Requires `--allow-read`, `--allow-write`, `--allow-env` and `--allow-run` (git).
+ * Installs `source` (a git URL, `owner/repo`, `github.com/owner/repo`, or a local path) into the
+ * plugins dir (created when missing), or updates it when its folder already holds an install of
+ * the same source. Requires `--allow-read`, `--allow-write`, `--allow-env` and `--allow-run`.
  *
- * @param pluginsDir The plugins dir (created when missing).
- * @param source A git URL, `owner/repo`, `github.com/owner/repo`, or a local path.
- * @param options Folder name, ref, progress and abort signal.
- * @returns What was installed where.
  * @throws {InputError} For a SOURCE, `--name` or `--ref` of the wrong form.
  * @throws {RunError} When git fails, the source holds no usable plugin, or the folder holds
  * something else.
@@ -145,17 +138,12 @@ export async function installPlugin(
 }
 
 /**
- * Fetches `record` into a staging folder, loads it, and swaps it in as `<root>/<folder>`,
- * recording its provenance. The shared half of `add` and `update`.
+ * The shared half of `add` and `update`: fetches `record` into a staging folder, loads it, and
+ * swaps it in as `<root>/<folder>` (`root` resolved through symlinks), recording its provenance.
  *
- * @param root The plugins dir, resolved through symlinks.
- * @param folder The install folder's name (one safe path segment).
- * @param record Where it comes from (`subdir`, `id` and `ref` honoured).
- * @param options Progress and abort signal.
- * @returns What is now installed.
  * @throws {RunError} When fetching fails or the result holds no usable plugin; nothing changed.
  */
-export async function placeInstall(
+async function placeInstall(
   root: string,
   folder: string,
   record: InstalledSource,
@@ -182,15 +170,10 @@ export async function placeInstall(
       path: join(dest, relative(staged, w.path)),
     }));
     if (index.plugins.length === 0) {
-      const reasons = warnings.map((w) => w.message).slice(0, 3);
-      const why = reasons.length > 0 ? reasons.join("; ") : "it holds no plugin.yaml";
-      throw new RunError(
-        `Source ${JSON.stringify(describe(record))} holds no usable plugin: ${why}`,
-        {
-          hint: "hint: a plugin is a folder with a plugin.yaml naming a hook, action, service, " +
-            "workflow or routine",
-        },
-      );
+      throw noUsablePlugin(record, warnings, "", {
+        hint: "hint: a plugin is a folder with a plugin.yaml naming a hook, action, service, " +
+          "workflow or routine",
+      });
     }
     // Two plugins of one name: the loader would keep one and silently drop the other.
     const others = (await loadPlugins(root)).plugins.filter((p) => !isInside(dest, p.dir));
@@ -253,13 +236,7 @@ async function updateInPlace(
         } is back where it was`,
       );
     }
-    const why = warnings.map((w) => w.message).slice(0, 3).join("; ") ||
-      "it holds no plugin.yaml";
-    throw new RunError(
-      `Source ${JSON.stringify(describe(record))} holds no usable plugin: ${why}; ${
-        JSON.stringify(dest)
-      } is back where it was`,
-    );
+    throw noUsablePlugin(record, warnings, `; ${JSON.stringify(dest)} is back where it was`);
   }
   await saveSource(root, folder, { ...record, installed_at: now() });
   return {
@@ -272,11 +249,21 @@ async function updateInPlace(
   };
 }
 
+function noUsablePlugin(
+  record: InstalledSource,
+  warnings: LoadWarning[],
+  after: string,
+  options?: { hint: string },
+): RunError {
+  const why = warnings.map((w) => w.message).slice(0, 3).join("; ") || "it holds no plugin.yaml";
+  const source = JSON.stringify(describe(record));
+  return new RunError(`Source ${source} holds no usable plugin: ${why}${after}`, options);
+}
+
 function now(): string {
   return new Date().toISOString().replace(/\.\d+Z$/, "Z");
 }
 
-/** The staging folder's name in the plugins dir. */
 const STAGING = ".tyhooks-staging";
 
 function describe(record: InstalledSource): string {
@@ -308,7 +295,7 @@ async function fetchSource(
       );
     }
     await Deno.mkdir(fetchTo);
-    await copyDir(real, fetchTo, { keepMode: true });
+    await copyDir(real, fetchTo);
   }
   if (record.subdir) {
     const from = join(fetchTo, record.subdir);
@@ -319,7 +306,7 @@ async function fetchSource(
       throw new RunError(`Source ${JSON.stringify(describe(record))}: no such folder`);
     }
     await Deno.mkdir(staged);
-    await copyDir(real, staged, { keepMode: true });
+    await copyDir(real, staged);
   }
   return via;
 }
@@ -355,23 +342,11 @@ async function swapIn(staging: string, fresh: string, dest: string): Promise<boo
   return true;
 }
 
-// Copies a plugin folder: files keep their permission bits (so scripts stay executable),
-// symlinks are copied as symlinks (the loader's confinement check still applies to them), `.git`
-// folders are left out, and anything else (FIFOs, sockets, devices) is skipped.
-
-/** Options of {@linkcode copyDir}. */
-export interface CopyOptions {
-  /** Also give `to` itself the mode of `from` (its contents always get theirs). Default false. */
-  keepMode?: boolean;
-}
-
-/**
- * Copies `from` into `to` (which must exist), recursively. Requires `--allow-read` and
- * `--allow-write`.
- *
- * @param options Whether `to` takes the mode of `from`.
- */
-export async function copyDir(from: string, to: string, options: CopyOptions = {}): Promise<void> {
+// Copies a plugin folder into `to` (which exists): files and folders keep their permission bits
+// (so scripts stay executable), symlinks are copied as symlinks (the loader's confinement check
+// still applies to them), `.git` folders are left out, and anything else (FIFOs, sockets,
+// devices) is skipped.
+async function copyDir(from: string, to: string): Promise<void> {
   for await (const entry of Deno.readDir(from)) {
     if (entry.name === ".git") continue;
     const source = join(from, entry.name);
@@ -380,45 +355,36 @@ export async function copyDir(from: string, to: string, options: CopyOptions = {
       await Deno.symlink(await Deno.readLink(source), target);
     } else if (entry.isDirectory) {
       await Deno.mkdir(target);
-      await copyDir(source, target, { keepMode: true });
+      await copyDir(source, target);
     } else if (entry.isFile) {
       await Deno.copyFile(source, target);
     }
   }
-  if (options.keepMode) {
-    // Set after filling it: a read-only source folder must not block the copy.
-    const { mode } = await Deno.stat(from);
-    if (mode !== null) await Deno.chmod(to, mode & 0o7777);
-  }
+  // Set after filling it: a read-only source folder must not block the copy.
+  const { mode } = await Deno.stat(from);
+  if (mode !== null) await Deno.chmod(to, mode & 0o7777);
 }
 
 // The git calls of `plugins add` and `update`, through the project's runner: git and whatever
 // it starts (ssh, credential helpers) run in their own process group, bounded by a timeout, and
 // are terminated as a group on SIGINT/SIGTERM.
 
-/** How long a clone or pull may take by default: 5 minutes. */
-export const GIT_TIMEOUT_MS = 5 * 60_000;
+const GIT_TIMEOUT_MS = 5 * 60_000;
 
-/** Options of {@linkcode runGit}. */
-export interface GitOptions {
-  /** Terminates git's process group when aborted. */
+interface GitOptions {
   signal?: AbortSignal;
-  /** Bound on the git call; default {@linkcode GIT_TIMEOUT_MS}. */
   timeoutMs?: number;
   /** Sees git's stderr as it comes (its progress meter). */
   onProgress?: (chunk: Uint8Array) => void;
+  /** A branch, tag or commit to check out (checked by `checkRef`). */
+  ref?: string;
 }
 
 /**
- * Runs `git <args>`, failing with git's own last words. git never prompts: a URL that needs
- * credentials or an unknown ssh host key fails instead of hanging. Requires `--allow-run`.
- *
- * @param args The arguments after `git`.
- * @param options The abort signal and timeout.
- * @returns What git printed on stdout.
- * @throws {RunError} When git cannot start, times out, or exits non-zero.
+ * `git <args>`'s stdout, or a RunError with git's own last words. git never prompts: a URL that
+ * needs credentials or an unknown ssh host key fails instead of hanging.
  */
-export async function runGit(args: string[], options: GitOptions = {}): Promise<string> {
+async function runGit(args: string[], options: GitOptions = {}): Promise<string> {
   const timeoutMs = options.timeoutMs ?? GIT_TIMEOUT_MS;
   const result = await runScript("git", {
     args,
@@ -447,26 +413,12 @@ export async function runGit(args: string[], options: GitOptions = {}): Promise<
   );
 }
 
-/** Options of {@linkcode cloneShallow}. */
-export interface CloneOptions extends GitOptions {
-  /** A branch, tag or commit to check out (checked by `checkRef`). */
-  ref?: string;
-}
-
 /**
  * Clones `url` into `dest` with `--depth 1`, checking out `ref` when given: a branch or tag
  * through `--branch`, else (a commit) by fetching it alone. SOURCE and REF come after `--` or
- * glued to their flag, so neither can be read as an option. Requires `--allow-run`.
- *
- * @param url A URL or path accepted by `parseInstallSource`.
- * @param options The ref, progress callback, abort signal and timeout.
- * @throws {RunError} When git fails.
+ * glued to their flag, so neither can be read as an option.
  */
-export async function cloneShallow(
-  url: string,
-  dest: string,
-  options: CloneOptions = {},
-): Promise<void> {
+async function cloneShallow(url: string, dest: string, options: GitOptions = {}): Promise<void> {
   const progress = options.onProgress ? ["--progress"] : ["--quiet"];
   const { ref } = options;
   if (ref === undefined) {
@@ -492,13 +444,9 @@ export async function cloneShallow(
 /**
  * Moves an installed checkout forward in place, as ty does (`git pull --ff-only`), or to `ref`
  * (fetched alone, checked out detached), keeping files the plugin wrote there (logs, state).
- * Requires `--allow-run`.
- *
- * @param options The ref, progress callback, abort signal and timeout.
- * @returns The commit it was at before, to roll back to with {@linkcode resetCheckout}.
- * @throws {RunError} When git fails (local changes in the way, history rewritten upstream).
+ * Returns the commit it was at before, to roll back to.
  */
-export async function pullCheckout(dir: string, options: CloneOptions = {}): Promise<string> {
+async function pullCheckout(dir: string, options: GitOptions = {}): Promise<string> {
   const before = (await runGit(["-C", dir, "rev-parse", "--verify", "HEAD"], options)).trim();
   const progress = options.onProgress ? ["--progress"] : ["--quiet"];
   if (options.ref === undefined) {
@@ -510,17 +458,7 @@ export async function pullCheckout(dir: string, options: CloneOptions = {}): Pro
   return before;
 }
 
-/**
- * Puts a checkout back at `commit` (a rolled-back update). Requires `--allow-run`.
- *
- * @param commit What {@linkcode pullCheckout} returned.
- * @param options The abort signal and timeout.
- */
-export async function resetCheckout(
-  dir: string,
-  commit: string,
-  options: GitOptions = {},
-): Promise<void> {
+async function resetCheckout(dir: string, commit: string, options: GitOptions = {}) {
   await runGit(["-C", dir, "reset", "--quiet", "--hard", commit], options);
 }
 
@@ -534,7 +472,7 @@ export type InstallSource =
   | { kind: "local"; path: string };
 
 /** The transports git may use for an install (`GIT_ALLOW_PROTOCOL`). */
-export const ALLOWED_PROTOCOLS = "https:ssh:file";
+const ALLOWED_PROTOCOLS = "https:ssh:file";
 
 const FORMS = [
   "hint: accepted forms:",
@@ -551,7 +489,6 @@ const GITHUB_NAME = /^[A-Za-z0-9_.][A-Za-z0-9_.-]*$/;
  * Parses SOURCE. Requires `--allow-read` (a bare word that names an existing folder is a path, as
  * in ty) and `--allow-env` (HOME, for `~`).
  *
- * @returns The source to clone or copy.
  * @throws {InputError} For anything that is not one of the accepted forms.
  */
 export async function parseInstallSource(source: string): Promise<InstallSource> {
@@ -634,10 +571,8 @@ export function checkRef(ref: string): string {
 }
 
 /**
- * The install folder ty would use for a source: the repository's or folder's base name without
- * `.git` (`…/ty-notify.git` -> `ty-notify`).
- *
- * @returns The folder name (not yet checked to be safe).
+ * The install folder ty would use for a source (not yet checked to be safe): the repository's or
+ * folder's base name without `.git` (`…/ty-notify.git` -> `ty-notify`).
  */
 export function installFolderName(source: InstallSource): string {
   if (source.kind === "local") return basename(source.path).replace(/\.git$/, "");
@@ -667,11 +602,8 @@ export type UpdateOutcome =
 /**
  * Updates the install holding NAME (a plugin name, a plugin folder or an install folder), or,
  * without NAME, every install whose source is known. Requires `--allow-read`, `--allow-write`,
- * `--allow-env` and `--allow-run` (git).
+ * `--allow-env` and `--allow-run` (git). One outcome per install, in folder order.
  *
- * @param name What to update; undefined for all.
- * @param options Progress and abort signal.
- * @returns One outcome per install, in folder order.
  * @throws {RunError} When NAME names nothing installed, or an install whose source is unknown.
  */
 export async function updateInstalls(
@@ -750,7 +682,7 @@ async function updateOne(
 // What is installed: finding an install, its provenance, and removing one.
 
 /** What a NAME given to `update` or `remove` resolved to. */
-export interface NamedTarget {
+interface NamedTarget {
   /** The folder meant, absolute, below the plugins dir (not resolved through symlinks). */
   dir: string;
   /** The plugin it names, when it names one. */
@@ -758,12 +690,10 @@ export interface NamedTarget {
 }
 
 /**
- * Finds what NAME means: a plugin's name first, then a folder directly in the plugins dir (an
+ * What NAME means, or null: a plugin's name first, then a folder directly in the plugins dir (an
  * install folder, a collection), then a plugin folder's base name (ty's fallback).
- *
- * @returns The target, or null when nothing has that name.
  */
-export async function findNamed(index: PluginIndex, name: string): Promise<NamedTarget | null> {
+async function findNamed(index: PluginIndex, name: string): Promise<NamedTarget | null> {
   const byName = index.plugins.find((p) => p.name === name);
   if (byName) return { dir: byName.dir, plugin: byName };
   if (name !== "" && !name.startsWith(".") && !name.includes("/") && name !== "..") {
@@ -777,22 +707,13 @@ export async function findNamed(index: PluginIndex, name: string): Promise<Named
   return byFolder ? { dir: byFolder.dir, plugin: byFolder } : null;
 }
 
-/**
- * The install folder holding `dir`: its first path component below the plugins dir (what
- * `plugins add` creates).
- */
-export function installFolderOf(root: string, dir: string): string {
+/** The install folder holding `dir`: its first path component below the plugins dir. */
+function installFolderOf(root: string, dir: string): string {
   return relative(root, dir).split(sep)[0];
 }
 
-/**
- * The first symlink on the way from `root` (excluded) to `path` (included), or null. Requires
- * `--allow-read`.
- *
- * @param path A path below it.
- * @returns The symlink's path and its target, or null.
- */
-export async function firstSymlink(
+/** The first symlink on the way from `root` (excluded) to `path` (included), and its target. */
+async function firstSymlink(
   root: string,
   path: string,
 ): Promise<{ path: string; target: string } | null> {
@@ -811,12 +732,10 @@ export async function firstSymlink(
 }
 
 /**
- * The `origin` URL of a git checkout, read from its `.git/config` without running git (a
- * checkout's config can make git run commands). Requires `--allow-read`.
- *
- * @returns The URL, or null when `dir` is not a checkout with an origin.
+ * The `origin` URL of a git checkout, or null, read from its `.git/config` without running git (a
+ * checkout's config can make git run commands).
  */
-export async function originUrl(dir: string): Promise<string | null> {
+async function originUrl(dir: string): Promise<string | null> {
   const path = join(dir, ".git", "config");
   try {
     if (!(await Deno.lstat(path)).isFile) return null;
@@ -834,10 +753,8 @@ export async function originUrl(dir: string): Promise<string | null> {
   return null;
 }
 
-/**
- * Is `dir` a git checkout (a `.git` folder in it), as ty decides?
- */
-export async function isCheckout(dir: string): Promise<boolean> {
+// A `.git` folder in it, as ty decides.
+async function isCheckout(dir: string): Promise<boolean> {
   return (await Deno.lstat(join(dir, ".git")).catch(() => null))?.isDirectory ?? false;
 }
 
@@ -845,11 +762,10 @@ export async function isCheckout(dir: string): Promise<boolean> {
 // tyhooks reads and writes it in ty's shape so both tools sharing a plugins dir agree. `ref` is a
 // tyhooks addition (ty reads past it; a later write by ty drops it).
 
-/** The file's name inside the plugins dir. */
-export const SOURCES_FILE = ".sources.json";
+const SOURCES_FILE = ".sources.json";
 
 /** One install folder's provenance, as ty writes it. */
-export interface InstalledSource {
+interface InstalledSource {
   /** ty's catalog id, when ty installed it by id; kept as found. */
   id?: string;
   /** The git URL or local path it came from. */
@@ -863,12 +779,10 @@ export interface InstalledSource {
 }
 
 /**
- * Reads the records. A missing, unreadable or malformed file is an empty map, as in ty:
- * provenance is a convenience, never a precondition. Requires `--allow-read`.
- *
- * @returns Records by install folder name.
+ * The records by install folder. A missing, unreadable or malformed file is an empty map, as in
+ * ty: provenance is a convenience, never a precondition.
  */
-export async function loadSources(pluginsDir: string): Promise<Record<string, InstalledSource>> {
+async function loadSources(pluginsDir: string): Promise<Record<string, InstalledSource>> {
   const path = join(pluginsDir, SOURCES_FILE);
   let text: string;
   try {
@@ -898,13 +812,9 @@ export async function loadSources(pluginsDir: string): Promise<Record<string, In
 
 /**
  * Sets (or, with `null`, drops) one folder's record, rewriting the file as ty does: sorted keys,
- * two-space indent, a final newline, written to a temp file and renamed. Requires
- * `--allow-read` and `--allow-write`.
- *
- * @param pluginsDir The plugins dir (must exist).
- * @param record Its new record, or null to drop it.
+ * two-space indent, a final newline, written to a temp file and renamed.
  */
-export async function saveSource(
+async function saveSource(
   pluginsDir: string,
   folder: string,
   record: InstalledSource | null,
@@ -948,9 +858,7 @@ function ordered(r: InstalledSource): InstalledSource {
 // and nothing outside the real plugins dir. A symlink in the plugins dir is unlinked, never
 // followed; a plugin reached through a symlinked collection is refused.
 
-/**
- * What {@linkcode removePlugin} removed.
- */
+/** What {@linkcode removePlugin} removed. */
 export interface RemoveResult {
   /** The path removed (a folder, or a symlink that was unlinked). */
   path: string;
@@ -961,11 +869,9 @@ export interface RemoveResult {
 }
 
 /**
- * Removes what NAME means: a plugin (by name, else by folder name) or an install folder.
- * Requires `--allow-read` and `--allow-write`.
+ * Removes what `name` means: a plugin (by name, else by folder name, as `plugins list` shows
+ * them) or an install folder. Requires `--allow-read` and `--allow-write`.
  *
- * @param name A plugin name or a folder name, as `plugins list` shows them.
- * @returns What was removed.
  * @throws {RunError} When nothing has that name, or removing it would reach outside the plugins
  * dir through a symlink.
  * @example

@@ -39,7 +39,6 @@ export interface Streak {
   quickFailures: number;
 }
 
-/** No streak: a fresh service. */
 export const NO_STREAK: Readonly<Streak> = Object.freeze({ quickExits: 0, quickFailures: 0 });
 
 /** How one run ended, as far as the policy cares. */
@@ -56,15 +55,7 @@ export type Step =
   | { kind: "stop"; reason: string; streak: Streak }
   | { kind: "give_up"; streak: Streak };
 
-/**
- * Decides what follows the end of a run.
- *
- * @param policy The service's restart policy.
- * @param end How the run ended.
- * @param streak The streak before this run ended.
- * @param options Timings; default {@linkcode DEFAULT_BACKOFF}.
- * @returns The step, with the streak to carry into the next decision.
- */
+/** What follows the end of a run, with the streak to carry into the next decision. */
 export function nextStep(
   policy: RestartPolicy,
   end: RunEnd,

@@ -17,8 +17,6 @@ import type { ServiceEntry, ServiceStatus } from "../wire/services.ts";
 /**
  * The services of `index` as they would run, without starting anything: plugins in index order
  * (by name), services in manifest order.
- *
- * @returns One entry per service.
  */
 export function listServices(index: PluginIndex): ServiceEntry[] {
   return index.plugins.flatMap((plugin) =>
@@ -56,11 +54,7 @@ export class ServiceSet {
   #supervisors: Supervisor[];
   #options: ServiceSetOptions;
 
-  /**
-   * Starts every service of `index` at once. Prefer {@linkcode startServices}.
-   *
-   * @param options Injected env, logger, output sink and timings.
-   */
+  /** Starts every service of `index` at once; {@linkcode startServices} says how. */
   constructor(index: PluginIndex, options: ServiceSetOptions = {}) {
     this.#options = options;
     this.#supervisors = index.plugins.flatMap((plugin) =>
@@ -87,9 +81,6 @@ export class ServiceSet {
    * Stops every service concurrently: pending restarts are cancelled, every group gets SIGTERM,
    * and what is left after `stopTimeoutMs` gets SIGKILL. Returns within the stop timeout plus
    * about 150 ms, with no process of any group left.
-   *
-   * @param options The stop timeout (default 5 s).
-   * @returns Resolves when every service has stopped.
    */
   async stop(options: StopOptions = {}): Promise<void> {
     const stopTimeoutMs = options.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_MS;
@@ -111,7 +102,6 @@ export class ServiceSet {
  *
  * Requires `--allow-run`, `--allow-env`, and `--allow-read` (of /proc).
  *
- * @param options Injected env, logger, output sink and timings.
  * @example
  * ```ts
  * import { startServices } from "./service_set.ts";

@@ -32,11 +32,7 @@ const ENV_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Variables ty's daemon gives its services; tyhooks passes its own values through. */
 const PASSED_THROUGH = ["TY_DB_PATH", "TY_API_URL"] as const;
 
-/**
- * Splits `KEY=VALUE` at the first `=`; null when there is no `=` or the key is not a valid name.
- *
- * @returns The pair, or null.
- */
+/** Splits `KEY=VALUE` at the first `=`; null when there is no `=` or the key is not a name. */
 export function parseEnvEntry(entry: string): [string, string] | null {
   const at = entry.indexOf("=");
   if (at <= 0) return null;
@@ -48,12 +44,7 @@ export function parseEnvEntry(entry: string): [string, string] | null {
  * The variables set for `service` on top of the inherited environment: `TY_DB_PATH` and
  * `TY_API_URL` passed through from tyhooks' own, then `injected` (`--env`), then the service's own
  * `env` entries; later wins. NUL bytes, which no environment can hold, are removed rather than
- * failing the start.
- *
- * Requires `--allow-env` for `TY_DB_PATH` and `TY_API_URL`.
- *
- * @param injected Pairs given by the caller (`--env`).
- * @returns The variables to add.
+ * failing the start. Requires `--allow-env` for `TY_DB_PATH` and `TY_API_URL`.
  */
 export function serviceEnv(
   service: PluginService,
@@ -132,13 +123,7 @@ export class Supervisor {
   #kill: Promise<unknown> = Promise.resolve();
   #stopped: Promise<void> | undefined;
 
-  /**
-   * Starts the service at once.
-   *
-   * @param plugin The plugin's name.
-   * @param service The service (its `cwd` absolute, as the loader resolves it).
-   * @param options Injected env, logger, output sink and timings.
-   */
+  /** Starts the service (its `cwd` absolute, as the loader resolves it) at once. */
   constructor(plugin: string, service: PluginService, options: SupervisorOptions = {}) {
     this.plugin = plugin;
     this.service = service;
@@ -170,9 +155,7 @@ export class Supervisor {
   /**
    * Stops supervising: cancels a pending restart, sends SIGTERM to the service's group, waits up
    * to `stopTimeoutMs` (default 5 s) for the group to empty, then SIGKILLs what is left.
-   * Calling it again returns the same promise.
-   *
-   * @returns Resolves when no process of the group is left and supervision has ended.
+   * Resolves when no process of the group is left; calling it again returns the same promise.
    */
   stop(options: { stopTimeoutMs?: number } = {}): Promise<void> {
     this.#stopped ??= (async () => {
