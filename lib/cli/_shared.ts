@@ -188,10 +188,9 @@ const NOT_RELAUNCHED = new Set(["detach", "task", "task-json", "help"]);
  * Runs the same command again in the background: its whole command line (flags as
  * `--name=value`, so a value starting with `-` stays a value; the task inline) travels on the
  * background run's stdin, never on its argv. Returns once the background run has read it.
+ * `words` are the command's (`["tool", "post"]`); `replaced` flags are sent instead of the
+ * caller's (undefined drops one).
  *
- * @param words The command's words, e.g. `["tool", "post"]`.
- * @param task The task read by the caller, if any.
- * @param replaced Flags to send instead of the caller's (undefined drops one).
  * @throws {RunError} When the background run cannot start or does not take its work.
  */
 export async function relaunchDetached(

@@ -203,19 +203,19 @@ export async function parseCommandArgs(
   argv: string[],
 ): Promise<{ values: CommandContext["values"]; positionals: string[] }> {
   const options = optionsOf(entry, spec);
-  const hint = `hint: see tyhooks ${spec.name} --help`;
-  const glued = glueValues(options, argv, spec.name);
+  const hint = `hint: see tyhooks ${entry.name} --help`;
+  const glued = glueValues(options, argv, entry.name);
   const parsed = plainLine(options, glued) ?? await parseArgsOf(options, glued, hint);
   const [min, max] = spec.positionals ?? [0, 0];
   const positionals = parsed.positionals;
   if (positionals.length < min) {
     throw new UsageError(
-      `Missing argument for "${spec.name}": expected ${spec.args ?? "more arguments"}`,
+      `Missing argument for "${entry.name}": expected ${spec.args ?? "more arguments"}`,
       hint,
     );
   }
   if (positionals.length > max) {
-    throw new UsageError(`Unexpected argument "${positionals[max]}" for "${spec.name}"`, hint);
+    throw new UsageError(`Unexpected argument "${positionals[max]}" for "${entry.name}"`, hint);
   }
   const values = parsed.values as CommandContext["values"];
   checkFiles(options, values);

@@ -30,8 +30,6 @@ export interface OptionSpec {
 
 /** The declaration of a command: the help text is generated from it. */
 export interface CommandSpec {
-  /** Words that select it, e.g. `plugins list`. */
-  name: string;
   /** One line for the command list. */
   summary: string;
   /** Positional part of the usage line, e.g. `<event>`. */

@@ -20,7 +20,6 @@ const EXIT_NO_TARGET = 3;
 
 export const route: CommandModule = {
   spec: {
-    name: "route",
     summary:
       "Ask the task.route handlers (all at once, decided in name order as ty decides) which profile the task runs under; the first non-empty decision wins.",
     options: {
@@ -52,7 +51,6 @@ export const route: CommandModule = {
 
 export const place: CommandModule = {
   spec: {
-    name: "place",
     summary:
       "Ask the task.placement handlers (all at once, decided in name order as ty decides) on which host the task runs; the first named target wins.",
     options: {
@@ -92,7 +90,6 @@ export const place: CommandModule = {
 
 export const hosts: CommandModule = {
   spec: {
-    name: "hosts",
     summary:
       "Ask every task.hosts handler where the task could run, and print their merged candidates.",
     options: { ...TASK_OPTIONS, ...consultOptions("handler", "5s") },

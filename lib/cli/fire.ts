@@ -63,7 +63,6 @@ const EVENT_OPTIONS: Record<string, OptionSpec> = {
 
 export const fire: CommandModule = {
   spec: {
-    name: "fire",
     summary:
       "Run every hook of <event>: the legacy hook <hooks-dir>/<event> and each plugin handling it, concurrently.",
     args: "<event>",
@@ -77,7 +76,6 @@ export const fire: CommandModule = {
 
 export const statusChange: CommandModule = {
   spec: {
-    name: "status-change",
     summary: "Map a task status to its event and fire it (ty's OnStatusChange).",
     args: "<status>",
     positionals: [1, 1],

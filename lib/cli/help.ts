@@ -160,15 +160,15 @@ export function commandHelp(entry: CommandEntry, spec: CommandSpec, width: numbe
       !Object.hasOwn(GLOBAL_OPTIONS, name) && !Object.hasOwn(VERSION_OPTION, name)
     ),
   );
-  const subcommands = COMMANDS.filter((c) => c.name.startsWith(`${spec.name} `));
+  const subcommands = COMMANDS.filter((c) => c.name.startsWith(`${entry.name} `));
   const lines = [
-    `Usage: tyhooks ${spec.name}${spec.args ? ` ${spec.args}` : ""}${
+    `Usage: tyhooks ${entry.name}${spec.args ? ` ${spec.args}` : ""}${
       Object.keys(own).length ? " [options]" : ""
     }`,
     "",
     ...prose(spec.summary, width),
   ];
-  const aliases = (entry.aliases ?? []).filter((a) => a !== spec.name);
+  const aliases = (entry.aliases ?? []).filter((a) => a !== entry.name);
   if (aliases.length) {
     lines.push(
       "",

@@ -23,7 +23,6 @@ import type { Strategy } from "../hosts/pick.ts";
 
 export const probe: CommandModule = {
   spec: {
-    name: "probe",
     summary: "Print this host's facts as one JSON object, for pick-host on a control host.",
     options: {
       workdir: {
@@ -52,7 +51,6 @@ export const probe: CommandModule = {
 
 export const pickHost: CommandModule = {
   spec: {
-    name: "pick-host",
     summary:
       'Probe every host of a hosts file (or of the task.hosts handlers) at once and print a placement answer {"target","workdir","reason"}.',
     options: {
@@ -130,7 +128,6 @@ export const pickHost: CommandModule = {
 
 export const sync: CommandModule = {
   spec: {
-    name: "hosts sync",
     summary:
       "Put tyhooks (and with --plugins the plugins dir) on each host over ssh, so it answers tyhooks probe there.",
     args: "HOST...",

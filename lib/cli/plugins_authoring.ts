@@ -12,7 +12,6 @@ import { manifestJsonSchema } from "../plugins/json_schema.ts";
 
 export const create: CommandModule = {
   spec: {
-    name: "plugins new",
     summary: "Scaffold a plugin that validates and runs: manifest, schema, script stubs, README.",
     args: "<name>",
     positionals: [1, 1],
@@ -42,7 +41,6 @@ export const create: CommandModule = {
 
 export const schema: CommandModule = {
   spec: {
-    name: "plugins schema",
     summary:
       "Print the JSON Schema (draft-07) of plugin.yaml, generated from the zod schema tyhooks uses.",
     options: {},
@@ -57,7 +55,6 @@ export const schema: CommandModule = {
 
 export const dir: CommandModule = {
   spec: {
-    name: "plugins dir",
     summary:
       "Print the plugins dir: --plugins-dir, else $TY_PLUGINS_DIR, else <config>/task/plugins.",
     options: {},

@@ -16,7 +16,6 @@ import { logWarnings } from "../plugins/messages.ts";
 
 export const add: CommandModule = {
   spec: {
-    name: "plugins add",
     summary: "Install a plugin or a collection of plugins, as ty does; adding it again updates it.",
     args: "<source>",
     positionals: [1, 1],
@@ -49,7 +48,6 @@ export const add: CommandModule = {
 
 export const update: CommandModule = {
   spec: {
-    name: "plugins update",
     summary: "Fetch an install again from its source (or every install); broken updates roll back.",
     args: "[name]",
     positionals: [0, 1],
@@ -87,7 +85,6 @@ export const update: CommandModule = {
 
 export const remove: CommandModule = {
   spec: {
-    name: "plugins remove",
     summary: "Remove a plugin or an install folder, and nothing outside the plugins dir.",
     args: "<name>",
     positionals: [1, 1],

@@ -8,7 +8,6 @@ import { type LegacyHooks, pluginListJson, readLegacyHooks } from "../plugins/li
 import { isInside } from "../plugins/script_path.ts";
 
 export const spec: CommandSpec = {
-  name: "plugins list",
   summary: "List the plugins, what each provides and how to use it, the legacy hooks, and the " +
     "warnings of loading them.",
   options: {

@@ -5,7 +5,6 @@ import { UsageError } from "./command.ts";
 import type { RunOptions } from "../process/run_script.ts";
 
 export const spec: CommandSpec = {
-  name: "plugins run",
   summary:
     "Run a plugin's action, print its output, and exit with its exit code (124 when it timed out).",
   args: "<plugin> <action>",

@@ -7,7 +7,6 @@ import type { LoadWarning } from "../plugins/types.ts";
 import { UsageError } from "./command.ts";
 
 export const spec: CommandSpec = {
-  name: "plugins validate",
   summary: "Lint plugins strictly (the plugins dir, or each PATH); exit 1 on any problem.",
   args: "[path...]",
   positionals: [0, Infinity],

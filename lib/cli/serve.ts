@@ -7,7 +7,6 @@ import { DEFAULT_MAX_CONNS } from "../serve/conn_server.ts";
 import { startDaemon } from "../serve/server.ts";
 
 export const spec: CommandSpec = {
-  name: "serve",
   summary:
     "Run the daemon: answer route, placement, tool-call, event and action requests over HTTP.",
   options: {

@@ -13,7 +13,6 @@ import type { ServiceEntry } from "../wire/services.ts";
 
 export const supervise: CommandModule = {
   spec: {
-    name: "services run",
     summary:
       "Supervise every plugin service until SIGINT/SIGTERM, then stop them all and exit 0 (1 when every service was given up).",
     options: {
@@ -90,7 +89,6 @@ function envPairs(value: CommandContext["values"][string]): Record<string, strin
 
 export const list: CommandModule = {
   spec: {
-    name: "services list",
     summary:
       'List the services "services run" would supervise, from the manifests, starting nothing.',
     options: {

@@ -195,7 +195,6 @@ const EXIT_BLOCKED = 2;
 
 export const pre: CommandModule = {
   spec: {
-    name: "tool pre",
     summary:
       "Ask the pre_tool_call hooks whether a tool call may run: all at once, decided in order (--pre-hook scripts first, then plugins by name); the first block wins.",
     options: {
@@ -231,7 +230,6 @@ export const pre: CommandModule = {
 
 export const post: CommandModule = {
   spec: {
-    name: "tool post",
     summary:
       "Tell the post_tool_call hooks (--post-hook scripts and plugins) about a finished tool call, all at once.",
     options: {
