@@ -23,12 +23,11 @@ import { DEFAULT_MAX_PROCS, hookSettings } from "../plugins/hook_settings.ts";
 import { blankResult, type RunResult } from "../process/record.ts";
 import { spawnIsolated } from "../process/spawn_isolated.ts";
 import { DEFAULT_GRACE_MS, terminateGroup } from "../process/group.ts";
-import { type ChunkReader, openReader } from "../process/output_cap.ts";
+import { LineReader, openReader } from "../process/output_cap.ts";
 import { DEFAULT_MAX_OUTPUT } from "../process/run_script.ts";
 import { pluginEnv } from "../hooks/runner.ts";
 import { type BackoffOptions, DEFAULT_BACKOFF, nextStep, NO_STREAK } from "../services/backoff.ts";
 import { clearableTimeout, sleep } from "../_timers.ts";
-import { concat } from "../_util.ts";
 import { type Logger, silentLogger } from "../log.ts";
 
 /** The consulted hooks that answer one JSON line; other persistent hooks are notified. */
@@ -66,46 +65,6 @@ type Outcome =
 /** A request written to a process, waiting for its answer line. */
 interface Pending {
   settle(outcome: Outcome): void;
-}
-
-/** Reads newline-terminated lines from a pipe, one at a time, bounded. */
-class LineReader {
-  #reader: ChunkReader;
-  #pending: Uint8Array = new Uint8Array(0);
-  constructor(stream: ReadableStream<Uint8Array>) {
-    this.#reader = openReader(stream);
-  }
-  /**
-   * The next line (without its newline); else `eof` when the pipe ended, `long` when a whole
-   * line longer than `cap` was read (and dropped), `overflow` when `cap` bytes came without a
-   * newline (the rest of that line is still unread).
-   */
-  async next(cap: number): Promise<{ line: Uint8Array } | { end: "eof" | "long" | "overflow" }> {
-    while (true) {
-      const newline = this.#pending.indexOf(10);
-      if (newline >= 0) {
-        const line = this.#pending.slice(0, newline);
-        this.#pending = this.#pending.slice(newline + 1);
-        return newline > cap ? { end: "long" } : { line };
-      }
-      if (this.#pending.length > cap) return { end: "overflow" };
-      let chunk: ReadableStreamReadResult<Uint8Array>;
-      try {
-        chunk = await this.#reader.read();
-      } catch {
-        return { end: "eof" };
-      }
-      if (chunk.done) return { end: "eof" };
-      // A copy: the reader reuses its buffer.
-      this.#pending = concat(
-        [this.#pending, chunk.value],
-        this.#pending.length + chunk.value.length,
-      );
-    }
-  }
-  cancel(): void {
-    this.#reader.cancel().catch(() => {});
-  }
 }
 
 /**
@@ -201,12 +160,12 @@ class Worker {
     while (true) {
       const next = await this.#lines.next(cap);
       if (this.dead) return;
-      if ("line" in next || next.end === "long") {
+      if ("line" in next) {
         // A line nobody asked for (a banner, say) is dropped; it cannot be anyone's answer.
         const head = this.queue.shift();
         this.answered++;
         head?.settle(
-          "line" in next
+          next.line.length <= cap
             ? { kind: "answer", line: decoder.decode(next.line), bytes: next.line.length }
             : { kind: "overflow", bytes: cap },
         );

@@ -7,6 +7,8 @@
  * @module
  */
 
+import { LineReader } from "../process/output_cap.ts";
+
 /** Default longest line relayed in one piece. */
 export const DEFAULT_MAX_LINE_BYTES = 64 * 1024;
 
@@ -29,17 +31,13 @@ export interface Relay {
   abandon(): void;
 }
 
-const NEWLINE = 10;
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
 
 /**
- * Reads `stream` and calls `emit` once per line; a trailing `\r` is dropped, and a last line
- * without a newline is emitted when the stream ends or is abandoned.
- *
- * @param stream A child's stdout or stderr.
- * @param emit Called with each line.
- * @param options `maxLineBytes`: longer lines are emitted in pieces; default 64 KiB.
+ * Reads `stream` and calls `emit` once per line; a trailing `\r` is dropped, a line longer than
+ * `maxLineBytes` (default 64 KiB) is emitted in pieces, and a last line without a newline is
+ * emitted when the stream ends or is abandoned.
  */
 export function relayLines(
   stream: ReadableStream<Uint8Array>,
@@ -47,52 +45,30 @@ export function relayLines(
   options: { maxLineBytes?: number } = {},
 ): Relay {
   const max = Math.max(4, options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES);
-  const reader = stream.getReader();
-  const pending = new Uint8Array(max);
-  let used = 0;
-
-  const flush = (end: number) => {
-    const text = decoder.decode(pending.subarray(0, end));
+  const lines = new LineReader(stream);
+  const send = (bytes: Uint8Array) => {
+    const text = decoder.decode(bytes);
     emit(text.endsWith("\r") ? text.slice(0, -1) : text);
-    pending.copyWithin(0, end, used);
-    used -= end;
   };
-  const append = (piece: Uint8Array) => {
-    while (used + piece.length > max) {
-      const room = max - used;
-      pending.set(piece.subarray(0, room), used);
-      used = max;
-      piece = piece.subarray(room);
-      flush(cutPoint(pending, used));
+  // Pieces of at most `max` bytes, each cut where no UTF-8 character is split.
+  const sendPieces = (bytes: Uint8Array) => {
+    while (bytes.length > max) {
+      const cut = cutPoint(bytes, max);
+      send(bytes.subarray(0, cut));
+      bytes = bytes.subarray(cut);
     }
-    pending.set(piece, used);
-    used += piece.length;
+    send(bytes);
   };
-
   const done = (async () => {
-    try {
-      while (true) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        let start = 0;
-        for (let nl = value.indexOf(NEWLINE); nl !== -1; nl = value.indexOf(NEWLINE, start)) {
-          append(value.subarray(start, nl));
-          flush(used);
-          start = nl + 1;
-        }
-        append(value.subarray(start));
-      }
-    } catch {
-      // Abandoned, or the pipe broke: flush what was read.
+    while (true) {
+      const next = await lines.next(max);
+      if ("line" in next) sendPieces(next.line);
+      else if (next.end === "overflow") send(lines.take(cutPoint(lines.buffered, max)));
+      else break;
     }
-    if (used > 0) flush(used);
+    if (lines.buffered.length > 0) sendPieces(lines.buffered);
   })();
-  return {
-    done,
-    abandon() {
-      reader.cancel().catch(() => {});
-    },
-  };
+  return { done, abandon: () => lines.cancel() };
 }
 
 // Where to cut a full buffer so no UTF-8 character is split: before the last character when it
