@@ -257,7 +257,7 @@ export async function judgePreRun(result: RunResult, timeoutMs: number): Promise
   if (result.error === null && !result.timed_out && result.exit_code === BLOCK_EXIT_CODE) {
     return { kind: "block", reason: result.stderr.trim() };
   }
-  if (result.error !== null || result.timed_out || result.exit_code !== 0) {
+  if (!succeeded(result)) {
     return { kind: "failure", reason: failureReason(result, timeoutMs) };
   }
   if (result.stdout.trim() === "") return { kind: "allow", reason: "" };

@@ -11,7 +11,7 @@ import type { PlacementAnswer } from "../wire/placement.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import type { HostEntry } from "./hosts_file.ts";
 import { runScript } from "../process/run_script.ts";
-import { failureReason, type RunResult } from "../process/record.ts";
+import { failureReason, type RunResult, succeeded } from "../process/record.ts";
 import type { HostFacts } from "../wire/host_facts.ts";
 
 export const DEFAULT_PICK_TIMEOUT_MS = 3000;
@@ -171,7 +171,7 @@ export async function askHost(host: HostEntry, options: AskOptions): Promise<Hos
   });
   const outcome = { host, pid: result.pid, duration_ms: result.duration_ms };
   let reason: string | null = null;
-  if (failed(result)) {
+  if (!succeeded(result)) {
     reason = sshFailure(result, options.deadlineMs ?? options.timeoutMs);
     // The host answered, but has no tyhooks where its ssh commands look.
     if (result.exit_code === 127 && host.probe.slice(-2).join(" ") === "tyhooks probe") {
@@ -185,11 +185,6 @@ export async function askHost(host: HostEntry, options: AskOptions): Promise<Hos
   return typeof checked === "string"
     ? { ...outcome, facts: null, reason: checked }
     : { ...outcome, facts: checked, reason: null };
-}
-
-/** True when the run did not exit 0. */
-export function failed(result: RunResult): boolean {
-  return result.error !== null || result.timed_out || result.exit_code !== 0;
 }
 
 /**

@@ -9,7 +9,7 @@ import type { HostFacts } from "../wire/host_facts.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import { VERSION } from "../version.ts";
 import { runScript } from "../process/run_script.ts";
-import { failureReason } from "../process/record.ts";
+import { failureReason, succeeded } from "../process/record.ts";
 
 /** Options of {@linkcode probeHost}. */
 export interface ProbeOptions {
@@ -101,7 +101,7 @@ export async function diskFree(
     maxOutputBytes: 64 * 1024,
     signal: options.signal,
   });
-  if (result.exit_code !== 0 || result.error !== null || result.timed_out) {
+  if (!succeeded(result)) {
     const detail = result.stderr.trim().split("\n").pop() ?? "";
     const why = failureReason(result, options.timeoutMs ?? DF_TIMEOUT_MS);
     return `df ${why}${detail ? `: ${detail.slice(0, 200)}` : ""}`;

@@ -18,13 +18,13 @@ import { createLimit } from "../_util.ts";
 import type { HostFacts } from "../wire/host_facts.ts";
 import { sshCommand } from "./ssh.ts";
 import { runScript } from "../process/run_script.ts";
-import { askHost, failed, formatBytes, sshFailure } from "./pick.ts";
+import { askHost, formatBytes, sshFailure } from "./pick.ts";
 import { createHash } from "node:crypto";
 import { basename, dirname, join, relative, resolve } from "../_path.ts";
 import { fileURLToPath } from "node:url";
 import denoConfig from "../../deno.json" with { type: "json" };
 import { RunError } from "../errors.ts";
-import { failureReason } from "../process/record.ts";
+import { failureReason, succeeded } from "../process/record.ts";
 
 export const DEFAULT_SYNC_TIMEOUT_MS = 120_000;
 /** Hosts synced at once: each may be sent a 100 MiB runtime. */
@@ -230,7 +230,7 @@ async function syncHost(
     [host, payload.plugins.length > 0 ? "sh -s plugins" : "sh -s"],
     INSPECT,
   );
-  if (failed(inspected)) return fail(`cannot inspect: ${sshFailure(inspected, timeoutMs)}`);
+  if (!succeeded(inspected)) return fail(`cannot inspect: ${sshFailure(inspected, timeoutMs)}`);
   const found = parseInspect(inspected.stdout);
   if (typeof found === "string") return fail(`cannot inspect: ${found}`);
 
@@ -278,7 +278,7 @@ async function syncHost(
       signal: options.signal,
     });
     await Deno.remove(options.stage, { recursive: true }).catch(() => {});
-    if (failed(copied)) {
+    if (!succeeded(copied)) {
       const files = send.length === 1 ? "1 file" : `${send.length} files`;
       return fail(`cannot copy ${files}: ${sshFailure(copied, timeoutMs)}`);
     }
@@ -511,7 +511,7 @@ async function bundleOf(moduleUrl: string, scratch: string, options: PayloadOpti
     timeoutMs: options.timeoutMs ?? 120_000,
     signal: options.signal,
   });
-  if (built.error !== null || built.timed_out || built.exit_code !== 0) {
+  if (!succeeded(built)) {
     const why = built.stderr.trim().split("\n").slice(-3).join(" ").trim();
     throw new RunError(
       `Cannot bundle "${basename(main)}" to send it: ${failureReason(built, options.timeoutMs)}` +

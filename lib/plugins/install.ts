@@ -20,7 +20,7 @@
 import { loadPlugins } from "./load.ts";
 import type { LoadWarning, Plugin, PluginIndex } from "./types.ts";
 import { runScript } from "../process/run_script.ts";
-import { failureReason } from "../process/record.ts";
+import { failureReason, succeeded } from "../process/record.ts";
 import { readBounded } from "../read_bounded.ts";
 import { hasControlCharacters, isInside, isSafeDirName } from "./script_path.ts";
 import { basename, dirname, join, relative, resolve, sep } from "../_path.ts";
@@ -403,7 +403,7 @@ async function runGit(args: string[], options: GitOptions = {}): Promise<string>
       if (stream === "stderr") options.onProgress?.(chunk);
     }),
   });
-  if (result.error === null && !result.timed_out && result.exit_code === 0) return result.stdout;
+  if (succeeded(result)) return result.stdout;
   // git's "fatal:" line says what went wrong; hints and advice follow it.
   const lines = result.stderr.trim().split("\n");
   const stderr = lines.find((l) => l.startsWith("fatal:")) ?? lines.at(-1) ?? "";
