@@ -12,6 +12,16 @@ export function pluginFiles(name: string, event: string, script: string): Record
   };
 }
 
+/** A plugin dir entry: `<name>/plugin.yaml` with an action per `scripts` entry (id -> script). */
+export function actionFiles(name: string, scripts: Record<string, string>): Record<string, string> {
+  const ids = Object.keys(scripts);
+  const actions = ids.map((id) => `  - id: ${id}\n    command: ${id}.sh\n`).join("");
+  return {
+    [`${name}/plugin.yaml`]: `name: ${name}\nactions:\n${actions}`,
+    ...Object.fromEntries(ids.map((id) => [`${name}/${id}.sh`, scripts[id]])),
+  };
+}
+
 /** A temp plugins dir where each plugin of `scripts` (name -> script) handles `event`. */
 export function pluginsHandling(event: string, scripts: Record<string, string>): Promise<string> {
   return makeTree(

@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, makeTree } from "../_cli.ts";
+import { pluginsHandling } from "./_trees.ts";
 
 // Linux refuses to exec with one environment string over 128 KiB: TASK_TITLE is cut to 64 KiB.
 const HUGE_TASK = JSON.stringify({ id: 1, title: "t".repeat(200 * 1024), executor: "claude" });
 
 Deno.test("tyhooks route still gets a router's HOLD for a task with a 200 KiB title", async () => {
-  const plugins = await makeTree({
-    "r/plugin.yaml": "name: r\nhooks:\n  task.route: route.sh\n",
-    "r/route.sh": '#!/bin/sh\necho HOLD=1\necho "REASON=${#TASK_TITLE}"\n',
+  const plugins = await pluginsHandling("task.route", {
+    r: '#!/bin/sh\necho HOLD=1\necho "REASON=${#TASK_TITLE}"\n',
   });
   const r = await cli(["route", "--json", "--task", "-", "--plugins-dir", plugins], {
     stdin: HUGE_TASK,
@@ -23,9 +23,8 @@ Deno.test("tyhooks route still gets a router's HOLD for a task with a 200 KiB ti
 });
 
 Deno.test("tyhooks fire runs the hooks of a task with a 200 KiB title, legacy hook included", async () => {
-  const plugins = await makeTree({
-    "p/plugin.yaml": "name: p\nhooks:\n  task.done: done.sh\n",
-    "p/done.sh": '#!/bin/sh\necho "${#TASK_TITLE}" > "$TASK_PLUGIN_DIR/len"\n',
+  const plugins = await pluginsHandling("task.done", {
+    p: '#!/bin/sh\necho "${#TASK_TITLE}" > "$TASK_PLUGIN_DIR/len"\n',
   });
   const hooks = await makeTree({ "task.done": "#!/bin/sh\nexit 0\n" });
   const r = await cli([

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, makeTree, RUN_KEYS, spawnCli, tempDir } from "../_cli.ts";
+import { actionFiles, pluginsHandling } from "./_trees.ts";
 import { alive, readPid, waitGone } from "../_procs.ts";
 
 const TASK = JSON.stringify({
@@ -44,32 +45,20 @@ Deno.test("tyhooks fire runs every hook, prints records with --json, and exits 0
 });
 
 Deno.test("tyhooks fire names a malformed --task-json field and exits 64", async () => {
-  const r = await cli([
-    "fire",
-    "task.done",
-    "--task-json",
-    '{"id":"seven"}',
-    "--plugins-dir",
-    "/nonexistent",
-  ]);
-  assert.equal(r.code, 64);
-  assert.match(r.stderr, /"id"/);
-  const broken = await cli([
-    "fire",
-    "task.done",
-    "--task-json",
-    "{oops",
-    "--plugins-dir",
-    "/nonexistent",
-  ]);
-  assert.equal(broken.code, 64);
-  assert.match(broken.stderr, /--task-json: malformed JSON/);
+  const cases: [string, RegExp][] = [
+    ['{"id":"seven"}', /"id"/],
+    ["{oops", /--task-json: malformed JSON/],
+  ];
+  for (const [task, error] of cases) {
+    const r = await cli(["fire", "task.done", "--task-json", task, "--plugins-dir", "/none"]);
+    assert.equal(r.code, 64);
+    assert.match(r.stderr, error);
+  }
 });
 
 Deno.test("tyhooks fire reads the task from a file and from stdin", async () => {
-  const plugins = await makeTree({
-    "p/plugin.yaml": "name: p\nhooks:\n  task.started: s.sh\n",
-    "p/s.sh": '#!/bin/sh\necho "$TASK_TITLE" >> "$TASK_PLUGIN_DIR/out"\n',
+  const plugins = await pluginsHandling("task.started", {
+    p: '#!/bin/sh\necho "$TASK_TITLE" >> "$TASK_PLUGIN_DIR/out"\n',
   });
   const file = join(plugins, "task.json");
   await Deno.writeTextFile(file, TASK);
@@ -91,49 +80,23 @@ Deno.test("tyhooks status-change maps blocked with an error message to task.fail
     "p/f.sh": "#!/bin/sh\necho failed\n",
     "p/b.sh": "#!/bin/sh\necho blocked\n",
   });
-  const failed = await cli([
-    "status-change",
-    "blocked",
-    "--message",
-    "Tests ERROR",
-    "--json",
-    "--plugins-dir",
-    plugins,
-  ]);
-  assert.equal(JSON.parse(failed.stdout).event, "task.failed");
-  const blocked = await cli([
-    "status-change",
-    "blocked",
-    "--message",
-    "waiting",
-    "--json",
-    "--plugins-dir",
-    plugins,
-  ]);
-  assert.equal(JSON.parse(blocked.stdout).event, "task.blocked");
-  const none = await cli(["status-change", "backlog", "--json", "--plugins-dir", plugins]);
-  assert.deepEqual(JSON.parse(none.stdout), { event: "", runs: [] });
+  const statusChange = async (...args: string[]) =>
+    JSON.parse((await cli(["status-change", ...args, "--json", "--plugins-dir", plugins])).stdout);
+  assert.equal((await statusChange("blocked", "--message", "Tests ERROR")).event, "task.failed");
+  assert.equal((await statusChange("blocked", "--message", "waiting")).event, "task.blocked");
+  assert.deepEqual(await statusChange("backlog"), { event: "", runs: [] });
 });
 
 Deno.test("tyhooks plugins run prints the output and exits with the action's code", async () => {
-  const plugins = await makeTree({
-    "sync/plugin.yaml": "name: sync\nactions:\n  - id: push\n    command: push.sh\n",
-    "sync/push.sh": '#!/bin/sh\necho "out ${TASK_ID-none}"\necho "err" >&2\nexit 3\n',
-  });
-  const r = await cli(["plugins", "run", "sync", "push", "--plugins-dir", plugins]);
+  const plugins = await makeTree(actionFiles("sync", {
+    push: '#!/bin/sh\necho "out ${TASK_ID-none}"\necho "err" >&2\nexit 3\n',
+  }));
+  const push = (...flags: string[]) =>
+    cli(["plugins", "run", "sync", "push", ...flags, "--plugins-dir", plugins]);
+  const r = await push();
   assert.deepEqual([r.code, r.stdout], [3, "out none\n"]);
   assert.match(r.stderr, /err/);
-  const withTask = await cli([
-    "plugins",
-    "run",
-    "sync",
-    "push",
-    "--task-json",
-    TASK,
-    "--json",
-    "--plugins-dir",
-    plugins,
-  ]);
+  const withTask = await push("--task-json", TASK, "--json");
   const record = JSON.parse(withTask.stdout);
   assert.deepEqual([withTask.code, record.stdout, record.stderr, record.exit_code], [
     3,
@@ -144,10 +107,7 @@ Deno.test("tyhooks plugins run prints the output and exits with the action's cod
 });
 
 Deno.test("tyhooks plugins run names an unknown plugin or action and exits 64", async () => {
-  const plugins = await makeTree({
-    "sync/plugin.yaml": "name: sync\nactions:\n  - id: push\n    command: push.sh\n",
-    "sync/push.sh": "#!/bin/sh\n",
-  });
+  const plugins = await makeTree(actionFiles("sync", { push: "#!/bin/sh\n" }));
   const plugin = await cli(["plugins", "run", "nope", "push", "--plugins-dir", plugins]);
   assert.equal(plugin.code, 64);
   assert.match(plugin.stderr, /Unknown plugin "nope"/);
@@ -157,11 +117,10 @@ Deno.test("tyhooks plugins run names an unknown plugin or action and exits 64", 
 });
 
 Deno.test("tyhooks plugins run exits 124 on timeout with the whole process tree gone", async () => {
-  const plugins = await makeTree({
-    "slow/plugin.yaml": "name: slow\nactions:\n  - id: go\n    command: go.sh\n",
-    "slow/go.sh":
+  const plugins = await makeTree(actionFiles("slow", {
+    go:
       '#!/bin/sh\nsleep 30 &\necho $! > "$TASK_PLUGIN_DIR/child"\necho $$ > "$TASK_PLUGIN_DIR/self"\nwait\n',
-  });
+  }));
   const r = await cli([
     "plugins",
     "run",
@@ -180,10 +139,9 @@ Deno.test("tyhooks plugins run exits 124 on timeout with the whole process tree 
 });
 
 Deno.test("SIGTERM to tyhooks plugins run leaves no process of the script's tree alive", async () => {
-  const plugins = await makeTree({
-    "p/plugin.yaml": "name: p\nactions:\n  - id: go\n    command: go.sh\n",
-    "p/go.sh": '#!/bin/sh\nsleep 30 &\necho $! > "$TASK_PLUGIN_DIR/child"\nsleep 30\n',
-  });
+  const plugins = await makeTree(actionFiles("p", {
+    go: '#!/bin/sh\nsleep 30 &\necho $! > "$TASK_PLUGIN_DIR/child"\nsleep 30\n',
+  }));
   const child = spawnCli(["plugins", "run", "p", "go", "--plugins-dir", plugins], {
     stdout: "null",
   });
@@ -209,9 +167,8 @@ Deno.test("a hook that prints 300 MB leaves tyhooks' peak memory under 200 MB an
 });
 
 Deno.test("tyhooks fire --detach returns at once and the hooks still run in the background", async () => {
-  const plugins = await makeTree({
-    "p/plugin.yaml": "name: p\nhooks:\n  task.done: d.sh\n",
-    "p/d.sh": '#!/bin/sh\nsleep 0.5\necho "$TASK_ID" > "$TASK_PLUGIN_DIR/ran"\n',
+  const plugins = await pluginsHandling("task.done", {
+    p: '#!/bin/sh\nsleep 0.5\necho "$TASK_ID" > "$TASK_PLUGIN_DIR/ran"\n',
   });
   const cache = await tempDir();
   const r = await cli([
@@ -239,14 +196,12 @@ Deno.test("tyhooks fire --detach returns at once and the hooks still run in the 
 Deno.test("with the binary's permissions, fire returns once a hook's background child has ended, though its zombie may stay", async () => {
   // The binary cannot read /proc (Deno wants --allow-all for it), and PID 1 here may never reap
   // the ended child's zombie: the runner must still see that nothing is alive and stop waiting.
-  const plugins = await makeTree({
-    "z/plugin.yaml": "name: z\nhooks:\n  task.done: h.sh\n",
-    "z/h.sh": '#!/bin/sh\necho hi\nsleep 0.3 &\necho $! > "$TASK_PLUGIN_DIR/child"\n',
+  const plugins = await pluginsHandling("task.done", {
+    z: '#!/bin/sh\necho hi\nsleep 0.3 &\necho $! > "$TASK_PLUGIN_DIR/child"\n',
   });
   const r = await cli(["fire", "task.done", "--json", "--timeout", "5s", "--plugins-dir", plugins]);
   const [run] = JSON.parse(r.stdout).runs;
   // Taking the zombie for a live member would have run this into its timeout.
   assert.deepEqual([run.exit_code, run.timed_out], [0, false], r.stderr);
   assert.ok(!alive(await readPid(join(plugins, "z", "child"))));
-  await Deno.remove(plugins, { recursive: true });
 });

@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, makeTree, spawnCli } from "../_cli.ts";
+import { actionFiles, pluginsHandling } from "./_trees.ts";
 import { readPid, waitGone } from "../_procs.ts";
 
 Deno.test("a --task that is a device is a usage error, not an out-of-memory death", async () => {
@@ -33,9 +34,8 @@ Deno.test("SIGTERM while tyhooks waits for --task - on stdin exits 143 at once",
 });
 
 Deno.test("SIGHUP to tyhooks fire ends its hooks too and exits 129", async () => {
-  const plugins = await makeTree({
-    "h/plugin.yaml": "name: h\nhooks:\n  task.done: h.sh\n",
-    "h/h.sh": '#!/bin/sh\necho $$ > "$TASK_PLUGIN_DIR/pid"\nexec sleep 30\n',
+  const plugins = await pluginsHandling("task.done", {
+    h: '#!/bin/sh\necho $$ > "$TASK_PLUGIN_DIR/pid"\nexec sleep 30\n',
   });
   const child = spawnCli(["fire", "task.done", "--plugins-dir", plugins]);
   const hook = await readPid(join(plugins, "h", "pid"), 10_000);
@@ -45,9 +45,8 @@ Deno.test("SIGHUP to tyhooks fire ends its hooks too and exits 129", async () =>
 });
 
 Deno.test("an interrupted tool pre prints no verdict, even under --on-failure allow", async () => {
-  const plugins = await makeTree({
-    "g/plugin.yaml": "name: g\nhooks:\n  pre_tool_call: g.sh\n",
-    "g/g.sh": '#!/bin/sh\necho $$ > "$TASK_PLUGIN_DIR/pid"\nexec sleep 30\n',
+  const plugins = await pluginsHandling("pre_tool_call", {
+    g: '#!/bin/sh\necho $$ > "$TASK_PLUGIN_DIR/pid"\nexec sleep 30\n',
   });
   const child = spawnCli([
     "tool",
@@ -93,10 +92,7 @@ Deno.test("a duration past what a timer can hold is a usage error, not an instan
 });
 
 Deno.test("an action killed by a signal exits 128 + n and says so", async () => {
-  const plugins = await makeTree({
-    "k/plugin.yaml": "name: k\nactions:\n  - id: die\n    command: die.sh\n",
-    "k/die.sh": "#!/bin/sh\nkill -9 $$\n",
-  });
+  const plugins = await makeTree(actionFiles("k", { die: "#!/bin/sh\nkill -9 $$\n" }));
   const r = await cli(["plugins", "run", "k", "die", "--plugins-dir", plugins]);
   assert.equal(r.code, 137);
   assert.match(r.stderr, /killed by SIGKILL/);
@@ -121,9 +117,8 @@ Deno.test("tyhooks plugins --help lists the plugins commands; no command at all 
 });
 
 Deno.test("without $HOME, route still answers when the dirs are given (the index cache is skipped)", async () => {
-  const plugins = await makeTree({
-    "r/plugin.yaml": "name: r\nhooks:\n  task.route: r.sh\n",
-    "r/r.sh": "#!/bin/sh\necho CLAUDE_CONFIG_DIR=/p\n",
+  const plugins = await pluginsHandling("task.route", {
+    r: "#!/bin/sh\necho CLAUDE_CONFIG_DIR=/p\n",
   });
   // XDG_CACHE_HOME emptied too: inherited, it would name a cache dir after all (the real one).
   const out = await cli(["route", "--plugins-dir", plugins, "--hooks-dir", plugins], {
@@ -168,12 +163,10 @@ Deno.test("control characters in a manifest never reach plugins list's output", 
 });
 
 Deno.test("tyhooks plugins run passes binary output through byte for byte, all of it; --json caps it", async () => {
-  const plugins = await makeTree({
-    "b/plugin.yaml":
-      "name: b\nactions:\n  - id: bin\n    command: bin.sh\n  - id: big\n    command: big.sh\n",
-    "b/bin.sh": "#!/bin/sh\nprintf '\\377\\376\\000abc'\n",
-    "b/big.sh": "#!/bin/sh\nhead -c 2000000 /dev/zero\n",
-  });
+  const plugins = await makeTree(actionFiles("b", {
+    bin: "#!/bin/sh\nprintf '\\377\\376\\000abc'\n",
+    big: "#!/bin/sh\nhead -c 2000000 /dev/zero\n",
+  }));
   const child = spawnCli(["plugins", "run", "b", "bin", "--plugins-dir", plugins]);
   const out = await child.output();
   assert.deepEqual([...out.stdout], [0xff, 0xfe, 0x00, 0x61, 0x62, 0x63]);
@@ -191,10 +184,7 @@ Deno.test("tyhooks plugins run passes binary output through byte for byte, all o
 });
 
 Deno.test("tyhooks fire takes an event named like an object property (toString) as any other", async () => {
-  const plugins = await makeTree({
-    "p/plugin.yaml": "name: p\nhooks:\n  task.done: h.sh\n",
-    "p/h.sh": "#!/bin/sh\n",
-  });
+  const plugins = await pluginsHandling("task.done", { p: "#!/bin/sh\n" });
   const r = await cli(["fire", "toString", "--json", "--plugins-dir", plugins]);
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(JSON.parse(r.stdout), { event: "toString", runs: [] });

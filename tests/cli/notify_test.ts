@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, makeTree } from "../_cli.ts";
+import { pluginsHandling } from "./_trees.ts";
 import { alive, BASH, readPid } from "../_procs.ts";
 
 // SPEC "How every script runs": notified hooks run until their group is empty, never past the
@@ -8,35 +9,30 @@ import { alive, BASH, readPid } from "../_procs.ts";
 const GRACE_MS = 500;
 const DRAIN_MS = 100;
 
+/** `tyhooks fire task.done --json <flags>` with one plugin, n, running `script`; n's dir. */
+async function fireOne(script: string, flags: string[] = []) {
+  const plugins = await pluginsHandling("task.done", { n: script });
+  const r = await cli(["fire", "task.done", "--json", ...flags, "--plugins-dir", plugins]);
+  return { r, dir: join(plugins, "n") };
+}
+
 Deno.test("tyhooks fire returns after a hook's ( sleep 1; echo done > F ) & has written F", async () => {
-  const plugins = await makeTree({
-    "n/plugin.yaml": "name: n\nhooks:\n  task.done: notify.sh\n",
-    "n/notify.sh": '#!/bin/sh\n( sleep 1; echo done > "$TASK_PLUGIN_DIR/F" ) &\nexit 0\n',
-  });
-  const r = await cli(["fire", "task.done", "--json", "--plugins-dir", plugins]);
+  const { r, dir } = await fireOne(
+    '#!/bin/sh\n( sleep 1; echo done > "$TASK_PLUGIN_DIR/F" ) &\nexit 0\n',
+  );
   assert.equal(r.code, 0, r.stderr);
-  assert.equal(await Deno.readTextFile(join(plugins, "n", "F")), "done\n");
+  assert.equal(await Deno.readTextFile(join(dir, "F")), "done\n");
   const [run] = JSON.parse(r.stdout).runs;
   assert.deepEqual([run.exit_code, run.timed_out], [0, false]);
 });
 
 Deno.test("tyhooks fire --timeout 2s ends a hook's sleep 60 & by the time it returns, within the bound", async () => {
-  const plugins = await makeTree({
-    "n/plugin.yaml": "name: n\nhooks:\n  task.done: notify.sh\n",
-    "n/notify.sh":
-      '#!/bin/sh\nsleep 60 >/dev/null 2>&1 &\necho $! > "$TASK_PLUGIN_DIR/child"\nexit 0\n',
-  });
-  const r = await cli([
-    "fire",
-    "task.done",
-    "--json",
-    "--timeout",
-    "2s",
-    "--plugins-dir",
-    plugins,
-  ]);
+  const { r, dir } = await fireOne(
+    '#!/bin/sh\nsleep 60 >/dev/null 2>&1 &\necho $! > "$TASK_PLUGIN_DIR/child"\nexit 0\n',
+    ["--timeout", "2s"],
+  );
   assert.equal(r.code, 0, r.stderr);
-  assert.ok(!alive(await readPid(join(plugins, "n", "child"))), "sleep 60 is dead");
+  assert.ok(!alive(await readPid(join(dir, "child"))), "sleep 60 is dead");
   const [run] = JSON.parse(r.stdout).runs;
   assert.deepEqual([run.exit_code, run.timed_out], [0, true]);
   assert.ok(run.duration_ms <= 2000 + GRACE_MS + DRAIN_MS, `took ${run.duration_ms} ms`);
@@ -75,21 +71,12 @@ Deno.test({
   ignore: BASH === undefined,
   async fn() {
     // The binary cannot read /proc: the session's strays are found through ps.
-    const plugins = await makeTree({
-      "n/plugin.yaml": "name: n\nhooks:\n  task.done: h.sh\n",
-      "n/h.sh": `#!${BASH}\nset -m\nsleep 60 &\necho $! > "$TASK_PLUGIN_DIR/stray"\nsleep 60\n`,
-    });
-    const r = await cli([
-      "fire",
-      "task.done",
-      "--json",
-      "--timeout",
-      "1s",
-      "--plugins-dir",
-      plugins,
-    ]);
+    const { r, dir } = await fireOne(
+      `#!${BASH}\nset -m\nsleep 60 &\necho $! > "$TASK_PLUGIN_DIR/stray"\nsleep 60\n`,
+      ["--timeout", "1s"],
+    );
     const [run] = JSON.parse(r.stdout).runs;
     assert.equal(run.timed_out, true, r.stderr);
-    assert.ok(!alive(await readPid(join(plugins, "n", "stray"))), "the set -m child is dead");
+    assert.ok(!alive(await readPid(join(dir, "stray"))), "the set -m child is dead");
   },
 });

@@ -7,7 +7,8 @@
 
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
-import { makeTree, tempDir } from "../_cli.ts";
+import { tempDir } from "../_cli.ts";
+import { pluginsHandling } from "./_trees.ts";
 import { alive } from "../_procs.ts";
 import { serveFailure, startServe, tempSocket } from "./_serve.ts";
 
@@ -108,10 +109,9 @@ function rssMb(pid: number): number {
 }
 
 Deno.test("serve: 300 queued 1 MB events are bounded by bytes: the rest are dropped, memory stays bounded", async () => {
-  const plugins = await makeTree({
-    "slow/plugin.yaml": "name: slow\nhooks:\n  task.done: done.sh\n",
+  const plugins = await pluginsHandling("task.done", {
     // Holds the only event slot, so the events pile up in the queue.
-    "slow/done.sh": "#!/bin/sh\nexec sleep 30\n",
+    slow: "#!/bin/sh\nexec sleep 30\n",
   });
   const socket = await tempSocket();
   const d = await startServe([
