@@ -133,6 +133,18 @@ export async function startServe(
   return daemon;
 }
 
+/** Starts `tyhooks serve` on a fresh temp socket (`d.socket`) for `plugins`, `args` added. */
+export async function serveOn(
+  plugins: string,
+  args: string[] = [],
+  options: StartServeOptions = {},
+): Promise<ServeProcess> {
+  return startServe(
+    ["--listen", `unix:${await tempSocket()}`, "--plugins-dir", plugins, ...args],
+    options,
+  );
+}
+
 /** `tyhooks serve` exited (or hung) before listening. */
 export class ServeStartError extends Error {
   /** Its exit code (137 when killed after the wait). */

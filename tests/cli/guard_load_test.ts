@@ -154,12 +154,12 @@ Deno.test(
 );
 
 Deno.test("serve: a guard's manifest half-written during a reload blocks POST /v1/tool/pre until it is whole again", async () => {
-  const { startServe, tempSocket } = await import("./_serve.ts");
+  const { serveOn } = await import("./_serve.ts");
   const plugins = await makeTree({
     "guard/plugin.yaml": "name: guard\nhooks:\n  pre_tool_call: guard.sh\n",
     "guard/guard.sh": '#!/bin/sh\necho \'{"action":"allow","reason":"fine"}\'\n',
   });
-  const d = await startServe(["--listen", `unix:${await tempSocket()}`, "--plugins-dir", plugins]);
+  const d = await serveOn(plugins);
   /** Asks until `action` comes back, for at most 5 s; returns the last verdict. */
   const until = async (action: string) => {
     const end = Date.now() + 5000;

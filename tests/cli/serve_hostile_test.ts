@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { tempDir } from "../_cli.ts";
 import { pluginsHandling } from "./_trees.ts";
 import { alive } from "../_procs.ts";
-import { serveFailure, startServe, tempSocket } from "./_serve.ts";
+import { serveFailure, serveOn, startServe, tempSocket } from "./_serve.ts";
 
 /** Runs the daemon with an open files limit of 256, as the attack was reproduced. */
 const LOW_FD_LIMIT = ["sh", "-c", 'ulimit -n 256 && exec "$@"', "sh"];
@@ -113,15 +113,7 @@ Deno.test("serve: 300 queued 1 MB events are bounded by bytes: the rest are drop
     // Holds the only event slot, so the events pile up in the queue.
     slow: "#!/bin/sh\nexec sleep 30\n",
   });
-  const socket = await tempSocket();
-  const d = await startServe([
-    "--listen",
-    `unix:${socket}`,
-    "--plugins-dir",
-    plugins,
-    "--max-procs",
-    "1",
-  ]);
+  const d = await serveOn(plugins, ["--max-procs", "1"]);
   try {
     await d.call("GET", "/v1/health");
     const before = rssMb(d.pid);
@@ -140,7 +132,5 @@ Deno.test("serve: 300 queued 1 MB events are bounded by bytes: the rest are drop
     assert.ok(after - before < 64 + 96, `RSS grew from ${before} MB to ${after} MB`);
   } finally {
     await d.stop();
-    await Deno.remove(plugins, { recursive: true });
-    await Deno.remove(dirname(socket), { recursive: true });
   }
 });

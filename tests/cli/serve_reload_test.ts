@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { makeTree, writeTree } from "../_cli.ts";
-import { type ServeProcess, startServe, tempSocket } from "./_serve.ts";
+import { serveOn, type ServeProcess } from "./_serve.ts";
 
 const ROUTER = (dir: string) => `#!/bin/sh\necho CLAUDE_CONFIG_DIR=${dir}\n`;
 
@@ -26,7 +26,7 @@ Deno.test("serve: editing a router script changes the next answer, no restart", 
     "r/plugin.yaml": "name: r\nhooks:\n  task.route: route.sh\n",
     "r/route.sh": ROUTER("/one"),
   });
-  const d = await startServe(["--listen", `unix:${await tempSocket()}`, "--plugins-dir", plugins]);
+  const d = await serveOn(plugins);
   try {
     assert.equal((await d.call("POST", "/v1/route", {})).body.claude_config_dir, "/one");
     await Deno.writeTextFile(join(plugins, "r/route.sh"), ROUTER("/two"));
@@ -41,7 +41,7 @@ Deno.test("serve: editing a manifest while the daemon runs changes the answers (
     "r/plugin.yaml": "name: r\nhooks:\n  task.done: route.sh\n",
     "r/route.sh": ROUTER("/from-r"),
   });
-  const d = await startServe(["--listen", `unix:${await tempSocket()}`, "--plugins-dir", plugins]);
+  const d = await serveOn(plugins);
   try {
     assert.equal((await d.call("POST", "/v1/route", {})).body.plugin, "");
     await Deno.writeTextFile(
@@ -69,7 +69,7 @@ Deno.test("serve: a manifest broken while running drops that plugin only, and th
     "b/plugin.yaml": "name: b\nhooks:\n  task.done: done.sh\n",
     "b/done.sh": "#!/bin/sh\n",
   });
-  const d = await startServe(["--listen", `unix:${await tempSocket()}`, "--plugins-dir", plugins]);
+  const d = await serveOn(plugins);
   try {
     assert.equal((await d.call("GET", "/v1/health")).body.plugins, 2);
     await Deno.writeTextFile(join(plugins, "b/plugin.yaml"), "name: b\nhooks: [unclosed\n");
@@ -91,7 +91,7 @@ Deno.test("serve: a manifest broken while running drops that plugin only, and th
 
 Deno.test("serve: SIGHUP reloads the plugins, and the daemon keeps running", async () => {
   const plugins = await makeTree({ "x/README": "not a plugin\n" });
-  const d = await startServe(["--listen", `unix:${await tempSocket()}`, "--plugins-dir", plugins]);
+  const d = await serveOn(plugins);
   try {
     await writeTree(plugins, {
       "r/plugin.yaml": "name: r\nhooks:\n  task.route: route.sh\n",
@@ -119,7 +119,7 @@ Deno.test("serve: a call in flight keeps the plugins it started with across a re
     "b/plugin.yaml": "name: b\nhooks:\n  task.route: route.sh\n",
     "b/route.sh": ROUTER("/from-b"),
   });
-  const d = await startServe(["--listen", `unix:${await tempSocket()}`, "--plugins-dir", plugins]);
+  const d = await serveOn(plugins);
   try {
     const inFlight = d.call("POST", "/v1/route", {});
     await new Promise((r) => setTimeout(r, 200));

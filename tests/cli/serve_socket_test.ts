@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { dirname } from "node:path";
 import { lchown } from "node:fs/promises";
 import { makeTree, tempDir, tempFile } from "../_cli.ts";
-import { serveFailure, startServe, tempSocket } from "./_serve.ts";
+import { serveFailure, serveOn, startServe, tempSocket } from "./_serve.ts";
 
 const PLUGINS = {
   "router/plugin.yaml": "name: router\nhooks:\n  task.route: route.sh\n",
@@ -10,13 +10,8 @@ const PLUGINS = {
 };
 
 Deno.test("serve: the socket is mode 0600, and it is removed when the daemon stops", async () => {
-  const socket = await tempSocket();
-  const d = await startServe([
-    "--listen",
-    `unix:${socket}`,
-    "--plugins-dir",
-    await makeTree(PLUGINS),
-  ]);
+  const d = await serveOn(await makeTree(PLUGINS));
+  const socket = d.socket!;
   try {
     const info = await Deno.lstat(socket);
     assert.ok(info.isSocket);

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { makeTree, tempDir } from "../_cli.ts";
 import { alive } from "../_procs.ts";
-import { startServe, tempSocket } from "./_serve.ts";
+import { serveOn } from "./_serve.ts";
 
 async function pidsIn(dir: string): Promise<number[]> {
   const pids: number[] = [];
@@ -23,10 +23,8 @@ Deno.test("serve: SIGTERM under load answers consulted calls in flight, leaves n
     "r/done.sh":
       '#!/bin/sh\necho $$ > "$OUT/done-$$"\nsleep 60 &\necho $! > "$OUT/child-$$"\nwait\n',
   });
-  const socket = await tempSocket();
-  const d = await startServe(["--listen", `unix:${socket}`, "--plugins-dir", plugins], {
-    env: { OUT: out },
-  });
+  const d = await serveOn(plugins, [], { env: { OUT: out } });
+  const socket = d.socket!;
   try {
     const routes = Array.from(
       { length: 20 },

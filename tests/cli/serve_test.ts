@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { makeTree, RUN_KEYS, tempDir } from "../_cli.ts";
-import { type ServeProcess, startServe, tempSocket } from "./_serve.ts";
+import { serveOn, type ServeProcess } from "./_serve.ts";
 
 /** Plugins for every endpoint; hooks write what they saw under `$OUT`. */
 async function pluginTree(): Promise<{ plugins: string; out: string }> {
@@ -33,7 +33,7 @@ async function pluginTree(): Promise<{ plugins: string; out: string }> {
 
 async function withDaemon(fn: (d: ServeProcess, out: string) => Promise<void>): Promise<void> {
   const { plugins, out } = await pluginTree();
-  const d = await startServe(["--listen", `unix:${await tempSocket()}`, "--plugins-dir", plugins], {
+  const d = await serveOn(plugins, [], {
     env: { OUT: out },
   });
   try {

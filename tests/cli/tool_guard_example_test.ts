@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cli, ROOT } from "../_cli.ts";
-import { startServe, tempSocket } from "./_serve.ts";
+import { cli, ROOT, tempDir } from "../_cli.ts";
+import { serveOn } from "./_serve.ts";
 
 const EXAMPLES = join(ROOT, "plugins-example");
 const GUARD = join(EXAMPLES, "tool-guard/guard.sh");
@@ -131,15 +131,7 @@ Deno.test("tool-guard example as a Claude Code PreToolUse hook: its Bash tool is
 });
 
 Deno.test("tool-guard example in the daemon's persistent mode: one guard process answers every call", async () => {
-  const socket = await tempSocket();
-  const daemon = await startServe([
-    "--listen",
-    `unix:${socket}`,
-    "--plugins-dir",
-    EXAMPLES,
-    "--hooks-dir",
-    join(socket, "..", "no-hooks"),
-  ]);
+  const daemon = await serveOn(EXAMPLES, ["--hooks-dir", join(await tempDir(), "no-hooks")]);
   try {
     const ask = async (tool: string, command: string) =>
       (await daemon.call("POST", "/v1/tool/pre", { tool, args: { command } })).body;
