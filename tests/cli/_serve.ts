@@ -31,6 +31,8 @@ export interface ServeProcess {
   stop(signal?: Deno.Signal): Promise<{ code: number; stderr: string }>;
   /** SIGKILL if still running (for `finally`). */
   kill(): Promise<void>;
+  /** `kill()`, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /** Options of {@linkcode startServe}. */
@@ -129,6 +131,7 @@ export async function startServe(
       await reading;
       close();
     },
+    [Symbol.asyncDispose]: () => daemon.kill(),
   };
   return daemon;
 }

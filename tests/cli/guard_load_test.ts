@@ -159,7 +159,7 @@ Deno.test("serve: a guard's manifest half-written during a reload blocks POST /v
     "guard/plugin.yaml": "name: guard\nhooks:\n  pre_tool_call: guard.sh\n",
     "guard/guard.sh": '#!/bin/sh\necho \'{"action":"allow","reason":"fine"}\'\n',
   });
-  const d = await serveOn(plugins);
+  await using d = await serveOn(plugins);
   /** Asks until `action` comes back, for at most 5 s; returns the last verdict. */
   const until = async (action: string) => {
     const end = Date.now() + 5000;
@@ -171,30 +171,26 @@ Deno.test("serve: a guard's manifest half-written during a reload blocks POST /v
     }
     return body;
   };
-  try {
-    assert.deepEqual(await until("allow"), { action: "allow", reason: "fine" });
-    await Deno.writeTextFile(
-      join(plugins, "guard/plugin.yaml"),
-      // Cut mid-value: the YAML does not parse, and its text names the guard's event.
-      'name: guard\nhooks:\n  pre_tool_call: "gua',
-    );
-    const blocked = await until("block");
-    assert.equal(blocked.action, "block", d.stderr());
-    assert.match(String(blocked.reason), /^Cannot trust the pre-tool-call hooks: /);
-    await Deno.writeTextFile(
-      join(plugins, "guard/plugin.yaml"),
-      "name: guard\nhooks:\n  pre_tool_call: guard.sh\n",
-    );
-    assert.deepEqual(await until("allow"), { action: "allow", reason: "fine" });
-    // Cut before the event's name: the prefix parses and names no hook, but the plugin had a
-    // guard when last loaded.
-    await Deno.writeTextFile(join(plugins, "guard/plugin.yaml"), "name: guard\nhooks:\n  pre_to");
-    const cut = await until("block");
-    assert.match(String(cut.reason), /it had that hook when last loaded/, d.stderr());
-    // Removing the hook on purpose is no load failure: allowed.
-    await Deno.writeTextFile(join(plugins, "guard/plugin.yaml"), "name: guard\nhooks: {}\n");
-    assert.deepEqual(await until("allow"), { action: "allow", reason: "" });
-  } finally {
-    await d.kill();
-  }
+  assert.deepEqual(await until("allow"), { action: "allow", reason: "fine" });
+  await Deno.writeTextFile(
+    join(plugins, "guard/plugin.yaml"),
+    // Cut mid-value: the YAML does not parse, and its text names the guard's event.
+    'name: guard\nhooks:\n  pre_tool_call: "gua',
+  );
+  const blocked = await until("block");
+  assert.equal(blocked.action, "block", d.stderr());
+  assert.match(String(blocked.reason), /^Cannot trust the pre-tool-call hooks: /);
+  await Deno.writeTextFile(
+    join(plugins, "guard/plugin.yaml"),
+    "name: guard\nhooks:\n  pre_tool_call: guard.sh\n",
+  );
+  assert.deepEqual(await until("allow"), { action: "allow", reason: "fine" });
+  // Cut before the event's name: the prefix parses and names no hook, but the plugin had a
+  // guard when last loaded.
+  await Deno.writeTextFile(join(plugins, "guard/plugin.yaml"), "name: guard\nhooks:\n  pre_to");
+  const cut = await until("block");
+  assert.match(String(cut.reason), /it had that hook when last loaded/, d.stderr());
+  // Removing the hook on purpose is no load failure: allowed.
+  await Deno.writeTextFile(join(plugins, "guard/plugin.yaml"), "name: guard\nhooks: {}\n");
+  assert.deepEqual(await until("allow"), { action: "allow", reason: "" });
 });

@@ -26,14 +26,10 @@ Deno.test("serve: editing a router script changes the next answer, no restart", 
     "r/plugin.yaml": "name: r\nhooks:\n  task.route: route.sh\n",
     "r/route.sh": ROUTER("/one"),
   });
-  const d = await serveOn(plugins);
-  try {
-    assert.equal((await d.call("POST", "/v1/route", {})).body.claude_config_dir, "/one");
-    await Deno.writeTextFile(join(plugins, "r/route.sh"), ROUTER("/two"));
-    assert.equal((await d.call("POST", "/v1/route", {})).body.claude_config_dir, "/two");
-  } finally {
-    await d.kill();
-  }
+  await using d = await serveOn(plugins);
+  assert.equal((await d.call("POST", "/v1/route", {})).body.claude_config_dir, "/one");
+  await Deno.writeTextFile(join(plugins, "r/route.sh"), ROUTER("/two"));
+  assert.equal((await d.call("POST", "/v1/route", {})).body.claude_config_dir, "/two");
 });
 
 Deno.test("serve: editing a manifest while the daemon runs changes the answers (watch reload)", async () => {
@@ -41,25 +37,21 @@ Deno.test("serve: editing a manifest while the daemon runs changes the answers (
     "r/plugin.yaml": "name: r\nhooks:\n  task.done: route.sh\n",
     "r/route.sh": ROUTER("/from-r"),
   });
-  const d = await serveOn(plugins);
-  try {
-    assert.equal((await d.call("POST", "/v1/route", {})).body.plugin, "");
-    await Deno.writeTextFile(
-      join(plugins, "r/plugin.yaml"),
-      "name: r\nhooks:\n  task.route: route.sh\n",
-    );
-    const after = await routeUntil(d, (b) => b.plugin === "r");
-    assert.deepEqual(after, { plugin: "r", claude_config_dir: "/from-r", hold: false, reason: "" });
-    // A new plugin dir appearing is picked up too.
-    await writeTree(plugins, {
-      "a/plugin.yaml": "name: a\nhooks:\n  task.route: route.sh\n",
-      "a/route.sh": ROUTER("/from-a"),
-    });
-    assert.equal((await routeUntil(d, (b) => b.plugin === "a")).plugin, "a");
-    assert.match(d.stderr(), /Reloaded the plugins/);
-  } finally {
-    await d.kill();
-  }
+  await using d = await serveOn(plugins);
+  assert.equal((await d.call("POST", "/v1/route", {})).body.plugin, "");
+  await Deno.writeTextFile(
+    join(plugins, "r/plugin.yaml"),
+    "name: r\nhooks:\n  task.route: route.sh\n",
+  );
+  const after = await routeUntil(d, (b) => b.plugin === "r");
+  assert.deepEqual(after, { plugin: "r", claude_config_dir: "/from-r", hold: false, reason: "" });
+  // A new plugin dir appearing is picked up too.
+  await writeTree(plugins, {
+    "a/plugin.yaml": "name: a\nhooks:\n  task.route: route.sh\n",
+    "a/route.sh": ROUTER("/from-a"),
+  });
+  assert.equal((await routeUntil(d, (b) => b.plugin === "a")).plugin, "a");
+  assert.match(d.stderr(), /Reloaded the plugins/);
 });
 
 Deno.test("serve: a manifest broken while running drops that plugin only, and the warning is logged", async () => {
@@ -69,46 +61,38 @@ Deno.test("serve: a manifest broken while running drops that plugin only, and th
     "b/plugin.yaml": "name: b\nhooks:\n  task.done: done.sh\n",
     "b/done.sh": "#!/bin/sh\n",
   });
-  const d = await serveOn(plugins);
-  try {
-    assert.equal((await d.call("GET", "/v1/health")).body.plugins, 2);
-    await Deno.writeTextFile(join(plugins, "b/plugin.yaml"), "name: b\nhooks: [unclosed\n");
-    const deadline = Date.now() + 5000;
-    let list = (await d.call("GET", "/v1/plugins")).body;
-    while (list.plugins.length !== 1 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 50));
-      list = (await d.call("GET", "/v1/plugins")).body;
-    }
-    assert.deepEqual(list.plugins.map((p: { name: string }) => p.name), ["a"]);
-    assert.equal(list.warnings.length, 1);
-    assert.match(list.warnings[0].path, /b\/plugin\.yaml$/);
-    assert.equal((await d.call("POST", "/v1/route", {})).body.claude_config_dir, "/from-a");
-    assert.match(d.stderr(), /warn: .*b\/plugin\.yaml/);
-  } finally {
-    await d.kill();
+  await using d = await serveOn(plugins);
+  assert.equal((await d.call("GET", "/v1/health")).body.plugins, 2);
+  await Deno.writeTextFile(join(plugins, "b/plugin.yaml"), "name: b\nhooks: [unclosed\n");
+  const deadline = Date.now() + 5000;
+  let list = (await d.call("GET", "/v1/plugins")).body;
+  while (list.plugins.length !== 1 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+    list = (await d.call("GET", "/v1/plugins")).body;
   }
+  assert.deepEqual(list.plugins.map((p: { name: string }) => p.name), ["a"]);
+  assert.equal(list.warnings.length, 1);
+  assert.match(list.warnings[0].path, /b\/plugin\.yaml$/);
+  assert.equal((await d.call("POST", "/v1/route", {})).body.claude_config_dir, "/from-a");
+  assert.match(d.stderr(), /warn: .*b\/plugin\.yaml/);
 });
 
 Deno.test("serve: SIGHUP reloads the plugins, and the daemon keeps running", async () => {
   const plugins = await makeTree({ "x/README": "not a plugin\n" });
-  const d = await serveOn(plugins);
-  try {
-    await writeTree(plugins, {
-      "r/plugin.yaml": "name: r\nhooks:\n  task.route: route.sh\n",
-      "r/route.sh": ROUTER("/hup"),
-    });
-    Deno.kill(d.pid, "SIGHUP");
-    const body = await routeUntil(d, (b) => b.plugin === "r");
-    assert.equal(body.claude_config_dir, "/hup");
-    const deadline = Date.now() + 5000;
-    while (!/Reloaded the plugins \(reason=SIGHUP/.test(d.stderr()) && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    assert.match(d.stderr(), /Reloaded the plugins \(reason=SIGHUP plugins=1/);
-    assert.equal((await d.call("GET", "/v1/health")).status, 200);
-  } finally {
-    await d.kill();
+  await using d = await serveOn(plugins);
+  await writeTree(plugins, {
+    "r/plugin.yaml": "name: r\nhooks:\n  task.route: route.sh\n",
+    "r/route.sh": ROUTER("/hup"),
+  });
+  Deno.kill(d.pid, "SIGHUP");
+  const body = await routeUntil(d, (b) => b.plugin === "r");
+  assert.equal(body.claude_config_dir, "/hup");
+  const deadline = Date.now() + 5000;
+  while (!/Reloaded the plugins \(reason=SIGHUP/.test(d.stderr()) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 20));
   }
+  assert.match(d.stderr(), /Reloaded the plugins \(reason=SIGHUP plugins=1/);
+  assert.equal((await d.call("GET", "/v1/health")).status, 200);
 });
 
 Deno.test("serve: a call in flight keeps the plugins it started with across a reload", async () => {
@@ -119,28 +103,24 @@ Deno.test("serve: a call in flight keeps the plugins it started with across a re
     "b/plugin.yaml": "name: b\nhooks:\n  task.route: route.sh\n",
     "b/route.sh": ROUTER("/from-b"),
   });
-  const d = await serveOn(plugins);
-  try {
-    const inFlight = d.call("POST", "/v1/route", {});
-    await new Promise((r) => setTimeout(r, 200));
-    // "b" stops handling task.route; its script stays where it was.
-    await Deno.writeTextFile(
-      join(plugins, "b/plugin.yaml"),
-      "name: b\nhooks:\n  task.done: route.sh\n",
-    );
-    Deno.kill(d.pid, "SIGHUP");
-    const routes = async () =>
-      (await d.call("GET", "/v1/plugins")).body.plugins.filter((p: { hooks: object }) =>
-        "task.route" in p.hooks
-      ).length;
-    const deadline = Date.now() + 5000;
-    while ((await routes()) !== 1 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    assert.equal(await routes(), 1);
-    // The reloaded index has no "b" router, but the call that started before still asks it.
-    assert.equal((await inFlight).body.plugin, "b");
-  } finally {
-    await d.kill();
+  await using d = await serveOn(plugins);
+  const inFlight = d.call("POST", "/v1/route", {});
+  await new Promise((r) => setTimeout(r, 200));
+  // "b" stops handling task.route; its script stays where it was.
+  await Deno.writeTextFile(
+    join(plugins, "b/plugin.yaml"),
+    "name: b\nhooks:\n  task.done: route.sh\n",
+  );
+  Deno.kill(d.pid, "SIGHUP");
+  const routes = async () =>
+    (await d.call("GET", "/v1/plugins")).body.plugins.filter((p: { hooks: object }) =>
+      "task.route" in p.hooks
+    ).length;
+  const deadline = Date.now() + 5000;
+  while ((await routes()) !== 1 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 20));
   }
+  assert.equal(await routes(), 1);
+  // The reloaded index has no "b" router, but the call that started before still asks it.
+  assert.equal((await inFlight).body.plugin, "b");
 });

@@ -10,19 +10,15 @@ const PLUGINS = {
 };
 
 Deno.test("serve: the socket is mode 0600, and it is removed when the daemon stops", async () => {
-  const d = await serveOn(await makeTree(PLUGINS));
+  await using d = await serveOn(await makeTree(PLUGINS));
   const socket = d.socket!;
-  try {
-    const info = await Deno.lstat(socket);
-    assert.ok(info.isSocket);
-    assert.equal(info.mode! & 0o777, 0o600);
-    assert.equal((await d.call("GET", "/v1/health")).status, 200);
-    const { code, stderr } = await d.stop();
-    assert.equal(code, 0, stderr);
-    await assert.rejects(Deno.lstat(socket), Deno.errors.NotFound);
-  } finally {
-    await d.kill();
-  }
+  const info = await Deno.lstat(socket);
+  assert.ok(info.isSocket);
+  assert.equal(info.mode! & 0o777, 0o600);
+  assert.equal((await d.call("GET", "/v1/health")).status, 200);
+  const { code, stderr } = await d.stop();
+  assert.equal(code, 0, stderr);
+  await assert.rejects(Deno.lstat(socket), Deno.errors.NotFound);
 });
 
 Deno.test("serve: the default socket is tyhooks.sock in $XDG_RUNTIME_DIR", async () => {

@@ -33,14 +33,10 @@ async function pluginTree(): Promise<{ plugins: string; out: string }> {
 
 async function withDaemon(fn: (d: ServeProcess, out: string) => Promise<void>): Promise<void> {
   const { plugins, out } = await pluginTree();
-  const d = await serveOn(plugins, [], {
+  await using d = await serveOn(plugins, [], {
     env: { OUT: out },
   });
-  try {
-    await fn(d, out);
-  } finally {
-    await d.kill();
-  }
+  await fn(d, out);
 }
 
 async function waitForFile(path: string, ms = 5000): Promise<string> {
