@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { makeTree, writeTree } from "../_cli.ts";
 import { serveOn, type ServeProcess } from "./_serve.ts";
+import { pluginFiles, pluginsHandling } from "./_trees.ts";
 
 const ROUTER = (dir: string) => `#!/bin/sh\necho CLAUDE_CONFIG_DIR=${dir}\n`;
 
@@ -22,34 +23,25 @@ async function routeUntil(
 }
 
 Deno.test("serve: editing a router script changes the next answer, no restart", async () => {
-  const plugins = await makeTree({
-    "r/plugin.yaml": "name: r\nhooks:\n  task.route: route.sh\n",
-    "r/route.sh": ROUTER("/one"),
-  });
+  const plugins = await pluginsHandling("task.route", { r: ROUTER("/one") });
   await using d = await serveOn(plugins);
   assert.equal((await d.call("POST", "/v1/route", {})).body.claude_config_dir, "/one");
-  await Deno.writeTextFile(join(plugins, "r/route.sh"), ROUTER("/two"));
+  await Deno.writeTextFile(join(plugins, "r/hook.sh"), ROUTER("/two"));
   assert.equal((await d.call("POST", "/v1/route", {})).body.claude_config_dir, "/two");
 });
 
 Deno.test("serve: editing a manifest while the daemon runs changes the answers (watch reload)", async () => {
-  const plugins = await makeTree({
-    "r/plugin.yaml": "name: r\nhooks:\n  task.done: route.sh\n",
-    "r/route.sh": ROUTER("/from-r"),
-  });
+  const plugins = await pluginsHandling("task.done", { r: ROUTER("/from-r") });
   await using d = await serveOn(plugins);
   assert.equal((await d.call("POST", "/v1/route", {})).body.plugin, "");
   await Deno.writeTextFile(
     join(plugins, "r/plugin.yaml"),
-    "name: r\nhooks:\n  task.route: route.sh\n",
+    "name: r\nhooks:\n  task.route: hook.sh\n",
   );
   const after = await routeUntil(d, (b) => b.plugin === "r");
   assert.deepEqual(after, { plugin: "r", claude_config_dir: "/from-r", hold: false, reason: "" });
   // A new plugin dir appearing is picked up too.
-  await writeTree(plugins, {
-    "a/plugin.yaml": "name: a\nhooks:\n  task.route: route.sh\n",
-    "a/route.sh": ROUTER("/from-a"),
-  });
+  await writeTree(plugins, pluginFiles("a", "task.route", ROUTER("/from-a")));
   assert.equal((await routeUntil(d, (b) => b.plugin === "a")).plugin, "a");
   assert.match(d.stderr(), /Reloaded the plugins/);
 });

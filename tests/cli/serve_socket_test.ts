@@ -23,15 +23,11 @@ Deno.test("serve: the socket is mode 0600, and it is removed when the daemon sto
 
 Deno.test("serve: the default socket is tyhooks.sock in $XDG_RUNTIME_DIR", async () => {
   const runtime = await tempDir({ prefix: "tyh-" });
-  const d = await startServe(["--plugins-dir", await makeTree(PLUGINS)], {
+  await using d = await startServe(["--plugins-dir", await makeTree(PLUGINS)], {
     env: { XDG_RUNTIME_DIR: runtime },
   });
-  try {
-    assert.equal(d.socket, `${runtime}/tyhooks.sock`);
-    assert.equal((await d.call("GET", "/v1/health")).status, 200);
-  } finally {
-    await d.stop();
-  }
+  assert.equal(d.socket, `${runtime}/tyhooks.sock`);
+  assert.equal((await d.call("GET", "/v1/health")).status, 200);
 });
 
 Deno.test("serve: a stale socket from a dead daemon is replaced", async () => {
@@ -39,26 +35,18 @@ Deno.test("serve: a stale socket from a dead daemon is replaced", async () => {
   const first = await startServe(["--listen", `unix:${socket}`]);
   await first.stop("SIGKILL"); // Dies without cleaning up: its socket file stays.
   assert.ok((await Deno.lstat(socket)).isSocket);
-  const second = await startServe(["--listen", `unix:${socket}`]);
-  try {
-    assert.equal((await second.call("GET", "/v1/health")).status, 200);
-  } finally {
-    await second.stop();
-  }
+  await using second = await startServe(["--listen", `unix:${socket}`]);
+  assert.equal((await second.call("GET", "/v1/health")).status, 200);
 });
 
 Deno.test("serve: a live daemon's socket is refused with an error naming the path", async () => {
   const socket = await tempSocket();
-  const live = await startServe(["--listen", `unix:${socket}`]);
-  try {
-    const r = await serveFailure(["--listen", `unix:${socket}`]);
-    assert.equal(r.code, 1);
-    assert.match(r.stderr, new RegExp(`Another daemon is listening on "${socket}"`));
-    // The live daemon is untouched.
-    assert.equal((await live.call("GET", "/v1/health")).status, 200);
-  } finally {
-    await live.stop();
-  }
+  await using live = await startServe(["--listen", `unix:${socket}`]);
+  const r = await serveFailure(["--listen", `unix:${socket}`]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, new RegExp(`Another daemon is listening on "${socket}"`));
+  // The live daemon is untouched.
+  assert.equal((await live.call("GET", "/v1/health")).status, 200);
 });
 
 Deno.test("serve: a non-loopback TCP address without --token-file is a usage error (64)", async () => {
@@ -69,13 +57,9 @@ Deno.test("serve: a non-loopback TCP address without --token-file is a usage err
 });
 
 Deno.test("serve: loopback TCP needs no token", async () => {
-  const d = await startServe(["--listen", "127.0.0.1:0"]);
-  try {
-    assert.match(d.base, /^http:\/\/127\.0\.0\.1:\d+$/);
-    assert.equal((await d.call("GET", "/v1/health")).status, 200);
-  } finally {
-    await d.stop();
-  }
+  await using d = await startServe(["--listen", "127.0.0.1:0"]);
+  assert.match(d.base, /^http:\/\/127\.0\.0\.1:\d+$/);
+  assert.equal((await d.call("GET", "/v1/health")).status, 200);
 });
 
 Deno.test("serve: with --token-file every request needs the bearer token (401 otherwise)", async () => {
@@ -83,24 +67,20 @@ Deno.test("serve: with --token-file every request needs the bearer token (401 ot
   await Deno.writeTextFile(tokenFile, "s3cret-token\n", { mode: 0o600 });
   // Any address: the token is what guards it. 0.0.0.0 would be reachable from elsewhere, so
   // the test listens on loopback and checks the same rule.
-  const d = await startServe(["--listen", "127.0.0.1:0", "--token-file", tokenFile]);
-  try {
-    const none = await d.call("GET", "/v1/health");
-    assert.equal(none.status, 401);
-    assert.match(none.body.error, /bearer token/);
-    const wrong = await d.call("GET", "/v1/health", undefined, {
-      authorization: "Bearer s3cret-tokeX",
-    });
-    assert.equal(wrong.status, 401);
-    // Unknown paths are 401 too: nothing is told to a client without the token.
-    assert.equal((await d.call("GET", "/v1/nope")).status, 401);
-    const right = await d.call("GET", "/v1/health", undefined, {
-      authorization: "Bearer s3cret-token",
-    });
-    assert.equal(right.status, 200);
-  } finally {
-    await d.stop();
-  }
+  await using d = await startServe(["--listen", "127.0.0.1:0", "--token-file", tokenFile]);
+  const none = await d.call("GET", "/v1/health");
+  assert.equal(none.status, 401);
+  assert.match(none.body.error, /bearer token/);
+  const wrong = await d.call("GET", "/v1/health", undefined, {
+    authorization: "Bearer s3cret-tokeX",
+  });
+  assert.equal(wrong.status, 401);
+  // Unknown paths are 401 too: nothing is told to a client without the token.
+  assert.equal((await d.call("GET", "/v1/nope")).status, 401);
+  const right = await d.call("GET", "/v1/health", undefined, {
+    authorization: "Bearer s3cret-token",
+  });
+  assert.equal(right.status, 200);
 });
 
 Deno.test("serve: a bad --listen or --max-procs is a usage error naming the flag", async () => {
@@ -165,11 +145,7 @@ Deno.test({
     assert.equal(viaCache.code, 1, viaCache.stderr);
     assert.match(viaCache.stderr, /tyhooks" belongs to another user \(uid 65534\)/);
     // A sticky, world-writable dir itself (as /tmp) is fine: nobody else can unlink the socket.
-    const d = await startServe(["--listen", `unix:${shared}/ok.sock`]);
-    try {
-      assert.equal((await d.call("GET", "/v1/health")).status, 200);
-    } finally {
-      await d.stop();
-    }
+    await using d = await startServe(["--listen", `unix:${shared}/ok.sock`]);
+    assert.equal((await d.call("GET", "/v1/health")).status, 200);
   },
 });
