@@ -34,6 +34,14 @@ function guardFiles(script: string): Record<string, string> {
   };
 }
 
+/** A post_tool_call hook, in plugin `name`, that saves its request as plugins/`file`. */
+function recorderFiles(name: string, file: string): Record<string, string> {
+  return {
+    [`plugins/${name}/plugin.yaml`]: `name: ${name}\nhooks:\n  post_tool_call: save.sh\n`,
+    [`plugins/${name}/save.sh`]: `#!/bin/sh\ncat > "$TASK_PLUGIN_DIR/../${file}"\n`,
+  };
+}
+
 Deno.test("tool pre --claude blocks with exit 2, the reason on stderr and nothing on stdout", async () => {
   await withTree(guardFiles(GUARD), async (dir) => {
     const r = await cli(["tool", "pre", "--claude", "--plugins-dir", join(dir, "plugins")], {
@@ -131,10 +139,7 @@ Deno.test("tool pre --claude blocks when a hook times out, and allows with --on-
 });
 
 Deno.test("tool post --claude tells the post hooks, with tool_response as the result, exit 0", async () => {
-  await withTree({
-    "plugins/log/plugin.yaml": "name: log\nhooks:\n  post_tool_call: log.sh\n",
-    "plugins/log/log.sh": '#!/bin/sh\ncat > "$TASK_PLUGIN_DIR/../request.json"\n',
-  }, async (dir) => {
+  await withTree(recorderFiles("log", "request.json"), async (dir) => {
     const input = JSON.stringify({
       ...JSON.parse(PRE_INPUT),
       hook_event_name: "PostToolUse",
@@ -156,11 +161,7 @@ Deno.test("tool post --claude tells the post hooks, with tool_response as the re
 });
 
 Deno.test("tool pre and tool post --request - read tyhooks' own request JSON on stdin", async () => {
-  await withTree({
-    ...guardFiles(GUARD),
-    "plugins/log/plugin.yaml": "name: log\nhooks:\n  post_tool_call: log.sh\n",
-    "plugins/log/log.sh": '#!/bin/sh\ncat > "$TASK_PLUGIN_DIR/../post.json"\n',
-  }, async (dir) => {
+  await withTree({ ...guardFiles(GUARD), ...recorderFiles("log", "post.json") }, async (dir) => {
     const plugins = join(dir, "plugins");
     const call = { tool: "bash", args: { command: "rm -rf /" }, platform: "cli", user_id: "me" };
     const pre = await cli(["tool", "pre", "--request", "-", "--plugins-dir", plugins], {
@@ -183,11 +184,7 @@ Deno.test("tool pre and tool post --request - read tyhooks' own request JSON on 
 });
 
 Deno.test("a Write or a tool result over 1 MiB reaches the hooks through the bridge, not a block (review)", async () => {
-  await withTree({
-    ...guardFiles(GUARD),
-    "plugins/audit/plugin.yaml": "name: audit\nhooks:\n  post_tool_call: audit.sh\n",
-    "plugins/audit/audit.sh": '#!/bin/sh\ncat > "$TASK_PLUGIN_DIR/../post.json"\n',
-  }, async (dir) => {
+  await withTree({ ...guardFiles(GUARD), ...recorderFiles("audit", "post.json") }, async (dir) => {
     const plugins = join(dir, "plugins");
     const content = "x".repeat(3_000_000);
     const pre = await cli(["tool", "pre", "--claude", "--plugins-dir", plugins], {

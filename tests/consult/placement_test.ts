@@ -16,6 +16,8 @@ const TASK = {
   executor: "codex",
 };
 
+const ALL_EMPTY = { target: "", workdir: "", reason: "", handler: "" };
+
 async function placementRunner(handlers: Record<string, string>, placementMs?: number) {
   const scripts: PluginScripts = {};
   for (const [name, script] of Object.entries(handlers)) {
@@ -101,8 +103,7 @@ Deno.test("resolvePlacement() returns the first deliberate local answer with its
     d: answer("{bad"),
   });
   assert.deepEqual(await runner.resolvePlacement(TASK), {
-    target: "",
-    workdir: "",
+    ...ALL_EMPTY,
     reason: "small task, keep it local",
     handler: "b",
   });
@@ -111,12 +112,7 @@ Deno.test("resolvePlacement() returns the first deliberate local answer with its
 Deno.test("resolvePlacement() with no handler answers all-empty", async () => {
   const runner = new Runner({ dir: "/none", plugins: [], warnings: [] });
   assert.equal(runner.hasPlacementHandler(), false);
-  assert.deepEqual(await runner.resolvePlacement(TASK), {
-    target: "",
-    workdir: "",
-    reason: "",
-    handler: "",
-  });
+  assert.deepEqual(await runner.resolvePlacement(TASK), ALL_EMPTY);
 });
 
 Deno.test("resolvePlacement() keeps the answer of a handler whose background probe holds its stdout, and ends the probe", async () => {

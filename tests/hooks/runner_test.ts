@@ -59,9 +59,8 @@ Deno.test("fire() gives plugin hooks the task env, plugin name and dir, with cwd
 });
 
 Deno.test("fire() runs the legacy hook from the hooks dir without plugin variables", async () => {
-  const hooksDir = await makeTree({
-    "task.failed": '#!/bin/sh\necho "$(pwd) ${TASK_PLUGIN_NAME-unset} $TASK_EVENT" > out\n',
-  });
+  const hook = '#!/bin/sh\necho "$(pwd) ${TASK_PLUGIN_NAME-unset} $TASK_EVENT" > out\n';
+  const hooksDir = await makeTree({ "task.failed": hook });
   await new Runner({ dir: "", plugins: [], warnings: [] }, { hooksDir }).fire("task.failed", task);
   assert.equal(await Deno.readTextFile(join(hooksDir, "out")), `${hooksDir} unset task.failed\n`);
 });

@@ -116,29 +116,31 @@ Deno.test("runScript() does not hang on a large stdin payload the script never r
 
 const scratchDir = () => tempDir({ prefix: "tyhooks-mode-" });
 
-Deno.test("runScript() in notify mode lasts until a background job holding its pipe has finished", async () => {
-  const dir = await scratchDir();
-  const done = join(dir, "done");
+/** `sh -c script` in notify mode; $DONE names a file in a fresh dir for the script to write. */
+async function notifyRun(script: string) {
+  const done = join(await scratchDir(), "done");
   const r = await runScript("sh", {
-    args: ["-c", 'echo start; ( sleep 0.5; echo late; echo done > "$DONE" ) & exit 0'],
+    args: ["-c", script],
     env: { DONE: done },
     mode: "notify",
     timeoutMs: 10_000,
   });
+  return { r, done };
+}
+
+Deno.test("runScript() in notify mode lasts until a background job holding its pipe has finished", async () => {
+  const { r, done } = await notifyRun(
+    'echo start; ( sleep 0.5; echo late; echo done > "$DONE" ) & exit 0',
+  );
   assert.deepEqual([r.exit_code, r.timed_out, r.stdout], [0, false, "start\nlate\n"]);
   assert.equal(await Deno.readTextFile(done), "done\n");
   assert(groupGone(r.pid!));
 });
 
 Deno.test("runScript() in notify mode lasts until a background job with no pipe has finished", async () => {
-  const dir = await scratchDir();
-  const done = join(dir, "done");
-  const r = await runScript("sh", {
-    args: ["-c", '( sleep 0.5; echo done > "$DONE" ) >/dev/null 2>&1 </dev/null & exit 0'],
-    env: { DONE: done },
-    mode: "notify",
-    timeoutMs: 10_000,
-  });
+  const { r, done } = await notifyRun(
+    '( sleep 0.5; echo done > "$DONE" ) >/dev/null 2>&1 </dev/null & exit 0',
+  );
   assert.deepEqual([r.exit_code, r.timed_out], [0, false]);
   assert.equal(await Deno.readTextFile(done), "done\n");
 });

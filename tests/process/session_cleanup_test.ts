@@ -2,9 +2,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runScript } from "../../lib/process/run_script.ts";
 import { startServices } from "../../lib/services/service_set.ts";
-import { alive, BASH, readPid, waitGone } from "../_procs.ts";
+import { alive, BASH, pidFile, readPid, waitGone } from "../_procs.ts";
 import { serviceIndex } from "../services/_index.ts";
-import { tempDir } from "../_cli.ts";
 
 const ignore = BASH === undefined; // Skipped (and so reported) on hosts without bash.
 
@@ -15,14 +14,11 @@ function ids(pid: number): { pgrp: number; session: number } {
   return { pgrp: Number(pgrp), session: Number(session) };
 }
 
-const scratchDir = () => tempDir({ prefix: "tyhooks-session-" });
-
 Deno.test({
   name: "runScript() at its timeout also ends a child that left the group with set -m",
   ignore,
   async fn() {
-    const dir = await scratchDir();
-    const stray = join(dir, "stray");
+    const stray = await pidFile();
     const run = runScript(BASH!, {
       args: ["-c", 'set -m; sleep 60 & echo $! > "$STRAY"; sleep 60'],
       env: { STRAY: stray },
@@ -45,8 +41,7 @@ Deno.test({
   name: "runScript() SIGKILLs a set -m group that ignores SIGTERM, subshell and child alike",
   ignore,
   async fn() {
-    const dir = await scratchDir();
-    const stray = join(dir, "stray");
+    const stray = await pidFile();
     const r = await runScript(BASH!, {
       args: [
         "-c",
@@ -63,8 +58,7 @@ Deno.test({
 });
 
 Deno.test("runScript() lets a deliberate setsid escape the session cleanup", async () => {
-  const dir = await scratchDir();
-  const escapee = join(dir, "escapee");
+  const escapee = await pidFile();
   const r = await runScript("sh", {
     args: ["-c", 'setsid sh -c \'echo $$ > "$1"; exec sleep 60\' sh "$ESC" & sleep 60'],
     env: { ESC: escapee },
@@ -94,7 +88,6 @@ Deno.test({
       assert(!alive(pid), "the set -m child is dead when stop() returns");
     } finally {
       await set.stop();
-      await Deno.remove(dir, { recursive: true });
     }
   },
 });

@@ -5,6 +5,8 @@ import { alive, groupGone, readPid, waitGone } from "../_procs.ts";
 import { fileLines, recordingLogger, serviceIndex, until } from "./_index.ts";
 
 const FAST = { initialMs: 10, maxMs: 40, resetAfterMs: 10_000, maxFailures: 5 };
+/** A service that fails at once, leaving a line in `starts` per start. */
+const CRASH = { name: "crash", command: "echo x >> starts; exit 1" };
 
 Deno.test("startServices() runs sh -c in its own group from its cwd, with the layered env", async () => {
   const { index, dir } = await serviceIndex([{
@@ -75,7 +77,7 @@ Deno.test("a service becomes running after runningAfterMs and logs its start wit
 
 Deno.test("a service that keeps failing is given up after 5 quick failures while the others keep running", async () => {
   const { index, dir } = await serviceIndex([
-    { name: "crash", command: "echo x >> starts; exit 1" },
+    CRASH,
     { name: "steady", command: 'echo "$$" > steady.pid; exec sleep 300' },
   ]);
   const logger = recordingLogger();
@@ -134,10 +136,7 @@ Deno.test("always restarts a clean exit too, backing off but never giving up", a
 });
 
 Deno.test("stop() cancels a pending restart and returns at once", async () => {
-  const { index, dir } = await serviceIndex([{
-    name: "crash",
-    command: "echo x >> starts; exit 1",
-  }]);
+  const { index, dir } = await serviceIndex([CRASH]);
   const set = startServices(index, { backoff: { ...FAST, initialMs: 60_000 } });
   assert.ok(await until(() => set.status()[0].state === "backoff"));
   const started = performance.now();
@@ -207,10 +206,7 @@ Deno.test("a service that cannot start is logged, retried and given up, never th
 });
 
 Deno.test("a logger that throws does not stop supervision", async () => {
-  const { index, dir } = await serviceIndex([{
-    name: "crash",
-    command: "echo x >> starts; exit 1",
-  }]);
+  const { index, dir } = await serviceIndex([CRASH]);
   const log = {
     log() {
       throw new Error("logger broke");
