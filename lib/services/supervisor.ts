@@ -20,7 +20,7 @@ import {
 } from "./backoff.ts";
 import { type LineSink, type LineSource, prefixedStderr, relayLines } from "./line_relay.ts";
 import type { LastExit, ServiceState, ServiceStatus } from "../wire/services.ts";
-import { sleep, within } from "../_timers.ts";
+import { clearableTimeout, sleep, within } from "../_timers.ts";
 import { DRAIN_MS } from "../process/run_script.ts";
 
 /** Default time between SIGTERM and SIGKILL when stopping. */
@@ -241,12 +241,13 @@ export class Supervisor {
       relayLines(stream, (line) => this.#emit(line), { maxLineBytes: this.#options.maxLineBytes })
     );
     const drained = Promise.all(relays.map((relay) => relay.done));
-    const up = setTimeout(() => {
+    const up = clearableTimeout(this.#options.runningAfterMs ?? 1000);
+    up.signal.addEventListener("abort", () => {
       if (this.#state === "starting") this.#state = "running";
-    }, this.#options.runningAfterMs ?? 1000);
+    });
 
     const status = await child.status;
-    clearTimeout(up);
+    up.clear();
     this.#pid = null;
     const uptime = Math.round(performance.now() - started);
     if (this.#stop.signal.aborted) await this.#kill;
