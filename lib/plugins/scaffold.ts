@@ -25,14 +25,11 @@ export const SCHEMA_MODELINE = "# yaml-language-server: $schema=./plugin.schema.
 const WORD = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
 
 /**
- * Creates `<parent>/<name>/` with `plugin.yaml`, `plugin.schema.json`, `README.md` and a stub
- * script per hook and action. Never overwrites: an existing folder is an error. Requires
+ * Creates `<parent>/<name>/` (`parent` created when missing) with `plugin.yaml`,
+ * `plugin.schema.json`, `README.md` and a stub script per hook and action, and returns the folder
+ * and the files written. Never overwrites: an existing folder is an error. Requires
  * `--allow-read` and `--allow-write`.
  *
- * @param parent Where the plugin folder goes (created when missing).
- * @param name The plugin's name, also its folder's.
- * @param options Hooks and actions.
- * @returns The plugin folder and the files written in it.
  * @throws {InputError} For a name, event or action id that cannot be a file name.
  * @throws {RunError} When the folder already exists.
  */

@@ -82,12 +82,7 @@ export interface PlacementAnswer {
   reason: string;
 }
 
-/**
- * Parses a placement handler's stdout (known not to be blank).
- *
- * @param stdout The handler's output.
- * @returns The answer, or why it is not one (`malformed JSON: ...`, `"target": ...`).
- */
+/** A placement handler's stdout (known not to be blank) as an answer, or why it is not one. */
 export function parsePlacementAnswer(
   stdout: string,
 ): { ok: true; answer: PlacementAnswer } | { ok: false; error: string } {

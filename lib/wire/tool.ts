@@ -113,12 +113,7 @@ export interface PreToolAnswer {
   reason: string;
 }
 
-/**
- * Parses a pre hook's stdout (known not to be blank).
- *
- * @param stdout The hook's output.
- * @returns The answer, or why it is not one.
- */
+/** Parses a pre hook's stdout (known not to be blank): the answer, or why it is not one. */
 export function parsePreAnswer(
   stdout: string,
 ): { ok: true; answer: PreToolAnswer } | { ok: false; error: string } {
