@@ -46,11 +46,6 @@ export interface RunResult extends RunRecord {
  * True when the run started, exited 0, and was neither killed nor timed out.
  *
  * @returns Whether the run succeeded.
- * @example
- * ```ts
- * import { succeeded } from "./record.ts";
- * console.assert(!succeeded({ exit_code: 1, error: null, timed_out: false } as never));
- * ```
  */
 export function succeeded(record: Pick<RunRecord, "exit_code" | "error" | "timed_out">): boolean {
   return record.exit_code === 0 && record.error === null && !record.timed_out;
@@ -62,12 +57,6 @@ export function succeeded(record: Pick<RunRecord, "exit_code" | "error" | "timed
  *
  * @param timeoutMs The timeout it ran under, to say how long it waited.
  * @returns The reason, or `ok`.
- * @example
- * ```ts
- * import { failureReason } from "./record.ts";
- * const r = { exit_code: 3, signal: null, error: null, timed_out: false };
- * console.assert(failureReason(r) === "exited 3");
- * ```
  */
 export function failureReason(
   record: Pick<RunRecord, "exit_code" | "signal" | "error" | "timed_out">,

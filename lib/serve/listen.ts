@@ -36,13 +36,6 @@ export function defaultListen(): ListenAddress {
  *
  * @param text `unix:PATH` or `HOST:PORT`; undefined gives {@linkcode defaultListen}.
  * @throws {InputError} Naming the flag and the bad value.
- * @example
- * ```ts
- * import { parseListen } from "./listen.ts";
- * console.assert(JSON.stringify(parseListen("127.0.0.1:7700")) ===
- *   '{"transport":"tcp","hostname":"127.0.0.1","port":7700}');
- * console.assert(parseListen("unix:/run/t.sock").transport === "unix");
- * ```
  */
 export function parseListen(text: string | undefined): ListenAddress {
   if (text === undefined) return defaultListen();
@@ -80,11 +73,6 @@ export function isLoopback(hostname: string): boolean {
  * The address as `--listen` spells it, for logs.
  *
  * @returns `unix:/path` or `host:port`.
- * @example
- * ```ts
- * import { formatListen } from "./listen.ts";
- * console.assert(formatListen({ transport: "tcp", hostname: "::1", port: 80 }) === "[::1]:80");
- * ```
  */
 export function formatListen(address: ListenAddress): string {
   if (address.transport === "unix") return `unix:${address.path}`;
