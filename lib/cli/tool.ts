@@ -18,6 +18,7 @@ import {
 import { durationOption, makeConsultRunner, makeRunner, relaunchDetached } from "./_shared.ts";
 import { INPUT_CAPS, readBounded } from "../read_bounded.ts";
 import { issueText } from "../_util.ts";
+import type { PostToolCall } from "../wire/tool.ts";
 
 /** Flags describing the tool call. */
 const TOOL_CALL_OPTIONS: Record<string, OptionSpec> = {
@@ -47,14 +48,7 @@ const TOOL_CALL_OPTIONS: Record<string, OptionSpec> = {
 };
 
 /** A tool call with every field filled in; `result` and `error` are empty for `tool pre`. */
-interface ToolCallInput {
-  tool: string;
-  args: unknown;
-  platform: string;
-  user_id: string;
-  result: string;
-  error: string;
-}
+type ToolCallInput = Required<PostToolCall>;
 
 /** Where a call's fields come from, in `tool post`'s terms (`tool pre` ignores the last two). */
 const CALL_FLAGS = ["tool", "args", "platform", "user", "result", "error"];
@@ -169,7 +163,7 @@ async function fromRequest(value: unknown, command: string): Promise<ToolCallInp
       'hint: {"tool":"bash","args":{"command":"ls"},"platform":"cli","user_id":"me"}',
     );
   }
-  return parsed.data as ToolCallInput;
+  return parsed.data;
 }
 
 /** `--on-failure`: `block` (the default: fail closed) or `allow`. */
