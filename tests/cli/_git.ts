@@ -1,7 +1,7 @@
 /** Test helpers: real git repositories in temp dirs, for `plugins add|update|remove`. */
 
 import assert from "node:assert/strict";
-import { makeTree, writeTree } from "../_cli.ts";
+import { cli, type CliResult, makeTree, writeTree } from "../_cli.ts";
 
 /** git with a fixed identity and no user or system config. */
 export const GIT_ENV: Record<string, string> = {
@@ -44,4 +44,14 @@ export function pluginFiles(name: string, prefix = ""): Record<string, string> {
     [`${prefix}plugin.yaml`]: `name: ${name}\nhooks:\n  task.done: on-done.sh\n`,
     [`${prefix}on-done.sh`]: `#!/bin/sh\necho ${name} done\n`,
   };
+}
+
+/** `tyhooks plugins add <args> --plugins-dir <root>`. */
+export function pluginsAdd(root: string, ...args: string[]): Promise<CliResult> {
+  return cli(["plugins", "add", ...args, "--plugins-dir", root]);
+}
+
+/** The names in `dir`, sorted. */
+export function names(dir: string): string[] {
+  return [...Deno.readDirSync(dir)].map((e) => e.name).sort();
 }

@@ -13,11 +13,9 @@ const TASK = JSON.stringify({
 });
 
 Deno.test("tyhooks fire runs every hook, prints records with --json, and exits 0 though one fails", async () => {
-  const plugins = await makeTree({
-    "ok/plugin.yaml": "name: ok\nhooks:\n  task.done: done.sh\n",
-    "ok/done.sh": '#!/bin/sh\necho "$TASK_ID $TASK_MESSAGE"\n',
-    "bad/plugin.yaml": "name: bad\nhooks:\n  task.done: done.sh\n",
-    "bad/done.sh": "#!/bin/sh\necho nope >&2\nexit 5\n",
+  const plugins = await pluginsHandling("task.done", {
+    ok: '#!/bin/sh\necho "$TASK_ID $TASK_MESSAGE"\n',
+    bad: "#!/bin/sh\necho nope >&2\nexit 5\n",
   });
   const r = await cli([
     "fire",

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, MAIN, makeTree, PERMISSION_FLAGS, V8_FLAGS } from "../_cli.ts";
-import { commit, git, gitRepo, pluginFiles } from "./_git.ts";
+import { commit, git, gitRepo, names, pluginFiles, pluginsAdd } from "./_git.ts";
 
 async function listNames(root: string): Promise<string[]> {
   const result = await cli(["plugins", "list", "--json", "--plugins-dir", root]);
@@ -10,10 +10,6 @@ async function listNames(root: string): Promise<string[]> {
 
 async function sources(root: string): Promise<Record<string, Record<string, string>>> {
   return JSON.parse(await Deno.readTextFile(join(root, ".sources.json")));
-}
-
-function names(dir: string): string[] {
-  return [...Deno.readDirSync(dir)].map((e) => e.name).sort();
 }
 
 Deno.test("plugins add of a file:// collection clones it whole, shallow, under the repo's name", async () => {
@@ -28,7 +24,7 @@ Deno.test("plugins add of a file:// collection clones it whole, shallow, under t
   await commit(repo, { "CHANGELOG.md": "second commit\n" });
   const root = join(await makeTree({}), "plugins-dir");
   const url = `file://${repo}`;
-  const result = await cli(["plugins", "add", url, "--plugins-dir", root]);
+  const result = await pluginsAdd(root, url);
   assert.deepEqual(result, {
     code: 0,
     stdout: `Installed "plugins" in ${
@@ -51,19 +47,12 @@ Deno.test("plugins add --ref checks out a tag or a commit, and records it", asyn
   const first = (await git(repo, "rev-parse", "HEAD")).trim();
   await commit(repo, { "NEW.md": "after v1\n" });
   const root = await makeTree({});
-  const tag = await cli(["plugins", "add", `file://${repo}`, "--ref", "v1", "--plugins-dir", root]);
+  const tag = await pluginsAdd(root, `file://${repo}`, "--ref", "v1");
   assert.equal(tag.code, 0, tag.stderr);
   assert.equal(await Deno.stat(join(root, "pinned/NEW.md")).catch(() => null), null);
   assert.equal((await sources(root)).pinned.ref, "v1");
   const root2 = await makeTree({});
-  const sha = await cli([
-    "plugins",
-    "add",
-    `file://${repo}`,
-    `--ref=${first}`,
-    "--plugins-dir",
-    root2,
-  ]);
+  const sha = await pluginsAdd(root2, `file://${repo}`, `--ref=${first}`);
   assert.equal(sha.code, 0, sha.stderr);
   assert.equal((await git(join(root2, "pinned"), "rev-parse", "HEAD")).trim(), first);
 });
@@ -71,7 +60,7 @@ Deno.test("plugins add --ref checks out a tag or a commit, and records it", asyn
 Deno.test("plugins add copies a local folder that is not a repository, keeping exec bits", async () => {
   const source = await makeTree({ ...pluginFiles("tracker"), "README.md": "docs\n" });
   const root = await makeTree({});
-  const result = await cli(["plugins", "add", source, "--name", "tr", "--plugins-dir", root]);
+  const result = await pluginsAdd(root, source, "--name", "tr");
   assert.equal(result.code, 0, result.stderr);
   assert.equal(
     result.stdout,
@@ -81,7 +70,7 @@ Deno.test("plugins add copies a local folder that is not a repository, keeping e
   assert.equal((await sources(root)).tr.source, source);
   // Adding the same folder again replaces the copy.
   await Deno.writeTextFile(join(source, "README.md"), "docs v2\n");
-  const again = await cli(["plugins", "add", source, "--name", "tr", "--plugins-dir", root]);
+  const again = await pluginsAdd(root, source, "--name", "tr");
   assert.equal(again.code, 0, again.stderr);
   assert.match(again.stdout, /^Updated "tr"/);
   assert.equal(await Deno.readTextFile(join(root, "tr/README.md")), "docs v2\n");
@@ -103,7 +92,7 @@ Deno.test("plugins add re-adds a plugin ty installed (its folder, its .sources.j
       "\n",
   );
   await commit(repo, { "CHANGELOG.md": "new\n" });
-  const result = await cli(["plugins", "add", url, "--plugins-dir", root]);
+  const result = await pluginsAdd(root, url);
   assert.equal(result.code, 0, result.stderr);
   assert.equal(
     result.stdout,
@@ -116,7 +105,7 @@ Deno.test("plugins add re-adds a plugin ty installed (its folder, its .sources.j
 Deno.test("plugins add refuses a folder that holds something else, and changes nothing", async () => {
   const repo = await gitRepo(pluginFiles("tracker"), "tracker");
   const root = await makeTree({ "tracker/notes.txt": "mine\n" });
-  const result = await cli(["plugins", "add", `file://${repo}`, "--plugins-dir", root]);
+  const result = await pluginsAdd(root, `file://${repo}`);
   assert.equal(result.code, 1);
   assert.equal(
     result.stderr,
@@ -132,7 +121,7 @@ Deno.test("plugins add refuses a folder that holds something else, and changes n
 Deno.test("plugins add of a source with no usable plugin installs nothing and says why", async () => {
   const root = await makeTree({});
   const empty = await gitRepo({ "README.md": "no plugin here\n" }, "empty");
-  const first = await cli(["plugins", "add", `file://${empty}`, "--plugins-dir", root]);
+  const first = await pluginsAdd(root, `file://${empty}`);
   assert.equal(first.code, 1);
   assert.match(
     first.stderr,
@@ -141,7 +130,7 @@ Deno.test("plugins add of a source with no usable plugin installs nothing and sa
   const broken = await makeTree({
     "plugin.yaml": "name: broken\nhooks:\n  task.done: missing.sh\n",
   });
-  const second = await cli(["plugins", "add", broken, "--name", "broken", "--plugins-dir", root]);
+  const second = await pluginsAdd(root, broken, "--name", "broken");
   assert.equal(second.code, 1);
   assert.match(second.stderr, /holds no usable plugin: .*missing\.sh/);
   assert.deepEqual(names(root), []);
@@ -151,8 +140,8 @@ Deno.test("plugins add refuses a plugin whose name another install already has",
   const root = await makeTree({});
   const a = await makeTree(pluginFiles("same"));
   const b = await makeTree(pluginFiles("same"));
-  assert.equal((await cli(["plugins", "add", a, "--name", "a", "--plugins-dir", root])).code, 0);
-  const result = await cli(["plugins", "add", b, "--name", "b", "--plugins-dir", root]);
+  assert.equal((await pluginsAdd(root, a, "--name", "a")).code, 0);
+  const result = await pluginsAdd(root, b, "--name", "b");
   assert.equal(result.code, 1);
   assert.match(result.stderr, /holds plugin "same", already installed in ".*\/a"/);
   assert.deepEqual(names(root), [".sources.json", "a"]);
@@ -182,18 +171,11 @@ Deno.test("plugins add refuses sources and refs that are not of an accepted form
     );
   }
   const repo = await gitRepo(pluginFiles("x"), "x");
-  const ref = await cli([
-    "plugins",
-    "add",
-    `file://${repo}`,
-    "--ref=--orphan",
-    "--plugins-dir",
-    root,
-  ]);
+  const ref = await pluginsAdd(root, `file://${repo}`, "--ref=--orphan");
   assert.equal(ref.code, 64);
   assert.match(ref.stderr, /Invalid value "--orphan" for flag "--ref"/);
   for (const name of ["../up", "a/b", ".hidden", ""]) {
-    const result = await cli(["plugins", "add", repo, "--name", name, "--plugins-dir", root]);
+    const result = await pluginsAdd(root, repo, "--name", name);
     assert.equal(result.code, 64, name);
   }
   assert.deepEqual(names(root), []);
@@ -201,13 +183,7 @@ Deno.test("plugins add refuses sources and refs that are not of an accepted form
 
 Deno.test("plugins add reports a failing git clone and leaves nothing behind", async () => {
   const root = await makeTree({});
-  const result = await cli([
-    "plugins",
-    "add",
-    `file://${root}/no-such-repo`,
-    "--plugins-dir",
-    root,
-  ]);
+  const result = await pluginsAdd(root, `file://${root}/no-such-repo`);
   assert.equal(result.code, 1);
   assert.match(result.stderr, /^tyhooks: git clone failed \(exited 128\): fatal: /);
   assert.deepEqual(names(root), []);
@@ -241,12 +217,6 @@ Deno.test("plugins add shows git's progress on stderr when it is a terminal, and
   assert.equal(out.code, 0, text);
   assert.match(text, /Receiving objects: 100%/);
   assert.match(text, /Installed "loud"/);
-  const piped = await cli([
-    "plugins",
-    "add",
-    `file://${repo}`,
-    "--plugins-dir",
-    await makeTree({}),
-  ]);
+  const piped = await pluginsAdd(await makeTree({}), `file://${repo}`);
   assert.equal(piped.stderr, "");
 });

@@ -1,11 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, makeTree } from "../_cli.ts";
-import { gitRepo, pluginFiles } from "./_git.ts";
-
-function names(dir: string): string[] {
-  return [...Deno.readDirSync(dir)].map((e) => e.name).sort();
-}
+import { gitRepo, names, pluginFiles, pluginsAdd } from "./_git.ts";
 
 Deno.test("plugins remove of one plugin in an installed collection deletes only its folder", async () => {
   const repo = await gitRepo({
@@ -14,7 +10,7 @@ Deno.test("plugins remove of one plugin in an installed collection deletes only 
     "notes.md": "keep me\n",
   }, "team");
   const root = await makeTree({});
-  assert.equal((await cli(["plugins", "add", `file://${repo}`, "--plugins-dir", root])).code, 0);
+  assert.equal((await pluginsAdd(root, `file://${repo}`)).code, 0);
   const result = await cli(["plugins", "remove", "one", "--plugins-dir", root]);
   assert.deepEqual(result, {
     code: 0,
@@ -36,7 +32,7 @@ Deno.test("plugins remove of a whole install (rm, by folder) deletes it and its 
   const other = await gitRepo(pluginFiles("solo"), "solo");
   const root = await makeTree({});
   for (const r of [repo, other]) {
-    assert.equal((await cli(["plugins", "add", `file://${r}`, "--plugins-dir", root])).code, 0);
+    assert.equal((await pluginsAdd(root, `file://${r}`)).code, 0);
   }
   const result = await cli(["plugins", "remove", "team", "--plugins-dir", root]);
   assert.deepEqual(result, {

@@ -11,15 +11,8 @@ Deno.test("plugins schema prints a JSON Schema with the manifest's properties", 
   // Nothing of the later drafts that editors' YAML support does not read.
   assert.ok(!/"\$defs"|"prefixItems"|"unevaluated|"dependentSchemas"/.test(result.stdout));
   assert.equal(schema.type, "object");
-  assert.deepEqual(Object.keys(schema.properties), [
-    "name",
-    "version",
-    "description",
-    "hooks",
-    "actions",
-    "services",
-    "tyhooks",
-  ]);
+  const keys = ["name", "version", "description", "hooks", "actions", "services", "tyhooks"];
+  assert.deepEqual(Object.keys(schema.properties), keys);
   assert.deepEqual(schema.properties.services.items.properties.restart.enum, [
     "always",
     "on-failure",

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, makeTree } from "../_cli.ts";
-import { commit, git, gitRepo, pluginFiles } from "./_git.ts";
+import { commit, git, gitRepo, pluginFiles, pluginsAdd } from "./_git.ts";
 
 async function listNames(root: string): Promise<string[]> {
   const result = await cli(["plugins", "list", "--json", "--plugins-dir", root]);
@@ -14,7 +14,7 @@ Deno.test("plugins update pulls a new upstream commit into a collection, by plug
     "team",
   );
   const root = await makeTree({});
-  assert.equal((await cli(["plugins", "add", `file://${repo}`, "--plugins-dir", root])).code, 0);
+  assert.equal((await pluginsAdd(root, `file://${repo}`)).code, 0);
   await commit(repo, { ...pluginFiles("three", "three/") });
   // A plugin's name updates the whole install it is part of.
   const byPlugin = await cli(["plugins", "update", "two", "--plugins-dir", root]);
@@ -34,7 +34,7 @@ Deno.test("plugins update pulls a new upstream commit into a collection, by plug
 Deno.test("plugins update of a broken upstream keeps the working copy and fails", async () => {
   const repo = await gitRepo(pluginFiles("notify"), "ty-notify");
   const root = await makeTree({});
-  assert.equal((await cli(["plugins", "add", `file://${repo}`, "--plugins-dir", root])).code, 0);
+  assert.equal((await pluginsAdd(root, `file://${repo}`)).code, 0);
   const before = await Deno.readTextFile(join(root, ".sources.json"));
   // Upstream breaks the manifest: its only hook now names a script that does not exist.
   await commit(repo, { "plugin.yaml": "name: notify\nhooks:\n  task.done: gone.sh\n" });
@@ -57,7 +57,7 @@ Deno.test("plugins update of a broken upstream keeps the working copy and fails"
 Deno.test("plugins update of a checkout keeps what its plugin wrote there, as ty's git pull does", async () => {
   const repo = await gitRepo(pluginFiles("notify"), "ty-notify");
   const root = await makeTree({});
-  assert.equal((await cli(["plugins", "add", `file://${repo}`, "--plugins-dir", root])).code, 0);
+  assert.equal((await pluginsAdd(root, `file://${repo}`)).code, 0);
   await Deno.writeTextFile(join(root, "ty-notify/notifications.log"), "task 1 done\n");
   await commit(repo, { "CHANGELOG.md": "v2\n" });
   const result = await cli(["plugins", "update", "ty-notify", "--plugins-dir", root]);
@@ -72,15 +72,7 @@ Deno.test("plugins update follows the branch given with --ref", async () => {
   await commit(repo, { "DEV.md": "dev 1\n" });
   await git(repo, "checkout", "-q", "main");
   const root = await makeTree({});
-  const add = await cli([
-    "plugins",
-    "add",
-    `file://${repo}`,
-    "--ref",
-    "dev",
-    "--plugins-dir",
-    root,
-  ]);
+  const add = await pluginsAdd(root, `file://${repo}`, "--ref", "dev");
   assert.equal(add.code, 0, add.stderr);
   await git(repo, "checkout", "-q", "dev");
   await commit(repo, { "DEV.md": "dev 2\n" });
@@ -98,7 +90,7 @@ Deno.test("plugins update of everything reports each failure and exits 1", async
   const bad = await gitRepo(pluginFiles("bad"), "bad");
   const root = await makeTree({ "by-hand/plugin.yaml": "name: by-hand\n" });
   for (const repo of [good, bad]) {
-    assert.equal((await cli(["plugins", "add", `file://${repo}`, "--plugins-dir", root])).code, 0);
+    assert.equal((await pluginsAdd(root, `file://${repo}`)).code, 0);
   }
   await Deno.remove(bad, { recursive: true });
   const result = await cli(["plugins", "update", "--plugins-dir", root]);
