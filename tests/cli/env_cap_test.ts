@@ -27,17 +27,10 @@ Deno.test("tyhooks fire runs the hooks of a task with a 200 KiB title, legacy ho
     p: '#!/bin/sh\necho "${#TASK_TITLE}" > "$TASK_PLUGIN_DIR/len"\n',
   });
   const hooks = await makeTree({ "task.done": "#!/bin/sh\nexit 0\n" });
-  const r = await cli([
-    "fire",
-    "task.done",
-    "--json",
-    "--task",
-    "-",
-    "--plugins-dir",
-    plugins,
-    "--hooks-dir",
-    hooks,
-  ], { stdin: HUGE_TASK });
+  const dirs = ["--plugins-dir", plugins, "--hooks-dir", hooks];
+  const r = await cli(["fire", "task.done", "--json", "--task", "-", ...dirs], {
+    stdin: HUGE_TASK,
+  });
   assert.equal(r.code, 0, r.stderr);
   const runs = JSON.parse(r.stdout).runs;
   assert.deepEqual(

@@ -70,7 +70,7 @@ Deno.test("an interrupted tool pre prints no verdict, even under --on-failure al
 
 Deno.test("a relative --hooks-dir still runs the legacy hook", async () => {
   const cwd = await makeTree({ "lh/task.done": "#!/bin/sh\necho legacy\n" });
-  const r = await cli([
+  const args = [
     "fire",
     "task.done",
     "--hooks-dir",
@@ -78,9 +78,8 @@ Deno.test("a relative --hooks-dir still runs the legacy hook", async () => {
     "--plugins-dir",
     "/nonexistent",
     "--json",
-  ], {
-    cwd,
-  });
+  ];
+  const r = await cli(args, { cwd });
   const [run] = JSON.parse(r.stdout).runs;
   assert.deepEqual([run.script, run.exit_code, run.error], [join(cwd, "lh", "task.done"), 0, null]);
 });
