@@ -30,7 +30,7 @@ export interface OptionSpec {
 
 /** The declaration of a command: the help text is generated from it. */
 export interface CommandSpec {
-  /** One line for the command list. */
+  /** What it does: the first paragraph of its help (the table's `summary` is the short line). */
   summary: string;
   /** Positional part of the usage line, e.g. `<event>`. */
   args?: string;
