@@ -231,9 +231,13 @@ function chain(dir: string): string[] {
   return paths;
 }
 
+let uid: number | null | undefined;
+
+// Asked for every plugin dir and script a load checks: the op is looked up once.
 function currentUid(): number | null {
+  if (uid !== undefined) return uid;
   try {
-    return Deno.uid();
+    return uid = Deno.uid();
   } catch {
     return null;
   }
