@@ -8,7 +8,6 @@
 import { type CommandContext, type CommandModule, stringOption } from "./command.ts";
 import { pluginsDir } from "../dirs.ts";
 import { scaffoldPlugin } from "../plugins/scaffold.ts";
-import { manifestJsonSchema } from "../plugins/json_schema.ts";
 
 export const create: CommandModule = {
   spec: {
@@ -48,6 +47,8 @@ export const schema: CommandModule = {
       '"# yaml-language-server: $schema=./plugin.schema.json" (as "plugins new" does).',
   },
   async run(ctx: CommandContext): Promise<number> {
+    // zod is imported only here, not by every start.
+    const { manifestJsonSchema } = await import("../plugins/manifest_schema.ts");
     await ctx.print(JSON.stringify(await manifestJsonSchema(), null, 2) + "\n");
     return 0;
   },

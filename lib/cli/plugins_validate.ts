@@ -1,7 +1,7 @@
 import type { CommandContext, CommandSpec } from "./command.ts";
 import { basename, dirname, resolve } from "../_path.ts";
 import { hooksDir, pluginsDir } from "../dirs.ts";
-import { validatePluginDir, validatePlugins } from "../plugins/validate.ts";
+import { validatePluginDir, validatePlugins } from "../plugins/load.ts";
 import { readLegacyHooks, warningJson } from "../plugins/listing.ts";
 import type { LoadWarning } from "../plugins/types.ts";
 import { UsageError } from "./command.ts";

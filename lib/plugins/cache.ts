@@ -21,15 +21,13 @@
  * @module
  */
 
-import { dirname, join, resolve, sep } from "../_path.ts";
+import { dirname, join, normalize, resolve, sep } from "../_path.ts";
 import type { PluginIndex } from "./types.ts";
 import type { LoadOptions } from "./load.ts";
-import { collectReports, foldReports } from "./load.ts";
-import { modeOf, observing, signature } from "./_observe.ts";
-import { readBounded } from "../read_bounded.ts";
+import { readBounded, readBoundedBytes } from "../read_bounded.ts";
 
 /** Bumped whenever the index or the cache layout changes shape. */
-const FORMAT = 2;
+const FORMAT = 3;
 /** A cache file larger than this is not read: an index of 10,000 plugins is a few MiB. */
 const MAX_CACHE_BYTES = 64 * 1024 * 1024;
 const KEY_FILE = "index.key";
@@ -46,8 +44,8 @@ interface CacheBody {
   dir: string;
   /** Every plugin dir found, skipped ones included. */
   pluginDirs: string[];
-  /** path -> signature ("" when the path did not exist). */
-  deps: Record<string, string>;
+  /** path -> signature. */
+  deps: Record<string, Signature>;
   index: PluginIndex;
 }
 
@@ -96,11 +94,15 @@ export async function loadPluginsCached(
     reason = dirState.reason;
   }
   const started = Date.now();
-  const { result, paths } = await observing(async () => {
-    const collected = await collectReports(root, options);
-    return { collected, folded: foldReports(collected) };
-  });
-  const { collected, folded } = result;
+  // Each path the load looks at, with its signature from before it was read: a change made while
+  // the load runs then invalidates the entry it writes instead of hiding behind the new state.
+  const paths = new Map<string, Signature>();
+  const observe = (path: string) => {
+    if (!paths.has(path)) paths.set(path, signature(path));
+  };
+  const { collectReports, foldReports } = await import("./load.ts");
+  const collected = await collectReports(root, { ...options, observe });
+  const folded = foldReports(collected);
   const index: PluginIndex = { dir: collected.root, ...folded };
   if (newestStamp(paths.values()) >= started - RACY_MS) {
     return {
@@ -114,7 +116,7 @@ export async function loadPluginsCached(
       format: FORMAT,
       dir: root,
       pluginDirs: collected.reports.map((r) => r.dir),
-      deps: Object.fromEntries(paths),
+      deps: Object.fromEntries(recorded(paths)),
       index,
     };
     await writeCache(cacheDir, file, body, key);
@@ -174,20 +176,21 @@ async function readCache(file: string, root: string, key: CryptoKey): Promise<Re
   const miss = (reason: string): Read => ({ index: null, reason });
   const unsafe = checkCacheFile(file, MAX_CACHE_BYTES);
   if (unsafe !== null) return miss(unsafe);
-  let text: string;
+  let bytes: Uint8Array;
   try {
-    text = await readBounded(file, { maxBytes: MAX_CACHE_BYTES });
+    bytes = await readBoundedBytes(file, { maxBytes: MAX_CACHE_BYTES });
   } catch (error) {
     return miss(`the cache file cannot be read: ${(error as Error).message}`);
   }
-  const newline = text.indexOf("\n");
-  const body = text.slice(newline + 1);
-  if (newline < 0 || !await verify(key, text.slice(0, newline), body)) {
+  const newline = bytes.indexOf(0x0a);
+  const body = bytes.subarray(newline + 1);
+  const mac = new TextDecoder().decode(bytes.subarray(0, Math.max(0, newline)));
+  if (newline < 0 || !await verify(key, mac, body)) {
     return miss("the cache file was not written by tyhooks (its HMAC does not match)");
   }
   let data: CacheBody;
   try {
-    data = JSON.parse(body);
+    data = JSON.parse(new TextDecoder().decode(body));
   } catch {
     return miss("the cache file is not JSON");
   }
@@ -207,26 +210,39 @@ async function readCache(file: string, root: string, key: CryptoKey): Promise<Re
 }
 
 /**
- * The first recorded path whose signature is not the recorded one, or null. A path recorded
- * missing whose parent dir is recorded and unchanged is still missing (an entry added to a dir
- * changes its mtime and ctime), so it is not looked up again: a plugin without `workflows/` or
- * `routines/` would otherwise cost two failed lstat calls, each building an exception (1,000
- * plugins: about 40 ms). Present paths are checked first, so a parent is known unchanged when
- * its missing children are reached.
+ * The paths worth recording: a missing path whose parent is recorded present is left out, since
+ * it stays missing as long as its parent is unchanged (an entry added to a dir changes its mtime
+ * and ctime). A plugin without `workflows/` and `routines/` would otherwise add two entries to
+ * read and, were they looked up, two failed lstat calls, each building an exception.
  */
-function changedDep(deps: Record<string, string>): string | null {
+function recorded(paths: Map<string, Signature>): [string, Signature][] {
+  return [...paths].filter(([path, sig]) => {
+    const parent = paths.get(dirname(path));
+    return sig.length > 0 || parent === undefined || parent.length === 0;
+  });
+}
+
+/**
+ * The first recorded path whose signature is not the recorded one, or null. A path recorded
+ * missing whose parent dir is recorded and unchanged is still missing, so it is not looked up
+ * again. Present paths are checked first, so a parent is known unchanged when its missing
+ * children are reached.
+ */
+function changedDep(deps: Record<string, Signature>): string | null {
   const missing: string[] = [];
   for (const path in deps) {
-    if (deps[path] === "") missing.push(path);
-    else if (signature(path) !== deps[path]) return path;
+    const sig = deps[path];
+    if (!Array.isArray(sig)) return path;
+    if (sig.length === 0) missing.push(path);
+    else if (!unchanged(path, sig)) return path;
   }
   const stillMissing = new Set<string>();
   const isStillMissing = (path: string): boolean => {
     if (stillMissing.has(path)) return true;
     const parent = dirname(path);
     const known = parent !== path && deps[parent] !== undefined &&
-      (deps[parent] !== "" || isStillMissing(parent));
-    if (!known && signature(path) !== "") return false;
+      (deps[parent].length > 0 || isStillMissing(parent));
+    if (!known && !unchanged(path, [])) return false;
     stillMissing.add(path);
     return true;
   };
@@ -246,10 +262,11 @@ function checkConsistency(data: CacheBody): string | null {
     }
   }
   for (const dir of pluginDirs) {
-    if (typeof dir !== "string" || !(dir + sep).startsWith(root + sep)) {
-      return `the plugin dir ${quoted(String(dir))} is not under the plugins dir`;
-    }
-    if (!known(join(dir, "plugin.yaml")) || deps[join(dir, "plugin.yaml")] === "") {
+    if (
+      typeof dir !== "string" || !dir.startsWith(root + sep) || normalize(dir) !== dir ||
+      dir.endsWith(sep)
+    ) return `the plugin dir ${quoted(String(dir))} is not under the plugins dir`;
+    if (!(deps[`${dir}/plugin.yaml`]?.length > 0)) {
       return `the manifest in ${quoted(dir)} is not recorded`;
     }
     // Every collection between the plugins dir and the plugin was walked, so its signature
@@ -258,19 +275,24 @@ function checkConsistency(data: CacheBody): string | null {
       if (!known(up)) return `the collection dir ${quoted(up)} is not recorded`;
     }
   }
+  const checkScript = (script: unknown): string | null => {
+    if (!known(script)) return `the script ${quoted(String(script))} is not recorded`;
+    // Its signature was just checked, and holds the mode of what it leads to.
+    const mode = modeOf(deps[script as string]);
+    if (mode === null) return `the script ${quoted(script as string)} cannot be read`;
+    if ((mode & 0o170000) !== 0o100000 || (mode & 0o111) === 0) {
+      return `the script ${quoted(script as string)} is not an executable regular file`;
+    }
+    return null;
+  };
   for (const plugin of data.index.plugins) {
-    const scripts = [
-      ...Object.values(plugin.hooks ?? {}),
-      ...(plugin.actions ?? []).map((a) => a.command),
-    ];
-    for (const script of scripts) {
-      if (!known(script)) return `the script ${quoted(String(script))} is not recorded`;
-      // Its signature was just checked, and holds the mode of what it leads to.
-      const mode = modeOf(deps[script]);
-      if (mode === null) return `the script ${quoted(script)} cannot be read`;
-      if ((mode & 0o170000) !== 0o100000 || (mode & 0o111) === 0) {
-        return `the script ${quoted(script)} is not an executable regular file`;
-      }
+    for (const event in plugin.hooks) {
+      const wrong = checkScript(plugin.hooks[event]);
+      if (wrong !== null) return wrong;
+    }
+    for (const action of plugin.actions ?? []) {
+      const wrong = checkScript(action.command);
+      if (wrong !== null) return wrong;
     }
   }
   return null;
@@ -340,7 +362,7 @@ async function sign(key: CryptoKey, text: string): Promise<string> {
   return toHex(new Uint8Array(mac));
 }
 
-async function verify(key: CryptoKey, macHex: string, text: string): Promise<boolean> {
+async function verify(key: CryptoKey, macHex: string, body: Uint8Array): Promise<boolean> {
   const mac = decodeHex(macHex);
   if (mac === null) return false;
   // verify() compares in constant time.
@@ -348,19 +370,81 @@ async function verify(key: CryptoKey, macHex: string, text: string): Promise<boo
     "HMAC",
     key,
     mac as Uint8Array<ArrayBuffer>,
-    new TextEncoder().encode(text),
+    body as Uint8Array<ArrayBuffer>,
   );
 }
 
-// The latest mtime or ctime in the signatures (`mtime:ctime:ino:size:mode`, `>` then the
-// target's for a symlink).
-function newestStamp(signatures: Iterable<string>): number {
+/**
+ * What a path looks like: mtime, ctime, inode, size and mode of the entry itself and, for a
+ * symlink, of its target (or a null for a dangling link); empty when nothing is there. A
+ * directory's signature changes when an entry is added or removed, a file's when it is written,
+ * chmod-ed or replaced.
+ */
+type Signature = (number | null)[];
+
+function signature(path: string): Signature {
+  let link: Deno.FileInfo;
+  try {
+    link = Deno.lstatSync(path);
+  } catch {
+    return [];
+  }
+  const sig = stamp(link);
+  if (!link.isSymlink) return sig;
+  try {
+    return [...sig, ...stamp(Deno.statSync(path))];
+  } catch {
+    return [...sig, null];
+  }
+}
+
+function stamp(info: Deno.FileInfo): Signature {
+  return [
+    info.mtime?.getTime() ?? null,
+    info.ctime?.getTime() ?? null,
+    info.ino,
+    info.size,
+    info.mode,
+  ];
+}
+
+// Is `path` as `sig` says? The same as comparing with a new signature, without building one: a
+// warm call asks this of every recorded path.
+function unchanged(path: string, sig: Signature): boolean {
+  let link: Deno.FileInfo;
+  try {
+    link = Deno.lstatSync(path);
+  } catch {
+    return sig.length === 0;
+  }
+  if (!sameStamp(link, sig, 0)) return false;
+  if (!link.isSymlink) return sig.length === 5;
+  try {
+    return sig.length === 10 && sameStamp(Deno.statSync(path), sig, 5);
+  } catch {
+    return sig.length === 6 && sig[5] === null;
+  }
+}
+
+function sameStamp(info: Deno.FileInfo, sig: Signature, at: number): boolean {
+  return sig[at + 4] === info.mode && sig[at + 1] === (info.ctime?.getTime() ?? null) &&
+    sig[at] === (info.mtime?.getTime() ?? null) && sig[at + 2] === info.ino &&
+    sig[at + 3] === info.size;
+}
+
+// The mode (file type and permission bits) of what a signature describes: the entry itself, or
+// a symlink's target; null for a missing path or a dangling link.
+function modeOf(sig: Signature): number | null {
+  return sig.length === 5 ? sig[4] : sig.length === 10 ? sig[9] : null;
+}
+
+// The latest mtime or ctime in the signatures.
+function newestStamp(signatures: Iterable<Signature>): number {
   let newest = -Infinity;
   for (const sig of signatures) {
-    for (const part of sig.split(">")) {
-      const [mtime, ctime] = part.split(":").map(Number);
-      if (Number.isFinite(mtime)) newest = Math.max(newest, mtime);
-      if (Number.isFinite(ctime)) newest = Math.max(newest, ctime);
+    for (const at of [0, 1, 5, 6]) {
+      const time = sig[at];
+      if (typeof time === "number") newest = Math.max(newest, time);
     }
   }
   return newest;

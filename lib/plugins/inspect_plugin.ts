@@ -4,13 +4,13 @@
  * skipped is decided here too; name clashes between plugins are decided by the caller. Also the
  * strict half of `plugins validate`, which reads the same manifest against the strict schema.
  *
- * This module pulls in zod and yaml, so it is only ever imported dynamically.
+ * A well-formed manifest is read without zod and without the yaml package: zod words what is
+ * wrong with an odd entry, and yaml finds where a problem is written, each imported on first
+ * need.
  *
  * @module
  */
 
-import { observe } from "./_observe.ts";
-import { z } from "zod";
 import {
   describeIssue,
   dropped,
@@ -26,18 +26,22 @@ import {
 } from "./messages.ts";
 import { checkCwd, checkScript, hasControlCharacters, type PluginRoot } from "./script_path.ts";
 import { dirname, extname, join, relative } from "../_path.ts";
-import { byCodeUnit } from "./load.ts";
-import type { LoadWarning, Plugin, PluginAction, PluginService } from "./types.ts";
+import type { FoundDir, Observe } from "./load.ts";
 import {
-  ActionSchema,
   ENV_ENTRY,
-  HooksSchema,
-  KNOWN_EVENTS,
-  MANIFEST_KEYS,
-  ManifestSchema,
-  ServiceSchema,
-} from "./manifest_schema.ts";
-import { locate, type ParsedManifest, type Position, readManifest } from "./read_manifest.ts";
+  type LoadWarning,
+  type Plugin,
+  type PluginAction,
+  type PluginService,
+  RESTART_POLICIES,
+} from "./types.ts";
+import {
+  locate,
+  located,
+  type ParsedManifest,
+  type Position,
+  readManifest,
+} from "./read_manifest.ts";
 import { closest, isRecord, unsafeMode } from "../_util.ts";
 import { buildHookSettings, SETTING_KEYS } from "./hook_settings.ts";
 
@@ -51,7 +55,7 @@ export interface PluginReport {
   manifest: string;
   /** The plugin's name, when the manifest gives a usable one. */
   name: string | null;
-  /** Where the name is written, for a duplicate-name warning. */
+  /** Where the name is written, for a duplicate-name warning (see {@linkcode nameAt}). */
   nameAt: Position | null;
   /** The plugin, or null when it is skipped. */
   plugin: Plugin | null;
@@ -65,23 +69,38 @@ export interface PluginReport {
   parsed: ParsedManifest | null;
 }
 
+type Unsafe = ReturnType<typeof unsafeMode>;
+
+/** Options of {@linkcode inspectPlugin}. */
+export interface InspectOptions {
+  /** Ends the manifest's read. */
+  signal?: AbortSignal;
+  observe?: Observe;
+  /** StrictModes verdicts on the dirs above plugins, shared by the plugins of one load. */
+  above?: Map<string, Unsafe>;
+}
+
 /**
  * Loads the plugin in `dir`. Never throws for anything a plugin contains. Requires
  * `--allow-read`.
  *
  * @param root The plugins dir (absolute), for relative names in messages.
- * @param dir The plugin dir (absolute), holding `plugin.yaml`.
- * @param options The abort signal, which ends the manifest's read.
+ * @param dir The plugin dir (absolute), holding `plugin.yaml`, or what discovery found of it.
  */
 export async function inspectPlugin(
   root: string,
-  dir: string,
-  options: { signal?: AbortSignal } = {},
+  dir: string | FoundDir,
+  options: InspectOptions = {},
 ): Promise<PluginReport> {
-  const manifest = join(dir, "plugin.yaml");
+  const { observe, above = new Map() } = options;
+  const found = typeof dir === "string" ? null : dir;
+  const path = found?.path ?? dir as string;
+  const manifest = join(path, "plugin.yaml");
+  const relDir = (path.startsWith(`${root}/`) ? path.slice(root.length + 1) : "") ||
+    relative(root, path) || ".";
   const report: PluginReport = {
-    dir,
-    relDir: relative(root, dir) || ".",
+    dir: path,
+    relDir,
     manifest,
     name: null,
     nameAt: null,
@@ -99,59 +118,84 @@ export async function inspectPlugin(
     message,
   });
   const skip = (reason: string, at: Position | null) => {
-    report.skip = warning(skipped(report.name, report.relDir, reason), at);
+    report.skip = warning(skipped(report.name, relDir, reason), at);
     return report;
   };
 
-  const read = await readManifest(manifest, { signal: options.signal });
+  // StrictModes: whoever can write the manifest, the plugin dir or a dir above it (up to the
+  // plugins dir, where another plugin could be put in its place) decides what runs. Checked
+  // first: when nobody else can, the manifest cannot turn into a FIFO before it is opened.
+  const unsafeParts: string[] = [];
+  const check = (what: () => string, unsafe: Unsafe) => {
+    if (unsafe !== null) unsafeParts.push(`${what()} ${unsafe.reason} (hint: ${unsafe.hint})`);
+  };
+  const strictModes = (realDir: string) => {
+    check(() => `Plugin dir ${quote(relDir)}`, verdict(realDir, found?.info));
+    const info = found?.manifest.isSymlink === false ? found.manifest : null;
+    const manifest = join(realDir, "plugin.yaml");
+    check(() => `Manifest ${quote(join(relDir, "plugin.yaml"))}`, verdict(manifest, info));
+    for (let up = dirname(path); up.length >= root.length && up !== path; up = dirname(up)) {
+      if (!above.has(up)) above.set(up, verdict(up));
+      const what = () => `Dir ${quote(relative(root, up) || root)} above plugin ${quote(relDir)}`;
+      check(what, above.get(up) ?? null);
+      if (up === root || up === dirname(up)) break;
+    }
+  };
+  if (found !== null) strictModes(found.real);
+  const knownRegular = found?.linked === false && found.manifest.isFile && !unsafeParts.length;
+  const read = await readManifest(manifest, { signal: options.signal, observe, knownRegular });
   if (!read.ok) return skip(read.message, read.at);
   report.parsed = read;
+  const at = async (path: readonly PropertyKey[], key = false) =>
+    locate(await located(read), path, { key });
   const data = read.lenient;
   if (data === null || data === undefined) return skip(REASONS.empty, { line: 1, column: 1 });
-  if (!isRecord(data)) return skip(REASONS.notAMap, locate(read, []));
-  const nameAt = locate(read, ["name"]);
+  if (!isRecord(data)) return skip(REASONS.notAMap, await at([]));
   const name = data.name;
-  if (name === undefined || name === null || name === "") return skip(REASONS.noName, nameAt);
-  if (typeof name !== "string") return skip(REASONS.nameNotText, nameAt);
-  if (hasControlCharacters(name)) return skip(REASONS.nameControl, nameAt);
+  if (name === undefined || name === null || name === "") {
+    return skip(REASONS.noName, await at(["name"]));
+  }
+  if (typeof name !== "string") return skip(REASONS.nameNotText, await at(["name"]));
+  if (hasControlCharacters(name)) return skip(REASONS.nameControl, await at(["name"]));
   report.name = name;
-  report.nameAt = nameAt;
 
-  let realDir: string;
-  observe(dir);
-  try {
-    realDir = Deno.realPathSync(dir);
-  } catch (error) {
-    return skip(`cannot resolve the plugin dir: ${(error as Error).message}`, null);
-  }
-  const { parts, problems, notes } = buildPlugin({ dir, realDir }, data, read.typed);
-  report.problems = problems.map((p) => warning(p.message, locate(read, p.at, { key: p.key })));
-  // StrictModes: whoever can write the manifest, the plugin dir or a dir above it (up to the
-  // plugins dir, where another plugin could be put in its place) decides what runs.
-  const unsafeParts: string[] = [];
-  const check = (what: string, path: string) => {
-    let unsafe: ReturnType<typeof unsafeMode> = null;
+  let realDir = found?.real;
+  if (realDir === undefined) {
+    observe?.(path);
     try {
-      unsafe = unsafeMode(Deno.statSync(path), path);
-    } catch {
-      // Gone since it was resolved: nothing left to warn about.
+      realDir = Deno.realPathSync(path);
+    } catch (error) {
+      return skip(`cannot resolve the plugin dir: ${(error as Error).message}`, null);
     }
-    if (unsafe !== null) unsafeParts.push(`${what} ${unsafe.reason} (hint: ${unsafe.hint})`);
-  };
-  check(`Plugin dir ${quote(report.relDir)}`, realDir);
-  check(`Manifest ${quote(join(report.relDir, "plugin.yaml"))}`, join(realDir, "plugin.yaml"));
-  for (let up = dirname(dir); up.length >= root.length && up !== dir; up = dirname(up)) {
-    check(`Dir ${quote(relative(root, up) || root)} above plugin ${quote(report.relDir)}`, up);
-    if (up === root || up === dirname(up)) break;
+    strictModes(realDir);
   }
+  const { parts, problems, notes } = await buildPlugin(
+    { dir: path, realDir, observe },
+    data,
+    read.typed,
+  );
+  for (const p of problems) report.problems.push(warning(p.message, await at(p.at, p.key)));
   report.problems.unshift(...unsafeParts.map((message) => warning(message, null)));
-  report.lint = notes.map((p) => warning(p.message, locate(read, p.at, { key: p.key })));
+  for (const p of notes) report.lint.push(warning(p.message, await at(p.at, p.key)));
   if (!isUsable(parts)) {
     const drops = problems.flatMap((p) => p.dropped === undefined ? [] : [p.dropped]);
-    return skip(REASONS.nothingUsable(drops), nameAt);
+    return skip(REASONS.nothingUsable(drops), await at(["name"]));
   }
   report.plugin = { name, ...parts };
   return report;
+}
+
+function verdict(path: string, info?: Deno.FileInfo | null): Unsafe {
+  try {
+    return unsafeMode(info ?? Deno.statSync(path), path);
+  } catch {
+    return null; // Gone since it was resolved: nothing left to warn about.
+  }
+}
+
+/** Where a loaded plugin's name is written (parsing its manifest with positions). */
+export async function nameAt(report: PluginReport): Promise<Position | null> {
+  return report.parsed === null ? null : locate(await located(report.parsed), ["name"]);
 }
 
 // The forgiving reading of a manifest's fields once it has a name: everything usable is kept,
@@ -165,32 +209,31 @@ export type PluginParts = Omit<Plugin, "name">;
  * settings from the typed data, and finds the workflows and routines. Requires `--allow-read`.
  *
  * @param data The manifest's lenient data (a map).
- * @param typed The manifest's typed data (YAML core types), for the `tyhooks:` settings; default
- *   `data`.
+ * @param typed The manifest's typed data (YAML core types), for the `tyhooks:` settings.
  * @returns The parts, the problems, and the notes only `plugins validate` reports.
  */
-export function buildPlugin(
+export async function buildPlugin(
   root: PluginRoot,
   data: Record<string, unknown>,
   typed: unknown = data,
-): { parts: PluginParts; problems: Problem[]; notes: Problem[] } {
+): Promise<{ parts: PluginParts; problems: Problem[]; notes: Problem[] }> {
   const problems: Problem[] = [];
   const text = (key: "version" | "description"): string => {
     const value = data[key];
     if (value === undefined || value === null) return "";
     // Shown by plugins list: control characters (NUL, terminal escapes) never reach a terminal.
-    if (typeof value === "string") return value.replace(/\p{Cc}/gu, "");
+    if (typeof value === "string") return value.replace(CONTROL, "");
     problems.push(dropped(`"${key}"`, `must be a string, not ${kindOf(value)}`, [key]));
     return "";
   };
   const version = text("version");
   const description = text("description");
   const hooks = buildHooks(root, data.hooks);
-  const actions = buildActions(root, data.actions);
-  const services = buildServices(root, data.services);
+  const actions = await buildActions(root, data.actions);
+  const services = await buildServices(root, data.services);
   const names = dirNames(root.dir);
-  const workflows = findWorkflows(root.dir, names);
-  const routines = findRoutines(root.dir, names);
+  const workflows = findWorkflows(root, names);
+  const routines = findRoutines(root, names);
   // Settings are typed (`persistent: true` is a boolean), unlike ty's string-minded fields.
   const settings = buildHookSettings(
     isRecord(typed) ? typed.tyhooks : undefined,
@@ -218,6 +261,8 @@ export function buildPlugin(
     notes: [...hooks.notes, ...actions.notes, ...services.notes],
   };
 }
+
+const CONTROL = /\p{Cc}/gu;
 
 /**
  * Does the plugin handle anything at all?
@@ -251,8 +296,6 @@ export function buildHooks(
     const reason = `must be a map of event to script, not ${kindOf(raw)}`;
     return { hooks, problems: [dropped('"hooks"', reason, ["hooks"])], notes };
   }
-  // Entries are checked one after another: a plugin's own hooks are few, and the loader already
-  // runs many plugins at once.
   for (const [event, script] of Object.entries(raw)) {
     const what = `hook ${quote(event)}`;
     const at = ["hooks", event];
@@ -262,43 +305,41 @@ export function buildHooks(
       );
       continue;
     }
-    if (!HooksSchema.keyType.safeParse(event).success) {
+    // HooksSchema's key and value: each a non-empty string.
+    if (event === "") {
       problems.push(dropped(what, "the event name is empty", at));
-    } else if (!HooksSchema.valueType.safeParse(script).success) {
+    } else if (!isText(script)) {
       const reason = `the script must be a path, not ${kindOf(script)}`;
       problems.push(dropped(what, typeof script === "string" ? "the script is empty" : reason, at));
     } else {
-      const check = checkScript(root, script as string);
+      const check = checkScript(root, script);
       if (check.ok) {
         hooks[event] = check.path;
         if (check.unsafe) {
           const { reason, hint } = check.unsafe;
-          const message = `Hook ${quote(event)}: script ${quote(script as string)} ${reason}`;
+          const message = `Hook ${quote(event)}: script ${quote(script)} ${reason}`;
           problems.push({ message: `${message} (hint: ${hint})`, at });
         }
         if (check.outside !== null) {
-          const message = outsideDir(
-            `Hook ${quote(event)}`,
-            "script",
-            script as string,
-            check.outside,
-          );
+          const message = outsideDir(`Hook ${quote(event)}`, "script", script, check.outside);
           notes.push({ message, at });
         }
-      } else {problems.push(
-          dropped(what, `script ${quote(script as string)} ${check.reason}`, at, check.hint),
-        );}
+      } else {
+        problems.push(dropped(what, `script ${quote(script)} ${check.reason}`, at, check.hint));
+      }
     }
   }
   return { hooks, problems, notes };
 }
 
-// The forgiving reading of `actions`: each well-formed action whose script passes the checks is
-// kept, each other one is dropped with a problem.
+function isText(value: unknown): value is string {
+  return typeof value === "string" && value !== "";
+}
 
-// The same fields as the strict schema, but unknown keys are ignored rather than refused: only
-// `plugins validate` reports them.
-const LooseAction = z.object(ActionSchema.shape);
+// The forgiving reading of `actions`: each well-formed action whose script passes the checks is
+// kept, each other one is dropped with a problem. An entry that is not plainly well formed is
+// parsed with zod (the schema's fields, unknown keys ignored: only `plugins validate` reports
+// them), which words what is wrong.
 
 /**
  * Reads the `actions` list. Requires `--allow-read`.
@@ -306,10 +347,10 @@ const LooseAction = z.object(ActionSchema.shape);
  * @param raw The lenient value of `actions` (undefined or null when absent).
  * @returns The kept actions, the problems, and the notes only `plugins validate` reports.
  */
-export function buildActions(
+export async function buildActions(
   root: PluginRoot,
   raw: unknown,
-): { actions: PluginAction[]; problems: Problem[]; notes: Problem[] } {
+): Promise<{ actions: PluginAction[]; problems: Problem[]; notes: Problem[] }> {
   const actions: PluginAction[] = [];
   const problems: Problem[] = [];
   const notes: Problem[] = [];
@@ -320,15 +361,24 @@ export function buildActions(
   }
   for (const [index, item] of raw.entries()) {
     const at = ["actions", index];
-    const id = isRecord(item) && typeof item.id === "string" && item.id !== "" ? item.id : null;
+    const id = isRecord(item) && isText(item.id) ? item.id : null;
     const what = id === null ? `action #${index + 1}` : `action ${quote(id)}`;
-    const parsed = LooseAction.safeParse(withoutNulls(item), { reportInput: true });
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      problems.push(dropped(what, describeIssue(issue), [...at, ...issue.path]));
-      continue;
+    let action: { id: string; label?: string | null; command: string };
+    if (
+      isRecord(item) && isText(item.id) && isText(item.command) &&
+      (item.label === undefined || item.label === null || typeof item.label === "string")
+    ) {
+      action = item as typeof action;
+    } else {
+      const { LooseActionSchema } = await import("./manifest_schema.ts");
+      const parsed = LooseActionSchema.safeParse(withoutNulls(item), { reportInput: true });
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        problems.push(dropped(what, describeIssue(issue), [...at, ...issue.path]));
+        continue;
+      }
+      action = parsed.data;
     }
-    const action = parsed.data;
     if (hasControlCharacters(action.id) || hasControlCharacters(action.label ?? "")) {
       problems.push(
         dropped(`action #${index + 1}`, "its id or label contains control characters", at),
@@ -379,19 +429,16 @@ export function withoutNulls(value: unknown): unknown {
 // one exception is ty's: an `env` entry without `=` is skipped with a warning and the service
 // kept, as ty keeps it.
 
-// The strict schema's fields; unknown keys are left to `plugins validate`.
-const LooseService = z.object(ServiceSchema.shape);
-
 /**
  * Reads the `services` list. Requires `--allow-read`.
  *
  * @param raw The lenient value of `services` (undefined or null when absent).
  * @returns The kept services, the problems, and the notes only `plugins validate` reports.
  */
-export function buildServices(
+export async function buildServices(
   root: PluginRoot,
   raw: unknown,
-): { services: PluginService[]; problems: Problem[]; notes: Problem[] } {
+): Promise<{ services: PluginService[]; problems: Problem[]; notes: Problem[] }> {
   const services: PluginService[] = [];
   const problems: Problem[] = [];
   const notes: Problem[] = [];
@@ -402,9 +449,7 @@ export function buildServices(
   }
   for (const [index, item] of raw.entries()) {
     const at = ["services", index];
-    const name = isRecord(item) && typeof item.name === "string" && item.name !== ""
-      ? item.name
-      : null;
+    const name = isRecord(item) && isText(item.name) ? item.name : null;
     const what = name === null ? `service #${index + 1}` : `service ${quote(name)}`;
     const entry = withoutNulls(item);
     if (isRecord(entry) && Array.isArray(entry.env)) {
@@ -420,13 +465,31 @@ export function buildServices(
         return false;
       });
     }
-    const parsed = LooseService.safeParse(entry, { reportInput: true });
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      problems.push(dropped(what, describeIssue(issue), [...at, ...issue.path]));
-      continue;
+    let service: {
+      name: string;
+      command: string;
+      cwd?: string;
+      env?: string[];
+      restart?: PluginService["restart"];
+    };
+    if (
+      isRecord(entry) && isText(entry.name) && isText(entry.command) &&
+      (entry.cwd === undefined || typeof entry.cwd === "string") &&
+      (entry.env === undefined ||
+        Array.isArray(entry.env) && entry.env.every((e) => typeof e === "string")) &&
+      (entry.restart === undefined || RESTART_POLICIES.includes(entry.restart as "never"))
+    ) {
+      service = entry as typeof service;
+    } else {
+      const { LooseServiceSchema } = await import("./manifest_schema.ts");
+      const parsed = LooseServiceSchema.safeParse(entry, { reportInput: true });
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        problems.push(dropped(what, describeIssue(issue), [...at, ...issue.path]));
+        continue;
+      }
+      service = parsed.data;
     }
-    const service = parsed.data;
     if (hasControlCharacters(service.name)) {
       problems.push(dropped(`service #${index + 1}`, "its name contains control characters", at));
       continue;
@@ -476,18 +539,21 @@ const WORKFLOW_EXTENSIONS = [".yaml", ".yml"];
  * @param names The plugin dir's entries, when the caller has listed it (see {@linkcode dirNames}).
  * @returns The names (none when the folder is missing).
  */
-export function findWorkflows(dir: string, names?: ReadonlySet<string> | null): string[] {
+export function findWorkflows(root: PluginRoot, names?: ReadonlySet<string> | null): string[] {
+  const { dir, observe } = root;
   const found = new Set<string>();
-  for (const entry of listDir(join(dir, "workflows"), names?.has("workflows") ?? true)) {
+  for (const entry of listDir(root, "workflows", names?.has("workflows") ?? true)) {
     const ext = extname(entry.name);
     // Names are listed to users: control characters (escapes, newlines) never are.
     if (!WORKFLOW_EXTENSIONS.includes(ext) || entry.name.startsWith(".")) continue;
     if (hasControlCharacters(entry.name)) continue;
-    if (isFile(join(dir, "workflows", entry.name), entry)) {
+    const path = join(dir, "workflows", entry.name);
+    if (entry.isSymlink) observe?.(path);
+    if (entry.isSymlink ? statIsFile(path) : entry.isFile) {
       found.add(entry.name.slice(0, -ext.length));
     }
   }
-  return [...found].sort(byCodeUnit);
+  return [...found].sort();
 }
 
 /**
@@ -497,44 +563,44 @@ export function findWorkflows(dir: string, names?: ReadonlySet<string> | null): 
  * @param names The plugin dir's entries, when the caller has listed it (see {@linkcode dirNames}).
  * @returns The names (none when the folder is missing).
  */
-export function findRoutines(dir: string, names?: ReadonlySet<string> | null): string[] {
+export function findRoutines(root: PluginRoot, names?: ReadonlySet<string> | null): string[] {
+  const { dir, observe } = root;
   const found: string[] = [];
-  for (const entry of listDir(join(dir, "routines"), names?.has("routines") ?? true)) {
+  for (const entry of listDir(root, "routines", names?.has("routines") ?? true)) {
     if (entry.name.startsWith(".") || hasControlCharacters(entry.name)) continue;
-    observe(join(dir, "routines", entry.name, "prompt.md"));
-    if (statIsFile(join(dir, "routines", entry.name, "prompt.md"))) found.push(entry.name);
+    const prompt = join(dir, "routines", entry.name, "prompt.md");
+    observe?.(prompt);
+    if (statIsFile(prompt)) found.push(entry.name);
   }
-  return found.sort(byCodeUnit);
+  return found.sort();
 }
 
 /**
- * The names in `dir`, or null when it cannot be listed. Most plugins have no `workflows/` and
- * no `routines/`: one listing of the plugin dir says so, where looking for each would fail
+ * Which of `workflows` and `routines` are in `dir`, or null when it cannot be listed. Most
+ * plugins have neither: one listing of the plugin dir says so, where looking for each would fail
  * twice, each failure building an exception (1,000 plugins: tens of ms).
  */
 export function dirNames(dir: string): Set<string> | null {
+  const names = new Set<string>();
   try {
-    return new Set([...Deno.readDirSync(dir)].map((entry) => entry.name));
+    for (const { name } of Deno.readDirSync(dir)) {
+      if (name === "workflows" || name === "routines") names.add(name);
+    }
   } catch {
     return null;
   }
+  return names;
 }
 
-function listDir(path: string, mayExist: boolean): Deno.DirEntry[] {
-  observe(path);
+function listDir(root: PluginRoot, name: string, mayExist: boolean): Deno.DirEntry[] {
+  root.observe?.(join(root.dir, name));
   if (!mayExist) return [];
   try {
-    return [...Deno.readDirSync(path)];
+    return [...Deno.readDirSync(join(root.dir, name))];
   } catch {
     // Missing, not a folder, or unreadable: the plugin simply has none.
     return [];
   }
-}
-
-function isFile(path: string, entry: Deno.DirEntry): boolean {
-  if (!entry.isSymlink) return entry.isFile;
-  observe(path);
-  return statIsFile(path);
 }
 
 function statIsFile(path: string): boolean {
@@ -548,21 +614,22 @@ function statIsFile(path: string): boolean {
 // The strict half of `plugins validate`: the whole manifest against the strict zod schema
 // (unknown keys, wrong types), plus event names that look like typos of known ones.
 
-const ACTION_KEYS = Object.keys(ActionSchema.shape);
-const SERVICE_KEYS = Object.keys(ServiceSchema.shape);
-
 /**
  * Lints one parsed manifest strictly. Returns nothing for a manifest that could not be parsed
  * (the loader already said why).
  *
  * @returns The problems, each with a line and column.
  */
-export function strictProblems(report: PluginReport): LoadWarning[] {
+export async function strictProblems(report: PluginReport): Promise<LoadWarning[]> {
   const parsed = report.parsed;
   if (parsed === null) return [];
+  const { ActionSchema, KNOWN_EVENTS, MANIFEST_KEYS, ManifestSchema, ServiceSchema } = await import(
+    "./manifest_schema.ts"
+  );
+  const positions = await located(parsed);
   const problems: LoadWarning[] = [];
   const add = (message: string, at: readonly PropertyKey[], key = false) => {
-    const { line, column } = locate(parsed, at, { key });
+    const { line, column } = locate(positions, at, { key });
     problems.push({ plugin: report.name, path: report.manifest, line, column, message });
   };
   const result = ManifestSchema.safeParse(parsed.typed, { reportInput: true });
@@ -574,10 +641,10 @@ export function strictProblems(report: PluginReport): LoadWarning[] {
     const known = issue.path.length === 0
       ? MANIFEST_KEYS
       : issue.path[0] === "actions"
-      ? ACTION_KEYS
+      ? Object.keys(ActionSchema.shape)
       : issue.path[0] === "tyhooks"
       ? SETTING_KEYS
-      : SERVICE_KEYS;
+      : Object.keys(ServiceSchema.shape);
     for (const key of issue.keys) {
       add(unknownKey(key, pathText(issue.path), closest(key, known)), [...issue.path, key], true);
     }

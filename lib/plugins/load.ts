@@ -1,15 +1,19 @@
 /**
- * The plugin loader's entry point.
+ * Loading a plugins dir: finding the plugin dirs, loading each (forgivingly, in
+ * `inspect_plugin.ts`) and folding the reports into the index; and `plugins validate`, the
+ * strict lint of the same reports.
  *
  * @module
  */
 
-import { observe } from "./_observe.ts";
-import { join, relative, resolve } from "../_path.ts";
+import { dirname, join, relative, resolve } from "../_path.ts";
 import type { LoadWarning, Plugin, PluginIndex } from "./types.ts";
-import type { PluginReport } from "./inspect_plugin.ts";
+import { inspectPlugin, nameAt, type PluginReport, strictProblems } from "./inspect_plugin.ts";
 import { createLimit } from "../_util.ts";
 import { quote, REASONS, skipped } from "./messages.ts";
+
+/** Notes that the load's result depends on `path` (present or missing), before reading it. */
+export type Observe = (path: string) => void;
 
 /**
  * Options of {@linkcode loadPlugins}.
@@ -74,17 +78,29 @@ export const MAX_DIRS = 10_000;
 export interface DiscoverOptions {
   /** Stops the walk: it then rejects with the signal's reason. */
   signal?: AbortSignal;
-  /**
-   * When the walk gives up, on the `performance.now()` clock, throwing a `TimeoutError`. The walk
-   * is synchronous, so a timer's abort cannot fire during it: the clock is read instead.
-   */
+  /** When the walk gives up, on the `performance.now()` clock, throwing a `TimeoutError`. */
   deadline?: number;
+  observe?: Observe;
+}
+
+/** A plugin dir as discovery found it. */
+export interface FoundDir {
+  /** Absolute, as reached from the plugins dir. */
+  path: string;
+  /** Its real path. */
+  real: string;
+  /** Reached through a symlink below the plugins dir. */
+  linked: boolean;
+  /** Its `stat`. */
+  info: Deno.FileInfo;
+  /** The `lstat` of its `plugin.yaml`. */
+  manifest: Deno.FileInfo;
 }
 
 /** What discovery found. */
 export interface Discovery {
-  /** Absolute plugin dirs, sorted by path. */
-  dirs: string[];
+  /** The plugin dirs, sorted by path. */
+  dirs: FoundDir[];
   /** Folders that could not be read, and a walk cut short. */
   warnings: LoadWarning[];
 }
@@ -93,7 +109,15 @@ interface Candidate {
   path: string;
   /** Its real path, or null when it is not a directory. */
   real: string | null;
-  isPlugin: boolean;
+  linked: boolean;
+  info?: Deno.FileInfo;
+  manifest?: Deno.FileInfo;
+}
+
+interface Walked {
+  path: string;
+  real: string;
+  linked: boolean;
 }
 
 /**
@@ -101,100 +125,95 @@ interface Candidate {
  * `--allow-read`.
  *
  * @param root The plugins dir, absolute.
- * @param options The concurrency bound and the abort signal.
- * @returns The plugin dirs, sorted by path, and the warnings.
  */
-export function discoverPluginDirs(
-  root: string,
-  options: DiscoverOptions = {},
-): Discovery {
-  const { signal, deadline } = options;
+export function discoverPluginDirs(root: string, options: DiscoverOptions = {}): Discovery {
+  const { signal, deadline, observe } = options;
   const stopIfDue = () => {
     signal?.throwIfAborted();
     if (deadline !== undefined && performance.now() > deadline) {
       throw new DOMException("The plugins dir was not searched in time", "TimeoutError");
     }
   };
-  const dirs: string[] = [];
+  const dirs: FoundDir[] = [];
   const warnings: LoadWarning[] = [];
   const warn = (path: string, message: string) =>
     warnings.push({ plugin: null, path, line: null, column: null, message });
+  // Synchronous calls: one lstat or realpath costs microseconds, an async one a trip through
+  // Deno's thread pool (1,000 plugins: several times the whole walk). A folder that is no link
+  // is its parent's real path and its name: only links are resolved.
+  const inspect = (parent: Walked, entry: Deno.DirEntry): Candidate => {
+    const path = join(parent.path, entry.name);
+    const linked = parent.linked || entry.isSymlink;
+    observe?.(path);
+    let real = join(parent.real, entry.name);
+    try {
+      if (entry.isSymlink) {
+        if (!Deno.statSync(path).isDirectory) return { path, real: null, linked };
+        real = Deno.realPathSync(path);
+      }
+    } catch {
+      return { path, real: null, linked };
+    }
+    const manifest = join(path, "plugin.yaml");
+    // lstat: a plugin.yaml that is a dangling link or a folder still makes this a plugin dir,
+    // and the loader then says what is wrong with it.
+    observe?.(manifest);
+    try {
+      return { path, real, linked, manifest: Deno.lstatSync(manifest), info: Deno.statSync(path) };
+    } catch {
+      return { path, real, linked };
+    }
+  };
 
   stopIfDue();
-  const rootReal = realDir(root);
+  observe?.(root);
+  let rootReal: string | null = null;
+  try {
+    if (Deno.statSync(root).isDirectory) rootReal = Deno.realPathSync(root);
+  } catch {
+    // A missing plugins dir holds no plugins; an unreadable one is reported when listed.
+  }
   const visited = new Set<string>(rootReal === null ? [] : [rootReal]);
   let listed = 0;
   let cut = false;
-  let level = [root];
+  let level: Walked[] = [{ path: root, real: rootReal ?? root, linked: false }];
   for (let depth = 1; depth <= MAX_DEPTH && level.length > 0; depth++) {
     if (level.length > MAX_DIRS - listed) {
       level = level.slice(0, MAX_DIRS - listed);
       cut = true;
     }
     listed += level.length;
-    // Synchronous calls: one lstat or realpath costs microseconds, an async one a trip through
-    // Deno's thread pool (1,000 plugins: several times the whole walk).
     const listings = level.map((dir) => {
       stopIfDue();
       let entries: Deno.DirEntry[];
-      observe(dir);
+      observe?.(dir.path);
       try {
-        entries = [...Deno.readDirSync(dir)];
+        entries = [...Deno.readDirSync(dir.path)];
       } catch (error) {
         if (depth === 1 && error instanceof Deno.errors.NotFound) return [];
-        const what = depth === 1 ? "the plugins dir" : quote(relative(root, dir));
-        warn(dir, `Cannot read ${what}: ${(error as Error).message}`);
+        const what = depth === 1 ? "the plugins dir" : quote(relative(root, dir.path));
+        warn(dir.path, `Cannot read ${what}: ${(error as Error).message}`);
         return [];
       }
-      const names = entries.filter((e) => e.name !== ".git" && mayBeDir(e)).map((e) => e.name);
-      return names.sort().map((name) => inspect(join(dir, name)));
+      return entries.filter((e) => e.name !== ".git" && (e.isDirectory || e.isSymlink))
+        .sort((a, b) => byCodeUnit(a.name, b.name)).map((entry) => inspect(dir, entry));
     });
     stopIfDue();
-    const next: string[] = [];
+    const next: Walked[] = [];
     // Claimed in path order: the first path to a real directory is the one that counts.
     for (const candidate of listings.flat().sort((a, b) => byPath(a.path, b.path))) {
-      if (candidate.real === null || visited.has(candidate.real)) continue;
-      visited.add(candidate.real);
-      if (candidate.isPlugin) dirs.push(candidate.path);
-      else if (depth < MAX_DEPTH) next.push(candidate.path);
+      const { path, real, linked, info, manifest } = candidate;
+      if (real === null || visited.has(real)) continue;
+      visited.add(real);
+      if (manifest !== undefined) dirs.push({ path, real, linked, info: info!, manifest });
+      else if (depth < MAX_DEPTH) next.push({ path, real, linked });
     }
     level = next;
   }
   if (cut) warn(root, `Stopped searching the plugins dir after ${MAX_DIRS} directories`);
-  dirs.sort((a, b) => byPath(relative(root, a), relative(root, b)));
+  const start = root.endsWith("/") ? root.length : root.length + 1;
+  dirs.sort((a, b) => byPath(a.path.slice(start), b.path.slice(start)));
   return { dirs, warnings };
-}
-
-function mayBeDir(entry: Deno.DirEntry): boolean {
-  return entry.isDirectory || entry.isSymlink;
-}
-
-function inspect(path: string): Candidate {
-  const real = realDir(path);
-  if (real === null) return { path, real, isPlugin: false };
-  return { path, real, isPlugin: exists(join(path, "plugin.yaml")) };
-}
-
-// The real path of a directory (through any symlinks), or null when `path` is not one.
-function realDir(path: string): string | null {
-  observe(path);
-  try {
-    return Deno.statSync(path).isDirectory ? Deno.realPathSync(path) : null;
-  } catch {
-    return null;
-  }
-}
-
-function exists(path: string): boolean {
-  // lstat: a plugin.yaml that is a dangling link or a folder still makes this a plugin dir, and
-  // the loader then says what is wrong with it.
-  observe(path);
-  try {
-    Deno.lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**
@@ -223,13 +242,9 @@ export function byPath(a: string, b: string): number {
 // are left out, each with exactly one warning.
 
 /** Options of {@linkcode collectReports}. */
-export interface CollectOptions {
-  /** File-system calls and plugin loads in flight at once; default 64. */
-  concurrency?: number;
-  /** Ends the load: it then rejects with the signal's reason. */
-  signal?: AbortSignal;
-  /** When the load gives up, on the `performance.now()` clock (see `DiscoverOptions`). */
-  deadline?: number;
+export interface CollectOptions extends LoadOptions {
+  /** Called with every path the load depends on, before it is read (for the index cache). */
+  observe?: Observe;
 }
 
 /** Every plugin dir's report, in path order, and the warnings of discovery. */
@@ -241,10 +256,7 @@ export interface Collected {
 }
 
 /**
- * Finds and loads every plugin dir. zod and yaml are imported only when there is a plugin to
- * load. Requires `--allow-read`.
- *
- * @param options The concurrency bound.
+ * Finds and loads every plugin dir. Requires `--allow-read`.
  */
 export async function collectReports(
   dir: string,
@@ -252,20 +264,27 @@ export async function collectReports(
 ): Promise<Collected> {
   const root = resolve(dir);
   const limit = createLimit(options.concurrency ?? 64);
-  const { signal, deadline } = options;
-  const found = discoverPluginDirs(root, { signal, deadline });
-  if (found.dirs.length === 0) return { root, reports: [], warnings: found.warnings };
-  const { inspectPlugin } = await import("./inspect_plugin.ts");
+  const { signal, deadline, observe } = options;
+  const found = discoverPluginDirs(root, { signal, deadline, observe });
+  // The dirs above plugins are checked once per load, whatever the number of plugins below.
+  const above = new Map();
   const reports = await Promise.all(
     found.dirs.map((d) =>
       limit(() => {
         signal?.throwIfAborted();
-        return inspectPlugin(root, d, { signal });
+        return inspectPlugin(root, d, { signal, observe, above });
       })
     ),
   );
   // A manifest read cut short by the signal reads as unreadable: the load as a whole failed.
   signal?.throwIfAborted();
+  // Where a name is written is looked up (in a second, slower parse) only for a duplicate.
+  const names = new Set<string>();
+  for (const report of reports) {
+    if (report.plugin === null) continue;
+    if (names.has(report.plugin.name)) report.nameAt = await nameAt(report);
+    names.add(report.plugin.name);
+  }
   return { root, reports, warnings: found.warnings };
 }
 
@@ -282,8 +301,6 @@ export interface FoldOptions {
  * Builds the index from reports: plugins sorted by name, warnings in path order.
  *
  * @param collected The reports, in path order.
- * @param options Whether to keep every problem.
- * @returns The plugins and the warnings.
  */
 export function foldReports(
   collected: Collected,
@@ -316,4 +333,68 @@ export function foldReports(
   }
   plugins.sort((a, b) => byCodeUnit(a.name, b.name));
   return { plugins, warnings };
+}
+
+// `plugins validate`: every load warning (including the dropped entries of plugins that are left
+// out), unknown keys and type errors, each with file, line and column.
+
+/**
+ * The lint's verdict.
+ */
+export interface ValidationResult {
+  /** True when there is no problem at all. */
+  ok: boolean;
+  /** Sorted by plugin path, then line and column. */
+  problems: LoadWarning[];
+  /** How many plugin dirs were checked. */
+  checked: number;
+}
+
+/**
+ * Lints every plugin under `dir`, strictly. Requires `--allow-read`.
+ *
+ * @param options The concurrency bound.
+ * @example
+ * ```ts
+ * import { validatePlugins } from "./load.ts";
+ * const result = await validatePlugins("/nonexistent");
+ * console.assert(result.ok && result.problems.length === 0);
+ * ```
+ */
+export async function validatePlugins(
+  dir: string,
+  options: LoadOptions = {},
+): Promise<ValidationResult> {
+  return await lint(await collectReports(dir, options));
+}
+
+/**
+ * Lints one plugin dir (a folder holding `plugin.yaml`), strictly, as `plugins validate PATH`
+ * does for a plugin's own repository. Requires `--allow-read`.
+ */
+export async function validatePluginDir(dir: string): Promise<ValidationResult> {
+  const full = resolve(dir);
+  const root = dirname(full);
+  return await lint({ root, reports: [await inspectPlugin(root, full)], warnings: [] });
+}
+
+async function lint(collected: Collected): Promise<ValidationResult> {
+  const { warnings } = foldReports(collected, { everyProblem: true });
+  const problems = [...warnings];
+  // A place the loader already complained about needs no second, zod-worded message.
+  const seen = new Set(warnings.map(where));
+  for (const report of collected.reports) {
+    problems.push(...report.lint);
+    problems.push(...(await strictProblems(report)).filter((p) => !seen.has(where(p))));
+  }
+  const order = new Map(collected.reports.map((r, i) => [r.manifest, i]));
+  const rank = (p: LoadWarning) => order.get(p.path) ?? -1;
+  problems.sort((a, b) =>
+    rank(a) - rank(b) || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0)
+  );
+  return { ok: problems.length === 0, problems, checked: collected.reports.length };
+}
+
+function where(p: LoadWarning): string {
+  return `${p.path}:${p.line}:${p.column}`;
 }

@@ -1,26 +1,16 @@
 /**
  * The zod schema of `plugin.yaml`: the single source of truth for what a manifest may hold. The
  * strict lint (`plugins validate`) and the JSON Schema (`plugins schema`) use it whole; the
- * forgiving loader checks each entry against the same pieces and drops only the bad ones.
+ * forgiving loader parses an entry it finds odd against the same pieces, to word what is wrong.
  *
- * This module imports zod statically, so it is only ever imported dynamically (see `load.ts`).
+ * This module imports zod statically: the loader imports it only when it needs it.
  *
  * @module
  */
 
 import { z } from "zod";
 import type { Same } from "../wire/schema.ts";
-import type { RestartPolicy } from "./types.ts";
-
-/**
- * Names of the restart policies, in the order the docs list them.
- */
-export const RESTART_POLICIES = ["always", "on-failure", "never"] as const;
-
-/**
- * What an `env` entry must look like: `KEY=VALUE`, KEY a shell-safe name, no NUL byte.
- */
-export const ENV_ENTRY = /^[A-Za-z_][A-Za-z0-9_]*=[^\0]*$/;
+import { ENV_ENTRY, RESTART_POLICIES, type RestartPolicy } from "./types.ts";
 
 /**
  * The events ty and tyhooks send; `hooks` may name others (`fire` accepts any string).
@@ -130,6 +120,12 @@ export const ManifestSchema = z.strictObject({
   description: "A ty plugin: a directory holding this file and executable scripts",
 }) satisfies z.ZodType<Manifest>;
 
+/** An action's fields, unknown keys ignored (the forgiving loader leaves them to the lint). */
+export const LooseActionSchema = z.object(ActionSchema.shape);
+
+/** A service's fields, unknown keys ignored. */
+export const LooseServiceSchema = z.object(ServiceSchema.shape);
+
 // The schema validates, the interfaces document: neither may gain a field the other lacks.
 true satisfies Same<z.output<typeof ActionSchema>, ManifestAction>;
 true satisfies Same<z.output<typeof ServiceSchema>, ManifestService>;
@@ -140,6 +136,25 @@ true satisfies Same<z.output<typeof ManifestSchema>, Manifest>;
  * The keys a manifest may have, for "did you mean" hints.
  */
 export const MANIFEST_KEYS: readonly string[] = Object.keys(ManifestSchema.shape);
+
+/**
+ * Generates the JSON Schema of `plugin.yaml`, for editors and CI linters. Draft-07: what the
+ * YAML language server (VS Code, Neovim, Helix) and most validators read in full.
+ *
+ * @returns The schema as a JSON-ready object.
+ * @example
+ * ```ts
+ * import { manifestJsonSchema } from "./manifest_schema.ts";
+ * const schema = await manifestJsonSchema();
+ * console.assert("name" in (schema.properties as object));
+ * console.assert(schema.$schema === "http://json-schema.org/draft-07/schema#");
+ * ```
+ */
+export function manifestJsonSchema(): Promise<Record<string, unknown>> {
+  // "input": what a person writes, optional fields and all.
+  const schema = z.toJSONSchema(ManifestSchema, { io: "input", target: "draft-7" });
+  return Promise.resolve(schema as Record<string, unknown>);
+}
 
 // What `plugin.yaml` may hold, as documented types. `ManifestSchema` above validates it and is
 // checked at compile time to describe exactly these; `import type` is erased, so reading the

@@ -2,24 +2,16 @@
  * Reads and parses one `plugin.yaml`, never throwing: hostile input (a FIFO, a 10 MB file, NUL
  * bytes, an alias bomb, deep nesting) ends as a problem value with a line and column when known.
  *
- * This module imports `yaml` statically, so it is only ever imported dynamically.
+ * Manifests are written in a plain subset of YAML, which {@linkcode readPlain} reads directly;
+ * anything else goes to the `yaml` package, imported on first need. Positions (for warnings)
+ * come from the `yaml` package only, for a manifest that has a problem: see {@linkcode located}.
  *
  * @module
  */
 
-import { observe } from "./_observe.ts";
+import type { Document, LineCounter } from "yaml";
+import type { Observe } from "./load.ts";
 import { BoundedReadError, INPUT_CAPS, readBoundedBytes } from "../read_bounded.ts";
-import {
-  type Document,
-  isAlias,
-  isMap,
-  isScalar,
-  isSeq,
-  LineCounter,
-  parseAllDocuments,
-  parseDocument,
-  visit,
-} from "yaml";
 
 /**
  * Manifests larger than this are refused: real ones are a few hundred bytes.
@@ -36,9 +28,7 @@ const MAX_ALIAS_COUNT = 100;
 /** A parsed manifest. */
 export interface ParsedManifest {
   ok: true;
-  /** The YAML document, for finding where a key or value is. */
-  doc: Document.Parsed;
-  lineCounter: LineCounter;
+  text: string;
   /** The data with YAML 1.2 core types (`1.10` is a number): what the strict lint checks. */
   typed: unknown;
   /**
@@ -51,6 +41,14 @@ export interface ParsedManifest {
    * null when there are none. `plugins validate` reports them.
    */
   extraDocuments: { count: number; line: number; column: number } | null;
+  /** The YAML document, for finding where a key or value is; set by {@linkcode located}. */
+  yaml?: Positions;
+}
+
+/** A YAML document and its line counter. */
+export interface Positions {
+  doc: Document.Parsed;
+  lineCounter: LineCounter;
 }
 
 /** Why a manifest could not be parsed. */
@@ -67,27 +65,26 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
 export interface ReadManifestOptions {
   /** Stops the read (the manifest is then reported unreadable). */
   signal?: AbortSignal;
+  observe?: Observe;
+  /** A regular file that no other user can replace (see `ReadBoundedOptions`). */
+  knownRegular?: boolean;
 }
 
 /**
  * Reads `path` (a regular file, at most {@linkcode MAX_MANIFEST_BYTES}) and parses it as YAML.
- *
  * Requires `--allow-read`.
- *
- * @param path The `plugin.yaml` file.
- * @param options The abort signal.
- * @returns The parsed manifest, or why it cannot be used.
  */
 export async function readManifest(
   path: string,
   options: ReadManifestOptions = {},
 ): Promise<ParsedManifest | ManifestFailure> {
   let bytes: Uint8Array;
-  observe(path);
+  options.observe?.(path);
   try {
     bytes = await readBoundedBytes(path, {
       maxBytes: MAX_MANIFEST_BYTES,
       signal: options.signal,
+      knownRegular: options.knownRegular,
     });
   } catch (error) {
     if (error instanceof BoundedReadError && error.reason === "not-regular") {
@@ -104,24 +101,46 @@ export async function readManifest(
   } catch {
     return failure("plugin.yaml is not valid UTF-8");
   }
-  return parseManifest(text);
+  return await parseManifest(text);
 }
 
 /**
- * Parses manifest text.
+ * Parses manifest text: the plain subset directly, anything else with the `yaml` package.
  *
  * @returns The parsed manifest, or the first YAML error with its line and column.
  */
-export function parseManifest(text: string): ParsedManifest | ManifestFailure {
+export async function parseManifest(text: string): Promise<ParsedManifest | ManifestFailure> {
+  const plain = readPlain(text);
+  if (plain === null) return await parseYaml(text);
+  const typed = plain.typesDiffer ? readPlain(text, { typed: true })!.value : plain.value;
+  return { ok: true, text, typed, lenient: plain.value, extraDocuments: null };
+}
+
+/** The manifest with its YAML document, parsed with positions when it was read without them. */
+export async function located(parsed: ParsedManifest): Promise<Positions> {
+  if (parsed.yaml === undefined) {
+    const full = await parseYaml(parsed.text);
+    // readPlain reads only what the yaml package reads the same way, without error.
+    if (!full.ok) throw new Error(`Manifest read two ways: ${full.message}`);
+    parsed.yaml = full.yaml;
+  }
+  return parsed.yaml!;
+}
+
+let yaml: typeof import("yaml") | undefined;
+
+/** Parses manifest text with the yaml package, positions included (the way for any text). */
+export async function parseYaml(text: string): Promise<ParsedManifest | ManifestFailure> {
   if (nestingDepth(text) > MAX_MANIFEST_DEPTH) {
     return failure(`plugin.yaml is nested deeper than ${MAX_MANIFEST_DEPTH} levels`);
   }
-  const lineCounter = new LineCounter();
+  yaml ??= await import("yaml");
+  const lineCounter = new yaml.LineCounter();
   try {
     // As ty's yaml.v3: merge keys (`<<: *base`) work, and only the first document is read.
     const options = { lineCounter, prettyErrors: false, merge: true };
-    const docs = parseAllDocuments(text, options);
-    const all = Array.isArray(docs) && docs.length > 0 ? docs : [parseDocument(text, options)];
+    const docs = yaml.parseAllDocuments(text, options);
+    const all = Array.isArray(docs) && docs.length > 0 ? docs : [yaml.parseDocument(text, options)];
     const doc = all[0];
     let extraDocuments: ParsedManifest["extraDocuments"] = null;
     if (all.length > 1) {
@@ -135,7 +154,7 @@ export function parseManifest(text: string): ParsedManifest | ManifestFailure {
     }
     const typed = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
     // Visiting nodes does not follow aliases, so this is bounded by the text's size.
-    visit(doc, {
+    yaml.visit(doc, {
       Scalar(_key, node) {
         if (node.value !== null && typeof node.value !== "string" && node.source !== undefined) {
           node.value = node.source;
@@ -143,7 +162,8 @@ export function parseManifest(text: string): ParsedManifest | ManifestFailure {
       },
     });
     const lenient = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
-    return { ok: true, doc, lineCounter, typed, lenient, extraDocuments };
+    const positions = { doc, lineCounter };
+    return { ok: true, text, typed, lenient, extraDocuments, yaml: positions };
   } catch (error) {
     // toJS throws on an alias bomb; a deeply nested document can exhaust the stack.
     const reason = error instanceof ReferenceError
@@ -200,6 +220,261 @@ function failure(message: string, line?: number, column?: number): ManifestFailu
   return { ok: false, message, at };
 }
 
+// The plain subset: a block map at the top; block maps and sequences (indented with spaces, a
+// sequence also at its key's indentation); one-line plain, 'single' and "double" quoted scalars
+// (no escapes); one-line flow sequences of such scalars; comments. Keys are plain words that
+// resolve to strings. Whatever else a text holds (anchors, tags, flow maps, multi-line scalars,
+// tabs, duplicate keys, ...) makes it not plain: yaml then reads it, errors and all.
+// tests/plugins/read_manifest_test.ts checks that both read every plain text the same.
+
+// Printable characters (YAML 1.2) other than tab, CR, the byte order mark and the three that
+// yaml may take for line breaks (NEL, LS, PS).
+const NOT_PLAIN_CHAR =
+  /[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\u{10000}-\u{10ffff}]/u;
+const KEY = /[A-Za-z_][\w./-]*(?=:(?: |$))/y;
+const NOT_A_STRING_KEY = /^(?:[Nn]ull|NULL|[Tt]rue|TRUE|[Ff]alse|FALSE|__proto__)$/;
+// Never the first character of a plain scalar here: YAML indicators.
+const INDICATOR = /[-?:,[\]{}#&*!|>'"%@`]/;
+// Never inside one: brackets (nestingDepth counts them), `: ` and a final `:` (a key).
+const NOT_IN_PLAIN = /[[\]{}]|: |:$/;
+const NOT_IN_FLOW_PLAIN = /[[\]{}#:'"]/;
+// What may follow a value on its line.
+const COMMENT = / +(?:#|$)/y;
+const MAX_DEPTH = 16;
+// yaml refuses an implicit key of 1,024 characters or more.
+const MAX_KEY = 1000;
+
+const NOT_PLAIN = {};
+
+/** Options of {@linkcode readPlain}. */
+export interface ReadPlainOptions {
+  /**
+   * Resolve scalars to YAML 1.2 core types (`true`, `1.10` -> 1.1), as the `typed` data; default
+   * false: every non-null scalar as the text written, as the `lenient` data.
+   */
+  typed?: boolean;
+}
+
+/**
+ * Reads `text` when it is written in the plain subset of YAML manifests use, giving exactly what
+ * the `yaml` package gives; null for anything else.
+ *
+ * @returns The top-level map, and whether its typed reading differs from its lenient one.
+ */
+export function readPlain(
+  text: string,
+  options: ReadPlainOptions = {},
+): { value: Record<string, unknown>; typesDiffer: boolean } | null {
+  if (NOT_PLAIN_CHAR.test(text)) return null;
+  const reader = new PlainReader(text.split("\n"), options.typed ?? false);
+  try {
+    reader.nextLine();
+    if (reader.line === undefined || reader.indent() !== 0) return null;
+    const value = reader.map(0, 0, 0);
+    if (reader.line !== undefined) return null;
+    return { value, typesDiffer: reader.typesDiffer };
+  } catch (error) {
+    if (error === NOT_PLAIN) return null;
+    throw error;
+  }
+}
+
+class PlainReader {
+  #lines: string[];
+  #typed: boolean;
+  #at = -1;
+  /** The current line (blank lines and comments skipped), undefined at the end. */
+  line: string | undefined;
+  typesDiffer = false;
+
+  constructor(lines: string[], typed: boolean) {
+    this.#lines = lines;
+    this.#typed = typed;
+  }
+
+  nextLine(): void {
+    for (this.#at++; this.#at < this.#lines.length; this.#at++) {
+      const line = this.#lines[this.#at];
+      const start = this.#indentOf(line);
+      if (start < line.length && line[start] !== "#") {
+        this.line = line;
+        return;
+      }
+    }
+    this.line = undefined;
+  }
+
+  indent(): number {
+    return this.#indentOf(this.line!);
+  }
+
+  #indentOf(line: string): number {
+    let i = 0;
+    while (line.charCodeAt(i) === 32) i++;
+    return i;
+  }
+
+  // A block map whose keys start at column `indent`, its first key at `column` of this line
+  // (after a sequence dash, that is `indent` too).
+  map(indent: number, column: number, depth: number): Record<string, unknown> {
+    if (depth > MAX_DEPTH) throw NOT_PLAIN;
+    const out: Record<string, unknown> = {};
+    for (let start = column;;) {
+      const line = this.line!;
+      KEY.lastIndex = start;
+      const key = KEY.exec(line)?.[0];
+      if (
+        key === undefined || key.length > MAX_KEY || NOT_A_STRING_KEY.test(key) ||
+        Object.hasOwn(out, key)
+      ) throw NOT_PLAIN;
+      let at = start + key.length + 1;
+      while (line[at] === " ") at++;
+      if (at < line.length && line[at] !== "#") {
+        out[key] = this.inline(line, at);
+        this.nextLine();
+      } else {
+        this.nextLine();
+        const below = this.line === undefined ? -1 : this.indent();
+        if (below > indent) out[key] = this.block(below, depth + 1);
+        else if (below === indent && this.#dashAt(below)) out[key] = this.seq(below, depth + 1);
+        else out[key] = null;
+      }
+      if (this.line === undefined) return out;
+      const next = this.indent();
+      if (next < indent || (next === indent && this.#dashAt(next))) return out;
+      if (next > indent) throw NOT_PLAIN;
+      start = next;
+    }
+  }
+
+  block(indent: number, depth: number): unknown {
+    return this.#dashAt(indent) ? this.seq(indent, depth) : this.map(indent, indent, depth);
+  }
+
+  seq(indent: number, depth: number): unknown[] {
+    if (depth > MAX_DEPTH) throw NOT_PLAIN;
+    const out: unknown[] = [];
+    while (this.line !== undefined && this.indent() === indent && this.#dashAt(indent)) {
+      const line = this.line;
+      let at = indent + 2;
+      while (line[at] === " ") at++;
+      KEY.lastIndex = at;
+      if (KEY.test(line)) {
+        out.push(this.map(at, at, depth + 1));
+      } else {
+        if (at >= line.length || line[at] === "#") throw NOT_PLAIN;
+        out.push(this.inline(line, at));
+        this.nextLine();
+      }
+    }
+    if (this.line !== undefined && this.indent() > indent) throw NOT_PLAIN;
+    return out;
+  }
+
+  #dashAt(at: number): boolean {
+    const line = this.line!;
+    return line[at] === "-" && (line[at + 1] === " " || at + 1 === line.length);
+  }
+
+  // A value that ends with its line: a quoted or plain scalar, or a flow sequence.
+  inline(line: string, at: number): unknown {
+    let value: unknown;
+    let end: number;
+    if (line[at] === "[") {
+      const items: unknown[] = [];
+      end = this.#skipSpaces(line, at + 1);
+      if (line[end] !== "]") {
+        for (;;) {
+          const [item, after] = this.#flowItem(line, this.#skipSpaces(line, end));
+          items.push(item);
+          end = this.#skipSpaces(line, after);
+          if (line[end] === "]") break;
+          if (line[end++] !== ",") throw NOT_PLAIN;
+        }
+      }
+      end++;
+      value = items;
+    } else if (line[at] === '"' || line[at] === "'") {
+      [value, end] = this.#quoted(line, at);
+    } else {
+      const comment = line.indexOf(" #", at);
+      end = comment < 0 ? line.length : comment;
+      value = this.#plain(line.slice(at, end).trimEnd(), NOT_IN_PLAIN);
+    }
+    COMMENT.lastIndex = end;
+    if (end < line.length && !COMMENT.test(line)) throw NOT_PLAIN;
+    return value;
+  }
+
+  #flowItem(line: string, at: number): [unknown, number] {
+    if (line[at] === '"' || line[at] === "'") return this.#quoted(line, at);
+    let end = at;
+    while (end < line.length && line[end] !== "," && line[end] !== "]") end++;
+    return [this.#plain(line.slice(at, end).trimEnd(), NOT_IN_FLOW_PLAIN), end];
+  }
+
+  // Double quotes without escapes; single quotes with `''` for a quote.
+  #quoted(line: string, at: number): [string, number] {
+    const quote = line[at];
+    let text = "";
+    for (let from = at + 1;;) {
+      const close = line.indexOf(quote, from);
+      if (close < 0) throw NOT_PLAIN;
+      text += line.slice(from, close);
+      if (quote === "'" && line[close + 1] === "'") {
+        text += "'";
+        from = close + 2;
+      } else {
+        if (quote === '"' && text.includes("\\")) throw NOT_PLAIN;
+        return [text, close + 1];
+      }
+    }
+  }
+
+  #plain(text: string, refused: RegExp): unknown {
+    if (text === "" || INDICATOR.test(text[0]) || refused.test(text)) throw NOT_PLAIN;
+    const value = coreValue(text);
+    if (value === null || typeof value === "string") return value;
+    this.typesDiffer = true;
+    return this.#typed ? value : text;
+  }
+
+  #skipSpaces(line: string, at: number): number {
+    while (line[at] === " ") at++;
+    return at;
+  }
+}
+
+/**
+ * What a plain scalar means under the YAML 1.2 core schema (spec 10.3.2), converted as the
+ * `yaml` package converts it.
+ */
+function coreValue(text: string): unknown {
+  if (!MAYBE_NOT_A_STRING.test(text)) return text;
+  if (CORE.null.test(text)) return null;
+  if (CORE.bool.test(text)) return text[0] === "t" || text[0] === "T";
+  if (CORE.int.test(text)) return parseInt(text, 10);
+  if (CORE.octal.test(text)) return parseInt(text.slice(2), 8);
+  if (CORE.hex.test(text)) return parseInt(text.slice(2), 16);
+  if (CORE.float.test(text)) return parseFloat(text);
+  if (CORE.infinity.test(text)) return text[0] === "-" ? -Infinity : Infinity;
+  if (CORE.nan.test(text)) return NaN;
+  return text;
+}
+
+const CORE = {
+  null: /^(?:~|[Nn]ull|NULL)$/,
+  bool: /^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/,
+  int: /^[-+]?[0-9]+$/,
+  octal: /^0o[0-7]+$/,
+  hex: /^0x[0-9a-fA-F]+$/,
+  float: /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$/,
+  infinity: /^[-+]?\.(?:inf|Inf|INF)$/,
+  nan: /^\.(?:nan|NaN|NAN)$/,
+};
+// What every scalar above starts with: most plain scalars here (names, paths) are strings at once.
+const MAYBE_NOT_A_STRING = /^[-+.0-9~nNtTfF]/;
+
 // Maps a path in a manifest's data (`["actions", 0, "command"]`) back to a line and column, so
 // every warning can point at the text to fix.
 
@@ -219,16 +494,16 @@ export interface LocateOptions {
  * Finds where `path` is written. When the path does not exist (a missing key), the position of
  * the deepest part that does exist is returned, e.g. the action missing its `command`.
  *
- * @param source The parsed document and its line counter.
+ * @param source The document, from {@linkcode located}.
  * @param path Keys and indexes from the document root.
- * @param options Whether to point at the key.
  * @returns The position (1:1 for an empty document).
  */
 export function locate(
-  source: { doc: Document.Parsed; lineCounter: LineCounter },
+  source: Positions,
   path: readonly PropertyKey[],
   options: LocateOptions = {},
 ): Position {
+  const { isAlias, isMap, isScalar, isSeq } = yaml!;
   const { doc } = source;
   let node: unknown = doc.contents;
   let offset = startOf(node) ?? 0;

@@ -9,7 +9,6 @@
 import { join } from "../_path.ts";
 import { InputError, RunError } from "../errors.ts";
 import { isSafeDirName } from "./script_path.ts";
-import { manifestJsonSchema } from "./json_schema.ts";
 
 /** What to scaffold. */
 export interface ScaffoldOptions {
@@ -69,6 +68,8 @@ export async function scaffoldPlugin(
       },
     );
   }
+  // zod, for the schema, is imported only when a plugin is scaffolded.
+  const { manifestJsonSchema } = await import("./manifest_schema.ts");
   const files: Record<string, string> = {
     "plugin.yaml": manifest(name, hooks, actions),
     "plugin.schema.json": JSON.stringify(await manifestJsonSchema(), null, 2) + "\n",

@@ -9,8 +9,8 @@
  */
 
 import { join, sep } from "../_path.ts";
-import { observe } from "./_observe.ts";
 import { unsafeMode } from "../_util.ts";
+import type { Observe } from "./load.ts";
 
 /** A plugin dir as given and as resolved through symlinks. */
 export interface PluginRoot {
@@ -18,6 +18,7 @@ export interface PluginRoot {
   dir: string;
   /** `Deno.realPath(dir)`. */
   realDir: string;
+  observe?: Observe;
 }
 
 /**
@@ -52,9 +53,9 @@ export function checkScript(root: PluginRoot, script: string): PathCheck {
   const where = resolvePath(root, script);
   if (!where.ok) return where;
   if (where.real === null) return { ok: false, reason: "does not exist" };
-  let info: Deno.FileInfo;
+  let info = where.info;
   try {
-    info = Deno.statSync(where.real);
+    info ??= Deno.statSync(where.real);
   } catch (error) {
     return { ok: false, reason: `cannot be read: ${(error as Error).message}` };
   }
@@ -93,7 +94,7 @@ export function checkCwd(root: PluginRoot, cwd: string): PathCheck {
 }
 
 type Resolved =
-  | { ok: true; path: string; real: string | null; outside: string | null }
+  | { ok: true; path: string; real: string | null; outside: string | null; info?: Deno.FileInfo }
   | { ok: false; reason: string; hint?: string };
 
 // Joins `written` to the plugin dir and resolves it through symlinks; `real` is null when
@@ -103,7 +104,21 @@ function resolvePath(root: PluginRoot, written: string): Resolved {
   const path = join(root.dir, written);
   const lexicallyOut = !isInside(root.dir, path);
   let real: string;
-  observe(path);
+  root.observe?.(path);
+  if (!written.includes("/") && written !== "." && written !== "..") {
+    // A file right in the plugin dir that is no link: its real path is the dir's and its name,
+    // and its lstat is its stat (one call instead of realpath and stat).
+    try {
+      const info = Deno.lstatSync(path);
+      if (info.isFile) {
+        real = join(root.realDir, written);
+        root.observe?.(real);
+        return { ok: true, path, real, outside: null, info };
+      }
+    } catch {
+      // The long way says why.
+    }
+  }
   try {
     real = Deno.realPathSync(path);
   } catch (error) {
@@ -112,7 +127,7 @@ function resolvePath(root: PluginRoot, written: string): Resolved {
     }
     return { ok: false, reason: `cannot be read: ${(error as Error).message}` };
   }
-  observe(real);
+  root.observe?.(real);
   const outside = lexicallyOut || !isInside(root.realDir, real) ? real : null;
   return { ok: true, path, real, outside };
 }
@@ -134,9 +149,11 @@ export function isSafeDirName(name: string): boolean {
  * listings, logs and environment variables.
  */
 export function hasControlCharacters(text: string): boolean {
-  // deno-lint-ignore no-control-regex -- matching control characters is the point
-  return /[\x00-\x1f\x7f]/.test(text);
+  return CONTROL.test(text);
 }
+
+// deno-lint-ignore no-control-regex -- matching control characters is the point
+const CONTROL = /[\x00-\x1f\x7f]/;
 
 /**
  * The folder name a source suggests: its last path segment, without a trailing `.git`.

@@ -9,6 +9,20 @@ import type { RestartPolicy } from "../wire/services.ts";
 export type { RestartPolicy };
 
 /**
+ * Names of the restart policies, in the order the docs list them.
+ */
+export const RESTART_POLICIES = [
+  "always",
+  "on-failure",
+  "never",
+] as const satisfies readonly RestartPolicy[];
+
+/**
+ * What a service `env` entry must look like: `KEY=VALUE`, KEY a shell-safe name, no NUL byte.
+ */
+export const ENV_ENTRY = /^[A-Za-z_][A-Za-z0-9_]*=[^\0]*$/;
+
+/**
  * An action a user can invoke.
  */
 export interface PluginAction {

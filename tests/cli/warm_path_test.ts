@@ -46,15 +46,15 @@ const CALLS: [string, string[], Record<string, string>, number][] = [
   ["route", ["route", "--task-json", '{"id":1}'], {
     "r/plugin.yaml": "name: r\nhooks:\n  task.route: route.sh\n",
     "r/route.sh": "#!/bin/sh\necho CLAUDE_CONFIG_DIR=/profiles/a\n",
-  }, 28],
+  }, 26],
   ["place", ["place", "--task-json", '{"id":1}'], {
     "p/plugin.yaml": "name: p\nhooks:\n  task.placement: place.sh\n",
     "p/place.sh": '#!/bin/sh\necho \'{"target":"h"}\'\n',
-  }, 29],
+  }, 27],
   ["tool pre", ["tool", "pre", "--tool", "bash"], {
     "g/plugin.yaml": "name: g\nhooks:\n  pre_tool_call: guard.sh\n",
     "g/guard.sh": '#!/bin/sh\necho \'{"action":"allow"}\'\n',
-  }, 30],
+  }, 28],
 ];
 
 for (const [name, args, files, atMost] of CALLS) {

@@ -88,6 +88,15 @@ Deno.test("loadPlugins() does not block on a plugin.yaml that is a FIFO", async 
   assert.equal(message, 'Skipped plugin in "bad": plugin.yaml is not a regular file');
 });
 
+Deno.test("loadPlugins() does not block on a plugin.yaml that links to a FIFO", async () => {
+  const message = await loadHostile(async (dir) => {
+    const mkfifo = await new Deno.Command("mkfifo", { args: [join(dir, "fifo")] }).output();
+    assert.equal(mkfifo.code, 0);
+    await Deno.symlink("fifo", join(dir, "plugin.yaml"));
+  });
+  assert.equal(message, 'Skipped plugin in "bad": plugin.yaml is not a regular file');
+});
+
 Deno.test("loadPlugins() skips a plugin.yaml that is not valid UTF-8", async () => {
   const message = await loadHostile(async (dir) => {
     await Deno.writeFile(

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { loadPlugins } from "../../lib/plugins/load.ts";
-import { validatePlugins } from "../../lib/plugins/validate.ts";
+import { validatePlugins } from "../../lib/plugins/load.ts";
 import { cli, makeTree } from "../_cli.ts";
 
 const SCRIPT = "#!/bin/sh\nexit 0\n";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { validatePlugins } from "../../lib/plugins/validate.ts";
-import { manifestJsonSchema } from "../../lib/plugins/json_schema.ts";
+import { validatePlugins } from "../../lib/plugins/load.ts";
+import { manifestJsonSchema } from "../../lib/plugins/manifest_schema.ts";
 import { makeTree } from "../_cli.ts";
 
 const SCRIPT = "#!/bin/sh\nexit 0\n";
