@@ -26,6 +26,16 @@ export function groupGone(pgid: number): boolean {
   return liveGroupMembers(pgid)!.length === 0;
 }
 
+/**
+ * Waits until group `pgid` has no running member, up to `ms`; returns whether it emptied. For
+ * members that got SIGKILL: it takes effect asynchronously, later still on a loaded machine.
+ */
+export async function waitGroupGone(pgid: number, ms = 500): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (!groupGone(pgid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  return groupGone(pgid);
+}
+
 /** Reads a pid written by a fixture, waiting up to `ms` for it to appear. */
 export async function readPid(path: string, ms = 3000): Promise<number> {
   const deadline = Date.now() + ms;

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { Runner } from "../../lib/hooks/runner.ts";
 import { EMPTY_TASK } from "../../lib/task.ts";
 import { LOCAL_PLACEMENT } from "../../lib/consult/placement.ts";
-import { groupGone, readPid, waitGone } from "../_procs.ts";
+import { groupGone, readPid, waitGone, waitGroupGone } from "../_procs.ts";
 import { pluginIndex, type PluginScripts, recordingLogger, traceDir } from "./_consult.ts";
 
 const TASK = {
@@ -149,7 +149,8 @@ Deno.test("resolvePlacement() returns within its deadline + 1 s when handlers ig
   assert.deepEqual(placed, LOCAL_PLACEMENT);
   assert.ok(elapsed < 1800, `returned after ${Math.round(elapsed)} ms`);
   const pgid = await readPid(join(trace, "a"));
-  assert.ok(groupGone(pgid), "the handler's group is gone");
+  // Its members ignore SIGTERM: the SIGKILL they get takes effect asynchronously.
+  assert.ok(await waitGroupGone(pgid), "the handler's group is gone");
   // SPEC (one consult loop): all three ran at once; each counts as not answering.
   assert.ok(lines.some((l) => l.plugin === "c" && /did not answer within the 800 ms/.test(l.msg)));
 });
