@@ -74,9 +74,6 @@ export interface CachedLoad {
  * changed, else loads it and rewrites the cache. A cache that cannot be trusted, read, parsed or
  * written is ignored: the result is always what `loadPlugins` would return. Requires
  * `--allow-read`, `--allow-sys` (the user id), and `--allow-write` for the cache dir.
- *
- * @param options The cache dir and the loader's options.
- * @returns The index, whether it was a cache hit, and why not.
  */
 export async function loadPluginsCached(
   dir: string,

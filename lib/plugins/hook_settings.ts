@@ -14,14 +14,10 @@ import { kindOf, type Problem, quote } from "./messages.ts";
 import { closest, isRecord } from "../_util.ts";
 import { parseDuration } from "../_timers.ts";
 
-/**
- * The settings a hook may have, as written in the manifest.
- */
+/** The settings a hook may have, as written in the manifest. */
 export const SETTING_KEYS: readonly string[] = ["tools", "timeout", "persistent", "max_procs"];
 
-/**
- * The events whose hooks judge tool calls, the only ones that take `tools`.
- */
+/** The events whose hooks judge tool calls, the only ones that take `tools`. */
 export const TOOL_EVENTS: readonly string[] = ["pre_tool_call", "post_tool_call"];
 
 /** A persistent hook's pool size when `max_procs` is not given. */
@@ -31,12 +27,9 @@ export const DEFAULT_MAX_PROCS = 1;
 const NOT_PERSISTENT = new Set(["task.route"]);
 
 /**
- * Reads the `tyhooks:` value. Events the plugin does not hook (as written in `hooks:`) are
- * problems; so are unknown settings and invalid values.
- *
- * @param raw The typed (YAML core types) value of `tyhooks` (undefined or null when absent).
- * @param hooked The event names written under `hooks:`.
- * @returns Event -> settings (events with no valid setting left out), and the problems.
+ * Reads the typed value of `tyhooks:` into event -> settings (events with no valid setting left
+ * out). Events not among `hooked` (as written in `hooks:`), unknown settings and invalid values
+ * are problems.
  */
 export function buildHookSettings(
   raw: unknown,
@@ -145,9 +138,7 @@ function readSetting(
   }
 }
 
-/**
- * A plugin's settings for one hook (`{}` when it has none: every default).
- */
+/** A plugin's settings for one hook (`{}` when it has none: every default). */
 export function hookSettings(plugin: Pick<Plugin, "settings">, event: string): HookSettings {
   return plugin.settings?.[event] ?? {};
 }

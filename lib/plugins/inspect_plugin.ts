@@ -44,6 +44,7 @@ import {
 } from "./read_manifest.ts";
 import { closest, isRecord, unsafeMode } from "../_util.ts";
 import { buildHookSettings, SETTING_KEYS } from "./hook_settings.ts";
+import type { ManifestAction, ManifestService } from "./manifest_schema.ts";
 
 /** Everything learned about one plugin dir. */
 export interface PluginReport {
@@ -81,11 +82,8 @@ export interface InspectOptions {
 }
 
 /**
- * Loads the plugin in `dir`. Never throws for anything a plugin contains. Requires
- * `--allow-read`.
- *
- * @param root The plugins dir (absolute), for relative names in messages.
- * @param dir The plugin dir (absolute), holding `plugin.yaml`, or what discovery found of it.
+ * Loads the plugin in `dir` (absolute, or as discovery found it) below `root`, the plugins dir
+ * that messages name it from. Never throws for anything a plugin contains.
  */
 export async function inspectPlugin(
   root: string,
@@ -201,21 +199,14 @@ export async function nameAt(report: PluginReport): Promise<Position | null> {
 // The forgiving reading of a manifest's fields once it has a name: everything usable is kept,
 // everything else becomes a problem (not yet located in the text).
 
-/** A plugin's contents, everything but its name. */
-export type PluginParts = Omit<Plugin, "name">;
+type PluginParts = Omit<Plugin, "name">;
 
-/**
- * Reads version, description, hooks, actions and services from the lenient data, the per-hook
- * settings from the typed data, and finds the workflows and routines. Requires `--allow-read`.
- *
- * @param data The manifest's lenient data (a map).
- * @param typed The manifest's typed data (YAML core types), for the `tyhooks:` settings.
- * @returns The parts, the problems, and the notes only `plugins validate` reports.
- */
-export async function buildPlugin(
+// Each part from the lenient data, the settings from the typed data; notes are what only
+// `plugins validate` reports.
+async function buildPlugin(
   root: PluginRoot,
   data: Record<string, unknown>,
-  typed: unknown = data,
+  typed: unknown,
 ): Promise<{ parts: PluginParts; problems: Problem[]; notes: Problem[] }> {
   const problems: Problem[] = [];
   const text = (key: "version" | "description"): string => {
@@ -264,27 +255,14 @@ export async function buildPlugin(
 
 const CONTROL = /\p{Cc}/gu;
 
-/**
- * Does the plugin handle anything at all?
- */
-export function isUsable(
-  parts: Pick<PluginParts, "hooks" | "actions" | "services" | "workflows" | "routines">,
-): boolean {
+function isUsable(parts: PluginParts): boolean {
   return Object.keys(parts.hooks).length + parts.actions.length + parts.services.length +
       parts.workflows.length + parts.routines.length > 0;
 }
 
 // The forgiving reading of `hooks`: each event whose script passes the checks is kept, each
 // other one is dropped with a problem.
-
-/**
- * Reads the `hooks` map. Requires `--allow-read`.
- *
- * @param raw The lenient value of `hooks` (undefined or null when absent).
- * @returns Event -> absolute script path, the problems, and the notes only `plugins validate`
- *   reports (scripts outside the plugin dir).
- */
-export function buildHooks(
+function buildHooks(
   root: PluginRoot,
   raw: unknown,
 ): { hooks: Record<string, string>; problems: Problem[]; notes: Problem[] } {
@@ -340,14 +318,7 @@ function isText(value: unknown): value is string {
 // kept, each other one is dropped with a problem. An entry that is not plainly well formed is
 // parsed with zod (the schema's fields, unknown keys ignored: only `plugins validate` reports
 // them), which words what is wrong.
-
-/**
- * Reads the `actions` list. Requires `--allow-read`.
- *
- * @param raw The lenient value of `actions` (undefined or null when absent).
- * @returns The kept actions, the problems, and the notes only `plugins validate` reports.
- */
-export async function buildActions(
+async function buildActions(
   root: PluginRoot,
   raw: unknown,
 ): Promise<{ actions: PluginAction[]; problems: Problem[]; notes: Problem[] }> {
@@ -363,12 +334,12 @@ export async function buildActions(
     const at = ["actions", index];
     const id = isRecord(item) && isText(item.id) ? item.id : null;
     const what = id === null ? `action #${index + 1}` : `action ${quote(id)}`;
-    let action: { id: string; label?: string | null; command: string };
+    let action: ManifestAction;
     if (
       isRecord(item) && isText(item.id) && isText(item.command) &&
       (item.label === undefined || item.label === null || typeof item.label === "string")
     ) {
-      action = item as typeof action;
+      action = { id: item.id, label: item.label ?? undefined, command: item.command };
     } else {
       const { LooseActionSchema } = await import("./manifest_schema.ts");
       const parsed = LooseActionSchema.safeParse(withoutNulls(item), { reportInput: true });
@@ -414,11 +385,8 @@ export async function buildActions(
   return { actions, problems, notes };
 }
 
-/**
- * A copy of a map without its null values: ty (Go) reads `label:` with nothing after it as an
- * absent field, and so does the forgiving loader.
- */
-export function withoutNulls(value: unknown): unknown {
+// ty (Go) reads `label:` with nothing after it as an absent field, and so does the loader.
+function withoutNulls(value: unknown): unknown {
   if (!isRecord(value)) return value;
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null));
 }
@@ -428,14 +396,7 @@ export function withoutNulls(value: unknown): unknown {
 // one written, so a bad `restart` value or env KEY drops the service rather than the value; the
 // one exception is ty's: an `env` entry without `=` is skipped with a warning and the service
 // kept, as ty keeps it.
-
-/**
- * Reads the `services` list. Requires `--allow-read`.
- *
- * @param raw The lenient value of `services` (undefined or null when absent).
- * @returns The kept services, the problems, and the notes only `plugins validate` reports.
- */
-export async function buildServices(
+async function buildServices(
   root: PluginRoot,
   raw: unknown,
 ): Promise<{ services: PluginService[]; problems: Problem[]; notes: Problem[] }> {
@@ -465,13 +426,7 @@ export async function buildServices(
         return false;
       });
     }
-    let service: {
-      name: string;
-      command: string;
-      cwd?: string;
-      env?: string[];
-      restart?: PluginService["restart"];
-    };
+    let service: ManifestService;
     if (
       isRecord(entry) && isText(entry.name) && isText(entry.command) &&
       (entry.cwd === undefined || typeof entry.cwd === "string") &&
@@ -479,7 +434,8 @@ export async function buildServices(
         Array.isArray(entry.env) && entry.env.every((e) => typeof e === "string")) &&
       (entry.restart === undefined || RESTART_POLICIES.includes(entry.restart as "never"))
     ) {
-      service = entry as typeof service;
+      const { name, command, cwd, env, restart } = entry;
+      service = { name, command, cwd, env, restart } as ManifestService;
     } else {
       const { LooseServiceSchema } = await import("./manifest_schema.ts");
       const parsed = LooseServiceSchema.safeParse(entry, { reportInput: true });
@@ -532,14 +488,8 @@ export async function buildServices(
 
 const WORKFLOW_EXTENSIONS = [".yaml", ".yml"];
 
-/**
- * Workflow names: the stems of the `.yaml`/`.yml` files in `<dir>/workflows`, sorted, each once.
- * Requires `--allow-read`.
- *
- * @param names The plugin dir's entries, when the caller has listed it (see {@linkcode dirNames}).
- * @returns The names (none when the folder is missing).
- */
-export function findWorkflows(root: PluginRoot, names?: ReadonlySet<string> | null): string[] {
+// The stems of the `.yaml`/`.yml` files in `workflows/`, sorted, each once.
+function findWorkflows(root: PluginRoot, names: ReadonlySet<string> | null): string[] {
   const { dir, observe } = root;
   const found = new Set<string>();
   for (const entry of listDir(root, "workflows", names?.has("workflows") ?? true)) {
@@ -556,14 +506,8 @@ export function findWorkflows(root: PluginRoot, names?: ReadonlySet<string> | nu
   return [...found].sort();
 }
 
-/**
- * Routine names: the folders of `<dir>/routines` that hold a `prompt.md` file, sorted.
- * Requires `--allow-read`.
- *
- * @param names The plugin dir's entries, when the caller has listed it (see {@linkcode dirNames}).
- * @returns The names (none when the folder is missing).
- */
-export function findRoutines(root: PluginRoot, names?: ReadonlySet<string> | null): string[] {
+// The folders of `routines/` that hold a `prompt.md` file, sorted.
+function findRoutines(root: PluginRoot, names: ReadonlySet<string> | null): string[] {
   const { dir, observe } = root;
   const found: string[] = [];
   for (const entry of listDir(root, "routines", names?.has("routines") ?? true)) {
@@ -575,12 +519,9 @@ export function findRoutines(root: PluginRoot, names?: ReadonlySet<string> | nul
   return found.sort();
 }
 
-/**
- * Which of `workflows` and `routines` are in `dir`, or null when it cannot be listed. Most
- * plugins have neither: one listing of the plugin dir says so, where looking for each would fail
- * twice, each failure building an exception (1,000 plugins: tens of ms).
- */
-export function dirNames(dir: string): Set<string> | null {
+// Which of `workflows` and `routines` are in `dir` (null when it cannot be listed). Most plugins
+// have neither: one listing says so, where looking for each would build two exceptions.
+function dirNames(dir: string): Set<string> | null {
   const names = new Set<string>();
   try {
     for (const { name } of Deno.readDirSync(dir)) {
@@ -615,10 +556,8 @@ function statIsFile(path: string): boolean {
 // (unknown keys, wrong types), plus event names that look like typos of known ones.
 
 /**
- * Lints one parsed manifest strictly. Returns nothing for a manifest that could not be parsed
- * (the loader already said why).
- *
- * @returns The problems, each with a line and column.
+ * Lints one parsed manifest strictly, each problem with a line and column; nothing for a
+ * manifest that could not be parsed (the loader already said why).
  */
 export async function strictProblems(report: PluginReport): Promise<LoadWarning[]> {
   const parsed = report.parsed;

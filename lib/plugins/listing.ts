@@ -10,9 +10,7 @@ import { join } from "../_path.ts";
 import type { LoadWarning, PluginIndex } from "./types.ts";
 import { closest } from "../_util.ts";
 
-/**
- * One plugin in the listing.
- */
+/** One plugin in the listing. */
 export interface PluginJson {
   /** The plugin's name. */
   name: string;
@@ -34,9 +32,7 @@ export interface PluginJson {
   routines: string[];
 }
 
-/**
- * The listing.
- */
+/** The listing. */
 export interface PluginListJson {
   /** The plugins, sorted by name. */
   plugins: PluginJson[];
@@ -78,9 +74,7 @@ export function pluginListJson(index: PluginIndex): PluginListJson {
   };
 }
 
-/**
- * One warning or lint problem as JSON: `{"plugin","path","line","column","message"}`.
- */
+/** One warning or lint problem as JSON: `{"plugin","path","line","column","message"}`. */
 export function warningJson(w: LoadWarning): LoadWarning {
   return { plugin: w.plugin, path: w.path, line: w.line, column: w.column, message: w.message };
 }
@@ -117,12 +111,7 @@ export interface LegacyHooks {
   problems: LoadWarning[];
 }
 
-/**
- * Reads the legacy hooks dir; a missing dir holds no hooks. Requires `--allow-read`.
- *
- * @param dir The hooks dir (see `hooksDir()`).
- * @returns The hooks and their problems.
- */
+/** Reads the legacy hooks dir (see `hooksDir()`); a missing dir holds no hooks. */
 export async function readLegacyHooks(dir: string): Promise<LegacyHooks> {
   const hooks: LegacyHook[] = [];
   const problems: LoadWarning[] = [];

@@ -64,14 +64,10 @@ export async function loadPlugins(dir: string, options: LoadOptions = {}): Promi
 // stops when its abort signal fires. It goes level by level and claims real paths in path order,
 // so which of two links to one folder counts does not depend on timing.
 
-/**
- * The deepest level searched: the plugins dir's own children are depth 1.
- */
+/** The deepest level searched: the plugins dir's own children are depth 1. */
 export const MAX_DEPTH = 5;
 
-/**
- * The most directories one walk lists; past it the walk stops with a warning.
- */
+/** The most directories one walk lists; past it the walk stops with a warning. */
 export const MAX_DIRS = 10_000;
 
 /** Options of {@linkcode discoverPluginDirs}. */
@@ -105,27 +101,20 @@ export interface Discovery {
   warnings: LoadWarning[];
 }
 
-interface Candidate {
-  path: string;
-  /** Its real path, or null when it is not a directory. */
-  real: string | null;
-  linked: boolean;
-  info?: Deno.FileInfo;
-  manifest?: Deno.FileInfo;
-}
-
 interface Walked {
   path: string;
   real: string;
   linked: boolean;
 }
 
-/**
- * Finds every plugin dir under `root`. A missing `root` holds no plugins. Requires
- * `--allow-read`.
- *
- * @param root The plugins dir, absolute.
- */
+// `real` is null for what is not a directory; a plugin dir has its stats.
+type Candidate = Omit<Walked, "real"> & {
+  real: string | null;
+  info?: Deno.FileInfo;
+  manifest?: Deno.FileInfo;
+};
+
+/** Finds every plugin dir under `root`, absolute; a missing `root` holds no plugins. */
 export function discoverPluginDirs(root: string, options: DiscoverOptions = {}): Discovery {
   const { signal, deadline, observe } = options;
   const stopIfDue = () => {
@@ -216,9 +205,7 @@ export function discoverPluginDirs(root: string, options: DiscoverOptions = {}):
   return { dirs, warnings };
 }
 
-/**
- * Compares strings by UTF-16 code unit.
- */
+/** Compares strings by UTF-16 code unit. */
 export function byCodeUnit(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
@@ -255,9 +242,7 @@ export interface Collected {
   warnings: LoadWarning[];
 }
 
-/**
- * Finds and loads every plugin dir. Requires `--allow-read`.
- */
+/** Finds and loads every plugin dir. Requires `--allow-read`. */
 export async function collectReports(
   dir: string,
   options: CollectOptions = {},
@@ -290,18 +275,11 @@ export async function collectReports(
 
 /** Options of {@linkcode foldReports}. */
 export interface FoldOptions {
-  /**
-   * Also list the dropped entries of plugins that are left out (for the lint). Default false:
-   * a plugin left out gets exactly one warning.
-   */
+  /** Also list the dropped entries of plugins left out (for the lint); default: one warning. */
   everyProblem?: boolean;
 }
 
-/**
- * Builds the index from reports: plugins sorted by name, warnings in path order.
- *
- * @param collected The reports, in path order.
- */
+/** Builds the index from reports in path order: plugins sorted by name, warnings in path order. */
 export function foldReports(
   collected: Collected,
   options: FoldOptions = {},
@@ -338,9 +316,7 @@ export function foldReports(
 // `plugins validate`: every load warning (including the dropped entries of plugins that are left
 // out), unknown keys and type errors, each with file, line and column.
 
-/**
- * The lint's verdict.
- */
+/** The lint's verdict. */
 export interface ValidationResult {
   /** True when there is no problem at all. */
   ok: boolean;
@@ -353,7 +329,6 @@ export interface ValidationResult {
 /**
  * Lints every plugin under `dir`, strictly. Requires `--allow-read`.
  *
- * @param options The concurrency bound.
  * @example
  * ```ts
  * import { validatePlugins } from "./load.ts";

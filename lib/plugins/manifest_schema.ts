@@ -12,9 +12,7 @@ import { z } from "zod";
 import type { Same } from "../wire/schema.ts";
 import { ENV_ENTRY, RESTART_POLICIES, type RestartPolicy } from "./types.ts";
 
-/**
- * The events ty and tyhooks send; `hooks` may name others (`fire` accepts any string).
- */
+/** The events ty and tyhooks send; `hooks` may name others (`fire` accepts any string). */
 export const KNOWN_EVENTS: readonly string[] = [
   "task.started",
   "task.done",
@@ -29,16 +27,12 @@ export const KNOWN_EVENTS: readonly string[] = [
 
 const text = z.string().min(1);
 
-/**
- * A hook or action script: a path relative to the plugin dir.
- */
+/** A hook or action script: a path relative to the plugin dir. */
 export const ScriptSchema = text.meta({
   description: "Path of an executable file, relative to the plugin dir (it must stay inside it)",
 });
 
-/**
- * The `hooks` map: event name -> script.
- */
+/** The `hooks` map: event name -> script. */
 export const HooksSchema = z.record(text, ScriptSchema).meta({
   description: `Event -> script. Events: ${KNOWN_EVENTS.join(", ")} (others may be fired)`,
 });
@@ -52,18 +46,14 @@ export const ActionSchema = z.strictObject({
   command: ScriptSchema,
 }).meta({ description: "An action a user invokes" }) satisfies z.ZodType<ManifestAction>;
 
-/**
- * One entry of a service's `env`: `KEY=VALUE`.
- */
+/** One entry of a service's `env`: `KEY=VALUE`. */
 export const EnvEntrySchema = z.string().regex(ENV_ENTRY, {
   error: "must be KEY=VALUE (KEY: letters, digits and _, not starting with a digit)",
 }).meta({
   description: "KEY=VALUE, KEY made of letters, digits and _ (not starting with a digit)",
 });
 
-/**
- * A service's restart policy.
- */
+/** A service's restart policy. */
 export const RestartSchema = z.enum(RESTART_POLICIES).meta({
   description: "When to restart the service (tyhooks extension); default on-failure",
 });
@@ -132,9 +122,7 @@ true satisfies Same<z.output<typeof ServiceSchema>, ManifestService>;
 true satisfies Same<z.output<typeof HookSettingsSchema>, ManifestHookSettings>;
 true satisfies Same<z.output<typeof ManifestSchema>, Manifest>;
 
-/**
- * The keys a manifest may have, for "did you mean" hints.
- */
+/** The keys a manifest may have, for "did you mean" hints. */
 export const MANIFEST_KEYS: readonly string[] = Object.keys(ManifestSchema.shape);
 
 /**
@@ -160,9 +148,7 @@ export function manifestJsonSchema(): Promise<Record<string, unknown>> {
 // checked at compile time to describe exactly these; `import type` is erased, so reading the
 // types never loads zod.
 
-/**
- * One entry of a manifest's `actions`: something a user runs with `plugins run`.
- */
+/** One entry of a manifest's `actions`: something a user runs with `plugins run`. */
 export interface ManifestAction {
   /** Unique within the plugin; what `plugins run <plugin> <action>` names. */
   id: string;
@@ -189,9 +175,7 @@ export interface ManifestService {
   restart?: RestartPolicy;
 }
 
-/**
- * One hook's settings under the manifest's `tyhooks:` key (a tyhooks extension ty ignores).
- */
+/** One hook's settings under the manifest's `tyhooks:` key (a tyhooks extension ty ignores). */
 export interface ManifestHookSettings {
   /** Tool hooks only: a regular expression on the tool name; other tools skip the hook. */
   tools?: string;

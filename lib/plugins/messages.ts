@@ -22,20 +22,12 @@ export interface Problem {
   dropped?: string;
 }
 
-/**
- * Quotes a value for a message.
- */
+/** Quotes a value for a message. */
 export function quote(value: string): string {
   return JSON.stringify(value);
 }
 
-/**
- * A dropped entry: `Dropped hook "task.done": script "a.sh" does not exist`.
- *
- * @param what The entry, e.g. `hook "task.done"` or `action #2`.
- * @param at Where in the data.
- * @param hint The fix, when known.
- */
+/** A dropped entry (`what`: `hook "task.done"`, `action #2`): `Dropped hook "task.done": ...`. */
 export function dropped(
   what: string,
   reason: string,
@@ -46,21 +38,12 @@ export function dropped(
   return { message: `Dropped ${short}${hint ? ` (hint: ${hint})` : ""}`, at, dropped: short };
 }
 
-/**
- * The one warning of a skipped plugin.
- *
- * @param name The plugin's name, when known.
- * @param dir The plugin dir, relative to the plugins dir.
- * @param reason Why it is skipped.
- * @returns `Skipped plugin "x" in "team/x": reason`.
- */
+/** The one warning of a skipped plugin: `Skipped plugin "x" in "team/x": reason`. */
 export function skipped(name: string | null, dir: string, reason: string): string {
   return `Skipped plugin${name === null ? "" : ` ${quote(name)}`} in ${quote(dir)}: ${reason}`;
 }
 
-/**
- * Why a plugin is skipped, as the text after `Skipped plugin ... :`.
- */
+/** Why a plugin is skipped, as the text after `Skipped plugin ... :`. */
 export const REASONS = {
   notAMap: "plugin.yaml must be a map of keys to values",
   empty: "plugin.yaml is empty",
@@ -77,9 +60,7 @@ export const REASONS = {
   },
 } as const;
 
-/**
- * An unknown key, with a suggestion when one is close.
- */
+/** An unknown key, with a suggestion when one is close. */
 export function unknownKey(key: string, where: string, suggestion?: string): string {
   const place = where === "" ? "" : ` in ${quote(where)}`;
   return `Unknown key ${quote(key)}${place}${
@@ -87,21 +68,14 @@ export function unknownKey(key: string, where: string, suggestion?: string): str
   }`;
 }
 
-/**
- * A hook event name close to, but not equal to, a known event: probably a typo.
- */
+/** A hook event name close to, but not equal to, a known event: probably a typo. */
 export function unknownEvent(event: string, suggestion: string): string {
   return `Unknown event ${quote(event)}: did you mean ${quote(suggestion)}?`;
 }
 
 /**
- * A script or service `cwd` that leads out of its plugin dir: loaded, as ty loads it, but
- * reported by `plugins validate`, since it does not travel with the plugin.
- *
- * @param what The entry, e.g. `Hook "task.done"` or `Service "index"`.
- * @param field `script` or `cwd`.
- * @param written The path as written.
- * @param real Where it leads.
+ * A script or service `cwd` (`field`) written as `written` that leads out of its plugin dir, to
+ * `real`: loaded, as ty loads it, but reported by `plugins validate`.
  */
 export function outsideDir(what: string, field: string, written: string, real: string): string {
   return `${what}: ${field} ${quote(written)} resolves outside the plugin dir (to ${
@@ -109,11 +83,7 @@ export function outsideDir(what: string, field: string, written: string, real: s
   }), so it does not travel with the plugin`;
 }
 
-/**
- * Logs each warning at `warn` level.
- *
- * @param warnings The warnings, e.g. `index.warnings`.
- */
+/** Logs each warning at `warn` level. */
 export function logWarnings(log: Logger, warnings: readonly LoadWarning[]): void {
   for (const w of warnings) {
     log.log("warn", w.message, {
@@ -128,17 +98,13 @@ export function logWarnings(log: Logger, warnings: readonly LoadWarning[]): void
 /** A zod issue (zod is imported for its types only). */
 export type Issue = z.core.$ZodIssue;
 
-/**
- * Writes a data path the way a reader finds it in YAML: `actions[0].command`.
- */
+/** Writes a data path the way a reader finds it in YAML: `actions[0].command`. */
 export function pathText(path: readonly PropertyKey[]): string {
   return path.map((p, i) => typeof p === "number" ? `[${p}]` : `${i ? "." : ""}${String(p)}`)
     .join("");
 }
 
-/**
- * What kind of YAML value `value` is, for "must be a map, not a list".
- */
+/** What kind of YAML value `value` is, for "must be a map, not a list". */
 export function kindOf(value: unknown): string {
   if (value === null || value === undefined) return "empty";
   if (Array.isArray(value)) return "a list";

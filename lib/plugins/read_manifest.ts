@@ -13,15 +13,10 @@ import type { Document, LineCounter } from "yaml";
 import type { Observe } from "./load.ts";
 import { BoundedReadError, INPUT_CAPS, readBoundedBytes } from "../read_bounded.ts";
 
-/**
- * Manifests larger than this are refused: real ones are a few hundred bytes.
- */
-export const MAX_MANIFEST_BYTES = INPUT_CAPS.manifest;
-/**
- * Manifests nested deeper than this are refused before parsing: real ones nest four levels,
- * and parsing a deeply nested document costs time and memory out of proportion to its size.
- */
-export const MAX_MANIFEST_DEPTH = 64;
+// Real manifests are a few hundred bytes and nest four levels; parsing a deeply nested document
+// costs time and memory out of proportion to its size, so deeper ones are refused before it.
+const MAX_MANIFEST_BYTES = INPUT_CAPS.manifest;
+const MAX_MANIFEST_DEPTH = 64;
 // yaml's own default, written down: aliases may expand data at most this much.
 const MAX_ALIAS_COUNT = 100;
 
@@ -101,15 +96,6 @@ export async function readManifest(
   } catch {
     return failure("plugin.yaml is not valid UTF-8");
   }
-  return await parseManifest(text);
-}
-
-/**
- * Parses manifest text: the plain subset directly, anything else with the `yaml` package.
- *
- * @returns The parsed manifest, or the first YAML error with its line and column.
- */
-export async function parseManifest(text: string): Promise<ParsedManifest | ManifestFailure> {
   const plain = readPlain(text);
   if (plain === null) return await parseYaml(text);
   const typed = plain.typesDiffer ? readPlain(text, { typed: true })!.value : plain.value;
@@ -129,7 +115,7 @@ export async function located(parsed: ParsedManifest): Promise<Positions> {
 
 let yaml: typeof import("yaml") | undefined;
 
-/** Parses manifest text with the yaml package, positions included (the way for any text). */
+/** Parses manifest text with the yaml package, positions included; the first error if any. */
 export async function parseYaml(text: string): Promise<ParsedManifest | ManifestFailure> {
   if (nestingDepth(text) > MAX_MANIFEST_DEPTH) {
     return failure(`plugin.yaml is nested deeper than ${MAX_MANIFEST_DEPTH} levels`);
@@ -173,13 +159,10 @@ export async function parseYaml(text: string): Promise<ParsedManifest | Manifest
   }
 }
 
-/**
- * How deeply `text` nests, counted without parsing it (a parser is what a deep document makes
- * slow): block indentation levels and sequence dashes, plus open flow brackets outside quotes
- * and comments. It may count a level too many, never too few; real manifests stay far below the
- * bound either way.
- */
-export function nestingDepth(text: string): number {
+// How deeply `text` nests, counted without parsing it (a parser is what a deep document makes
+// slow): block indentation levels and sequence dashes, plus open flow brackets outside quotes
+// and comments. It may count a level too many, never too few.
+function nestingDepth(text: string): number {
   const indents: number[] = [];
   let flow = 0;
   let deepest = 0;
@@ -248,18 +231,13 @@ const NOT_PLAIN = {};
 
 /** Options of {@linkcode readPlain}. */
 export interface ReadPlainOptions {
-  /**
-   * Resolve scalars to YAML 1.2 core types (`true`, `1.10` -> 1.1), as the `typed` data; default
-   * false: every non-null scalar as the text written, as the `lenient` data.
-   */
+  /** Core types (`1.10` -> 1.1), as `typed`; default: non-null scalars as written (`lenient`). */
   typed?: boolean;
 }
 
 /**
  * Reads `text` when it is written in the plain subset of YAML manifests use, giving exactly what
- * the `yaml` package gives; null for anything else.
- *
- * @returns The top-level map, and whether its typed reading differs from its lenient one.
+ * the `yaml` package gives, and whether the typed reading differs; null for anything else.
  */
 export function readPlain(
   text: string,
@@ -491,12 +469,9 @@ export interface LocateOptions {
 }
 
 /**
- * Finds where `path` is written. When the path does not exist (a missing key), the position of
- * the deepest part that does exist is returned, e.g. the action missing its `command`.
- *
- * @param source The document, from {@linkcode located}.
- * @param path Keys and indexes from the document root.
- * @returns The position (1:1 for an empty document).
+ * Finds where `path` (keys and indexes from the root) is written in a document from
+ * {@linkcode located}; for a missing key, where the deepest part that exists is (the action
+ * missing its `command`); 1:1 for an empty document.
  */
 export function locate(
   source: Positions,

@@ -35,19 +35,14 @@ export type PathCheck =
   }
   | { ok: false; reason: string; hint?: string };
 
-/**
- * Is `child` equal to `parent` or inside it? Both must be absolute and normalized.
- */
+/** Is `child` equal to `parent` or inside it? Both must be absolute and normalized. */
 export function isInside(parent: string, child: string): boolean {
   return child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
 }
 
 /**
- * Checks a hook or action script: a regular file, executable. Requires `--allow-read`.
- *
- * @param script The path as written in the manifest, relative to the plugin dir.
- * @returns The absolute path (symlinks kept) and where it leads when that is outside the plugin
- *   dir, or the reason it is refused.
+ * Checks a hook or action script, as written: a regular file, executable. Gives its absolute
+ * path (symlinks kept) and where it leads when that is outside the plugin dir.
  */
 export function checkScript(root: PluginRoot, script: string): PathCheck {
   const where = resolvePath(root, script);
@@ -71,13 +66,7 @@ export function checkScript(root: PluginRoot, script: string): PathCheck {
   };
 }
 
-/**
- * Checks a service's `cwd`: when it exists, a directory. An empty `cwd` is the plugin dir.
- * Requires `--allow-read`.
- *
- * @param cwd The directory as written, relative to the plugin dir.
- * @returns The absolute directory, or the reason it is refused.
- */
+/** Checks a service's `cwd`, as written: when it exists, a directory; "" is the plugin dir. */
 export function checkCwd(root: PluginRoot, cwd: string): PathCheck {
   if (cwd === "") return { ok: true, path: root.dir, outside: null };
   const where = resolvePath(root, cwd);

@@ -8,23 +8,17 @@
 import type { RestartPolicy } from "../wire/services.ts";
 export type { RestartPolicy };
 
-/**
- * Names of the restart policies, in the order the docs list them.
- */
+/** Names of the restart policies, in the order the docs list them. */
 export const RESTART_POLICIES = [
   "always",
   "on-failure",
   "never",
 ] as const satisfies readonly RestartPolicy[];
 
-/**
- * What a service `env` entry must look like: `KEY=VALUE`, KEY a shell-safe name, no NUL byte.
- */
+/** What a service `env` entry must look like: `KEY=VALUE`, KEY a shell-safe name, no NUL byte. */
 export const ENV_ENTRY = /^[A-Za-z_][A-Za-z0-9_]*=[^\0]*$/;
 
-/**
- * An action a user can invoke.
- */
+/** An action a user can invoke. */
 export interface PluginAction {
   /** Unique within the plugin. */
   id: string;
@@ -34,9 +28,7 @@ export interface PluginAction {
   command: string;
 }
 
-/**
- * A long-running, supervised service.
- */
+/** A long-running, supervised service. */
 export interface PluginService {
   /** Unique within the plugin. */
   name: string;
@@ -50,9 +42,7 @@ export interface PluginService {
   restart: RestartPolicy;
 }
 
-/**
- * One loaded plugin.
- */
+/** One loaded plugin. */
 export interface Plugin {
   /** Unique among the loaded plugins. */
   name: string;
@@ -94,9 +84,7 @@ export interface HookSettings {
   maxProcs?: number;
 }
 
-/**
- * A problem found while loading; the plugin or entry it concerns was skipped or dropped.
- */
+/** A problem found while loading; the plugin or entry it concerns was skipped or dropped. */
 export interface LoadWarning {
   /** The plugin's name, or null when unknown (e.g. unreadable manifest). */
   plugin: string | null;
