@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { cli, MAIN, makeTree, PERMISSION_FLAGS, ROOT, tempDir } from "../_cli.ts";
-import { alive, fixture, readPid, waitGone } from "../_procs.ts";
+import { fixture, readPid, waitGone } from "../_procs.ts";
 import { runScript } from "../../lib/process/run_script.ts";
 import { pickHostStartupMs } from "../hosts/_deadline.ts";
 
@@ -75,10 +75,11 @@ Deno.test("tyhooks pick-host over 100 hosts, 10 hung, answers right within timeo
   const file = await hostsFile(lines);
   const startup = await pickHostStartupMs();
   const started = performance.now();
-  const r = await cli(["pick-host", "--hosts", file, "--timeout", "1s"]);
+  // The default timeout: on a busy machine 89 probes may need more than 1 s to answer.
+  const r = await cli(["pick-host", "--hosts", file, "--timeout", "3s"]);
   const elapsed = performance.now() - started;
   assert.ok(
-    elapsed < startup + 2000,
+    elapsed < startup + 4000,
     `returned after ${Math.round(elapsed)} ms, of which ${Math.round(startup)} ms starting`,
   );
   assert.equal(r.code, 0, r.stderr);
@@ -88,10 +89,11 @@ Deno.test("tyhooks pick-host over 100 hosts, 10 hung, answers right within timeo
     reason: "most free memory: 30.0 GiB of 32.0 GiB",
   });
   assert.equal(r.stderr.trim().split("\n").length, 11);
-  assert.match(r.stderr, /Host "host-071" dropped: timed out after 1000 ms/);
-  assert.match(r.stderr, /Host "host-093" dropped: timed out after 1000 ms/);
+  assert.match(r.stderr, /Host "host-071" dropped: timed out after 3000 ms/);
+  assert.match(r.stderr, /Host "host-093" dropped: timed out after 3000 ms/);
+  // SIGKILL takes effect asynchronously: the stubborn stubs and their children get 500 ms.
   for (const pidFile of pidFiles) {
-    assert.ok(!alive(await readPid(pidFile)), pidFile);
+    assert.ok(await waitGone(await readPid(pidFile), 500), pidFile);
     assert.ok(await waitGone(await readPid(`${pidFile}.child`), 500), `${pidFile}.child`);
   }
 });

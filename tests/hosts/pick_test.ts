@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { HostEntry } from "../../lib/hosts/hosts_file.ts";
 import { createLogger } from "../../lib/log.ts";
-import { alive, fixture, groupGone, readPid, waitGone } from "../_procs.ts";
+import { fixture, groupGone, readPid, waitGone } from "../_procs.ts";
 import { tempDir } from "../_cli.ts";
 import { type Candidate, choose, formatBytes, pickHost } from "../../lib/hosts/pick.ts";
 
@@ -151,9 +151,10 @@ Deno.test("pickHost() over 100 hosts, 10 hung, picks the right host within timeo
   const { hosts, pidFiles } = await fleet(100, 10);
   const { lines, log } = logSink();
   const started = performance.now();
-  const { answer, outcomes } = await pickHost(hosts, { timeoutMs: 1000, log });
+  // pick-host's default timeout: on a busy machine 89 probes may need more than 1 s to answer.
+  const { answer, outcomes } = await pickHost(hosts, { timeoutMs: 3000, log });
   const elapsed = performance.now() - started;
-  assert.ok(elapsed < 2000, `returned after ${Math.round(elapsed)} ms`);
+  assert.ok(elapsed < 4000, `returned after ${Math.round(elapsed)} ms`);
   assert.deepEqual(answer, {
     target: "host-042",
     workdir: "/w/host-042",
@@ -162,13 +163,13 @@ Deno.test("pickHost() over 100 hosts, 10 hung, picks the right host within timeo
   const dropped = outcomes.filter((o) => o.facts === null).map((o) => o.host.name);
   assert.equal(dropped.length, 11);
   assert.equal(lines.length, 11);
-  assert.match(lines.join(""), /Host "host-057" dropped: timed out after 1000 ms/);
+  assert.match(lines.join(""), /Host "host-057" dropped: timed out after 3000 ms/);
+  // SIGKILL takes effect asynchronously, and a loaded machine (tests run four files at once)
+  // may not have run it yet when pickHost() returns: 500 ms for the stubs and their children.
   for (const pidFile of pidFiles) {
-    assert.ok(!alive(await readPid(pidFile)), pidFile);
+    assert.ok(await waitGone(await readPid(pidFile), 500), pidFile);
     assert.ok(await waitGone(await readPid(`${pidFile}.child`), 500), `${pidFile}.child`);
   }
-  // After the children's 500 ms above: SIGKILL takes effect asynchronously, and a loaded machine
-  // (tests run four files at once) may not have run it yet when pickHost() returns.
   for (const outcome of outcomes.filter((o) => o.facts === null)) {
     assert.ok(groupGone(outcome.pid!), `group of ${outcome.host.name} is gone`);
   }
