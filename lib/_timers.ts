@@ -69,6 +69,8 @@ function fire(): void {
     else if (entry.at < next) next = entry.at;
   }
   for (const entry of due) live.delete(entry);
+  // Several come due at once when the event loop was late (a busy machine): still in due order.
+  due.sort((a, b) => a.at - b.at);
   // Re-armed before the aborts: their listeners may start or clear timeouts of their own.
   if (next < Infinity) arm(next);
   for (const entry of due) {
