@@ -6,14 +6,11 @@
  */
 
 import { join } from "node:path";
-import { cli, tempDir } from "../_cli.ts";
+import { startupMs, tempDir } from "../_cli.ts";
 
 /** Wall time of a pick-host run that probes nothing: Deno's start and tyhooks' loading. */
 export async function pickHostStartupMs(env: Record<string, string> = {}): Promise<number> {
-  const dir = await tempDir({ prefix: "tyhooks-empty-hosts-" });
-  await Deno.writeTextFile(join(dir, "hosts"), "# no host\n");
-  const started = performance.now();
-  const r = await cli(["pick-host", "--hosts", join(dir, "hosts")], { env });
-  if (r.code !== 0) throw new Error(`pick-host with no host failed: ${r.stderr}`);
-  return performance.now() - started;
+  const hosts = join(await tempDir({ prefix: "tyhooks-empty-hosts-" }), "hosts");
+  await Deno.writeTextFile(hosts, "# no host\n");
+  return startupMs(["pick-host", "--hosts", hosts], { env });
 }
