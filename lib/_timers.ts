@@ -27,7 +27,7 @@ export interface ClearableTimeout {
 
 interface Entry {
   at: number;
-  controller: AbortController;
+  fire: () => void;
 }
 
 /** The shared timer: its due time, and whether it is listened to (which keeps Deno alive). */
@@ -73,9 +73,7 @@ function fire(): void {
   due.sort((a, b) => a.at - b.at);
   // Re-armed before the aborts: their listeners may start or clear timeouts of their own.
   if (next < Infinity) arm(next);
-  for (const entry of due) {
-    entry.controller.abort(new DOMException("Signal timed out.", "TimeoutError"));
-  }
+  for (const entry of due) entry.fire();
 }
 
 /**
@@ -83,10 +81,23 @@ function fire(): void {
  * process alive until it fires or is cleared.
  */
 export function clearableTimeout(ms: number): ClearableTimeout {
+  const controller = new AbortController();
+  const timeout = onTimeout(
+    ms,
+    () => controller.abort(new DOMException("Signal timed out.", "TimeoutError")),
+  );
+  return { signal: controller.signal, clear: timeout.clear };
+}
+
+/**
+ * Calls `callback` after `ms` milliseconds unless cleared first: {@linkcode clearableTimeout}
+ * without the signal, for a hot path that needs no listeners.
+ */
+export function onTimeout(ms: number, callback: () => void): { clear(): void } {
   if (!Number.isFinite(ms) || ms < 0) {
     throw new RangeError(`Invalid timeout: ${ms} ms (must be a finite number, at least 0)`);
   }
-  const entry = { at: performance.now() + ms, controller: new AbortController() };
+  const entry = { at: performance.now() + ms, fire: callback };
   if (armed !== null && !armed.signal.aborted && armed.at <= entry.at) {
     // Due no later than this one: it will fire, find this one not due yet, and re-arm.
     listen(armed, true);
@@ -95,7 +106,6 @@ export function clearableTimeout(ms: number): ClearableTimeout {
   }
   live.add(entry);
   return {
-    signal: entry.controller.signal,
     clear() {
       live.delete(entry);
       // Nothing left to time: stop listening so the process may exit, but keep the timer for

@@ -218,7 +218,7 @@ export async function consult<T>(
     stop.abort("settled");
     outer?.removeEventListener("abort", onOuter);
     // The terminated handlers' groups are gone before the caller goes on (or exits).
-    await Promise.allSettled(started);
+    if (decided.length < started.length) await Promise.allSettled(started);
   }
   return decided;
 }

@@ -25,12 +25,16 @@ import { errorResponse, HttpError, json, parseBody, parseSizedBody } from "./htt
 import { EMPTY_TASK } from "../task.ts";
 import { NotFoundError } from "../errors.ts";
 import { type RunRecord, toRecord } from "../process/record.ts";
+import type { ToolCall } from "../wire/tool.ts";
 
 // A memoized dynamic import: `import()` of a loaded module still costs a module-map lookup and a
-// promise per call, measurable on a hot endpoint; this pays it once.
-function lazy<T>(load: () => Promise<T>): () => Promise<T> {
+// promise per call, measurable on a hot endpoint; this pays it once, and once loaded `value`
+// spares even the await.
+function lazy<T>(load: () => Promise<T>): { (): Promise<T>; value?: T } {
   let loaded: Promise<T> | undefined;
-  return () => loaded ??= load();
+  const get: { (): Promise<T>; value?: T } = () =>
+    loaded ??= load().then((value) => get.value = value);
+  return get;
 }
 
 const schemas = lazy(() => import("../wire/bodies.ts"));
@@ -63,7 +67,6 @@ export interface DaemonState {
 /** One request, as a handler sees it. */
 export interface Call {
   request: Request;
-  url: URL;
   /** Decoded path parameters, e.g. `event`. */
   params: Record<string, string>;
   /** Taken when the request arrived; kept for the whole call. */
@@ -167,8 +170,8 @@ async function runAction(call: Call): Promise<Response> {
   }
 }
 
-function wantsWait(url: URL): boolean {
-  const wait = url.searchParams.get("wait");
+function wantsWait(request: Request): boolean {
+  const wait = new URL(request.url).searchParams.get("wait");
   return wait === "1" || wait === "true" || wait === "yes";
 }
 
@@ -211,7 +214,7 @@ async function fireEvent(call: Call): Promise<Response> {
   return await enqueue(call, {
     what: event,
     bytes,
-    wait: wantsWait(call.url),
+    wait: wantsWait(call.request),
     run: async () => ({
       event,
       runs: await runner.fire(event, body.task ?? EMPTY_TASK, body.message),
@@ -232,7 +235,7 @@ async function statusChange(call: Call): Promise<Response> {
   return await enqueue(call, {
     what: `status ${body.status}`,
     bytes,
-    wait: wantsWait(call.url),
+    wait: wantsWait(call.request),
     run: async () => {
       const result = await runner.onStatusChange(
         body.task ?? EMPTY_TASK,
@@ -249,8 +252,8 @@ async function statusChange(call: Call): Promise<Response> {
  * Failing hooks follow the default policy (block).
  */
 async function toolPre(call: Call): Promise<Response> {
-  const { ToolCallSchema, ToolHooks } = await toolcalls();
-  const body = await parseBody(call.request, ToolCallSchema);
+  const { ToolCallSchema, ToolHooks } = toolcalls.value ?? await toolcalls();
+  const body = await parseBody(call.request, ToolCallSchema, { read: readToolCall });
   const verdict = await new ToolHooks(call.snapshot.built.decide).preToolCall(body);
   return json(200, { action: verdict.action, reason: verdict.reason });
 }
@@ -269,6 +272,23 @@ async function toolPost(call: Call): Promise<Response> {
     wait: false,
     run: () => hooks.postToolCall(body),
   });
+}
+
+/**
+ * A well-formed tool call read as `ToolCallSchema` reads it (the same defaults), without zod:
+ * undefined when anything is odd, for the schema to word the error. A test keeps the two equal.
+ */
+export function readToolCall(value: Record<string, unknown>): Required<ToolCall> | undefined {
+  const { tool, args, platform, user_id } = value;
+  if (typeof tool !== "string" || tool === "") return undefined;
+  if (platform !== undefined && typeof platform !== "string") return undefined;
+  if (user_id !== undefined && typeof user_id !== "string") return undefined;
+  return {
+    tool,
+    args: args === undefined ? {} : args,
+    platform: platform ?? "",
+    user_id: user_id ?? "",
+  };
 }
 
 /** One endpoint. `:name` path segments are parameters. */
@@ -294,6 +314,9 @@ export const ENDPOINTS: readonly Endpoint[] = [
 ];
 
 const SPLIT = ENDPOINTS.map((e) => ({ ...e, segments: e.path.split("/") }));
+// Paths without parameters, looked up before the table is walked.
+const EXACT = new Map(ENDPOINTS.filter((e) => !e.path.includes(":")).map((e) => [e.path, e]));
+const NO_PARAMS: Record<string, string> = Object.freeze({});
 
 function matchPath(segments: string[], pattern: string[]): Record<string, string> | null {
   if (segments.length !== pattern.length) return null;
@@ -323,6 +346,8 @@ export function matchEndpoint(
   method: string,
   pathname: string,
 ): { handler: Handler; params: Record<string, string> } {
+  const exact = EXACT.get(pathname);
+  if (exact?.method === method) return { handler: exact.handler, params: NO_PARAMS };
   const segments = pathname.split("/");
   const allowed: string[] = [];
   for (const endpoint of SPLIT) {
@@ -357,31 +382,46 @@ export function requestHandler(
   const { check, log } = options;
   return async (request) => {
     const started = performance.now();
-    const url = new URL(request.url);
+    const path = pathOf(request.url);
     let response: Response;
     try {
       // Before routing: a client without the token learns nothing, not even which paths exist.
       if (check !== null && !(await check(request))) {
         throw new HttpError(401, "Missing or wrong bearer token", { "www-authenticate": "Bearer" });
       }
-      const { handler, params } = matchEndpoint(request.method, url.pathname);
+      const { handler, params } = matchEndpoint(request.method, path);
       // A request on a kept-alive connection may still come in while the daemon stops: it
       // gets a clear refusal, not an answer from half-stopped runners.
       if (state.stopping) throw new HttpError(503, "The daemon is stopping");
       const snapshot = state.holder.current;
-      response = await handler({ request, url, params, snapshot, daemon: state });
+      response = await handler({ request, params, snapshot, daemon: state });
     } catch (error) {
       if (!(error instanceof HttpError)) {
-        log.log("error", `Request failed: ${(error as Error).message}`, { path: url.pathname });
+        log.log("error", `Request failed: ${(error as Error).message}`, { path });
       }
       response = errorResponse(error);
     }
     log.log("debug", "Request", {
       method: request.method,
-      path: url.pathname,
+      path,
       status: response.status,
       ms: Math.round(performance.now() - started),
     });
     return response;
   };
+}
+
+// `new URL()` costs more than the rest of routing, and a daemon sees the same few URLs again and
+// again: short ones are remembered (at most 256 of at most 256 characters).
+const paths = new Map<string, string>();
+
+function pathOf(url: string): string {
+  let path = paths.get(url);
+  if (path === undefined) {
+    path = new URL(url).pathname;
+    if (url.length > 256) return path;
+    if (paths.size >= 256) paths.clear();
+    paths.set(url, path);
+  }
+  return path;
 }

@@ -9,7 +9,7 @@
 
 import type { z } from "zod";
 import { concat } from "../_util.ts";
-import { clearableTimeout } from "../_timers.ts";
+import { clearableTimeout, onTimeout } from "../_timers.ts";
 
 /** A request the daemon refuses, with its status (400, 401, 404, 405, 413, 503). */
 export class HttpError extends Error {
@@ -34,16 +34,14 @@ export class HttpError extends Error {
  *
  * @param headers Extra headers.
  */
-export function json(
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): Response {
+export function json(status: number, body: unknown, headers?: Record<string, string>): Response {
   return new Response(JSON.stringify(body) + "\n", {
     status,
-    headers: { "content-type": "application/json", ...headers },
+    headers: headers === undefined ? JSON_TYPE : { ...JSON_TYPE, ...headers },
   });
 }
+
+const JSON_TYPE = { "content-type": "application/json" };
 
 /**
  * The `{"error": message}` response of an error.
@@ -94,16 +92,13 @@ export async function readBody(
   if (declared > 0) {
     // Its size is known and allowed (hyper ends the body there): read it in one native call,
     // about a tenth of a millisecond cheaper per request than the stream reads below.
-    const timeout = clearableTimeout(options.timeoutMs ?? BODY_TIMEOUT_MS);
-    const late = new Promise<never>((_, reject) =>
-      timeout.signal.addEventListener(
-        "abort",
-        () => reject(new HttpError(408, "Request body not received in time")),
-        { once: true },
-      )
+    const late = Promise.withResolvers<never>();
+    const timeout = onTimeout(
+      options.timeoutMs ?? BODY_TIMEOUT_MS,
+      () => late.reject(new HttpError(408, "Request body not received in time")),
     );
     try {
-      return await Promise.race([request.bytes(), late]);
+      return await Promise.race([request.bytes(), late.promise]);
     } finally {
       timeout.clear();
     }
@@ -131,36 +126,51 @@ export async function readBody(
   return concat(chunks, total);
 }
 
+/** Options of {@linkcode parseBody}. */
+export interface ParseBodyOptions<T> {
+  /**
+   * Reads a well-formed body without zod (a hot endpoint's), giving what the schema would;
+   * undefined for anything odd, which the schema then reads for the precise error.
+   */
+  read?: (value: Record<string, unknown>) => T | undefined;
+}
+
 /**
  * Reads, decodes and validates a JSON body. An empty body counts as `{}`, so endpoints whose
  * fields are all optional can be called without one.
  *
  * @param schema The body's zod schema.
+ * @param options A reader for well-formed bodies that spares zod.
  * @throws {HttpError} 413 past 1 MiB; 400 for malformed JSON, a non-object, or a bad field.
  */
 export async function parseBody<S extends z.ZodType>(
   request: Request,
   schema: S,
+  options: ParseBodyOptions<z.output<S>> = {},
 ): Promise<z.output<S>> {
-  return (await parseSizedBody(request, schema)).body;
+  return (await parseSizedBody(request, schema, options)).body;
 }
+
+// JSON is UTF-8 (RFC 8259): bytes that are not must not turn into replacement characters.
+const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * {@linkcode parseBody}, also giving the body's size in bytes (what queued work holds).
  *
  * @param schema The body's zod schema.
+ * @param options As {@linkcode parseBody}'s.
  * @returns The validated body and its size.
  * @throws {HttpError} As {@linkcode parseBody}.
  */
 export async function parseSizedBody<S extends z.ZodType>(
   request: Request,
   schema: S,
+  options: ParseBodyOptions<z.output<S>> = {},
 ): Promise<{ body: z.output<S>; bytes: number }> {
   const bytes = await readBody(request);
   let text: string;
   try {
-    // JSON is UTF-8 (RFC 8259): bytes that are not must not turn into replacement characters.
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    text = utf8.decode(bytes);
   } catch {
     throw new HttpError(400, "Malformed request body: not UTF-8");
   }
@@ -175,6 +185,8 @@ export async function parseSizedBody<S extends z.ZodType>(
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new HttpError(400, "Invalid request body: expected a JSON object");
   }
+  const read = options.read?.(value as Record<string, unknown>);
+  if (read !== undefined) return { body: read, bytes: bytes.length };
   const result = schema.safeParse(value);
   if (result.success) return { body: result.data, bytes: bytes.length };
   const issue = result.error.issues[0];

@@ -3,16 +3,21 @@
  * to a spawn per decision, after git's long-running filter process protocol: the script is
  * started once, in its own session as every script is, and then gets one request per line on its
  * stdin and answers each with one JSON line on its stdout. Each hook has a pool of up to
- * `max_procs` such processes (default 1), each answering one request at a time, in order.
+ * `max_procs` such processes (default 1).
+ *
+ * Requests to a busy process are written without waiting for the previous answer (the script
+ * reads them as a loop reads lines) and answers are matched to them in order, so on a busy
+ * daemon one wake-up of the script answers many requests.
  *
  * Every guarantee of a one-shot run holds per request: it is bounded by the hook's timeout (time
- * spent waiting for a free process included); a request past it kills the process's whole
- * session and the process is started again after the services' backoff; a crash is restarted the
- * same way; an answer line longer than the output cap, or not JSON, fails that request only (a
- * guard then follows its failure policy). An empty line is the empty answer, as empty stdout is
- * for a one-shot run. Processes hold no slot of `--max-procs`: the pool is their bound. A reload
- * retires the previous index's pools (requests in flight are answered, then the processes are
- * ended) and `close()` ends them at stop.
+ * spent waiting for a free process included); a process whose oldest unanswered request is past
+ * its timeout has its whole session killed, and is started again after the services' backoff;
+ * the requests behind it are asked again. A crash is restarted the same way; an answer line
+ * longer than the output cap, or not JSON, fails that request only (a guard then follows its
+ * failure policy). An empty line is the empty answer, as empty stdout is for a one-shot run.
+ * Processes hold no slot of `--max-procs`: the pool is their bound. A reload retires the previous
+ * index's pools (requests in flight are answered, then the processes are ended) and `close()`
+ * ends them at stop.
  *
  * @module
  */
@@ -27,7 +32,7 @@ import { LineReader, openReader } from "../process/output_cap.ts";
 import { DEFAULT_MAX_OUTPUT } from "../process/run_script.ts";
 import { pluginEnv } from "../hooks/runner.ts";
 import { type BackoffOptions, DEFAULT_BACKOFF, nextStep, NO_STREAK } from "../services/backoff.ts";
-import { clearableTimeout, sleep } from "../_timers.ts";
+import { onTimeout, sleep } from "../_timers.ts";
 import { type Logger, silentLogger } from "../log.ts";
 
 /** The consulted hooks that answer one JSON line; other persistent hooks are notified. */
@@ -52,32 +57,56 @@ export interface PersistentOptions {
   backoff?: BackoffOptions;
 }
 
-/** How one request to a process ended. */
+/** How one request ended. */
 type Outcome =
   | { kind: "answer"; line: string; bytes: number }
   | { kind: "timeout" }
   | { kind: "interrupted" }
+  | { kind: "failed"; error: string }
   | { kind: "overflow"; bytes: number }
   | { kind: "exit"; status: Deno.CommandStatus | null; stderr: string }
   /** The process ended before it reached this request: ask again. */
   | { kind: "retry" };
 
-/** A request written to a process, waiting for its answer line. */
-interface Pending {
-  settle(outcome: Outcome): void;
+/**
+ * A request written to a process: settled once, by its answer, its deadline, its process's end
+ * or its caller giving up (the signal). Given up on, it keeps its place in the queue, and its
+ * answer, when it comes, is dropped, so the requests behind it still get their own.
+ */
+class Pending {
+  done = false;
+  readonly deadline: number;
+  #signal: AbortSignal;
+  #resolve: (outcome: Outcome) => void;
+
+  constructor(deadline: number, signal: AbortSignal, resolve: (outcome: Outcome) => void) {
+    this.deadline = deadline;
+    this.#signal = signal;
+    this.#resolve = resolve;
+    signal.addEventListener("abort", this);
+  }
+
+  settle(outcome: Outcome): void {
+    if (this.done) return;
+    this.done = true;
+    this.#signal.removeEventListener("abort", this);
+    this.#resolve(outcome);
+  }
+
+  handleEvent(): void {
+    this.settle({ kind: "interrupted" });
+  }
 }
 
-/**
- * One running process of a pool. Requests are written as they come, without waiting for the
- * previous answer (the script reads them as a loop reads lines), and answers are matched to
- * them in order: on a busy daemon one wake-up of the script answers many requests.
- */
+/** One running process of a pool. */
 class Worker {
   readonly pid: number;
   readonly startedAt = performance.now();
   readonly exited: Promise<Deno.CommandStatus | null>;
   /** Requests written and not yet answered, oldest first. */
   readonly queue: Pending[] = [];
+  /** Notifications not yet written. */
+  readonly told: Pending[] = [];
   dead = false;
   answered = 0;
   stderrTail = "";
@@ -85,7 +114,6 @@ class Worker {
   #writer: WritableStreamDefaultWriter<Uint8Array>;
   #lines: LineReader;
   #outbox: string[] = [];
-  #unanswered: Pending[] = [];
   #writing = false;
 
   /**
@@ -111,9 +139,8 @@ class Worker {
    * Writes `line` (a request ending in a newline). `pending` gets its answer line, or, for a
    * notification (`answers` false), an empty answer once the line is written.
    */
-  send(line: string, pending: Pending, answers = true): void {
-    if (answers) this.queue.push(pending);
-    else this.#unanswered.push(pending);
+  send(line: string, pending: Pending, answers: boolean): void {
+    (answers ? this.queue : this.told).push(pending);
     this.#outbox.push(line);
     if (!this.#writing) void this.#flush();
   }
@@ -125,20 +152,18 @@ class Worker {
       while (this.#outbox.length > 0) {
         const text = this.#outbox.length === 1 ? this.#outbox[0] : this.#outbox.join("");
         this.#outbox.length = 0;
-        const told = this.#unanswered.splice(0);
-        try {
-          await this.#writer.write(encoder.encode(text));
-        } catch (error) {
-          // Notifications the process never got go to the next one.
-          for (const pending of told) pending.settle({ kind: "retry" });
-          throw error;
+        // Kept in `told` while being written, where a stuck write's deadline is seen.
+        const count = this.told.length;
+        await this.#writer.write(encoder.encode(text));
+        for (const pending of this.told.splice(0, count)) {
+          pending.settle({ kind: "answer", line: "", bytes: 0 });
         }
-        for (const pending of told) pending.settle({ kind: "answer", line: "", bytes: 0 });
       }
     } catch {
-      // The process is gone: its end is seen on stdout, and its requests fail or retry there.
+      // The process is gone: its end is seen on stdout, and its requests fail or retry there;
+      // notifications it never got go to the next one.
       this.#outbox.length = 0;
-      for (const pending of this.#unanswered.splice(0)) pending.settle({ kind: "retry" });
+      for (const pending of this.told.splice(0)) pending.settle({ kind: "retry" });
     } finally {
       this.#writing = false;
     }
@@ -160,19 +185,14 @@ class Worker {
     while (true) {
       const next = await this.#lines.next(cap);
       if (this.dead) return;
-      if ("line" in next) {
-        // A line nobody asked for (a banner, say) is dropped; it cannot be anyone's answer.
-        const head = this.queue.shift();
-        this.answered++;
-        head?.settle(
-          next.line.length <= cap
-            ? { kind: "answer", line: decoder.decode(next.line), bytes: next.line.length }
-            : { kind: "overflow", bytes: cap },
-        );
-        continue;
-      }
-      onEnd(this, next.end);
-      return;
+      if (!("line" in next)) return onEnd(this, next.end);
+      this.answered++;
+      // A line nobody asked for (a banner, say) is dropped; it cannot be anyone's answer.
+      this.queue.shift()?.settle(
+        next.line.length <= cap
+          ? { kind: "answer", line: decoder.decode(next.line), bytes: next.line.length }
+          : { kind: "overflow", bytes: cap },
+      );
     }
   }
 
@@ -205,6 +225,11 @@ class HookPool {
   #inFlight = 0;
   #drained: PromiseWithResolvers<void> | null = null;
   #kills = new Set<Promise<void>>();
+  // One timer for the pool, at the earliest deadline of a request written, not one per request.
+  #timer: { clear(): void } | null = null;
+  #timerAt = Infinity;
+  #restart: Promise<void> | null = null;
+  #stop = new AbortController();
   closing = false;
 
   constructor(plugin: Plugin, event: string, options: Required<PersistentOptions>) {
@@ -219,17 +244,21 @@ class HookPool {
   async ask(request: AskRequest): Promise<RunResult> {
     const started = performance.now();
     const deadline = started + request.timeoutMs;
-    const result = this.#result(started);
     this.#inFlight++;
     try {
-      while (true) {
-        const worker = await this.#pick(request, deadline);
-        if (worker === "timeout") return { ...result(), timed_out: true };
-        if (worker === "interrupted") return { ...result(), error: "Interrupted" };
-        if (typeof worker === "string") return { ...result(), error: worker };
-        const outcome = await this.#send(worker, request, deadline);
+      for (let now = started;; now = performance.now()) {
+        const pick = this.#pick(request, deadline, now);
+        const picked = pick instanceof Promise ? await pick : pick;
+        if (picked === null) continue;
+        if (!(picked instanceof Worker)) return this.#result(started, null, picked);
+        const worker = picked;
+        const outcome = await new Promise<Outcome>((resolve) => {
+          const pending = new Pending(deadline, request.signal, resolve);
+          worker.send(request.stdin ?? "{}\n", pending, !this.#notifies);
+          if (deadline < this.#timerAt) this.#arm(deadline);
+        });
         if (outcome.kind === "retry" && !this.closing) continue;
-        return this.#toResult({ ...result(), pid: worker.pid }, outcome);
+        return this.#result(started, worker.pid, outcome);
       }
     } finally {
       if (--this.#inFlight === 0) this.#drained?.resolve();
@@ -249,6 +278,9 @@ class HookPool {
   /** Ends every process now; requests still waiting on one are interrupted. */
   async close(): Promise<void> {
     this.closing = true;
+    this.#stop.abort();
+    this.#timer?.clear();
+    this.#timer = null;
     const workers = this.#workers.splice(0);
     for (const worker of workers) {
       worker.dead = true;
@@ -260,87 +292,99 @@ class HookPool {
     ]);
   }
 
-  #result(started: number): () => RunResult {
-    return () => ({
-      ...blankResult(this.#script, this.#plugin.name),
-      duration_ms: Math.round(performance.now() - started),
-    });
-  }
-
-  #toResult(base: RunResult, outcome: Outcome): RunResult {
+  #result(started: number, pid: number | null, outcome: Outcome): RunResult {
+    const result = blankResult(this.#script, this.#plugin.name);
+    result.pid = pid;
+    result.duration_ms = Math.round(performance.now() - started);
     switch (outcome.kind) {
       case "timeout":
-        return { ...base, timed_out: true };
+        result.timed_out = true;
+        break;
       case "interrupted":
       case "retry":
-        return { ...base, error: "Interrupted" };
+        result.error = "Interrupted";
+        break;
+      case "failed":
+        result.error = outcome.error;
+        break;
       case "overflow":
-        return {
-          ...base,
-          stdout_bytes: outcome.bytes,
-          stdout_truncated: true,
-          error:
-            `Persistent hook answered a line longer than ${this.#options.maxOutputBytes} bytes`,
-        };
+        result.stdout_bytes = outcome.bytes;
+        result.stdout_truncated = true;
+        result.error =
+          `Persistent hook answered a line longer than ${this.#options.maxOutputBytes} bytes`;
+        break;
       case "exit": {
-        const how = outcome.status === null
+        const status = outcome.status;
+        const how = status === null
           ? "ended"
-          : outcome.status.signal !== null
-          ? `was killed by ${outcome.status.signal}`
-          : `exited ${outcome.status.code}`;
-        return {
-          ...base,
-          stderr: outcome.stderr,
-          error: `Persistent hook ${how} before answering`,
-        };
+          : status.signal !== null
+          ? `was killed by ${status.signal}`
+          : `exited ${status.code}`;
+        result.stderr = outcome.stderr;
+        result.error = `Persistent hook ${how} before answering`;
+        break;
       }
-      case "answer": {
-        const ok = { ...base, exit_code: 0, stdout: outcome.line, stdout_bytes: outcome.bytes };
-        if (outcome.line.trim() === "") return ok;
+      case "answer":
+        result.stdout = outcome.line;
+        result.stdout_bytes = outcome.bytes;
+        result.exit_code = 0;
+        if (outcome.line.trim() === "") break;
         try {
           JSON.parse(outcome.line);
         } catch {
-          return {
-            ...ok,
-            exit_code: null,
-            error: "Persistent hook answered a line that is not JSON",
-          };
+          result.exit_code = null;
+          result.error = "Persistent hook answered a line that is not JSON";
         }
-        return ok;
-      }
     }
+    return result;
   }
 
   /**
    * The process to ask: an idle one, else a new one while the pool has room (and is not backing
    * off), else the least loaded (the request waits behind its queue); or why there is none.
    */
-  async #pick(
+  #pick(
     request: AskRequest,
     deadline: number,
-  ): Promise<Worker | "timeout" | "interrupted" | string> {
-    while (true) {
-      if (request.signal.aborted) return "interrupted";
-      const left = deadline - performance.now();
-      if (left <= 0) return "timeout";
-      let best: Worker | undefined;
-      for (const worker of this.#workers) {
-        if (best === undefined || worker.queue.length < best.queue.length) best = worker;
-      }
-      if (best !== undefined && best.queue.length === 0) return best;
-      if (this.#workers.length < this.#maxProcs) {
-        const wait = this.#restartAt - performance.now();
-        if (wait <= 0) return this.#start(request);
-        if (best !== undefined) return best;
-        // Backing off after a crash or a kill: wait, within the request's own time.
-        if (!(await sleep(Math.min(wait, left), request.signal))) return "interrupted";
-        continue;
-      }
-      return best!;
+    now: number,
+  ): Worker | Outcome | Promise<Outcome | null> {
+    if (request.signal.aborted || this.closing) return INTERRUPTED;
+    if (deadline <= now) return { kind: "timeout" };
+    let best: Worker | undefined;
+    for (const worker of this.#workers) {
+      if (best === undefined || worker.queue.length < best.queue.length) best = worker;
     }
+    if (best !== undefined && best.queue.length === 0) return best;
+    if (this.#workers.length >= this.#maxProcs) return best!;
+    const wait = this.#restartAt - now;
+    if (wait <= 0) return this.#start(request);
+    if (best !== undefined) return best;
+    const left = deadline - now;
+    // Backing off after a crash or a kill: wait, within the request's own time.
+    if (left < wait) return sleep(left, request.signal).then((slept) => slept ? null : INTERRUPTED);
+    return this.#waitRestart(request.signal, wait);
   }
 
-  #start(request: AskRequest): Worker | string {
+  /**
+   * Waits `ms` for the restart, then null (pick again). The requests waiting share one wait, so
+   * they pick again, and are written, in the order they came: those asked again after a crash
+   * keep their order.
+   */
+  #waitRestart(signal: AbortSignal, ms: number): Promise<Outcome | null> {
+    const wait = this.#restart ??= sleep(ms, this.#stop.signal).then(() => {
+      this.#restart = null;
+    });
+    return new Promise((resolve) => {
+      const onAbort = () => resolve(INTERRUPTED);
+      signal.addEventListener("abort", onAbort, { once: true });
+      wait.then(() => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(null);
+      });
+    });
+  }
+
+  #start(request: AskRequest): Worker | Outcome {
     let worker: Worker;
     try {
       worker = new Worker(this.#script, {
@@ -350,7 +394,10 @@ class HookPool {
       }, (w, why) => void this.#end(w, why));
     } catch (error) {
       this.#backoff(null);
-      return `Cannot start "${this.#script}": ${(error as Error).message}`;
+      return {
+        kind: "failed",
+        error: `Cannot start "${this.#script}": ${(error as Error).message}`,
+      };
     }
     this.#workers.push(worker);
     this.#options.log.log("debug", "Started a persistent hook", {
@@ -361,37 +408,41 @@ class HookPool {
     return worker;
   }
 
-  /** Writes the request to `worker` and waits for its answer, at most until `deadline`. */
-  #send(worker: Worker, request: AskRequest, deadline: number): Promise<Outcome> {
-    return new Promise((resolve) => {
-      let done = false;
-      const timeout = clearableTimeout(Math.max(0, deadline - performance.now()));
-      const finish = (outcome: Outcome) => {
-        if (done) return;
-        done = true;
-        timeout.clear();
-        request.signal.removeEventListener("abort", onAbort);
-        resolve(outcome);
-      };
-      // Given up on (aborted, or timed out behind another request): its answer, when it comes,
-      // is read and dropped, so the requests after it still get their own.
-      const onAbort = () => finish({ kind: "interrupted" });
-      const pending: Pending = { settle: finish };
-      timeout.signal.addEventListener("abort", () => {
-        if (this.#notifies) {
-          // Not reading its stdin for a whole timeout: stuck.
-          void this.#end(worker, "timeout");
-          finish({ kind: "timeout" });
-        } else if (worker.queue[0] === pending && !worker.dead) {
-          // Its process is stuck on it: end the process (the requests behind it are retried).
-          void this.#end(worker, "timeout");
-        } else {
-          finish({ kind: "timeout" });
+  #arm(at: number): void {
+    this.#timer?.clear();
+    this.#timerAt = at;
+    this.#timer = onTimeout(Math.max(0, at - performance.now()), () => this.#expire());
+  }
+
+  /**
+   * Fails the requests past their deadline. A process whose oldest unanswered request is past
+   * it (even one its caller gave up on) is stuck on it and is ended; so is one that has not read
+   * a notification for a whole timeout.
+   */
+  #expire(): void {
+    this.#timer = null;
+    this.#timerAt = Infinity;
+    // Timers and performance.now() can disagree by a fraction of a millisecond.
+    const now = performance.now() + 1;
+    let next = Infinity;
+    for (const worker of [...this.#workers]) {
+      let stuck = false;
+      worker.queue.forEach((pending, i) => {
+        if (pending.done && i > 0) return;
+        if (pending.deadline > now) next = Math.min(next, pending.deadline);
+        else if (i === 0) stuck = true;
+        else pending.settle({ kind: "timeout" });
+      });
+      for (const pending of worker.told) {
+        if (pending.deadline > now) next = Math.min(next, pending.deadline);
+        else {
+          stuck = true;
+          pending.settle({ kind: "timeout" });
         }
-      }, { once: true });
-      request.signal.addEventListener("abort", onAbort, { once: true });
-      worker.send(request.stdin ?? "{}\n", pending, !this.#notifies);
-    });
+      }
+      if (stuck) void this.#end(worker, "timeout");
+    }
+    if (next < Infinity) this.#arm(next);
   }
 
   /**
@@ -440,6 +491,8 @@ class HookPool {
   }
 }
 
+const INTERRUPTED: Outcome = { kind: "interrupted" };
+
 const WHY = {
   timeout: "timed out",
   eof: "ended",
@@ -448,7 +501,7 @@ const WHY = {
 
 /** The persistent hooks of one plugin index: a pool per persistent hook, made on first use. */
 export class PersistentHooks {
-  #pools = new Map<string, HookPool>();
+  #pools = new Map<Plugin, Map<string, HookPool>>();
   #options: Required<PersistentOptions>;
   #closed = false;
 
@@ -468,19 +521,19 @@ export class PersistentHooks {
    */
   readonly ask: AskHandler = (request, once) => {
     const plugin = request.plugin;
+    // Retired or closed: a call still on the old index runs the script once rather than start a
+    // process nobody would end.
     if (
-      plugin === null || request.event === "task.route" ||
+      plugin === null || this.#closed || request.event === "task.route" ||
       hookSettings(plugin, request.event).persistent !== true ||
       plugin.hooks[request.event] !== request.script
     ) return once(request);
-    // Retired or closed: a call still on the old index runs the script once rather than start a
-    // process nobody would end.
-    if (this.#closed) return once(request);
-    const key = `${plugin.dir}\0${request.event}`;
-    let pool = this.#pools.get(key);
+    let pools = this.#pools.get(plugin);
+    if (pools === undefined) this.#pools.set(plugin, pools = new Map());
+    let pool = pools.get(request.event);
     if (pool === undefined) {
       pool = new HookPool(plugin, request.event, this.#options);
-      this.#pools.set(key, pool);
+      pools.set(request.event, pool);
     }
     return pool.closing ? once(request) : pool.ask(request);
   };
@@ -488,12 +541,16 @@ export class PersistentHooks {
   /** Requests in flight are answered, then every process is ended (the index was replaced). */
   async retire(): Promise<void> {
     this.#closed = true;
-    await Promise.all([...this.#pools.values()].map((pool) => pool.retire()));
+    await Promise.all(this.#each((pool) => pool.retire()));
   }
 
   /** Ends every process now (the daemon stops). */
   async close(): Promise<void> {
     this.#closed = true;
-    await Promise.all([...this.#pools.values()].map((pool) => pool.close()));
+    await Promise.all(this.#each((pool) => pool.close()));
+  }
+
+  #each(fn: (pool: HookPool) => Promise<void>): Promise<void>[] {
+    return [...this.#pools.values()].flatMap((pools) => [...pools.values()].map(fn));
   }
 }

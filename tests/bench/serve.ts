@@ -22,30 +22,54 @@
 import { startServe, tempSocket } from "../cli/_serve.ts";
 import { median, ms, quantile, ratio } from "./_stats.ts";
 import { routerTree } from "./_tree.ts";
-import { writeTree } from "../_cli.ts";
+import { V8_FLAGS, writeTree } from "../_cli.ts";
 import { runScript } from "../../lib/process/run_script.ts";
+import { PersistentHooks } from "../../lib/serve/persistent.ts";
+import { loadPlugins } from "../../lib/plugins/load.ts";
 
 function rssKb(pid: number): number {
   const status = Deno.readTextFileSync(`/proc/${pid}/status`);
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
 }
 
-/** Runs `total` calls of `fn`, `concurrency` at a time; returns each call's latency. */
+/** CPU time (user + system) of `pid`, or of its children too, in ms (10 ms ticks). */
+function cpuMs(pid: number, children = false): number {
+  const ticks = (stat: string[]) => Number(stat[11]) + Number(stat[12]);
+  const fields = (path: string) => Deno.readTextFileSync(path).split(") ")[1].split(" ");
+  let total = ticks(fields(`/proc/${pid}/stat`));
+  if (children) {
+    for (const entry of Deno.readDirSync("/proc")) {
+      if (!/^\d+$/.test(entry.name)) continue;
+      try {
+        const stat = fields(`/proc/${entry.name}/stat`);
+        if (Number(stat[1]) === pid) total += ticks(stat);
+      } catch {
+        // Gone already.
+      }
+    }
+  }
+  return total * 10;
+}
+
+/**
+ * Runs `total` calls of `fn`, `concurrency` at a time (`fn` is told which of them calls it);
+ * returns each call's latency.
+ */
 async function load(
   total: number,
   concurrency: number,
-  fn: () => Promise<void>,
+  fn: (worker: number) => Promise<void>,
 ): Promise<{ times: number[]; errors: string[]; wallMs: number }> {
   const times: number[] = [];
   const errors: string[] = [];
   let next = 0;
   const started = performance.now();
-  const worker = async () => {
+  const worker = async (_: unknown, index: number) => {
     while (next < total) {
       next++;
       const t = performance.now();
       try {
-        await fn();
+        await fn(index);
         times.push(performance.now() - t);
       } catch (error) {
         errors.push((error as Error).message);
@@ -157,13 +181,123 @@ async function guardTree(persistent: boolean): Promise<string> {
   return dir;
 }
 
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * The leanest honest HTTP/1.1 client: one kept-alive unix-socket connection, each request
+ * written whole, the answer's status line, headers and `Content-Length` body read back (an
+ * answer without `Content-Length` is an error: the daemon always sends one). It shares the
+ * cores with the daemon, and costs a fraction of `fetch`'s CPU per request (the figures say).
+ */
+class RawHttp {
+  #conn: Deno.Conn;
+  #buffer = new Uint8Array(64 * 1024);
+  #pending = new Uint8Array(0);
+  constructor(conn: Deno.Conn) {
+    this.#conn = conn;
+  }
+  static async connect(path: string): Promise<RawHttp> {
+    return new RawHttp(await Deno.connect({ transport: "unix", path }));
+  }
+  /** Bytes of a request, to send many times. */
+  static request(method: string, path: string, body = ""): Uint8Array {
+    const bytes = encoder.encode(body);
+    const head = `${method} ${path} HTTP/1.1\r\nhost: localhost\r\n` +
+      `content-type: application/json\r\ncontent-length: ${bytes.length}\r\n\r\n`;
+    return new Uint8Array([...encoder.encode(head), ...bytes]);
+  }
+  async send(request: Uint8Array): Promise<{ status: number; body: string }> {
+    for (let written = 0; written < request.length;) {
+      written += await this.#conn.write(request.subarray(written));
+    }
+    let end: number;
+    while ((end = headEnd(this.#pending)) < 0) await this.#fill();
+    const head = decoder.decode(this.#pending.subarray(0, end));
+    const length = /\r\ncontent-length: *(\d+)/i.exec(head)?.[1];
+    if (length === undefined) throw new Error(`No content-length in the answer: ${head}`);
+    const total = end + 4 + Number(length);
+    while (this.#pending.length < total) await this.#fill();
+    const body = decoder.decode(this.#pending.subarray(end + 4, total));
+    this.#pending = this.#pending.subarray(total);
+    return { status: Number(head.slice(9, 12)), body };
+  }
+  async #fill(): Promise<void> {
+    const n = await this.#conn.read(this.#buffer);
+    if (n === null) throw new Error("The daemon closed the connection");
+    const next = new Uint8Array(this.#pending.length + n);
+    next.set(this.#pending);
+    next.set(this.#buffer.subarray(0, n), this.#pending.length);
+    this.#pending = next;
+  }
+  close(): void {
+    this.#conn.close();
+  }
+}
+
+function headEnd(bytes: Uint8Array): number {
+  for (let i = bytes.indexOf(13); i >= 0 && i + 3 < bytes.length; i = bytes.indexOf(13, i + 1)) {
+    if (bytes[i + 1] === 10 && bytes[i + 2] === 13 && bytes[i + 3] === 10) return i;
+  }
+  return -1;
+}
+
+/**
+ * `total` requests over `conns` connections, one in flight on each; the latencies, errors,
+ * wall time, and the CPU ms the client (this process) and the daemon (and its children) spent.
+ */
+async function loadRaw(
+  socket: string,
+  daemonPid: number,
+  options: { total: number; conns: number; request: Uint8Array; check: (body: string) => boolean },
+) {
+  const conns = await Promise.all(
+    Array.from({ length: options.conns }, () => RawHttp.connect(socket)),
+  );
+  const client = cpuMs(Deno.pid);
+  const daemon = cpuMs(daemonPid);
+  const guard = cpuMs(daemonPid, true) - daemon;
+  try {
+    const result = await load(options.total, options.conns, async (worker) => {
+      const answer = await conns[worker].send(options.request);
+      if (answer.status !== 200 || !options.check(answer.body)) {
+        throw new Error(`HTTP ${answer.status}: ${answer.body}`);
+      }
+    });
+    const daemonNow = cpuMs(daemonPid);
+    return {
+      ...result,
+      cpu: {
+        client: cpuMs(Deno.pid) - client,
+        daemon: daemonNow - daemon,
+        guard: cpuMs(daemonPid, true) - daemonNow - guard,
+      },
+    };
+  } finally {
+    for (const conn of conns) conn.close();
+  }
+}
+
+const PRE_BODY = JSON.stringify({ tool: "bash", args: {} });
+const allows = (body: string) => JSON.parse(body).action === "allow";
+const perRequestUs = (cpuMs: number, n: number) => `${Math.round((cpuMs / n) * 1000)} us`;
+
 /**
  * The daemon answering `POST /v1/tool/pre` with a persistent guard, and with the same guard run
  * once per call: p50 at 1 in flight, decisions per second at `inFlight`, errors over `total`
- * requests, and the daemon's RSS after the first 1,000 requests and after the run.
+ * requests, the daemon's RSS after the first 1,000 requests and after the run, and the CPU each
+ * party spends per decision. The client is {@linkcode RawHttp}, one connection per request in
+ * flight; the rows after them measure what it saves over `fetch` and the parts a decision cannot
+ * go below: HTTP alone (`GET /v1/health`, same client) and the guard's pipe alone (the daemon's
+ * persistent hook code asked in a process of its own with the daemon's V8 flags, no HTTP).
  */
 export async function benchGuard(total = 20_000, inFlight = 16): Promise<string[][]> {
-  const rows: string[][] = [];
+  const rows: string[][] = [[
+    "client",
+    "raw HTTP/1.1",
+    "keep-alive, one unix-socket connection per request in flight",
+  ]];
+  const pre = RawHttp.request("POST", "/v1/tool/pre", PRE_BODY);
   for (const persistent of [true, false]) {
     const plugins = await guardTree(persistent);
     const daemon = await startServe([
@@ -173,21 +307,18 @@ export async function benchGuard(total = 20_000, inFlight = 16): Promise<string[
       plugins,
     ]);
     const what = persistent ? "persistent guard" : "one-shot guard";
+    const run = (n: number, conns: number, request = pre, check = allows) =>
+      loadRaw(daemon.socket!, daemon.pid, { total: n, conns, request, check });
     try {
-      const pre = async () => {
-        const answer = await daemon.call("POST", "/v1/tool/pre", { tool: "bash", args: {} });
-        if (answer.status !== 200 || answer.body.action !== "allow") {
-          throw new Error(`HTTP ${answer.status}: ${JSON.stringify(answer.body)}`);
-        }
-      };
       // One-shot spawns cost ~2 ms each: a tenth of the requests says as much.
       const n = persistent ? total : total / 10;
-      const single = await load(persistent ? 2000 : 300, 1, pre);
-      const first = await load(1000, inFlight, pre);
+      const single = await run(persistent ? 2000 : 300, 1);
+      const first = await run(1000, inFlight);
       const rssFirst = rssKb(daemon.pid);
-      const rest = await load(n - 1000, inFlight, pre);
+      const rest = await run(n - 1000, inFlight);
       const rssAfter = rssKb(daemon.pid);
       const errors = [...single.errors, ...first.errors, ...rest.errors];
+      const cpu = rest.cpu;
       rows.push(
         [
           `${what}, 1 in flight: p50 / p99`,
@@ -200,6 +331,13 @@ export async function benchGuard(total = 20_000, inFlight = 16): Promise<string[
           persistent ? "goal >= 5,000/s" : "",
         ],
         [
+          `${what}, ${inFlight} in flight: CPU per decision`,
+          `daemon ${perRequestUs(cpu.daemon, n - 1000)}`,
+          `guard ${perRequestUs(cpu.guard, n - 1000)}, client ${
+            perRequestUs(cpu.client, n - 1000)
+          }`,
+        ],
+        [
           `${what}: errors`,
           `${errors.length} of ${n + single.times.length + single.errors.length}`,
           errors[0] ?? "",
@@ -210,20 +348,114 @@ export async function benchGuard(total = 20_000, inFlight = 16): Promise<string[
           `${ratio(rssAfter, rssFirst)}${persistent ? " (goal <= 1.2x)" : ""}`,
         ],
       );
+      if (!persistent) continue;
+      // What fetch would have cost the client (the same requests, Deno's HTTP client).
+      const fetchPre = async () => {
+        const answer = await daemon.call("POST", "/v1/tool/pre", { tool: "bash", args: {} });
+        if (answer.status !== 200 || answer.body.action !== "allow") {
+          throw new Error(`HTTP ${answer.status}: ${JSON.stringify(answer.body)}`);
+        }
+      };
+      const fetchOne = await load(1000, 1, fetchPre);
+      const clientBefore = cpuMs(Deno.pid);
+      const fetchMany = await load(5000, inFlight, fetchPre);
+      rows.push([
+        `  the same with fetch: p50 at 1 / decisions/s at ${inFlight}`,
+        `${ms(median(fetchOne.times))} / ${Math.round(5000 / (fetchMany.wallMs / 1000))}/s`,
+        `client ${perRequestUs(cpuMs(Deno.pid) - clientBefore, 5000)} per decision`,
+      ]);
+      // The floor: HTTP alone, GET /v1/health with the same client.
+      const health = RawHttp.request("GET", "/v1/health");
+      const ok = (body: string) => JSON.parse(body).ok === true;
+      const healthOne = await run(2000, 1, health, ok);
+      const healthMany = await run(10_000, inFlight, health, ok);
+      rows.push([
+        `  floor: GET /v1/health, p50 at 1 / answers/s at ${inFlight}`,
+        `${ms(median(healthOne.times))} / ${Math.round(10_000 / (healthMany.wallMs / 1000))}/s`,
+        `daemon ${perRequestUs(healthMany.cpu.daemon, 10_000)}, client ${
+          perRequestUs(healthMany.cpu.client, 10_000)
+        } per answer`,
+      ]);
     } finally {
       await daemon.stop();
       await Deno.remove(plugins, { recursive: true });
     }
   }
+  rows.push(await pipeFloor(inFlight));
   return rows;
 }
 
+/** The guard's pipe alone: the figures of {@linkcode askDirectly}, run with the daemon's V8 flags. */
+async function pipeFloor(inFlight: number): Promise<string[]> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", ...V8_FLAGS, import.meta.filename!, "--pipe-floor", `${inFlight}`],
+    stderr: "inherit",
+  }).output();
+  const figures = JSON.parse(new TextDecoder().decode(out.stdout));
+  return [
+    `  floor: the guard's pipe, no HTTP: p50 at 1 / answers/s at ${inFlight}`,
+    `${ms(figures.p50)} / ${figures.rate}/s`,
+    `its caller ${figures.caller} us, guard ${figures.guard} us per answer` +
+    (figures.errors > 0 ? `, ${figures.errors} errors` : ""),
+  ];
+}
+
+/** Asks the persistent guard through the daemon's own code, in this process, without HTTP. */
+async function askDirectly(inFlight: number) {
+  const plugins = await guardTree(true);
+  const [plugin] = (await loadPlugins(plugins)).plugins;
+  const hooks = new PersistentHooks();
+  const signal = new AbortController().signal;
+  const stdin = JSON.stringify({
+    hook: "pre_tool_call",
+    tool: "bash",
+    args: {},
+    platform: "",
+    user_id: "",
+  }) + "\n";
+  const ask = async () => {
+    const result = await hooks.ask({
+      event: "pre_tool_call",
+      plugin,
+      script: plugin.hooks.pre_tool_call,
+      stdin,
+      timeoutMs: 30_000,
+      graceMs: 200,
+      signal,
+    }, () => Promise.reject(new Error("not persistent")));
+    if (!allows(result.stdout)) throw new Error(result.error ?? result.stdout);
+  };
+  try {
+    const one = await load(2000, 1, ask);
+    const caller = cpuMs(Deno.pid);
+    const guard = cpuMs(Deno.pid, true) - caller;
+    const many = await load(20_000, inFlight, ask);
+    const callerNow = cpuMs(Deno.pid);
+    return {
+      p50: median(one.times),
+      rate: Math.round(20_000 / (many.wallMs / 1000)),
+      caller: Math.round(((callerNow - caller) / 20_000) * 1000),
+      guard: Math.round(((cpuMs(Deno.pid, true) - callerNow - guard) / 20_000) * 1000),
+      errors: [...one.errors, ...many.errors].length,
+    };
+  } finally {
+    await hooks.close();
+    await Deno.remove(plugins, { recursive: true });
+  }
+}
+
 if (import.meta.main) {
-  const rows = await benchServe();
-  console.log("serve: POST /v1/route with a trivial router (ratios to a bare spawn's p50):");
-  for (const row of rows) console.log(`  ${row[0].padEnd(46)} ${row[1].padStart(24)}  ${row[2]}`);
-  console.log("serve: POST /v1/tool/pre, persistent guard and one-shot guard:");
-  for (const row of await benchGuard()) {
-    console.log(`  ${row[0].padEnd(46)} ${row[1].padStart(24)}  ${row[2]}`);
+  if (Deno.args[0] === "--pipe-floor") {
+    console.log(JSON.stringify(await askDirectly(Number(Deno.args[1]))));
+  } else {
+    const rows = await benchServe();
+    console.log("serve: POST /v1/route with a trivial router (ratios to a bare spawn's p50):");
+    for (const row of rows) console.log(`  ${row[0].padEnd(46)} ${row[1].padStart(24)}  ${row[2]}`);
+    console.log(
+      "serve: POST /v1/tool/pre, persistent guard and one-shot guard (client: raw HTTP/1.1):",
+    );
+    for (const row of await benchGuard()) {
+      console.log(`  ${row[0].padEnd(46)} ${row[1].padStart(24)}  ${row[2]}`);
+    }
   }
 }

@@ -7,6 +7,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startDaemon } from "../../lib/serve/server.ts";
+import { PersistentHooks } from "../../lib/serve/persistent.ts";
+import { loadPlugins } from "../../lib/plugins/load.ts";
+import type { RunResult } from "../../lib/process/record.ts";
 import { createLogger } from "../../lib/log.ts";
 import { makeTree, tempDir } from "../_cli.ts";
 import { alive, waitGone } from "../_procs.ts";
@@ -271,5 +274,89 @@ Deno.test("persistent notifications: post_tool_call and event lines go to one pr
     assert.ok(lines.some((l) => JSON.parse(l).task?.id === 7));
     // One process for post_tool_call and one for task.done, each started once.
     assert.equal((await d.pids()).length, 2);
+  });
+});
+
+/** The guard's pool, asked directly (no HTTP), so requests are written in the order asked. */
+async function withPool(
+  body: (
+    ask: (tool: string, timeoutMs?: number, signal?: AbortSignal) => Promise<RunResult>,
+  ) => Promise<void>,
+): Promise<void> {
+  const plugins = await makeTree({
+    "p/plugin.yaml": manifest("pre_tool_call", "g.sh"),
+    "p/g.sh": GUARD,
+  });
+  const [plugin] = (await loadPlugins(plugins)).plugins;
+  const hooks = new PersistentHooks({
+    backoff: { initialMs: 10, maxMs: 10, resetAfterMs: 10_000, maxFailures: 100 },
+  });
+  const ask = (tool: string, timeoutMs = 5000, signal = new AbortController().signal) =>
+    hooks.ask({
+      event: "pre_tool_call",
+      plugin,
+      script: plugin.hooks.pre_tool_call,
+      stdin: JSON.stringify({ hook: "pre_tool_call", tool }) + "\n",
+      timeoutMs,
+      graceMs: 200,
+      signal,
+    }, () => Promise.reject(new Error("asked once instead of through the pool")));
+  try {
+    await body(ask);
+  } finally {
+    await hooks.close();
+    const pids = (await Deno.readTextFile(join(plugins, "p", "pids")).catch(() => ""))
+      .split("\n").filter((l) => l !== "").map(Number);
+    await Deno.remove(plugins, { recursive: true });
+    for (const pid of pids) assert.ok(await waitGone(pid), `process ${pid} left behind`);
+  }
+}
+
+const reason = (result: RunResult) => JSON.parse(result.stdout).reason;
+
+Deno.test("persistent hooks: requests written back to back are answered in order", async () => {
+  await withPool(async (ask) => {
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => ask(`t${i}`)));
+    const pid = results[0].pid;
+    results.forEach((result, i) => {
+      assert.equal(result.pid, pid);
+      assert.equal(reason(result), `t${i} ${i + 1} ${pid}`);
+    });
+  });
+});
+
+Deno.test("persistent hooks: a timeout in the middle of a pipeline fails that request; the ones behind it are answered by a new process", async () => {
+  await withPool(async (ask) => {
+    const [first, hung, a, b] = await Promise.all([
+      ask("ls"),
+      ask("hang", 300),
+      ask("a"),
+      ask("b"),
+    ]);
+    assert.equal(reason(first), `ls 1 ${first.pid}`);
+    assert.equal(hung.timed_out, true);
+    assert.equal(hung.pid, first.pid);
+    assert.ok(await waitGone(first.pid!), "the hung process was not killed");
+    assert.notEqual(a.pid, first.pid);
+    assert.equal(reason(a), `a 1 ${a.pid}`);
+    assert.equal(reason(b), `b 2 ${a.pid}`);
+  });
+});
+
+Deno.test("persistent hooks: a process stuck on a request its caller gave up on is ended at that request's timeout", async () => {
+  await withPool(async (ask) => {
+    const gaveUp = new AbortController();
+    const first = ask("ls");
+    const hung = ask("hang", 300, gaveUp.signal);
+    // Once the request before it is answered, "hang" has been written: then its caller gives up.
+    await first;
+    gaveUp.abort();
+    assert.equal((await hung).error, "Interrupted");
+    // Queued behind the abandoned request: answered by a new process once that one's 300 ms
+    // are up, not left to time out after its own 5 s.
+    const next = await ask("ls");
+    assert.equal(next.timed_out, false);
+    assert.equal(reason(next), `ls 1 ${next.pid}`);
+    assert.notEqual(next.pid, (await hung).pid);
   });
 });
