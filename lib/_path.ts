@@ -31,7 +31,8 @@ export function normalize(path: string): string {
 
 /** The non-empty parts joined with `/`, then normalized; `.` when nothing is left. */
 export function join(...parts: string[]): string {
-  const joined = parts.filter((part) => part !== "").join("/");
+  let joined = "";
+  for (const part of parts) if (part !== "") joined = joined === "" ? part : `${joined}/${part}`;
   return joined === "" ? "." : normalize(joined);
 }
 

@@ -222,9 +222,9 @@ async function buildPlugin(
   const hooks = buildHooks(root, data.hooks);
   const actions = await buildActions(root, data.actions);
   const services = await buildServices(root, data.services);
-  const names = dirNames(root.dir);
-  const workflows = findWorkflows(root, names);
-  const routines = findRoutines(root, names);
+  const has = conventionDirs(root.dir);
+  const workflows = findWorkflows(root, has.workflows);
+  const routines = findRoutines(root, has.routines);
   // Settings are typed (`persistent: true` is a boolean), unlike ty's string-minded fields.
   const settings = buildHookSettings(
     isRecord(typed) ? typed.tyhooks : undefined,
@@ -489,10 +489,10 @@ async function buildServices(
 const WORKFLOW_EXTENSIONS = [".yaml", ".yml"];
 
 // The stems of the `.yaml`/`.yml` files in `workflows/`, sorted, each once.
-function findWorkflows(root: PluginRoot, names: ReadonlySet<string> | null): string[] {
+function findWorkflows(root: PluginRoot, mayExist: boolean): string[] {
   const { dir, observe } = root;
   const found = new Set<string>();
-  for (const entry of listDir(root, "workflows", names?.has("workflows") ?? true)) {
+  for (const entry of listDir(root, "workflows", mayExist)) {
     const ext = extname(entry.name);
     // Names are listed to users: control characters (escapes, newlines) never are.
     if (!WORKFLOW_EXTENSIONS.includes(ext) || entry.name.startsWith(".")) continue;
@@ -507,10 +507,10 @@ function findWorkflows(root: PluginRoot, names: ReadonlySet<string> | null): str
 }
 
 // The folders of `routines/` that hold a `prompt.md` file, sorted.
-function findRoutines(root: PluginRoot, names: ReadonlySet<string> | null): string[] {
+function findRoutines(root: PluginRoot, mayExist: boolean): string[] {
   const { dir, observe } = root;
   const found: string[] = [];
-  for (const entry of listDir(root, "routines", names?.has("routines") ?? true)) {
+  for (const entry of listDir(root, "routines", mayExist)) {
     if (entry.name.startsWith(".") || hasControlCharacters(entry.name)) continue;
     const prompt = join(dir, "routines", entry.name, "prompt.md");
     observe?.(prompt);
@@ -519,18 +519,18 @@ function findRoutines(root: PluginRoot, names: ReadonlySet<string> | null): stri
   return found.sort();
 }
 
-// Which of `workflows` and `routines` are in `dir` (null when it cannot be listed). Most plugins
-// have neither: one listing says so, where looking for each would build two exceptions.
-function dirNames(dir: string): Set<string> | null {
-  const names = new Set<string>();
+// Which of `workflows` and `routines` may be in `dir` (both when it cannot be listed). Most
+// plugins have neither: one listing says so, where looking for each would build two exceptions.
+function conventionDirs(dir: string): { workflows: boolean; routines: boolean } {
+  const has = { workflows: false, routines: false };
   try {
     for (const { name } of Deno.readDirSync(dir)) {
-      if (name === "workflows" || name === "routines") names.add(name);
+      if (name === "workflows" || name === "routines") has[name] = true;
     }
   } catch {
-    return null;
+    return { workflows: true, routines: true };
   }
-  return names;
+  return has;
 }
 
 function listDir(root: PluginRoot, name: string, mayExist: boolean): Deno.DirEntry[] {
