@@ -38,6 +38,7 @@ import {
 import {
   locate,
   located,
+  MAX_MANIFEST_BYTES,
   type ParsedManifest,
   type Position,
   readManifest,
@@ -122,7 +123,7 @@ export async function inspectPlugin(
 
   // StrictModes: whoever can write the manifest, the plugin dir or a dir above it (up to the
   // plugins dir, where another plugin could be put in its place) decides what runs. Checked
-  // first: when nobody else can, the manifest cannot turn into a FIFO before it is opened.
+  // first: when nobody else can, the manifest cannot turn into a FIFO, or grow, before it is read.
   const unsafeParts: string[] = [];
   const check = (what: () => string, unsafe: Unsafe) => {
     if (unsafe !== null) unsafeParts.push(`${what()} ${unsafe.reason} (hint: ${unsafe.hint})`);
@@ -140,7 +141,8 @@ export async function inspectPlugin(
     }
   };
   if (found !== null) strictModes(found.real);
-  const knownRegular = found?.linked === false && found.manifest.isFile && !unsafeParts.length;
+  const knownRegular = found?.linked === false && found.manifest.isFile &&
+    found.manifest.size <= MAX_MANIFEST_BYTES && !unsafeParts.length;
   const read = await readManifest(manifest, { signal: options.signal, observe, knownRegular });
   if (!read.ok) return skip(read.message, read.at);
   report.parsed = read;

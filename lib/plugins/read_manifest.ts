@@ -15,7 +15,7 @@ import { BoundedReadError, INPUT_CAPS, readBoundedBytes } from "../read_bounded.
 
 // Real manifests are a few hundred bytes and nest four levels; parsing a deeply nested document
 // costs time and memory out of proportion to its size, so deeper ones are refused before it.
-const MAX_MANIFEST_BYTES = INPUT_CAPS.manifest;
+export const MAX_MANIFEST_BYTES = INPUT_CAPS.manifest;
 const MAX_MANIFEST_DEPTH = 64;
 // yaml's own default, written down: aliases may expand data at most this much.
 const MAX_ALIAS_COUNT = 100;
@@ -61,7 +61,7 @@ export interface ReadManifestOptions {
   /** Stops the read (the manifest is then reported unreadable). */
   signal?: AbortSignal;
   observe?: Observe;
-  /** A regular file that no other user can replace (see `ReadBoundedOptions`). */
+  /** A regular file no other user can write or replace (see `ReadBoundedOptions`). */
   knownRegular?: boolean;
 }
 
