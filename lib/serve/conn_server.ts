@@ -84,9 +84,7 @@ export function serveOnConnection(): ServeOnConnection | null {
 
 /**
  * The soft limit on open files (`ulimit -n`), as a child sees it (Deno grants /proc/self only
- * with every permission); null when unlimited or unknown. Requires `--allow-run`.
- *
- * @returns The limit, or null.
+ * with every permission); null when unlimited or unknown.
  */
 export async function openFilesLimit(): Promise<number | null> {
   const result = await runScript("sh", { args: ["-c", "ulimit -n"], timeoutMs: 5000 });
@@ -140,14 +138,7 @@ export class ConnServer {
   #acceptFailed: RateLog;
   #watched = new Map<ServedConn, Watched>();
 
-  /**
-   * Starts accepting on `listener`.
-   *
-   * @param listener A TCP or unix listener; the server closes it at shutdown.
-   * @param handler Answers each request.
-   * @param options Limits, error answer, logger.
-   * @throws {Error} When this Deno has no per-connection HTTP server.
-   */
+  /** Starts accepting on `listener` (closed at shutdown); throws when this Deno lacks the way. */
   constructor(listener: Deno.Listener, handler: Handler, options: ConnServerOptions) {
     const serve = serveOnConnection();
     if (serve === null) throw new Error("This Deno has no per-connection HTTP server");

@@ -93,10 +93,7 @@ async function plugins(call: Call): Promise<Response> {
   return json(200, pluginListJson(call.snapshot.index));
 }
 
-/**
- * `GET /v1/services` -> `{"services":[{"plugin","name","state","pid","restarts","last_exit"}]}`;
- * an empty list when the daemon runs without `--services`.
- */
+/** `GET /v1/services`: an empty list when the daemon runs without `--services`. */
 function services(call: Call): Promise<Response> {
   const list = (call.daemon.services?.status() ?? []).map((s) => ({
     plugin: s.plugin,
@@ -109,10 +106,7 @@ function services(call: Call): Promise<Response> {
   return Promise.resolve(json(200, { services: list }));
 }
 
-/**
- * `POST /v1/route` `{"task"?}` -> the `route --json` document
- * `{"plugin","claude_config_dir","hold","reason"}` (`plugin` is `""` when nobody decided).
- */
+/** `POST /v1/route` `{"task"?}` -> the `route --json` document. */
 async function route(call: Call): Promise<Response> {
   const body = await parseBody(call.request, (await schemas()).TaskBodySchema);
   const decision = await call.snapshot.built.decide.route(body.task ?? EMPTY_TASK);
@@ -124,11 +118,7 @@ async function route(call: Call): Promise<Response> {
   });
 }
 
-/**
- * `POST /v1/placement` `{"task"?,"remote_required"?}` -> the `place` document
- * `{"target","workdir","reason","handler"}`. No target is an answer here (run locally), not an
- * error: the caller reads `target`.
- */
+/** `POST /v1/placement` -> the `place` document; no target (run locally) is still 200. */
 async function placement(call: Call): Promise<Response> {
   const body = await parseBody(call.request, (await schemas()).PlacementBodySchema);
   const answer = await call.snapshot.built.decide.resolvePlacement({
@@ -143,10 +133,7 @@ async function placement(call: Call): Promise<Response> {
   });
 }
 
-/**
- * `POST /v1/hosts` `{"task"?}` -> the `hosts` document `{"hosts":[{"name","target","workdir",
- * "detail"}]}`: every `task.hosts` handler's candidates, merged.
- */
+/** `POST /v1/hosts` `{"task"?}` -> the `hosts` document, every handler's candidates merged. */
 async function hosts(call: Call): Promise<Response> {
   const body = await parseBody(call.request, (await schemas()).TaskBodySchema);
   const list = await call.snapshot.built.decide.listHosts(body.task ?? EMPTY_TASK);
@@ -154,9 +141,8 @@ async function hosts(call: Call): Promise<Response> {
 }
 
 /**
- * `POST /v1/actions/{plugin}/{action}` `{"task"?}` -> the `plugins run --json` record (the run
- * record plus `stdout` and `stderr`), whatever the action's exit code; 404 for an unknown plugin
- * or action.
+ * `POST /v1/actions/{plugin}/{action}` -> the `plugins run --json` record, whatever the action's
+ * exit code; 404 for an unknown plugin or action.
  */
 async function runAction(call: Call): Promise<Response> {
   const body = await parseBody(call.request, (await schemas()).TaskBodySchema);
@@ -203,10 +189,7 @@ async function enqueue(call: Call, job: QueuedJob): Promise<Response> {
   }
 }
 
-/**
- * `POST /v1/events/{event}` `{"task"?,"message"?}` -> 202 `{"accepted":true}`; with `?wait=1`,
- * 200 and the `fire --json` document `{"event","runs"}`.
- */
+/** `POST /v1/events/{event}` -> 202; with `?wait=1`, 200 and the `fire --json` document. */
 async function fireEvent(call: Call): Promise<Response> {
   const { body, bytes } = await parseSizedBody(call.request, (await schemas()).EventBodySchema);
   const event = call.params.event;
@@ -222,10 +205,7 @@ async function fireEvent(call: Call): Promise<Response> {
   });
 }
 
-/**
- * `POST /v1/status-change` `{"task"?,"status","message"?}` -> like events; `event` is `""` when
- * the status fires nothing.
- */
+/** `POST /v1/status-change` -> like events; `event` is `""` when the status fires nothing. */
 async function statusChange(call: Call): Promise<Response> {
   const { body, bytes } = await parseSizedBody(
     call.request,
@@ -247,10 +227,7 @@ async function statusChange(call: Call): Promise<Response> {
   });
 }
 
-/**
- * `POST /v1/tool/pre` `{"tool","args"?,"platform"?,"user_id"?}` -> `{"action","reason"}`.
- * Failing hooks follow the default policy (block).
- */
+/** `POST /v1/tool/pre` -> `{"action","reason"}`; failing hooks block (the default policy). */
 async function toolPre(call: Call): Promise<Response> {
   const { ToolCallSchema, ToolHooks } = toolcalls.value ?? await toolcalls();
   const body = await parseBody(call.request, ToolCallSchema, { read: readToolCall });
@@ -258,10 +235,7 @@ async function toolPre(call: Call): Promise<Response> {
   return json(200, { action: verdict.action, reason: verdict.reason });
 }
 
-/**
- * `POST /v1/tool/post` `{"tool","args"?,"result"?,"error"?,"platform"?,"user_id"?}` -> 202
- * `{"accepted":true}`; the hooks run from the event queue.
- */
+/** `POST /v1/tool/post` -> 202; the hooks run from the event queue. */
 async function toolPost(call: Call): Promise<Response> {
   const { PostToolCallSchema, ToolHooks } = await toolcalls();
   const { body, bytes } = await parseSizedBody(call.request, PostToolCallSchema);
@@ -336,12 +310,7 @@ function matchPath(segments: string[], pattern: string[]): Record<string, string
   return params;
 }
 
-/**
- * Finds the handler of a request.
- *
- * @returns The handler and the decoded path parameters.
- * @throws {HttpError} 404 for an unknown path, 405 (with `Allow`) for a wrong method.
- */
+/** The handler of a request and its decoded path parameters; 404, or 405 with `Allow`. */
 export function matchEndpoint(
   method: string,
   pathname: string,
@@ -369,12 +338,7 @@ export interface RequestHandlerOptions {
   log: Logger;
 }
 
-/**
- * The daemon's `Deno.serve` handler.
- *
- * @param state The daemon's shared state.
- * @param options Token check and logger.
- */
+/** The daemon's HTTP handler. */
 export function requestHandler(
   state: DaemonState,
   options: RequestHandlerOptions,

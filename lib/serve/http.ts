@@ -9,7 +9,7 @@
 
 import type { z } from "zod";
 import { concat } from "../_util.ts";
-import { clearableTimeout, onTimeout } from "../_timers.ts";
+import { onTimeout } from "../_timers.ts";
 
 /** A request the daemon refuses, with its status (400, 401, 404, 405, 413, 503). */
 export class HttpError extends Error {
@@ -18,10 +18,6 @@ export class HttpError extends Error {
   readonly status: number;
   /** Extra response headers, e.g. `Allow` for 405. */
   readonly headers: Record<string, string>;
-  /**
-   * @param message What was wrong, for the `error` field.
-   * @param headers Extra response headers.
-   */
   constructor(status: number, message: string, headers: Record<string, string> = {}) {
     super(message);
     this.status = status;
@@ -29,11 +25,7 @@ export class HttpError extends Error {
   }
 }
 
-/**
- * A JSON response.
- *
- * @param headers Extra headers.
- */
+/** A JSON response. */
 export function json(status: number, body: unknown, headers?: Record<string, string>): Response {
   return new Response(JSON.stringify(body) + "\n", {
     status,
@@ -43,11 +35,7 @@ export function json(status: number, body: unknown, headers?: Record<string, str
 
 const JSON_TYPE = { "content-type": "application/json" };
 
-/**
- * The `{"error": message}` response of an error.
- *
- * @param error An HttpError (its status), or anything else (500).
- */
+/** The `{"error": message}` response of an error: an HttpError's status, else 500. */
 export function errorResponse(error: unknown): Response {
   if (error instanceof HttpError) {
     return json(error.status, { error: error.message }, error.headers);
@@ -75,16 +63,15 @@ export interface ReadBodyOptions {
 
 /**
  * Reads the body as bytes, refusing more than `maxBytes` (from `Content-Length` at once, else as
- * soon as the stream passes it) and a body that takes longer than `timeoutMs` to arrive.
- *
- * @param options The cap and the time allowed.
- * @throws {HttpError} 413 past the cap, 408 past the time.
+ * soon as the stream passes it: 413) and a body that takes longer than `timeoutMs` to arrive
+ * (408).
  */
 export async function readBody(
   request: Request,
   options: ReadBodyOptions = {},
 ): Promise<Uint8Array> {
   const maxBytes = options.maxBytes ?? MAX_BODY_BYTES;
+  const late = () => new HttpError(408, "Request body not received in time");
   const declared = Number(request.headers.get("content-length") ?? NaN);
   if (declared > maxBytes) throw tooLarge(maxBytes);
   // Before `request.body`, whose first read makes a stream: a declared length needs none.
@@ -92,13 +79,13 @@ export async function readBody(
   if (declared > 0) {
     // Its size is known and allowed (hyper ends the body there): read it in one native call,
     // about a tenth of a millisecond cheaper per request than the stream reads below.
-    const late = Promise.withResolvers<never>();
+    const timedOut = Promise.withResolvers<never>();
     const timeout = onTimeout(
       options.timeoutMs ?? BODY_TIMEOUT_MS,
-      () => late.reject(new HttpError(408, "Request body not received in time")),
+      () => timedOut.reject(late()),
     );
     try {
-      return await Promise.race([request.bytes(), late.promise]);
+      return await Promise.race([request.bytes(), timedOut.promise]);
     } finally {
       timeout.clear();
     }
@@ -106,14 +93,17 @@ export async function readBody(
   if (request.body === null) return new Uint8Array();
   const reader = request.body.getReader();
   // A client that stalls mid-body must not hold a request (and a graceful stop) open.
-  const timeout = clearableTimeout(options.timeoutMs ?? BODY_TIMEOUT_MS);
-  timeout.signal.addEventListener("abort", () => reader.cancel().catch(() => {}), { once: true });
+  let timedOut = false;
+  const timeout = onTimeout(options.timeoutMs ?? BODY_TIMEOUT_MS, () => {
+    timedOut = true;
+    reader.cancel().catch(() => {});
+  });
   const chunks: Uint8Array[] = [];
   let total = 0;
   try {
     while (true) {
       const { done, value } = await reader.read();
-      if (timeout.signal.aborted) throw new HttpError(408, "Request body not received in time");
+      if (timedOut) throw late();
       if (done) break;
       total += value.length;
       if (total > maxBytes) throw tooLarge(maxBytes);
@@ -136,12 +126,9 @@ export interface ParseBodyOptions<T> {
 }
 
 /**
- * Reads, decodes and validates a JSON body. An empty body counts as `{}`, so endpoints whose
- * fields are all optional can be called without one.
- *
- * @param schema The body's zod schema.
- * @param options A reader for well-formed bodies that spares zod.
- * @throws {HttpError} 413 past 1 MiB; 400 for malformed JSON, a non-object, or a bad field.
+ * Reads, decodes and validates a JSON body: 413 past 1 MiB; 400 for malformed JSON, a
+ * non-object, or a bad field (named). An empty body counts as `{}`, so endpoints whose fields
+ * are all optional can be called without one.
  */
 export async function parseBody<S extends z.ZodType>(
   request: Request,
@@ -154,14 +141,7 @@ export async function parseBody<S extends z.ZodType>(
 // JSON is UTF-8 (RFC 8259): bytes that are not must not turn into replacement characters.
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-/**
- * {@linkcode parseBody}, also giving the body's size in bytes (what queued work holds).
- *
- * @param schema The body's zod schema.
- * @param options As {@linkcode parseBody}'s.
- * @returns The validated body and its size.
- * @throws {HttpError} As {@linkcode parseBody}.
- */
+/** {@linkcode parseBody}, also giving the body's size in bytes (what queued work holds). */
 export async function parseSizedBody<S extends z.ZodType>(
   request: Request,
   schema: S,

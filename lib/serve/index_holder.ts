@@ -47,13 +47,6 @@ async function dirIdentity(path: string): Promise<string | null> {
  * Calls `onChange` once things under `dir` have changed and then been quiet for `debounceMs`
  * (an editor's save, a `git pull`, a `plugins add` each give one call). Never throws: a watch
  * that cannot be set up is logged, and SIGHUP remains the way to reload.
- *
- * Requires `--allow-read`.
- *
- * @param dir The directory (recursively).
- * @param onChange Called after each quiet period following changes.
- * @param options Debounce, poll interval, logger.
- * @returns The watch, to close.
  */
 export function watchDir(
   dir: string,
@@ -175,10 +168,6 @@ export class IndexHolder<T> {
   #queued: Promise<void> | null = null;
   #watch: DirWatch | undefined;
 
-  /**
-   * @param dir The plugins dir (it may not exist).
-   * @param options Loader, builder, logger, watch settings.
-   */
   constructor(dir: string, options: IndexHolderOptions<T>) {
     this.dir = dir;
     this.#options = options;
@@ -192,9 +181,8 @@ export class IndexHolder<T> {
   }
 
   /**
-   * Starts watching (first, so no change between the load and the watch is missed), then loads.
-   *
-   * @throws {Error} When the first load fails (nothing to serve from).
+   * Starts watching (first, so no change between the load and the watch is missed), then loads;
+   * throws when that first load fails (nothing to serve from).
    */
   async start(): Promise<void> {
     if (this.#options.watch !== false) {
@@ -209,10 +197,8 @@ export class IndexHolder<T> {
   }
 
   /**
-   * Loads the index again. Calls while one reload waits to start share it.
-   *
-   * @param reason For the log: `change`, `SIGHUP`.
-   * @returns When a load started after this call has been applied (or failed and been logged).
+   * Loads the index again; calls while one reload waits to start share it. Resolves when a load
+   * started after this call has been applied (or failed and been logged).
    */
   reload(reason: string): Promise<void> {
     if (this.#queued !== null) return this.#queued;

@@ -80,10 +80,7 @@ export class ProcLimit {
   #consultWaiters = new Fifo<() => void>();
   #eventWaiters = new Fifo<() => void>();
 
-  /**
-   * @param max The bound (`--max-procs`), at least 1.
-   * @param options The slots kept for consulted calls.
-   */
+  /** `max` is `--max-procs`; `options.reserved` the slots kept for consulted calls. */
   constructor(max: number = DEFAULT_MAX_PROCS, options: ProcLimitOptions = {}) {
     this.max = Math.max(1, Math.floor(max));
     const reserved = options.reserved ?? (this.max > 1 ? Math.max(1, Math.floor(this.max / 8)) : 0);
@@ -194,7 +191,6 @@ export class EventQueue {
   #lastDropLog = -Infinity;
   #dropTimer: ReturnType<typeof setTimeout> | undefined;
 
-  /** @param options Bounds and logger. */
   constructor(options: EventQueueOptions = {}) {
     this.#maxPending = options.maxPending ?? DEFAULT_MAX_PENDING;
     this.#maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
@@ -216,9 +212,8 @@ export class EventQueue {
    * Queues `job`. The returned promise settles with the job's result; it rejects with a
    * `RunError` when the job is dropped later because the queue closed.
    *
-   * @param what Names the job in the log, e.g. the event.
-   * @param bytes What the job holds until it settles, e.g. its request body's size.
-   * @returns The job's result, or null when it was dropped at once (queue full or closed).
+   * `what` names the job in the log; `bytes` is what it holds until it settles (its request
+   * body). Null when the job was dropped at once (queue full or closed).
    */
   submit<T>(what: string, job: () => Promise<T>, bytes = 0): Promise<T> | null {
     if (

@@ -31,11 +31,8 @@ export function defaultListen(): ListenAddress {
 }
 
 /**
- * Parses a `--listen` value. IPv6 hosts are written in brackets: `[::1]:8080`. A relative socket
- * path is made absolute, so the log line and the removal on exit name the same file.
- *
- * @param text `unix:PATH` or `HOST:PORT`; undefined gives {@linkcode defaultListen}.
- * @throws {InputError} Naming the flag and the bad value.
+ * Parses a `--listen` value (`unix:PATH`, `HOST:PORT`, `[IPV6]:PORT`; none is the default). A
+ * relative socket path is made absolute, so the log line and the removal on exit name one file.
  */
 export function parseListen(text: string | undefined): ListenAddress {
   if (text === undefined) return defaultListen();
@@ -59,8 +56,6 @@ export function parseListen(text: string | undefined): ListenAddress {
 /**
  * True for addresses only this host can reach: `localhost`, 127.0.0.0/8, `::1` (also as
  * `::ffff:127.x.y.z`). Anything else, the wildcard addresses included, is not loopback.
- *
- * @returns Whether it is loopback.
  */
 export function isLoopback(hostname: string): boolean {
   const host = hostname.toLowerCase();
@@ -69,11 +64,7 @@ export function isLoopback(hostname: string): boolean {
   return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
 }
 
-/**
- * The address as `--listen` spells it, for logs.
- *
- * @returns `unix:/path` or `host:port`.
- */
+/** The address as `--listen` spells it, for logs. */
 export function formatListen(address: ListenAddress): string {
   if (address.transport === "unix") return `unix:${address.path}`;
   const host = address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname;
@@ -90,12 +81,6 @@ export const MAX_TOKEN_BYTES = 4096;
  * owned by the current user with no access for group or others (as sshd's StrictModes wants of
  * a private key): a token others can read or replace guards nothing. It is checked before it is
  * opened, so a FIFO is an error, not a hang.
- *
- * Requires `--allow-read`, `--allow-sys` (the user id).
- *
- * @param path The `--token-file` value.
- * @throws {InputError} When the file is not a regular file, is another user's, has group or
- * other permissions, is over 4 KiB, cannot be read, or holds no token.
  */
 export async function readTokenFile(path: string): Promise<string> {
   const input = "--token-file";
@@ -129,13 +114,7 @@ export async function readTokenFile(path: string): Promise<string> {
   return token;
 }
 
-/**
- * Refuses an address reachable from other hosts when no token guards it.
- *
- * @param address Where the daemon will listen.
- * @param token The token, if `--token-file` was given.
- * @throws {InputError} For a non-loopback TCP address without a token.
- */
+/** Refuses an address reachable from other hosts when no token guards it. */
 export function checkExposure(address: ListenAddress, token: string | undefined): void {
   if (address.transport === "unix" || token !== undefined || isLoopback(address.hostname)) return;
   throw new InputError(
@@ -151,8 +130,6 @@ export function checkExposure(address: ListenAddress, token: string | undefined)
 /**
  * A check of `Authorization: Bearer <token>`. Both sides are hashed first, so the comparison
  * takes the same time whatever the length or the first wrong byte of a guess.
- *
- * @returns A function answering whether a request carries it.
  */
 export function bearerCheck(token: string): (request: Request) => Promise<boolean> {
   const expected = digest(token);
@@ -183,13 +160,8 @@ export interface SocketIdentity {
 /**
  * Makes `path` ready for a new daemon: creates its directory (mode 0700) when missing, and
  * decides about a file already there by connecting to it: refused means a dead daemon's stale
- * socket (it is replaced when binding), accepted means a live daemon (an error).
- *
- * Requires `--allow-read`, `--allow-write`.
- *
- * @throws {RunError} When a daemon answers there, the file is not a socket, the path is too
- * long for a unix socket, or another user could replace the socket (its directory, or one on the
- * way, is theirs, or writable by others and not sticky).
+ * socket (it is replaced when binding), accepted means a live daemon (an error). Also an error:
+ * not a socket, a path too long, or a directory on the way another user could write.
  */
 export async function claimSocketPath(path: string): Promise<void> {
   const length = encoder.encode(path).length;
@@ -235,16 +207,11 @@ export async function claimSocketPath(path: string): Promise<void> {
 }
 
 /**
- * Binds a socket at `path` with mode 0600 and no moment at mode 0755: `bind` listens inside a
- * fresh mode-0700 directory next to `path`, the socket is chmod-ed there, then renamed into place
- * (atomically replacing a stale socket). When the temporary path would not fit in a unix socket
- * address, `bind` listens at `path` itself and the chmod follows at once.
- *
- * Requires `--allow-read`, `--allow-write`, `--allow-net` (for the bind).
- *
- * @param path The socket path, claimed with {@linkcode claimSocketPath}.
- * @param bind Starts listening at the path it is given, e.g. `Deno.serve({ path })`.
- * @returns What `bind` returned, and the socket's identity for {@linkcode removeSocket}.
+ * Binds a socket at `path` (claimed with {@linkcode claimSocketPath}) with mode 0600 and no
+ * moment at mode 0755: `bind` listens inside a fresh mode-0700 directory next to `path`, the
+ * socket is chmod-ed there, then renamed into place (atomically replacing a stale socket). When
+ * the temporary path would not fit in a unix socket address, `bind` listens at `path` itself and
+ * the chmod follows at once.
  */
 export async function bindSocket<T>(
   path: string,
@@ -275,12 +242,7 @@ async function identify(path: string): Promise<SocketIdentity> {
 
 /**
  * Removes the socket file if it is still the one bound (another daemon may have replaced a
- * socket it judged stale; its file is not ours to delete). Never throws.
- *
- * Requires `--allow-read`, `--allow-write`.
- *
- * @param identity What {@linkcode bindSocket} returned.
- * @returns True when the file was removed.
+ * socket it judged stale; its file is not ours to delete): true when it did. Never throws.
  */
 export async function removeSocket(identity: SocketIdentity): Promise<boolean> {
   try {
@@ -303,15 +265,8 @@ export interface BoundServer {
 }
 
 /**
- * Listens at `address` and serves `handle`. Nothing is written to stdout.
- *
- * Requires `--allow-net`, and `--allow-read` `--allow-write` for a unix socket.
- *
- * @param address Where to listen.
- * @param options Connection limits and logger.
- * @returns The server, its address and its socket.
- * @throws {RunError} When the socket path holds a live daemon or another file, or the address
- * cannot be bound (in use, no permission), naming the address.
+ * Listens at `address` and serves `handle`; a `RunError` names the address when it cannot be
+ * bound (in use, no permission, a live daemon or another file at the socket path).
  */
 export async function bindServer(
   address: ListenAddress,
@@ -320,43 +275,29 @@ export async function bindServer(
 ): Promise<BoundServer> {
   // Asked first: it also makes the first spawn before any client can use up the descriptors.
   const openFiles = options.openFiles === undefined ? await openFilesLimit() : options.openFiles;
+  const serve = (listener: Deno.Listener) => {
+    try {
+      return new ConnServer(listener, handle, { ...options, openFiles, onError: errorResponse });
+    } catch (error) {
+      listener.close();
+      throw error;
+    }
+  };
   try {
-    return await bind(address, handle, { ...options, openFiles, onError: errorResponse });
+    if (address.transport === "unix") {
+      await claimSocketPath(address.path);
+      const bound = await bindSocket(
+        address.path,
+        (path) => Deno.listen({ transport: "unix", path }),
+      );
+      return { server: serve(bound.value), address, socket: bound.identity };
+    }
+    const listener = Deno.listen({ hostname: address.hostname, port: address.port });
+    const server = serve(listener);
+    return { server, address: { ...address, port: listener.addr.port }, socket: null };
   } catch (error) {
     if (error instanceof RunError) throw error;
     // Deno's errors name no address ("Address already in use (os error 98)"): add it.
     throw new RunError(`Cannot listen on "${formatListen(address)}": ${(error as Error).message}`);
-  }
-}
-
-async function bind(
-  address: ListenAddress,
-  handle: (request: Request) => Response | Promise<Response>,
-  options: ConnServerOptions,
-): Promise<BoundServer> {
-  if (address.transport === "unix") {
-    await claimSocketPath(address.path);
-    const bound = await bindSocket(
-      address.path,
-      (path) => Deno.listen({ transport: "unix", path }),
-    );
-    const server = serveOn(bound.value, handle, options);
-    return { server, address, socket: bound.identity };
-  }
-  const listener = Deno.listen({ hostname: address.hostname, port: address.port });
-  const server = serveOn(listener, handle, options);
-  return { server, address: { ...address, port: listener.addr.port }, socket: null };
-}
-
-function serveOn(
-  listener: Deno.Listener,
-  handle: (request: Request) => Response | Promise<Response>,
-  options: ConnServerOptions,
-): ConnServer {
-  try {
-    return new ConnServer(listener, handle, options);
-  } catch (error) {
-    listener.close();
-    throw error;
   }
 }

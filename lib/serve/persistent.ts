@@ -505,7 +505,6 @@ export class PersistentHooks {
   #options: Required<PersistentOptions>;
   #closed = false;
 
-  /** @param options Logger, output cap, backoff. */
   constructor(options: PersistentOptions = {}) {
     this.#options = {
       log: options.log ?? silentLogger,

@@ -86,14 +86,13 @@ async function defaultLoad(dir: string): Promise<PluginIndex> {
 }
 
 /**
- * Starts the daemon and returns once it listens.
+ * Starts the daemon and returns once it listens; a `RunError` when the address cannot be bound
+ * (a live daemon or another file at the socket path, say).
  *
  * Requires `--allow-net`, `--allow-read`, `--allow-write`, `--allow-run`, `--allow-env`. Run it
- * with `--v8-flags=--optimize-for-size,--no-opt,--no-maglev`, as the binary does, or its memory grows by
- * about 60 MB under load (README "Daemon").
+ * with `--v8-flags=--optimize-for-size,--no-opt,--no-maglev`, as the binary does, or its memory
+ * grows by about 60 MB under load (lib/README.md "Daemon").
  *
- * @param options Address, token, plugins dir, limits, logger.
- * @throws {RunError} When the socket path holds a live daemon or another file.
  * @example
  * ```ts
  * import { startDaemon } from "./server.ts";
@@ -179,10 +178,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     await within(drained, consultedBoundMs + 1000);
     decideAbort.abort();
     await within(drained, 1000);
+    // Processes of an index replaced by a reload end too, not only the current index's.
     await Promise.allSettled([
       queueClosed,
       servicesStopped,
       holder.current.built.persistent.close(),
+      ...retiring,
     ]);
     if (socket !== null) await removeSocket(socket);
   };
@@ -207,7 +208,7 @@ export interface DaemonRunners {
 }
 
 /** What the runners are built with. */
-export interface RunnerSettings {
+interface RunnerSettings {
   limit: ProcLimit;
   /** Aborted last at stop: terminates consulted scripts still running. */
   decideSignal: AbortSignal;
@@ -218,11 +219,7 @@ export interface RunnerSettings {
   timeouts?: Partial<Timeouts>;
 }
 
-/**
- * Builds the runners over `index`. Cheap (no I/O): done once per reload.
- *
- * @param settings The shared limit, signals, hooks dir, logger, timeouts.
- */
+/** Builds the runners over `index`. Cheap (no I/O): done once per reload. */
 function buildRunners(index: PluginIndex, settings: RunnerSettings): DaemonRunners {
   const common = { hooksDir: settings.hooksDir, log: settings.log, timeouts: settings.timeouts };
   const persistent = new PersistentHooks({ log: settings.log });

@@ -217,6 +217,35 @@ Deno.test("persistent guard: a reload ends the processes; the next request start
   });
 });
 
+Deno.test("persistent guard: a stop also ends the processes of an index a reload replaced", async () => {
+  // The guard notes each tool it reads, so the test knows "hang" reached the first process, and
+  // outlives SIGTERM, so ending it takes the grace period.
+  const noting = GUARD
+    .replace("#!/bin/sh\n", "#!/bin/sh\ntrap '' TERM\n")
+    .replace("hang) sleep 60 ;;", "hang) while :; do sleep 1; done ;;")
+    .replace(
+      "  n=$((n+1))\n",
+      '  n=$((n+1))\n  printf \'%s\\n\' "$line" >> "$TASK_PLUGIN_DIR/seen"\n',
+    );
+  await withDaemon(
+    { "p/plugin.yaml": manifest("pre_tool_call", "g.sh"), "p/g.sh": noting },
+    async (d) => {
+      await d.pre("ls");
+      const [first] = await d.pids();
+      const hung = d.pre("hang");
+      const seen = join(d.pluginsDir, "p", "seen");
+      while (!(await Deno.readTextFile(seen)).includes('"hang"')) {
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      // Replaced while "hang" is in flight: the first index's pool is retiring, not closed.
+      await d.daemon.reload("test");
+      await d.daemon.stop();
+      assert.equal(alive(first), false, "stop returned with the replaced index's process alive");
+      assert.equal((await hung).action, "block");
+    },
+  );
+});
+
 Deno.test("serve: SIGTERM ends the persistent processes and leaves none behind", async () => {
   const plugins = await makeTree({
     "p/plugin.yaml": manifest("pre_tool_call", "g.sh"),
