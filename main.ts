@@ -6,7 +6,7 @@
  */
 
 import { describeFailure, failsClosed, prepare } from "./lib/cli/dispatch.ts";
-import { UsageError } from "./lib/cli/command.ts";
+import { UsageError } from "./lib/cli/commands.ts";
 import { InputError, NotFoundError, RunError } from "./lib/errors.ts";
 
 const EXIT_BLOCKED = 2;

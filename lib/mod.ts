@@ -55,7 +55,7 @@ export { removePlugin, type RemoveResult } from "./plugins/install.ts";
 
 // Running hooks: the one runner, events, actions and the consulted calls.
 export { type RunMode, type RunOptions, runScript } from "./process/run_script.ts";
-export type { RunRecord, RunResult } from "./process/record.ts";
+export type { RunRecord, RunResult } from "./process/run_script.ts";
 export {
   Runner,
   type RunnerOptions,
@@ -160,4 +160,4 @@ export const StatusChangeBodySchema: Schema<bodies.StatusChangeBody> =
   bodies.StatusChangeBodySchema;
 
 /** The tyhooks version; a test keeps it equal to `deno.json`'s. */
-export { VERSION } from "./version.ts";
+export { VERSION } from "./_util.ts";

@@ -1,11 +1,11 @@
 /**
- * lib/_path.ts gives what node:path (posix) gives, on a corpus of ordinary and odd paths and
+ * lib/dirs.ts path arithmetic gives what node:path (posix) gives, on a corpus of ordinary and odd paths and
  * every pair of them.
  */
 
 import assert from "node:assert/strict";
 import * as node from "node:path";
-import * as ours from "../lib/_path.ts";
+import * as ours from "../lib/dirs.ts";
 
 const CORPUS = [
   "",

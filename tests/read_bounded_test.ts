@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { BoundedReadError, INPUT_CAPS, readBounded } from "../lib/read_bounded.ts";
+import { BoundedReadError, INPUT_CAPS, readBounded } from "../lib/_util.ts";
 import { readTokenFile } from "../lib/serve/listen.ts";
 import { readHostsFile } from "../lib/hosts/hosts_file.ts";
 import { cli, tempDir } from "./_cli.ts";

@@ -5,16 +5,16 @@
  * @module
  */
 
-import { join } from "../_path.ts";
-import type { CommandContext } from "./command.ts";
-import { stringOption } from "./command.ts";
-import { UsageError } from "./command.ts";
+import { join } from "../dirs.ts";
+import type { CommandContext } from "./commands.ts";
+import { stringOption } from "./commands.ts";
+import { UsageError } from "./commands.ts";
 import { EMPTY_TASK, parseTask, type Task } from "../task.ts";
 import { cacheDir, hooksDir, pluginsDir } from "../dirs.ts";
 import type { PluginIndex } from "../plugins/types.ts";
 import { Runner, type RunnerOptions } from "../hooks/runner.ts";
 import { DETACHED_CHILD_FLAG } from "./dispatch.ts";
-import { readBounded } from "../read_bounded.ts";
+import { readBounded } from "../_util.ts";
 import { logWarnings } from "../plugins/messages.ts";
 import { clearableTimeout, parseDuration } from "../_timers.ts";
 import { createLimit } from "../_util.ts";

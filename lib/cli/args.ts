@@ -11,9 +11,9 @@ import {
   type CommandSpec,
   GLOBAL_OPTIONS,
   type OptionSpec,
-} from "./command.ts";
+} from "./commands.ts";
 import { type CommandEntry, COMMANDS } from "./commands.ts";
-import { UsageError } from "./command.ts";
+import { UsageError } from "./commands.ts";
 import { closest } from "../_util.ts";
 
 /** What the words of a command line name. */

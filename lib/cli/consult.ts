@@ -10,7 +10,7 @@ import {
   type CommandModule,
   consultOptions,
   TASK_OPTIONS,
-} from "./command.ts";
+} from "./commands.ts";
 import { makeConsultRunner, taskOrEmpty } from "./_shared.ts";
 import type { RouteResult } from "../consult/route.ts";
 import type { Logger } from "../log.ts";

@@ -5,8 +5,8 @@
  * @module
  */
 
-import type { CommandContext, CommandSpec, GlobalOptions } from "./command.ts";
-import { GLOBAL_OPTIONS } from "./command.ts";
+import type { CommandContext, CommandSpec, GlobalOptions } from "./commands.ts";
+import { GLOBAL_OPTIONS } from "./commands.ts";
 import {
   findCommand,
   type Found,
@@ -17,9 +17,9 @@ import {
   unknownCommand,
   VERSION_OPTION,
 } from "./args.ts";
-import { UsageError } from "./command.ts";
+import { UsageError } from "./commands.ts";
 import { createLogger, LOG_LEVELS, type LogLevel } from "../log.ts";
-import { VERSION } from "../version.ts";
+import { VERSION } from "../_util.ts";
 
 /** Where a command's answer goes: stdout, through `main.ts`. */
 export interface Output {

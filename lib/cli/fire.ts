@@ -13,7 +13,7 @@ import {
   stringOption,
   TASK_OPTIONS,
   UsageError,
-} from "./command.ts";
+} from "./commands.ts";
 import {
   durationOption,
   loadIndex,
@@ -24,7 +24,7 @@ import {
 import { hooksDir } from "../dirs.ts";
 import { Runner, statusEvent } from "../hooks/runner.ts";
 import { EMPTY_TASK } from "../task.ts";
-import { failureReason, type RunResult, toRecord } from "../process/record.ts";
+import { failureReason, type RunResult, toRecord } from "../process/run_script.ts";
 import { closest } from "../_util.ts";
 
 /** The events ty fires. */

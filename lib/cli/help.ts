@@ -5,7 +5,7 @@
  * @module
  */
 
-import { type CommandSpec, GLOBAL_OPTIONS, type OptionSpec } from "./command.ts";
+import { type CommandSpec, GLOBAL_OPTIONS, type OptionSpec } from "./commands.ts";
 import { type CommandEntry, COMMANDS } from "./commands.ts";
 import { isGroup, namesOf, optionsOf, VERSION_OPTION } from "./args.ts";
 

@@ -6,14 +6,14 @@
  * @module
  */
 
-import { dirname, resolve } from "../_path.ts";
+import { dirname, resolve } from "../dirs.ts";
 import {
   type CommandContext,
   type CommandModule,
   stringOption,
   TASK_OPTIONS,
   UsageError,
-} from "./command.ts";
+} from "./commands.ts";
 import { durationOption, makeRunner, taskOrEmpty } from "./_shared.ts";
 import { RunError } from "../errors.ts";
 import { clearableTimeout } from "../_timers.ts";

@@ -1,7 +1,7 @@
-import { type CommandContext, type CommandSpec, TASK_OPTIONS } from "./command.ts";
+import { type CommandContext, type CommandSpec, TASK_OPTIONS } from "./commands.ts";
 import { durationOption, makeRunner, readTaskOption } from "./_shared.ts";
-import { toRecord } from "../process/record.ts";
-import { UsageError } from "./command.ts";
+import { toRecord } from "../process/run_script.ts";
+import { UsageError } from "./commands.ts";
 import type { RunOptions } from "../process/run_script.ts";
 
 export const spec: CommandSpec = {

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { type CommandContext, type CommandModule, UsageError } from "./command.ts";
+import { type CommandContext, type CommandModule, UsageError } from "./commands.ts";
 import { durationOption, loadIndex } from "./_shared.ts";
 import { stderrSink } from "../services/line_relay.ts";
 import { listServices, startServices } from "../services/service_set.ts";

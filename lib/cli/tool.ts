@@ -6,7 +6,7 @@
  * @module
  */
 
-import { resolve } from "../_path.ts";
+import { resolve } from "../dirs.ts";
 import {
   type CommandContext,
   type CommandModule,
@@ -14,9 +14,9 @@ import {
   type OptionSpec,
   stringOption,
   UsageError,
-} from "./command.ts";
+} from "./commands.ts";
 import { durationOption, makeConsultRunner, makeRunner, relaunchDetached } from "./_shared.ts";
-import { INPUT_CAPS, readBounded } from "../read_bounded.ts";
+import { INPUT_CAPS, readBounded } from "../_util.ts";
 import { issueText } from "../_util.ts";
 import type { PostToolCall } from "../wire/tool.ts";
 

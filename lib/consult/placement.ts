@@ -10,7 +10,7 @@
  */
 
 import { consult, type ConsultOptions, type ConsultRunner, pluginHandlers } from "./consult.ts";
-import { failureReason, succeeded } from "../process/record.ts";
+import { failureReason, succeeded } from "../process/run_script.ts";
 import { EMPTY_TASK, taskEnv } from "../task.ts";
 import type { PlacementAnswer, PlacementInfo } from "../wire/placement.ts";
 import { excerpt, goFields, isRecord, parseJson } from "../_util.ts";

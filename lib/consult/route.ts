@@ -5,10 +5,10 @@
  * @module
  */
 
-import { normalize } from "../_path.ts";
+import { normalize } from "../dirs.ts";
 import { excerpt } from "../_util.ts";
 import { consult, type ConsultOptions, type ConsultRunner, pluginHandlers } from "./consult.ts";
-import { failureReason, succeeded } from "../process/record.ts";
+import { failureReason, succeeded } from "../process/run_script.ts";
 import { type Task, taskEnv } from "../task.ts";
 
 export const ROUTE_EVENT = "task.route";

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { join } from "../_path.ts";
+import { join } from "../dirs.ts";
 import { excerpt } from "../_util.ts";
 import type { Plugin, PluginIndex } from "../plugins/types.ts";
 import { type Logger, silentLogger } from "../log.ts";
@@ -19,7 +19,7 @@ import {
   type RunResult,
   succeeded,
   toRecord,
-} from "../process/record.ts";
+} from "../process/run_script.ts";
 import type { AskHandler, AskRequest, ConsultOptions } from "../consult/consult.ts";
 import { route, type RouteOptions, type RouteResult } from "../consult/route.ts";
 import type { HostsList, Placement, PlacementInfo } from "../consult/placement.ts";

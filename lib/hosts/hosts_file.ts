@@ -12,7 +12,7 @@
  */
 
 import { ManifestError, RunError } from "../errors.ts";
-import { readBounded } from "../read_bounded.ts";
+import { readBounded } from "../_util.ts";
 import { unsafeMode } from "../_util.ts";
 import { sshCommand } from "./ssh.ts";
 

@@ -11,7 +11,7 @@ import type { PlacementAnswer } from "../wire/placement.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import type { HostEntry } from "./hosts_file.ts";
 import { runScript } from "../process/run_script.ts";
-import { failureReason, type RunResult, succeeded } from "../process/record.ts";
+import { failureReason, type RunResult, succeeded } from "../process/run_script.ts";
 import type { HostFacts } from "../wire/host_facts.ts";
 
 export const DEFAULT_PICK_TIMEOUT_MS = 3000;

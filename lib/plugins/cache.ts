@@ -21,10 +21,10 @@
  * @module
  */
 
-import { dirname, join, normalize, resolve, sep } from "../_path.ts";
+import { dirname, join, normalize, resolve, sep } from "../dirs.ts";
 import type { PluginIndex } from "./types.ts";
 import type { LoadOptions } from "./load.ts";
-import { readBounded, readBoundedBytes } from "../read_bounded.ts";
+import { readBounded, readBoundedBytes } from "../_util.ts";
 
 /** Bumped whenever the index or the cache layout changes shape. */
 const FORMAT = 4;

@@ -25,7 +25,7 @@ import {
   unknownKey,
 } from "./messages.ts";
 import { checkCwd, checkScript, hasControlCharacters, type PluginRoot } from "./script_path.ts";
-import { dirname, extname, join, relative } from "../_path.ts";
+import { dirname, extname, join, relative } from "../dirs.ts";
 import type { FoundDir, Observe } from "./load.ts";
 import {
   ENV_ENTRY,

@@ -20,10 +20,10 @@
 import { loadPlugins } from "./load.ts";
 import type { LoadWarning, Plugin, PluginIndex } from "./types.ts";
 import { runScript } from "../process/run_script.ts";
-import { failureReason, succeeded } from "../process/record.ts";
-import { readBounded } from "../read_bounded.ts";
+import { failureReason, succeeded } from "../process/run_script.ts";
+import { readBounded } from "../_util.ts";
 import { hasControlCharacters, isInside, isSafeDirName } from "./script_path.ts";
-import { basename, dirname, join, relative, resolve, sep } from "../_path.ts";
+import { basename, dirname, join, relative, resolve, sep } from "../dirs.ts";
 import { InputError, RunError } from "../errors.ts";
 
 /** Options of {@linkcode installPlugin}. */

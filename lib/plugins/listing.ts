@@ -6,7 +6,7 @@
  * @module
  */
 
-import { join } from "../_path.ts";
+import { join } from "../dirs.ts";
 import type { LoadWarning, PluginIndex } from "./types.ts";
 import { closest } from "../_util.ts";
 

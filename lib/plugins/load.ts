@@ -6,7 +6,7 @@
  * @module
  */
 
-import { dirname, join, relative, resolve } from "../_path.ts";
+import { dirname, join, relative, resolve } from "../dirs.ts";
 import type { LoadWarning, Plugin, PluginIndex } from "./types.ts";
 import { inspectPlugin, nameAt, type PluginReport, strictProblems } from "./inspect_plugin.ts";
 import { createLimit } from "../_util.ts";

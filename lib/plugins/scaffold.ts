@@ -6,7 +6,7 @@
  * @module
  */
 
-import { join } from "../_path.ts";
+import { join } from "../dirs.ts";
 import { InputError, RunError } from "../errors.ts";
 import { isSafeDirName } from "./script_path.ts";
 

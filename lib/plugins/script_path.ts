@@ -8,7 +8,7 @@
  * @module
  */
 
-import { join, sep } from "../_path.ts";
+import { join, sep } from "../dirs.ts";
 import { unsafeMode } from "../_util.ts";
 import type { Observe } from "./load.ts";
 

@@ -14,9 +14,9 @@
  * @module
  */
 
-import { dirname } from "../_path.ts";
+import { dirname } from "../dirs.ts";
 import { RunError } from "../errors.ts";
-import { readBounded } from "../read_bounded.ts";
+import { readBounded } from "../_util.ts";
 import { concat } from "../_util.ts";
 import { clearableTimeout } from "../_timers.ts";
 import { signalGroup } from "./group.ts";

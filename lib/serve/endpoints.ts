@@ -20,11 +20,11 @@ import type { ServiceStatus } from "../wire/services.ts";
 import { type EventQueue, StopDrop } from "./limits.ts";
 import type { IndexHolder, Snapshot } from "./index_holder.ts";
 import type { DaemonRunners } from "./server.ts";
-import { VERSION } from "../version.ts";
+import { VERSION } from "../_util.ts";
 import { errorResponse, HttpError, json, parseBody, parseSizedBody } from "./http.ts";
 import { EMPTY_TASK } from "../task.ts";
 import { NotFoundError } from "../errors.ts";
-import { type RunRecord, toRecord } from "../process/record.ts";
+import { type RunRecord, toRecord } from "../process/run_script.ts";
 import type { ToolCall } from "../wire/tool.ts";
 
 // A memoized dynamic import: `import()` of a loaded module still costs a module-map lookup and a

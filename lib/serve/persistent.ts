@@ -25,8 +25,8 @@
 import type { AskHandler, AskRequest } from "../consult/consult.ts";
 import type { Plugin } from "../plugins/types.ts";
 import { DEFAULT_MAX_PROCS, hookSettings } from "../plugins/hook_settings.ts";
-import { blankResult, type RunResult } from "../process/record.ts";
-import { spawnIsolated } from "../process/spawn_isolated.ts";
+import { blankResult, type RunResult } from "../process/run_script.ts";
+import { spawnIsolated } from "../process/group.ts";
 import { DEFAULT_GRACE_MS, terminateGroup } from "../process/group.ts";
 import { LineReader, openReader } from "../process/output_cap.ts";
 import { DEFAULT_MAX_OUTPUT } from "../process/run_script.ts";

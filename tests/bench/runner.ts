@@ -6,7 +6,7 @@
  */
 
 import { runScript } from "../../lib/process/run_script.ts";
-import { findSetsid } from "../../lib/process/spawn_isolated.ts";
+import { findSetsid } from "../../lib/process/group.ts";
 import { median, ms, ratio, rssMb } from "./_stats.ts";
 
 const script = await Deno.makeTempFile({ suffix: ".sh" });

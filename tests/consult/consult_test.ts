@@ -11,7 +11,7 @@ import {
   type ConsultHandler,
   type ConsultRunner,
 } from "../../lib/consult/consult.ts";
-import type { RunResult } from "../../lib/process/record.ts";
+import type { RunResult } from "../../lib/process/run_script.ts";
 import { silentLogger } from "../../lib/log.ts";
 
 /** A handler's simulated behaviour: answer `stdout` after `ms`, or never. */

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { startDaemon } from "../../lib/serve/server.ts";
 import { PersistentHooks } from "../../lib/serve/persistent.ts";
 import { loadPlugins } from "../../lib/plugins/load.ts";
-import type { RunResult } from "../../lib/process/record.ts";
+import type { RunResult } from "../../lib/process/run_script.ts";
 import { createLogger } from "../../lib/log.ts";
 import { makeTree, tempDir } from "../_cli.ts";
 import { alive, waitGone } from "../_procs.ts";
