@@ -90,7 +90,7 @@ async function defaultLoad(dir: string): Promise<PluginIndex> {
  * (a live daemon or another file at the socket path, say).
  *
  * Requires `--allow-net`, `--allow-read`, `--allow-write`, `--allow-run`, `--allow-env`. Run it
- * with `--v8-flags=--optimize-for-size,--no-opt,--no-maglev`, as the binary does, or its memory
+ * with `--v8-flags=--optimize-for-size,--no-opt`, as the binary does, or its memory
  * grows by about 60 MB under load (lib/README.md "Daemon").
  *
  * @example
