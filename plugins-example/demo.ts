@@ -9,8 +9,7 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runScript } from "../lib/process/run_script.ts";
-import { spawnIsolated } from "../lib/process/group.ts";
-import { terminateGroup } from "../lib/process/group.ts";
+import { spawnIsolated, terminateGroup } from "../lib/process/group.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const MAIN = join(HERE, "..", "main.ts");

@@ -5,19 +5,15 @@
  * @module
  */
 
-import { join } from "../dirs.ts";
-import type { CommandContext } from "./commands.ts";
-import { stringOption } from "./commands.ts";
-import { UsageError } from "./commands.ts";
+import { cacheDir, hooksDir, join, pluginsDir } from "../dirs.ts";
+import { type CommandContext, stringOption, UsageError } from "./commands.ts";
 import { EMPTY_TASK, parseTask, type Task } from "../task.ts";
-import { cacheDir, hooksDir, pluginsDir } from "../dirs.ts";
 import type { PluginIndex } from "../plugins/types.ts";
 import { Runner, type RunnerOptions } from "../hooks/runner.ts";
 import { DETACHED_CHILD_FLAG } from "./dispatch.ts";
-import { readBounded } from "../_util.ts";
+import { createLimit, readBounded } from "../_util.ts";
 import { logWarnings } from "../plugins/messages.ts";
 import { clearableTimeout, parseDuration } from "../_timers.ts";
-import { createLimit } from "../_util.ts";
 
 /** Reads `--task FILE|-` or `--task-json`; undefined when neither is given. */
 export async function readTaskOption(ctx: CommandContext): Promise<Task | undefined> {

@@ -8,12 +8,13 @@
 
 import {
   type CommandContext,
+  type CommandEntry,
+  COMMANDS,
   type CommandSpec,
   GLOBAL_OPTIONS,
   type OptionSpec,
+  UsageError,
 } from "./commands.ts";
-import { type CommandEntry, COMMANDS } from "./commands.ts";
-import { UsageError } from "./commands.ts";
 import { closest } from "../_util.ts";
 
 /** What the words of a command line name. */

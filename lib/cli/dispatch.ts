@@ -5,8 +5,13 @@
  * @module
  */
 
-import type { CommandContext, CommandSpec, GlobalOptions } from "./commands.ts";
-import { GLOBAL_OPTIONS } from "./commands.ts";
+import {
+  type CommandContext,
+  type CommandSpec,
+  GLOBAL_OPTIONS,
+  type GlobalOptions,
+  UsageError,
+} from "./commands.ts";
 import {
   findCommand,
   type Found,
@@ -17,7 +22,6 @@ import {
   unknownCommand,
   VERSION_OPTION,
 } from "./args.ts";
-import { UsageError } from "./commands.ts";
 import { createLogger, LOG_LEVELS, type LogLevel } from "../log.ts";
 import { VERSION } from "../_util.ts";
 

@@ -5,8 +5,13 @@
  * @module
  */
 
-import { type CommandSpec, GLOBAL_OPTIONS, type OptionSpec } from "./commands.ts";
-import { type CommandEntry, COMMANDS } from "./commands.ts";
+import {
+  type CommandEntry,
+  COMMANDS,
+  type CommandSpec,
+  GLOBAL_OPTIONS,
+  type OptionSpec,
+} from "./commands.ts";
 import { isGroup, namesOf, optionsOf, VERSION_OPTION } from "./args.ts";
 
 /** The width help is wrapped to: the terminal's, or 80 when stdout is not a terminal. */

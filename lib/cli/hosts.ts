@@ -6,7 +6,7 @@
  * @module
  */
 
-import { dirname, resolve } from "../dirs.ts";
+import { dirname, pluginsDir, resolve } from "../dirs.ts";
 import {
   type CommandContext,
   type CommandModule,
@@ -17,7 +17,6 @@ import {
 import { durationOption, makeRunner, taskOrEmpty } from "./_shared.ts";
 import { RunError } from "../errors.ts";
 import { clearableTimeout } from "../_timers.ts";
-import { pluginsDir } from "../dirs.ts";
 import type { HostEntry } from "../hosts/hosts_file.ts";
 import type { Strategy } from "../hosts/pick.ts";
 

@@ -1,6 +1,5 @@
 import type { CommandContext, CommandSpec } from "./commands.ts";
-import { relative } from "../dirs.ts";
-import { hooksDir } from "../dirs.ts";
+import { hooksDir, relative } from "../dirs.ts";
 import { loadIndexQuietly } from "./_shared.ts";
 import type { Plugin } from "../plugins/types.ts";
 import { logWarnings } from "../plugins/messages.ts";

@@ -1,8 +1,6 @@
-import { type CommandContext, type CommandSpec, TASK_OPTIONS } from "./commands.ts";
+import { type CommandContext, type CommandSpec, TASK_OPTIONS, UsageError } from "./commands.ts";
 import { durationOption, makeRunner, readTaskOption } from "./_shared.ts";
-import { toRecord } from "../process/run_script.ts";
-import { UsageError } from "./commands.ts";
-import type { RunOptions } from "../process/run_script.ts";
+import { type RunOptions, toRecord } from "../process/run_script.ts";
 
 export const spec: CommandSpec = {
   summary:

@@ -1,10 +1,8 @@
-import type { CommandContext, CommandSpec } from "./commands.ts";
-import { basename, dirname, resolve } from "../dirs.ts";
-import { hooksDir, pluginsDir } from "../dirs.ts";
+import { type CommandContext, type CommandSpec, UsageError } from "./commands.ts";
+import { basename, dirname, hooksDir, pluginsDir, resolve } from "../dirs.ts";
 import { validatePluginDir, validatePlugins } from "../plugins/load.ts";
 import { readLegacyHooks, warningJson } from "../plugins/listing.ts";
 import type { LoadWarning } from "../plugins/types.ts";
-import { UsageError } from "./commands.ts";
 
 export const spec: CommandSpec = {
   summary: "Lint plugins strictly (the plugins dir, or each PATH); exit 1 on any problem.",

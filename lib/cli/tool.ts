@@ -16,8 +16,7 @@ import {
   UsageError,
 } from "./commands.ts";
 import { durationOption, makeConsultRunner, makeRunner, relaunchDetached } from "./_shared.ts";
-import { INPUT_CAPS, readBounded } from "../_util.ts";
-import { issueText } from "../_util.ts";
+import { INPUT_CAPS, issueText, readBounded } from "../_util.ts";
 import type { PostToolCall } from "../wire/tool.ts";
 
 /** Flags describing the tool call. */

@@ -17,8 +17,7 @@
 
 import type { Plugin } from "../plugins/types.ts";
 import type { Logger } from "../log.ts";
-import type { RunResult } from "../process/run_script.ts";
-import { DRAIN_MS } from "../process/run_script.ts";
+import { DRAIN_MS, type RunResult } from "../process/run_script.ts";
 import { clearableTimeout } from "../_timers.ts";
 
 /** Options every consulted call takes. */

@@ -14,18 +14,17 @@ import {
 } from "./consult.ts";
 import {
   failureReason,
+  type RunOptions,
   type RunRecord,
   type RunResult,
   succeeded,
   toRecord,
 } from "../process/run_script.ts";
-import type { RunOptions } from "../process/run_script.ts";
 import { hookSettings, toolMatches } from "../plugins/hook_settings.ts";
 import type { Plugin, PluginIndex } from "../plugins/types.ts";
 import type { PostToolCall, PreToolAnswer, ToolCall, ToolHookRequest } from "../wire/tool.ts";
 import { basename, dirname } from "../dirs.ts";
-import { readBounded } from "../_util.ts";
-import { isRecord, parseJson } from "../_util.ts";
+import { isRecord, parseJson, readBounded } from "../_util.ts";
 
 export const PRE_TOOL_EVENT = "pre_tool_call";
 export const POST_TOOL_EVENT = "post_tool_call";

@@ -12,11 +12,13 @@ import type { Plugin, PluginIndex } from "../plugins/types.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import { EMPTY_TASK, type Task, taskEnv } from "../task.ts";
 import { NotFoundError } from "../errors.ts";
-import { DEFAULT_GRACE_MS, type RunOptions, runScript } from "../process/run_script.ts";
 import {
+  DEFAULT_GRACE_MS,
   failureReason,
+  type RunOptions,
   type RunRecord,
   type RunResult,
+  runScript,
   succeeded,
   toRecord,
 } from "../process/run_script.ts";

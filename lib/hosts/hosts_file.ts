@@ -12,8 +12,7 @@
  */
 
 import { ManifestError, RunError } from "../errors.ts";
-import { readBounded } from "../_util.ts";
-import { unsafeMode } from "../_util.ts";
+import { readBounded, unsafeMode } from "../_util.ts";
 import { sshCommand } from "./ssh.ts";
 
 /** One host of a hosts file. */

@@ -10,8 +10,7 @@ import { createLimit } from "../_util.ts";
 import type { PlacementAnswer } from "../wire/placement.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import type { HostEntry } from "./hosts_file.ts";
-import { runScript } from "../process/run_script.ts";
-import { failureReason, type RunResult, succeeded } from "../process/run_script.ts";
+import { failureReason, type RunResult, runScript, succeeded } from "../process/run_script.ts";
 import type { HostFacts } from "../wire/host_facts.ts";
 
 export const DEFAULT_PICK_TIMEOUT_MS = 3000;

@@ -8,8 +8,7 @@
 import type { HostFacts } from "../wire/host_facts.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import { VERSION } from "../_util.ts";
-import { runScript } from "../process/run_script.ts";
-import { failureReason, succeeded } from "../process/run_script.ts";
+import { failureReason, runScript, succeeded } from "../process/run_script.ts";
 
 /** Options of {@linkcode probeHost}. */
 export interface ProbeOptions {

@@ -17,14 +17,13 @@
 import { createLimit } from "../_util.ts";
 import type { HostFacts } from "../wire/host_facts.ts";
 import { sshCommand } from "./ssh.ts";
-import { runScript } from "../process/run_script.ts";
+import { failureReason, runScript, succeeded } from "../process/run_script.ts";
 import { askHost, formatBytes, sshFailure } from "./pick.ts";
 import { createHash } from "node:crypto";
 import { basename, dirname, join, relative, resolve } from "../dirs.ts";
 import { fileURLToPath } from "node:url";
 import denoConfig from "../../deno.json" with { type: "json" };
 import { RunError } from "../errors.ts";
-import { failureReason, succeeded } from "../process/run_script.ts";
 
 export const DEFAULT_SYNC_TIMEOUT_MS = 120_000;
 /** Hosts synced at once: each may be sent a 100 MiB runtime. */

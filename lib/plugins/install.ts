@@ -19,8 +19,7 @@
 
 import { loadPlugins } from "./load.ts";
 import type { LoadWarning, Plugin, PluginIndex } from "./types.ts";
-import { runScript } from "../process/run_script.ts";
-import { failureReason, succeeded } from "../process/run_script.ts";
+import { failureReason, runScript, succeeded } from "../process/run_script.ts";
 import { readBounded } from "../_util.ts";
 import { hasControlCharacters, isInside, isSafeDirName } from "./script_path.ts";
 import { basename, dirname, join, relative, resolve, sep } from "../dirs.ts";

@@ -16,8 +16,7 @@
 
 import { dirname } from "../dirs.ts";
 import { RunError } from "../errors.ts";
-import { readBounded } from "../_util.ts";
-import { concat } from "../_util.ts";
+import { concat, readBounded } from "../_util.ts";
 import { clearableTimeout } from "../_timers.ts";
 import { signalGroup } from "./group.ts";
 

@@ -12,11 +12,9 @@
  * @module
  */
 
-import { dirname, isAbsolute, join, resolve } from "../dirs.ts";
+import { dirname, isAbsolute, join, resolve, runtimeDir } from "../dirs.ts";
 import { InputError, RunError } from "../errors.ts";
-import { runtimeDir } from "../dirs.ts";
-import { readBounded } from "../_util.ts";
-import { unsafeDirReason } from "../_util.ts";
+import { readBounded, unsafeDirReason } from "../_util.ts";
 import { errorResponse } from "./http.ts";
 import { ConnServer, type ConnServerOptions, openFilesLimit } from "./conn_server.ts";
 

@@ -25,11 +25,9 @@
 import type { AskHandler, AskRequest } from "../consult/consult.ts";
 import type { Plugin } from "../plugins/types.ts";
 import { DEFAULT_MAX_PROCS, hookSettings } from "../plugins/hook_settings.ts";
-import { blankResult, type RunResult } from "../process/run_script.ts";
-import { spawnIsolated } from "../process/group.ts";
-import { DEFAULT_GRACE_MS, terminateGroup } from "../process/group.ts";
+import { blankResult, DEFAULT_MAX_OUTPUT, type RunResult } from "../process/run_script.ts";
+import { DEFAULT_GRACE_MS, spawnIsolated, terminateGroup } from "../process/group.ts";
 import { LineReader, openReader } from "../process/output_cap.ts";
-import { DEFAULT_MAX_OUTPUT } from "../process/run_script.ts";
 import { pluginEnv } from "../hooks/runner.ts";
 import { type BackoffOptions, DEFAULT_BACKOFF, nextStep, NO_STREAK } from "../services/backoff.ts";
 import { onTimeout, sleep } from "../_timers.ts";

@@ -9,8 +9,14 @@
 
 import type { PluginService } from "../plugins/types.ts";
 import { type Logger, silentLogger } from "../log.ts";
-import { spawnIsolated, withoutNul } from "../process/group.ts";
-import { DEFAULT_GRACE_MS, groupAlive, terminateGroup, waitGroupEmpty } from "../process/group.ts";
+import {
+  DEFAULT_GRACE_MS,
+  groupAlive,
+  spawnIsolated,
+  terminateGroup,
+  waitGroupEmpty,
+  withoutNul,
+} from "../process/group.ts";
 import {
   type BackoffOptions,
   DEFAULT_BACKOFF,

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { Runner } from "../../lib/hooks/runner.ts";
-import { statusEvent } from "../../lib/hooks/runner.ts";
+import { Runner, statusEvent } from "../../lib/hooks/runner.ts";
 import { EMPTY_TASK, type Task } from "../../lib/task.ts";
 import { NotFoundError } from "../../lib/errors.ts";
 import { createLogger } from "../../lib/log.ts";

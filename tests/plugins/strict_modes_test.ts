@@ -2,8 +2,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { loadPlugins } from "../../lib/plugins/load.ts";
-import { validatePlugins } from "../../lib/plugins/load.ts";
+import { loadPlugins, validatePlugins } from "../../lib/plugins/load.ts";
 import { cli, makeTree } from "../_cli.ts";
 
 const SCRIPT = "#!/bin/sh\nexit 0\n";
