@@ -14,7 +14,10 @@
  * its timeout has its whole session killed, and is started again after the services' backoff;
  * the requests behind it are asked again. A crash is restarted the same way; an answer line
  * longer than the output cap, or not JSON, fails that request only (a guard then follows its
- * failure policy). An empty line is the empty answer, as empty stdout is for a one-shot run.
+ * failure policy). A blank line is no answer and is skipped: answers are matched to requests by
+ * their order, so a script that ends its answer with an extra newline (`print(answer + "\n")`)
+ * would otherwise hand its next request an empty answer (a guard's "allow") and every later
+ * request the answer meant for the one before.
  * Processes hold no slot of `--max-procs`: the pool is their bound. A reload retires the previous
  * index's pools (requests in flight are answered, then the processes are ended) and `close()`
  * ends them at stop.
@@ -107,6 +110,8 @@ class Worker {
   readonly told: Pending[] = [];
   dead = false;
   answered = 0;
+  /** Blank lines skipped: named in the warning if the process then times out. */
+  blankLines = 0;
   stderrTail = "";
   #child: Deno.ChildProcess;
   #writer: WritableStreamDefaultWriter<Uint8Array>;
@@ -184,6 +189,10 @@ class Worker {
       const next = await this.#lines.next(cap);
       if (this.dead) return;
       if (!("line" in next)) return onEnd(this, next.end);
+      if (next.line.length <= cap && isBlank(next.line)) {
+        this.blankLines++;
+        continue;
+      }
       this.answered++;
       // A line nobody asked for (a banner, say) is dropped; it cannot be anyone's answer.
       this.queue.shift()?.settle(
@@ -459,7 +468,10 @@ class HookPool {
     const killing = worker.kill(DEFAULT_GRACE_MS);
     this.#kills.add(killing);
     killing.finally(() => this.#kills.delete(killing));
-    this.#options.log.log("warn", `Persistent hook ${WHY[why]}: it is started again`, {
+    const blanks = worker.blankLines > 0
+      ? ` (it wrote ${worker.blankLines} blank line(s), which are not answers)`
+      : "";
+    this.#options.log.log("warn", `Persistent hook ${WHY[why]}${blanks}: it is started again`, {
       plugin: this.#plugin.name,
       event: this.#event,
       pid: worker.pid,
@@ -490,6 +502,11 @@ class HookPool {
 }
 
 const INTERRUPTED: Outcome = { kind: "interrupted" };
+
+/** Whether a line holds only spaces, tabs and carriage returns. */
+function isBlank(line: Uint8Array): boolean {
+  return line.every((byte) => byte === 0x20 || byte === 0x09 || byte === 0x0d);
+}
 
 const WHY = {
   timeout: "timed out",

@@ -26,6 +26,8 @@ while IFS= read -r line; do
     crash) exit 3 ;;
     junk) echo "not json" ;;
     huge) head -c 1100000 /dev/zero | tr '\\0' x; echo ;;
+    blank) echo ;;
+    extra) printf '{"action":"allow","reason":"%s"}\\n\\n' "$tool $n $$" ;;
     rm) echo '{"action":"block","reason":"'"$tool $n $$"'"}' ;;
     *) echo '{"action":"allow","reason":"'"$tool $n $$"'"}' ;;
   esac
@@ -182,6 +184,21 @@ Deno.test("persistent guard: a malformed or oversized answer fails that request 
     // The next request is answered (by the same process when the whole line had arrived by the
     // cap, else by a new one: the rest of the line is still in the pipe).
     assert.equal((await d.pre("ls")).action, "allow");
+  });
+});
+
+Deno.test("persistent guard: a blank line is no answer: the request times out and the guard blocks, naming the blank line", async () => {
+  await withDaemon({
+    "p/plugin.yaml": manifest("pre_tool_call", "g.sh"),
+    "p/g.sh": GUARD,
+  }, async (d) => {
+    const blank = await d.pre("blank");
+    assert.equal(blank.action, "block");
+    assert.match(blank.reason, /timed out/, blank.reason);
+    assert.ok(
+      d.lines.some((l) => /wrote 1 blank line\(s\), which are not answers/.test(l)),
+      d.lines.join("\n"),
+    );
   });
 });
 
@@ -351,6 +368,18 @@ Deno.test("persistent hooks: requests written back to back are answered in order
       assert.equal(result.pid, pid);
       assert.equal(reason(result), `t${i} ${i + 1} ${pid}`);
     });
+  });
+});
+
+Deno.test("persistent hooks: an answer followed by a blank line leaves the requests behind it their own answers", async () => {
+  await withPool(async (ask) => {
+    // Written back to back: the blank line comes while "a" and "b" wait. Were it an answer, "a"
+    // would get it (an empty answer, a guard's allow) and "b" the answer meant for "a".
+    const [extra, a, b] = await Promise.all([ask("extra"), ask("a"), ask("b")]);
+    const pid = extra.pid;
+    assert.equal(reason(extra), `extra 1 ${pid}`);
+    assert.equal(reason(a), `a 2 ${pid}`);
+    assert.equal(reason(b), `b 3 ${pid}`);
   });
 });
 
