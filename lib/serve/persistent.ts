@@ -14,10 +14,14 @@
  * its timeout has its whole session killed, and is started again after the services' backoff;
  * the requests behind it are asked again. A crash is restarted the same way; an answer line
  * longer than the output cap, or not JSON, fails that request only (a guard then follows its
- * failure policy). A blank line is no answer and is skipped: answers are matched to requests by
- * their order, so a script that ends its answer with an extra newline (`print(answer + "\n")`)
- * would otherwise hand its next request an empty answer (a guard's "allow") and every later
- * request the answer meant for the one before.
+ * failure policy).
+ *
+ * Answers are matched to requests by their order alone, so a stray line would hand every later
+ * request the answer meant for the one before (a guard's "allow" for a command it would block).
+ * Two kinds are guarded against: a blank line (`print(answer + "\n")`) is no answer and is
+ * skipped, and after a line that is not JSON (a debug print before the answer) the process is
+ * taken as out of step and restarted like a crashed one, the requests behind it asked again.
+ *
  * Processes hold no slot of `--max-procs`: the pool is their bound. A reload retires the previous
  * index's pools (requests in flight are answered, then the processes are ended) and `close()`
  * ends them at stop.
@@ -126,7 +130,7 @@ class Worker {
   constructor(
     script: string,
     options: { cwd?: string; env: Record<string, string>; cap: number },
-    onEnd: (worker: Worker, why: "eof" | "overflow") => void,
+    onEnd: (worker: Worker, why: "eof" | "overflow" | "junk") => void,
   ) {
     this.#child = spawnIsolated(script, { cwd: options.cwd, env: options.env, stdin: true });
     this.pid = this.#child.pid;
@@ -183,7 +187,7 @@ class Worker {
 
   async #readAnswers(
     cap: number,
-    onEnd: (worker: Worker, why: "eof" | "overflow") => void,
+    onEnd: (worker: Worker, why: "eof" | "overflow" | "junk") => void,
   ): Promise<void> {
     while (true) {
       const next = await this.#lines.next(cap);
@@ -195,11 +199,21 @@ class Worker {
       }
       this.answered++;
       // A line nobody asked for (a banner, say) is dropped; it cannot be anyone's answer.
-      this.queue.shift()?.settle(
-        next.line.length <= cap
-          ? { kind: "answer", line: decoder.decode(next.line), bytes: next.line.length }
-          : { kind: "overflow", bytes: cap },
-      );
+      const pending = this.queue.shift();
+      if (pending === undefined) continue;
+      if (next.line.length > cap) {
+        pending.settle({ kind: "overflow", bytes: cap });
+        continue;
+      }
+      const line = decoder.decode(next.line);
+      if (isJson(line)) {
+        pending.settle({ kind: "answer", line, bytes: next.line.length });
+        continue;
+      }
+      // A line that is not JSON may be a stray one before the real answer (a debug print),
+      // which would then be taken for the next request's: the process is out of step.
+      pending.settle({ kind: "failed", error: "Persistent hook answered a line that is not JSON" });
+      return onEnd(this, "junk");
     }
   }
 
@@ -335,13 +349,6 @@ class HookPool {
         result.stdout = outcome.line;
         result.stdout_bytes = outcome.bytes;
         result.exit_code = 0;
-        if (outcome.line.trim() === "") break;
-        try {
-          JSON.parse(outcome.line);
-        } catch {
-          result.exit_code = null;
-          result.error = "Persistent hook answered a line that is not JSON";
-        }
     }
     return result;
   }
@@ -457,13 +464,15 @@ class HookPool {
    * current request fails, the requests behind it are asked again, and the next process starts
    * after the backoff.
    */
-  async #end(worker: Worker, why: "timeout" | "eof" | "overflow"): Promise<void> {
+  async #end(worker: Worker, why: "timeout" | "eof" | "overflow" | "junk"): Promise<void> {
     if (worker.dead) return;
     worker.dead = true;
     const at = this.#workers.indexOf(worker);
     if (at >= 0) this.#workers.splice(at, 1);
     this.#backoff(worker);
-    const [head, ...rest] = worker.queue.splice(0);
+    // The request it was on fails; after a line that was not JSON, that one has failed already.
+    const rest = worker.queue.splice(0);
+    const head = why === "junk" ? undefined : rest.shift();
     for (const pending of rest) pending.settle({ kind: "retry" });
     const killing = worker.kill(DEFAULT_GRACE_MS);
     this.#kills.add(killing);
@@ -503,6 +512,15 @@ class HookPool {
 
 const INTERRUPTED: Outcome = { kind: "interrupted" };
 
+function isJson(line: string): boolean {
+  try {
+    JSON.parse(line);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Whether a line holds only spaces, tabs and carriage returns. */
 function isBlank(line: Uint8Array): boolean {
   return line.every((byte) => byte === 0x20 || byte === 0x09 || byte === 0x0d);
@@ -512,6 +530,7 @@ const WHY = {
   timeout: "timed out",
   eof: "ended",
   overflow: "answered an overlong line",
+  junk: "answered a line that is not JSON",
 } as const;
 
 /** The persistent hooks of one plugin index: a pool per persistent hook, made on first use. */

@@ -27,6 +27,7 @@ while IFS= read -r line; do
     junk) echo "not json" ;;
     huge) head -c 1100000 /dev/zero | tr '\\0' x; echo ;;
     blank) echo ;;
+    chatty) echo "checking $tool"; echo '{"action":"allow","reason":"'"$tool $n $$"'"}' ;;
     extra) printf '{"action":"allow","reason":"%s"}\\n\\n' "$tool $n $$" ;;
     rm) echo '{"action":"block","reason":"'"$tool $n $$"'"}' ;;
     *) echo '{"action":"allow","reason":"'"$tool $n $$"'"}' ;;
@@ -175,9 +176,13 @@ Deno.test("persistent guard: a malformed or oversized answer fails that request 
     const junk = await d.pre("junk");
     assert.equal(junk.action, "block");
     assert.match(junk.reason, /answered a line that is not JSON/);
-    // The same process answers the next request: only that one failed.
-    const [pid] = await d.pids();
-    assert.deepEqual(await d.pre("ls"), { action: "allow", reason: `ls 2 ${pid}` });
+    // Only that request failed: the next is answered, by a new process (one that wrote a line
+    // that is not JSON may be out of step, so it is restarted).
+    const [first] = await d.pids();
+    const next = await d.pre("ls");
+    const [, second] = await d.pids();
+    assert.notEqual(second, first);
+    assert.deepEqual(next, { action: "allow", reason: `ls 1 ${second}` });
     const huge = await d.pre("huge");
     assert.equal(huge.action, "block");
     assert.match(huge.reason, /answered a line longer than 1048576 bytes/, huge.reason);
@@ -380,6 +385,18 @@ Deno.test("persistent hooks: an answer followed by a blank line leaves the reque
     assert.equal(reason(extra), `extra 1 ${pid}`);
     assert.equal(reason(a), `a 2 ${pid}`);
     assert.equal(reason(b), `b 3 ${pid}`);
+  });
+});
+
+Deno.test("persistent hooks: a line that is not JSON before an answer fails that request; the ones behind it are answered by a new process", async () => {
+  await withPool(async (ask) => {
+    // Were the process kept, "a" would get the answer meant for "chatty", and "b" the one for "a".
+    const [chatty, a, b] = await Promise.all([ask("chatty"), ask("a"), ask("b")]);
+    assert.equal(chatty.error, "Persistent hook answered a line that is not JSON");
+    assert.ok(await waitGone(chatty.pid!), "the process out of step was not ended");
+    assert.notEqual(a.pid, chatty.pid);
+    assert.equal(reason(a), `a 1 ${a.pid}`);
+    assert.equal(reason(b), `b 2 ${a.pid}`);
   });
 });
 
