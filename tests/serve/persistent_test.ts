@@ -46,6 +46,9 @@ function manifest(event: string, script: string, settings = "persistent: true"):
   return `name: p\nhooks:\n  ${event}: ${script}\ntyhooks:\n  ${event}: {${settings}}\n`;
 }
 
+/** A plugins dir with GUARD as its one persistent `pre_tool_call` hook. */
+const GUARD_TREE = { "p/plugin.yaml": manifest("pre_tool_call", "g.sh"), "p/g.sh": GUARD };
+
 async function daemonWith(files: Record<string, string>) {
   const plugins = await makeTree(files);
   const path = `${await tempDir({ prefix: "tyh-" })}/t.sock`;
@@ -102,10 +105,7 @@ async function withDaemon(
 }
 
 Deno.test("persistent guard: one process answers every request, in order", async () => {
-  await withDaemon({
-    "p/plugin.yaml": manifest("pre_tool_call", "g.sh"),
-    "p/g.sh": GUARD,
-  }, async (d) => {
+  await withDaemon(GUARD_TREE, async (d) => {
     const answers = [];
     for (const tool of ["ls", "rm", "cat", "ls"]) answers.push(await d.pre(tool));
     const [pid] = await d.pids();
@@ -123,10 +123,7 @@ Deno.test("persistent guard: one process answers every request, in order", async
 });
 
 Deno.test("persistent guard: a request past its timeout kills the process; the next is answered by a new one", async () => {
-  await withDaemon({
-    "p/plugin.yaml": manifest("pre_tool_call", "g.sh"),
-    "p/g.sh": GUARD,
-  }, async (d) => {
+  await withDaemon(GUARD_TREE, async (d) => {
     assert.equal((await d.pre("ls")).action, "allow");
     const [first] = await d.pids();
     const hung = await d.pre("hang");
@@ -141,10 +138,7 @@ Deno.test("persistent guard: a request past its timeout kills the process; the n
 });
 
 Deno.test("persistent guard: a crashed process is restarted", async () => {
-  await withDaemon({
-    "p/plugin.yaml": manifest("pre_tool_call", "g.sh"),
-    "p/g.sh": GUARD,
-  }, async (d) => {
+  await withDaemon(GUARD_TREE, async (d) => {
     const crashed = await d.pre("crash");
     assert.equal(crashed.action, "block");
     assert.match(crashed.reason, /Persistent hook exited 3 before answering/);
@@ -155,10 +149,7 @@ Deno.test("persistent guard: a crashed process is restarted", async () => {
 });
 
 Deno.test("persistent guard: a request arriving as the process crashes is answered by the next process", async () => {
-  await withDaemon({
-    "p/plugin.yaml": manifest("pre_tool_call", "g.sh"),
-    "p/g.sh": GUARD,
-  }, async (d) => {
+  await withDaemon(GUARD_TREE, async (d) => {
     assert.equal((await d.pre("ls")).action, "allow");
     // One process: "after" is written behind "crash" (and asked again), or waits for the next.
     const [crashed, after] = await Promise.all([d.pre("crash"), d.pre("after")]);
@@ -169,10 +160,7 @@ Deno.test("persistent guard: a request arriving as the process crashes is answer
 });
 
 Deno.test("persistent guard: a malformed or oversized answer fails that request only, and the guard blocks", async () => {
-  await withDaemon({
-    "p/plugin.yaml": manifest("pre_tool_call", "g.sh"),
-    "p/g.sh": GUARD,
-  }, async (d) => {
+  await withDaemon(GUARD_TREE, async (d) => {
     const junk = await d.pre("junk");
     assert.equal(junk.action, "block");
     assert.match(junk.reason, /answered a line that is not JSON/);
@@ -193,10 +181,7 @@ Deno.test("persistent guard: a malformed or oversized answer fails that request 
 });
 
 Deno.test("persistent guard: a blank line is no answer: the request times out and the guard blocks, naming the blank line", async () => {
-  await withDaemon({
-    "p/plugin.yaml": manifest("pre_tool_call", "g.sh"),
-    "p/g.sh": GUARD,
-  }, async (d) => {
+  await withDaemon(GUARD_TREE, async (d) => {
     const blank = await d.pre("blank");
     assert.equal(blank.action, "block");
     assert.match(blank.reason, /timed out/, blank.reason);
@@ -225,10 +210,7 @@ Deno.test("persistent placement hook: answers through its process; max_procs run
 });
 
 Deno.test("persistent guard: a reload ends the processes; the next request starts a new one", async () => {
-  await withDaemon({
-    "p/plugin.yaml": manifest("pre_tool_call", "g.sh"),
-    "p/g.sh": GUARD,
-  }, async (d) => {
+  await withDaemon(GUARD_TREE, async (d) => {
     await d.pre("ls");
     const [first] = await d.pids();
     await d.daemon.reload("test");
@@ -269,10 +251,7 @@ Deno.test("persistent guard: a stop also ends the processes of an index a reload
 });
 
 Deno.test("serve: SIGTERM ends the persistent processes and leaves none behind", async () => {
-  const plugins = await makeTree({
-    "p/plugin.yaml": manifest("pre_tool_call", "g.sh"),
-    "p/g.sh": GUARD,
-  });
+  const plugins = await makeTree(GUARD_TREE);
   const socket = await tempSocket();
   const d = await startServe(["--listen", `unix:${socket}`, "--plugins-dir", plugins]);
   try {
@@ -334,10 +313,7 @@ async function withPool(
     ask: (tool: string, timeoutMs?: number, signal?: AbortSignal) => Promise<RunResult>,
   ) => Promise<void>,
 ): Promise<void> {
-  const plugins = await makeTree({
-    "p/plugin.yaml": manifest("pre_tool_call", "g.sh"),
-    "p/g.sh": GUARD,
-  });
+  const plugins = await makeTree(GUARD_TREE);
   const [plugin] = (await loadPlugins(plugins)).plugins;
   const hooks = new PersistentHooks({
     backoff: { initialMs: 10, maxMs: 10, resetAfterMs: 10_000, maxFailures: 100 },
