@@ -18,9 +18,11 @@
  *
  * Answers are matched to requests by their order alone, so a stray line would hand every later
  * request the answer meant for the one before (a guard's "allow" for a command it would block).
- * Two kinds are guarded against: a blank line (`print(answer + "\n")`) is no answer and is
- * skipped, and after a line that is not JSON (a debug print before the answer) the process is
- * taken as out of step and restarted like a crashed one, the requests behind it asked again.
+ * A blank line (`print(answer + "\n")`) is no answer and is skipped. After a line that is not an
+ * answer the hook can give (a debug print or a banner, JSON or not) the process is taken as out
+ * of step: that request fails, and the process is restarted like a crashed one, the requests
+ * behind it asked again. A script that exits is ended at once with its session, so a child it
+ * left holding stdout open cannot hide the exit.
  *
  * Processes hold no slot of `--max-procs`: the pool is their bound. A reload retires the previous
  * index's pools (requests in flight are answered, then the processes are ended) and `close()`
@@ -30,6 +32,8 @@
  */
 
 import type { AskHandler, AskRequest } from "../consult/consult.ts";
+import { readHostsAnswer, readPlacementAnswer } from "../consult/placement.ts";
+import { readPreAnswer } from "../consult/tool_hooks.ts";
 import type { Plugin } from "../plugins/types.ts";
 import { DEFAULT_MAX_PROCS, hookSettings } from "../plugins/hook_settings.ts";
 import { blankResult, DEFAULT_MAX_OUTPUT, type RunResult } from "../process/run_script.ts";
@@ -40,12 +44,21 @@ import { type BackoffOptions, DEFAULT_BACKOFF, nextStep, NO_STREAK } from "../se
 import { onTimeout, sleep } from "../_timers.ts";
 import { type Logger, silentLogger } from "../log.ts";
 
-/** The consulted hooks that answer one JSON line; other persistent hooks are notified. */
-export const PERSISTENT_EVENTS: readonly string[] = [
-  "task.placement",
-  "task.hosts",
-  "pre_tool_call",
-];
+/** How a process ends or gets out of step on its own. */
+type EndReason = "eof" | "overflow" | "junk" | "unusable";
+
+/** Whether a JSON line is an answer the hook can give (else the process is out of step). */
+type AnswerCheck = (line: string) => boolean | Promise<boolean>;
+
+/**
+ * The consulted hooks, which answer one JSON line (other persistent hooks are notified), and how
+ * each answer is checked: by the reading its caller makes.
+ */
+const ANSWER_CHECKS: Readonly<Record<string, AnswerCheck>> = {
+  "task.placement": async (line) => (await readPlacementAnswer(line)).ok,
+  "task.hosts": (line) => !("failure" in readHostsAnswer(line)),
+  pre_tool_call: async (line) => (await readPreAnswer(line)).ok,
+};
 
 /** The tail of a process's stderr kept for the log when it fails. */
 const STDERR_TAIL_BYTES = 2048;
@@ -129,8 +142,8 @@ class Worker {
    */
   constructor(
     script: string,
-    options: { cwd?: string; env: Record<string, string>; cap: number },
-    onEnd: (worker: Worker, why: "eof" | "overflow" | "junk") => void,
+    options: { cwd?: string; env: Record<string, string>; cap: number; check?: AnswerCheck },
+    onEnd: (worker: Worker, why: EndReason) => void,
   ) {
     this.#child = spawnIsolated(script, { cwd: options.cwd, env: options.env, stdin: true });
     this.pid = this.#child.pid;
@@ -138,8 +151,13 @@ class Worker {
     this.#writer.closed.catch(() => {});
     this.#lines = new LineReader(this.#child.stdout);
     this.exited = this.#child.status.then((s) => s, () => null);
+    // The script's own exit ends its session: a child it left behind holding stdout open would
+    // otherwise hide the end (no end of file), and the next request would wait out its timeout.
+    void this.exited.then(() => {
+      if (!this.dead) void terminateGroup(this.pid, { reaped: this.exited });
+    });
     this.#drainStderr();
-    this.#readAnswers(options.cap, onEnd);
+    this.#readAnswers(options.cap, options.check, onEnd);
   }
 
   /**
@@ -187,7 +205,8 @@ class Worker {
 
   async #readAnswers(
     cap: number,
-    onEnd: (worker: Worker, why: "eof" | "overflow" | "junk") => void,
+    check: AnswerCheck | undefined,
+    onEnd: (worker: Worker, why: EndReason) => void,
   ): Promise<void> {
     while (true) {
       const next = await this.#lines.next(cap);
@@ -206,14 +225,19 @@ class Worker {
         continue;
       }
       const line = decoder.decode(next.line);
-      if (isJson(line)) {
-        pending.settle({ kind: "answer", line, bytes: next.line.length });
-        continue;
+      // A line that is not an answer may be a stray one (a banner, a debug print) and the real
+      // answer still to come, to be taken for the next request's: the process is out of step.
+      if (!isJson(line)) {
+        pending.settle({
+          kind: "failed",
+          error: "Persistent hook answered a line that is not JSON",
+        });
+        return onEnd(this, "junk");
       }
-      // A line that is not JSON may be a stray one before the real answer (a debug print),
-      // which would then be taken for the next request's: the process is out of step.
-      pending.settle({ kind: "failed", error: "Persistent hook answered a line that is not JSON" });
-      return onEnd(this, "junk");
+      const usable = check === undefined || await check(line);
+      // Its caller words why the answer is unusable.
+      pending.settle({ kind: "answer", line, bytes: next.line.length });
+      if (!usable) return onEnd(this, "unusable");
     }
   }
 
@@ -258,7 +282,7 @@ class HookPool {
     this.#event = event;
     this.#script = plugin.hooks[event];
     this.#maxProcs = Math.max(1, hookSettings(plugin, event).maxProcs ?? DEFAULT_MAX_PROCS);
-    this.#notifies = !PERSISTENT_EVENTS.includes(event);
+    this.#notifies = !Object.hasOwn(ANSWER_CHECKS, event);
     this.#options = options;
   }
 
@@ -405,6 +429,7 @@ class HookPool {
         cwd: this.#plugin.dir,
         env: { ...request.env, ...pluginEnv(this.#plugin), TASK_EVENT: this.#event },
         cap: this.#options.maxOutputBytes,
+        check: ANSWER_CHECKS[this.#event],
       }, (w, why) => void this.#end(w, why));
     } catch (error) {
       this.#backoff(null);
@@ -464,15 +489,15 @@ class HookPool {
    * current request fails, the requests behind it are asked again, and the next process starts
    * after the backoff.
    */
-  async #end(worker: Worker, why: "timeout" | "eof" | "overflow" | "junk"): Promise<void> {
+  async #end(worker: Worker, why: EndReason | "timeout"): Promise<void> {
     if (worker.dead) return;
     worker.dead = true;
     const at = this.#workers.indexOf(worker);
     if (at >= 0) this.#workers.splice(at, 1);
     this.#backoff(worker);
-    // The request it was on fails; after a line that was not JSON, that one has failed already.
+    // The request it was on fails; after a line that was not an answer, that one has already.
     const rest = worker.queue.splice(0);
-    const head = why === "junk" ? undefined : rest.shift();
+    const head = why === "junk" || why === "unusable" ? undefined : rest.shift();
     for (const pending of rest) pending.settle({ kind: "retry" });
     const killing = worker.kill(DEFAULT_GRACE_MS);
     this.#kills.add(killing);
@@ -489,8 +514,20 @@ class HookPool {
     if (why === "overflow") {
       return head?.settle({ kind: "overflow", bytes: this.#options.maxOutputBytes });
     }
-    await killing;
-    head?.settle({ kind: "exit", status: await worker.exited, stderr: worker.stderrTail });
+    if (head === undefined) return;
+    // Its exit status once the script has exited, but never past the request's deadline (a script
+    // that closed stdout may take the kill's grace period to go).
+    const timer = new AbortController();
+    const exited = await Promise.race([
+      worker.exited.then(() => true),
+      sleep(head.deadline - performance.now(), timer.signal).then(() => false),
+    ]);
+    timer.abort();
+    head.settle(
+      exited
+        ? { kind: "exit", status: await worker.exited, stderr: worker.stderrTail }
+        : { kind: "timeout" },
+    );
   }
 
   #backoff(worker: Worker | null): void {
@@ -531,6 +568,7 @@ const WHY = {
   eof: "ended",
   overflow: "answered an overlong line",
   junk: "answered a line that is not JSON",
+  unusable: "answered a line that is not an answer it can give",
 } as const;
 
 /** The persistent hooks of one plugin index: a pool per persistent hook, made on first use. */

@@ -307,13 +307,17 @@ Deno.test("persistent notifications: post_tool_call and event lines go to one pr
   });
 });
 
-/** The guard's pool, asked directly (no HTTP), so requests are written in the order asked. */
+/**
+ * The guard's pool (GUARD, or `script`), asked directly (no HTTP), so requests are written in the
+ * order asked.
+ */
 async function withPool(
   body: (
     ask: (tool: string, timeoutMs?: number, signal?: AbortSignal) => Promise<RunResult>,
   ) => Promise<void>,
+  script = GUARD,
 ): Promise<void> {
-  const plugins = await makeTree(GUARD_TREE);
+  const plugins = await makeTree({ ...GUARD_TREE, "p/g.sh": script });
   const [plugin] = (await loadPlugins(plugins)).plugins;
   const hooks = new PersistentHooks({
     backoff: { initialMs: 10, maxMs: 10, resetAfterMs: 10_000, maxFailures: 100 },
@@ -374,6 +378,53 @@ Deno.test("persistent hooks: a line that is not JSON before an answer fails that
     assert.equal(reason(a), `a 1 ${a.pid}`);
     assert.equal(reason(b), `b 2 ${a.pid}`);
   });
+});
+
+Deno.test("persistent hooks: a JSON line that is no answer (a banner) fails the request it was taken for; the ones behind it are answered by a new process", async () => {
+  // The first process greets before it answers: were it kept, "rm" would get the allow meant
+  // for "ls", and "cat" the block meant for "rm".
+  const greeting = `#!/bin/sh
+[ -e "$TASK_PLUGIN_DIR/greeted" ] || { : > "$TASK_PLUGIN_DIR/greeted"; echo '{"ready":true}'; }
+${GUARD.slice("#!/bin/sh\n".length)}`;
+  await withPool(async (ask) => {
+    const [ls, rm, cat] = await Promise.all([ask("ls"), ask("rm"), ask("cat")]);
+    assert.equal(ls.stdout, '{"ready":true}');
+    assert.ok(await waitGone(ls.pid!), "the process out of step was not ended");
+    assert.notEqual(rm.pid, ls.pid);
+    assert.equal(JSON.parse(rm.stdout).action, "block");
+    assert.equal(reason(rm), `rm 1 ${rm.pid}`);
+    assert.equal(reason(cat), `cat 2 ${rm.pid}`);
+  }, greeting);
+});
+
+Deno.test("persistent hooks: a script that exits is seen at once, though a child it left holds stdout open", async () => {
+  const leaver = `#!/bin/sh
+echo $$ >> "$TASK_PLUGIN_DIR/pids"
+sleep 1000 &
+echo $! >> "$TASK_PLUGIN_DIR/pids"
+IFS= read -r line
+exit 3
+`;
+  await withPool(async (ask) => {
+    const result = await ask("ls", 5000);
+    assert.equal(result.timed_out, false);
+    assert.equal(result.error, "Persistent hook exited 3 before answering");
+  }, leaver);
+});
+
+Deno.test("persistent hooks: a script that closes stdout and ignores SIGTERM fails the request at its timeout, not after the kill", async () => {
+  const closer = `#!/bin/sh
+echo $$ >> "$TASK_PLUGIN_DIR/pids"
+trap '' TERM
+IFS= read -r line
+exec >&-
+sleep 5
+`;
+  await withPool(async (ask) => {
+    // 300 ms: its stdout closes at once, and SIGTERM leaves it running for the 500 ms grace.
+    const result = await ask("ls", 300);
+    assert.equal(result.timed_out, true, JSON.stringify(result));
+  }, closer);
 });
 
 Deno.test("persistent hooks: a timeout in the middle of a pipeline fails that request; the ones behind it are answered by a new process", async () => {
