@@ -327,6 +327,10 @@ async function judgeLoad(index: PluginIndex): Promise<string | null> {
     if (warning.plugin === null && warning.path === index.dir) {
       return `the plugins dir "${index.dir}" could not be read: ${warning.message}`;
     }
+    // Discovery's other warnings: a folder below it could not be looked into, and may hold a guard.
+    if (warning.plugin === null && basename(warning.path) !== "plugin.yaml") {
+      return `a folder of the plugins dir could not be read, and may hold a ${PRE_TOOL_EVENT} hook: ${warning.message}`;
+    }
     if (basename(warning.path) !== "plugin.yaml") continue;
     const dir = dirname(warning.path);
     if (loadedGuards.has(dir) || checked.has(dir)) continue;

@@ -135,22 +135,39 @@ export function discoverPluginDirs(root: string, options: DiscoverOptions = {}):
     const linked = parent.linked || entry.isSymlink;
     observe?.(path);
     let real = join(parent.real, entry.name);
+    // A folder that cannot be looked into may hold a plugin (a guard, say): it is named, never
+    // passed over in silence. A link that leads nowhere holds nothing.
+    const unreadable = (error: unknown): Candidate => {
+      if (!(error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory)) {
+        warn(path, `Cannot read ${quote(relative(root, path))}: ${(error as Error).message}`);
+      }
+      return { path, real: null, linked };
+    };
     try {
       if (entry.isSymlink) {
         if (!Deno.statSync(path).isDirectory) return { path, real: null, linked };
         real = Deno.realPathSync(path);
       }
-    } catch {
-      return { path, real: null, linked };
+    } catch (error) {
+      if (error instanceof Deno.errors.FilesystemLoop) return { path, real: null, linked };
+      return unreadable(error);
     }
     const manifest = join(path, "plugin.yaml");
     // lstat: a plugin.yaml that is a dangling link or a folder still makes this a plugin dir,
     // and the loader then says what is wrong with it.
     observe?.(manifest);
+    let manifestInfo: Deno.FileInfo;
     try {
-      return { path, real, linked, manifest: Deno.lstatSync(manifest), info: Deno.statSync(path) };
-    } catch {
-      return { path, real, linked };
+      manifestInfo = Deno.lstatSync(manifest);
+    } catch (error) {
+      // None: a collection, listed next (a folder that cannot be listed is named then).
+      if (error instanceof Deno.errors.NotFound) return { path, real, linked };
+      return unreadable(error);
+    }
+    try {
+      return { path, real, linked, manifest: manifestInfo, info: Deno.statSync(path) };
+    } catch (error) {
+      return unreadable(error);
     }
   };
 

@@ -10,6 +10,14 @@ import { cli, makeTree, tempDir } from "../_cli.ts";
 
 const GUARD = "#!/bin/sh\necho 'checked' >&2\nexit 0\n";
 
+// Root reads what its mode forbids; without these capabilities it is held to the mode bits.
+const AS_OWNER = Deno.uid() === 0
+  ? ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--"]
+  : [];
+const CAN_DROP_CAPS = Deno.uid() !== 0 ||
+  new Deno.Command("setpriv", { args: ["--version"], stdout: "null", stderr: "null" }).outputSync()
+    .success;
+
 /** `tool pre --tool TOOL` over `plugins`, run twice (cold load, then the index cache). */
 async function pre(plugins: string, tool = "bash", ...extra: string[]) {
   const cache = await tempDir();
@@ -17,6 +25,7 @@ async function pre(plugins: string, tool = "bash", ...extra: string[]) {
   for (let i = 0; i < 2; i++) {
     const r = await cli(["tool", "pre", "--tool", tool, "--plugins-dir", plugins, ...extra], {
       env: { XDG_CACHE_HOME: cache },
+      wrap: AS_OWNER,
     });
     runs.push({ ...r, verdict: r.stdout ? JSON.parse(r.stdout) : undefined });
   }
@@ -76,8 +85,9 @@ Deno.test("tyhooks tool pre blocks when the plugins dir cannot be read", async (
 
 Deno.test({
   name: "tyhooks tool pre blocks when a mode-000 plugins dir cannot be read",
-  // Root reads a mode-000 dir anyway; the test above (a path that is a file) covers it there.
-  ignore: Deno.uid() === 0,
+  // Root reads a mode-000 dir anyway unless its capabilities are dropped (setpriv); the test
+  // above (a path that is a file) covers it where they cannot be.
+  ignore: !CAN_DROP_CAPS,
   fn: async () => {
     const plugins = await makeTree({});
     await Deno.chmod(plugins, 0o000);
@@ -87,6 +97,56 @@ Deno.test({
       await Deno.chmod(plugins, 0o700);
     }
   },
+});
+
+Deno.test({
+  name:
+    "tyhooks tool pre blocks when a folder below the plugins dir cannot be looked into: a plugin dir, a collection, a link's target",
+  // Root is held to the mode bits only without its capabilities (setpriv).
+  ignore: !CAN_DROP_CAPS,
+  fn: async () => {
+    const plugins = await makeTree({
+      "guard/plugin.yaml": "name: guard\nhooks:\n  pre_tool_call: guard.sh\n",
+      "guard/guard.sh": GUARD,
+      "coll/other/plugin.yaml": "name: other\nhooks:\n  task.done: guard.sh\n",
+      "coll/other/guard.sh": GUARD,
+    });
+    const outside = await makeTree({});
+    const guard = join(plugins, "guard");
+    try {
+      for (const mode of [0o000, 0o644]) {
+        await Deno.chmod(guard, mode);
+        await assertBlocked(
+          plugins,
+          /could not be read, and may hold a pre_tool_call hook: Cannot read "guard": Permission denied/,
+        );
+      }
+      await Deno.chmod(guard, 0o755);
+      await Deno.chmod(join(plugins, "coll"), 0o000);
+      await assertBlocked(plugins, /Cannot read "coll": Permission denied/);
+      await Deno.chmod(join(plugins, "coll"), 0o755);
+      await Deno.rename(guard, join(outside, "guard"));
+      await Deno.symlink(join(outside, "guard"), guard);
+      await Deno.chmod(outside, 0o000);
+      await assertBlocked(plugins, /Cannot read "guard": Permission denied/);
+    } finally {
+      // Removable again when the test process ends.
+      for (const dir of [outside, join(plugins, "coll"), guard]) {
+        await Deno.chmod(dir, 0o755).catch(() => {});
+      }
+    }
+  },
+});
+
+Deno.test("tyhooks tool pre passes over a link that leads nowhere: the guard beside it decides", async () => {
+  const plugins = await makeTree({
+    "guard/plugin.yaml": "name: guard\nhooks:\n  pre_tool_call: guard.sh\n",
+    "guard/guard.sh": '#!/bin/sh\necho \'{"action":"block","reason":"guarded"}\'\n',
+  });
+  await Deno.symlink(join(plugins, "nowhere"), join(plugins, "dangling"));
+  await Deno.symlink("loop", join(plugins, "loop"));
+  const r = await pre(plugins);
+  assert.deepEqual([r.code, r.verdict], [2, { action: "block", reason: "guarded" }], r.stderr);
 });
 
 Deno.test(
