@@ -14,9 +14,15 @@ const GUARD = "#!/bin/sh\necho 'checked' >&2\nexit 0\n";
 const AS_OWNER = Deno.uid() === 0
   ? ["setpriv", "--bounding-set=-dac_override,-dac_read_search", "--"]
   : [];
-const CAN_DROP_CAPS = Deno.uid() !== 0 ||
-  new Deno.Command("setpriv", { args: ["--version"], stdout: "null", stderr: "null" }).outputSync()
-    .success;
+const CAN_DROP_CAPS = Deno.uid() !== 0 || (() => {
+  try {
+    const args = [...AS_OWNER.slice(1), "true"];
+    return new Deno.Command("setpriv", { args, stdout: "null", stderr: "null" }).outputSync()
+      .success;
+  } catch {
+    return false; // No setpriv.
+  }
+})();
 
 /** `tool pre --tool TOOL` over `plugins`, run twice (cold load, then the index cache). */
 async function pre(plugins: string, tool = "bash", ...extra: string[]) {
