@@ -17,6 +17,8 @@ const SIGNAL_EXIT = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 } as const;
 type Caught = keyof typeof SIGNAL_EXIT;
 /** The signal that interrupted the command, for the exit code even when the command then threw. */
 let caught: Caught | undefined;
+/** The line's `--on-failure`, once the line is parsed. */
+let onFailure: string | undefined;
 const encoder = new TextEncoder();
 
 async function print(text: string): Promise<void> {
@@ -32,7 +34,13 @@ async function write(bytes: Uint8Array): Promise<void> {
 }
 
 function printError(text: string): void {
-  Deno.stderr.writeSync(encoder.encode(text));
+  // A closed or full stderr must not change the exit code (a guard's block must stay exit 2).
+  try {
+    const bytes = encoder.encode(text);
+    for (let at = 0; at < bytes.length;) at += Deno.stderr.writeSync(bytes.subarray(at));
+  } catch {
+    // Nowhere to say it: the exit code still does.
+  }
 }
 
 async function main(args: string[]): Promise<number> {
@@ -43,6 +51,7 @@ async function main(args: string[]): Promise<number> {
     return prepared.code;
   }
   const { spec } = prepared;
+  onFailure = prepared.onFailure;
   const controller = new AbortController();
   const signals = (Object.keys(SIGNAL_EXIT) as Caught[])
     .filter((name) => !(name === "SIGHUP" && spec.ownsHangup));
@@ -84,6 +93,6 @@ if (import.meta.main) {
   }
   // A guard wired into Claude Code must never fail open: there, any exit but 0 and 2 lets the
   // tool call through.
-  if (failsClosed(Deno.args) && code !== 0) code = EXIT_BLOCKED;
+  if (failsClosed(Deno.args, onFailure) && code !== 0) code = EXIT_BLOCKED;
   Deno.exit(code);
 }

@@ -35,7 +35,12 @@ export interface Output {
 /** A command line read: text to print and an exit code, or a command to run. */
 export type Prepared =
   | { code: number; stdout?: string; stderr?: string }
-  | { spec: CommandSpec; run(signal: AbortSignal): Promise<number> };
+  | {
+    spec: CommandSpec;
+    /** The line's `--on-failure` as parsed (the last one given), if any. */
+    onFailure?: string;
+    run(signal: AbortSignal): Promise<number>;
+  };
 
 const GLOBAL_AND_VERSION = { ...GLOBAL_OPTIONS, ...VERSION_OPTION };
 
@@ -63,6 +68,7 @@ export async function prepare(args: string[], output: Output): Promise<Prepared>
   const log = createLogger({ format: globals.logFormat, level: globals.logLevel });
   return {
     spec: command.spec,
+    onFailure: typeof values["on-failure"] === "string" ? values["on-failure"] : undefined,
     run: (signal) => command.run({ values, positionals, globals, log, ...output, signal }),
   };
 }
@@ -178,15 +184,17 @@ function flagValues(args: string[], name: string): string[] {
 /**
  * True when the line asks for Claude Code's contract (`--claude`) without `--on-failure allow`:
  * then every failure of tyhooks itself, a usage error included, must read as "blocked" (exit 2),
- * since Claude Code lets a call through on any other non-zero exit. Read from the raw words, so
- * it holds even when the line cannot be parsed.
+ * since Claude Code lets a call through on any other non-zero exit. `--claude` is looked for in
+ * the raw words, so it holds even when the line cannot be parsed; `onFailure` is the policy as
+ * the parser read it (undefined when the line could not be parsed: then no policy was given that
+ * can be trusted, and the line fails closed).
  */
-export function failsClosed(args: string[]): boolean {
+export function failsClosed(args: string[], onFailure: string | undefined): boolean {
   const end = args.indexOf("--");
   const words = end === -1 ? args : args.slice(0, end);
   // `--claude=true` is a usage error, but whoever wrote it meant the bridge: it must fail closed.
   const claude = words.some((w) => w === "--claude" || w.startsWith("--claude="));
-  return claude && !flagValues(args, "on-failure").includes("allow");
+  return claude && onFailure !== "allow";
 }
 
 /** The line a fatal error prints on stderr: text, or one JSON object with `--log-format json`. */

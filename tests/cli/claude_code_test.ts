@@ -117,6 +117,40 @@ Deno.test("tool pre --claude exits 2 on a usage error, even one found before the
   assert.equal(plain.code, 64);
 });
 
+Deno.test("tool pre --claude fails closed unless the policy the line really sets is allow", async () => {
+  const lines = [
+    // The last --on-failure is the one that counts, as for the hooks' own failures.
+    ["--on-failure", "allow", "--on-failure", "block"],
+    ["--on-failure=allow", "--on-failure=block"],
+    // A string flag takes the next word as its value: no policy is set here.
+    ["--pre-hook", "--on-failure", "allow"],
+  ];
+  for (const flags of lines) {
+    const r = await cli(["tool", "pre", "--claude", ...flags], { stdin: "not json", env: ENV });
+    assert.equal(r.code, 2, `${flags.join(" ")}: ${r.stderr}`);
+  }
+});
+
+Deno.test("tool pre --claude blocks with exit 2 even when stderr cannot be written", async () => {
+  await withTree(guardFiles(GUARD), async (dir) => {
+    const plugins = join(dir, "plugins");
+    // /dev/full: every write fails (ENOSPC), so neither the reason nor an error can be printed.
+    const wrap = ["sh", "-c", 'exec "$@" 2>/dev/full', "sh"];
+    const blocked = await cli(["tool", "pre", "--claude", "--plugins-dir", plugins], {
+      stdin: PRE_INPUT,
+      env: ENV,
+      wrap,
+    });
+    assert.equal(blocked.code, 2);
+    const garbage = await cli(["tool", "pre", "--claude", "--plugins-dir", plugins], {
+      stdin: "not json",
+      env: ENV,
+      wrap,
+    });
+    assert.equal(garbage.code, 2);
+  });
+});
+
 Deno.test("tool pre --claude blocks when a hook times out, and allows with --on-failure allow", async () => {
   await withTree(guardFiles("#!/bin/sh\nexec sleep 30\n"), async (dir) => {
     const args = [
