@@ -138,6 +138,8 @@ export interface ConsultRunner {
 export async function makeConsultRunner(
   ctx: CommandContext,
   handlers: "route" | "placement" | "hosts" | "tool",
+  /** When the call started, if before this (its input read from stdin counts too). */
+  started: number = performance.now(),
 ): Promise<ConsultRunner> {
   const timeout = durationOption(ctx, "timeout");
   const options: RunnerOptions = { timeouts: timeout ? { [handlers]: timeout } : {} };
@@ -146,8 +148,7 @@ export async function makeConsultRunner(
   if (deadlineMs === undefined) {
     return { runner: await makeRunner(ctx, options), consult: { sequential } };
   }
-  const started = performance.now();
-  const timer = clearableTimeout(deadlineMs);
+  const timer = clearableTimeout(Math.max(0, started + deadlineMs - performance.now()));
   let index: PluginIndex;
   try {
     index = await loadIndexQuietly(ctx, {

@@ -17,6 +17,8 @@ import {
 } from "./commands.ts";
 import { durationOption, makeConsultRunner, makeRunner, relaunchDetached } from "./_shared.ts";
 import { INPUT_CAPS, issueText, readBounded } from "../_util.ts";
+import { clearableTimeout } from "../_timers.ts";
+import { DEFAULT_TIMEOUTS } from "../hooks/runner.ts";
 import type { PostToolCall } from "../wire/tool.ts";
 
 /** Flags describing the tool call. */
@@ -106,12 +108,24 @@ function fromFlags(ctx: CommandContext, command: string): ToolCallInput {
 
 async function readInput(ctx: CommandContext, path: string, flag: string): Promise<unknown> {
   const where = path === "-" ? "stdin" : `"${path}"`;
+  // A caller that never ends its input must not hold the call open past its own bound (Claude
+  // Code would then time the hook out, which lets the tool call through): the deadline, or else
+  // the hooks' timeout.
+  const boundMs = durationOption(ctx, "deadline") ?? durationOption(ctx, "timeout") ??
+    DEFAULT_TIMEOUTS.tool;
+  const timer = clearableTimeout(boundMs);
   let text: string;
   try {
-    text = await readBounded(path, { signal: ctx.signal, maxBytes: INPUT_CAPS.toolCall });
+    const signal = AbortSignal.any([ctx.signal, timer.signal]);
+    text = await readBounded(path, { signal, maxBytes: INPUT_CAPS.toolCall });
   } catch (error) {
     if (ctx.signal.aborted) throw error;
-    throw new UsageError(`Cannot read ${flag} input from ${where}: ${(error as Error).message}`);
+    const why = timer.signal.aborted
+      ? `it did not end within ${boundMs} ms`
+      : (error as Error).message;
+    throw new UsageError(`Cannot read ${flag} input from ${where}: ${why}`);
+  } finally {
+    timer.clear();
   }
   let value: unknown;
   try {
@@ -205,9 +219,10 @@ export const pre: CommandModule = {
     ].join("\n"),
   },
   async run(ctx: CommandContext): Promise<number> {
+    const started = performance.now();
     const call = await readToolCall(ctx, "tool pre");
     const onFailure = failurePolicy(ctx);
-    const { runner, consult } = await makeConsultRunner(ctx, "tool");
+    const { runner, consult } = await makeConsultRunner(ctx, "tool", started);
     const { ToolHooks } = await import("../consult/tool_hooks.ts");
     const hooks = new ToolHooks(runner, { preHooks: hookPaths(ctx, "pre-hook"), onFailure });
     const verdict = await hooks.preToolCall(call, consult);

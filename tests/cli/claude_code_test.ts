@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cli, withTree } from "../_cli.ts";
+import { cli, spawnCli, withTree } from "../_cli.ts";
 
 const ENV = { TYHOOKS_NO_CACHE: "1" };
 
@@ -128,6 +128,25 @@ Deno.test("tool pre --claude fails closed unless the policy the line really sets
   for (const flags of lines) {
     const r = await cli(["tool", "pre", "--claude", ...flags], { stdin: "not json", env: ENV });
     assert.equal(r.code, 2, `${flags.join(" ")}: ${r.stderr}`);
+  }
+});
+
+Deno.test("tool pre --claude blocks when stdin never ends: the deadline bounds the read too", async () => {
+  // Claude Code would time the hook out at last, and let the call through.
+  const child = spawnCli(["tool", "pre", "--claude", "--deadline", "1s"], {
+    env: ENV,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  });
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(PRE_INPUT.slice(0, 20)));
+  try {
+    const out = await child.output();
+    assert.equal(out.code, 2);
+    assert.match(new TextDecoder().decode(out.stderr), /stdin: it did not end within 1000 ms/);
+  } finally {
+    await writer.close().catch(() => {});
   }
 });
 
