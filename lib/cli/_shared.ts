@@ -114,12 +114,25 @@ const MAX_PROCS = 32;
 /** The Runner options every command uses: logger, abort signal, hooks dir, process bound. */
 export function runnerOptions(ctx: CommandContext, options: RunnerOptions): RunnerOptions {
   return {
-    hooksDir: hooksDir(ctx.globals.hooksDir),
+    hooksDir: legacyHooksDir(ctx),
     log: ctx.log,
     signal: ctx.signal,
     limit: createLimit(MAX_PROCS),
     ...options,
   };
+}
+
+// The legacy hooks dir, or undefined (with a warning) when it cannot be found: with $HOME unset
+// and no --hooks-dir, a call given --plugins-dir still runs its plugins, and a guard still guards.
+function legacyHooksDir(ctx: CommandContext): string | undefined {
+  try {
+    return hooksDir(ctx.globals.hooksDir);
+  } catch (error) {
+    ctx.log.log("warn", `No legacy hooks dir: ${(error as Error).message}`, {
+      hint: "--hooks-dir DIR",
+    });
+    return undefined;
+  }
 }
 
 /** A Runner for a consulted call, and the consult loop's options from the command line. */

@@ -150,6 +150,18 @@ Deno.test("tool pre --claude blocks when stdin never ends: the deadline bounds t
   }
 });
 
+Deno.test("tool pre --claude guards with $HOME unset when --plugins-dir names the plugins", async () => {
+  await withTree(guardFiles(GUARD), async (dir) => {
+    // Without $HOME (and XDG_CONFIG_HOME) only the legacy hooks dir cannot be found.
+    const r = await cli(["tool", "pre", "--claude", "--plugins-dir", join(dir, "plugins")], {
+      stdin: PRE_INPUT,
+      env: ENV,
+      wrap: ["env", "-u", "HOME", "-u", "XDG_CONFIG_HOME"],
+    });
+    assert.deepEqual([r.code, r.stdout, r.stderr], [2, "", "no rm, please\n"]);
+  });
+});
+
 Deno.test("tool pre --claude blocks with exit 2 even when stderr cannot be written", async () => {
   await withTree(guardFiles(GUARD), async (dir) => {
     const plugins = join(dir, "plugins");
