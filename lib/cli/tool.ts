@@ -16,7 +16,7 @@ import {
   UsageError,
 } from "./commands.ts";
 import { durationOption, makeConsultRunner, makeRunner, relaunchDetached } from "./_shared.ts";
-import { INPUT_CAPS, issueText, readBounded } from "../_util.ts";
+import { INPUT_CAPS, issueText, readBoundedBytes } from "../_util.ts";
 import { clearableTimeout } from "../_timers.ts";
 import { DEFAULT_TIMEOUTS } from "../hooks/runner.ts";
 import type { PostToolCall } from "../wire/tool.ts";
@@ -114,10 +114,10 @@ async function readInput(ctx: CommandContext, path: string, flag: string): Promi
   const boundMs = durationOption(ctx, "deadline") ?? durationOption(ctx, "timeout") ??
     DEFAULT_TIMEOUTS.tool;
   const timer = clearableTimeout(boundMs);
-  let text: string;
+  let bytes: Uint8Array;
   try {
     const signal = AbortSignal.any([ctx.signal, timer.signal]);
-    text = await readBounded(path, { signal, maxBytes: INPUT_CAPS.toolCall });
+    bytes = await readBoundedBytes(path, { signal, maxBytes: INPUT_CAPS.toolCall });
   } catch (error) {
     if (ctx.signal.aborted) throw error;
     const why = timer.signal.aborted
@@ -126,6 +126,13 @@ async function readInput(ctx: CommandContext, path: string, flag: string): Promi
     throw new UsageError(`Cannot read ${flag} input from ${where}: ${why}`);
   } finally {
     timer.clear();
+  }
+  let text: string;
+  try {
+    // Bad UTF-8 is refused, not patched: a guard must judge the bytes the tool would get.
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new UsageError(`Invalid input on ${where} for ${flag}: not valid UTF-8`);
   }
   let value: unknown;
   try {

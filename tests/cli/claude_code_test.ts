@@ -162,6 +162,26 @@ Deno.test("tool pre --claude guards with $HOME unset when --plugins-dir names th
   });
 });
 
+Deno.test("tool pre --claude refuses stdin that is not valid UTF-8, rather than patch it for the guard", async () => {
+  const child = spawnCli(["tool", "pre", "--claude", "--plugins-dir", "/nonexistent"], {
+    env: ENV,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  });
+  const [head, tail] = PRE_INPUT.split("rm -rf");
+  const writer = child.stdin.getWriter();
+  const encoder = new TextEncoder();
+  // "rm\xff -rf": decoded leniently, the guard would see "rm\ufffd -rf".
+  await writer.write(
+    new Uint8Array([...encoder.encode(`${head}rm`), 0xff, ...encoder.encode(` -rf${tail}`)]),
+  );
+  await writer.close();
+  const out = await child.output();
+  assert.equal(out.code, 2);
+  assert.match(new TextDecoder().decode(out.stderr), /stdin for --claude: not valid UTF-8/);
+});
+
 Deno.test("tool pre --claude blocks with exit 2 even when stderr cannot be written", async () => {
   await withTree(guardFiles(GUARD), async (dir) => {
     const plugins = join(dir, "plugins");
