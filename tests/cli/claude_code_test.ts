@@ -131,23 +131,26 @@ Deno.test("tool pre --claude fails closed unless the policy the line really sets
   }
 });
 
-Deno.test("tool pre --claude blocks when stdin never ends: the deadline bounds the read too", async () => {
-  // Claude Code would time the hook out at last, and let the call through.
-  const child = spawnCli(["tool", "pre", "--claude", "--deadline", "1s"], {
-    env: ENV,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  });
+/** `tyhooks <args>` with `bytes` on stdin, then end of input unless `keepOpen`. */
+async function withStdinBytes(args: string[], bytes: Uint8Array, keepOpen = false) {
+  const child = spawnCli(args, { env: ENV, stdin: "piped", stdout: "piped", stderr: "piped" });
   const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(PRE_INPUT.slice(0, 20)));
+  await writer.write(bytes);
+  if (!keepOpen) await writer.close();
   try {
     const out = await child.output();
-    assert.equal(out.code, 2);
-    assert.match(new TextDecoder().decode(out.stderr), /stdin: it did not end within 1000 ms/);
+    return { code: out.code, stderr: new TextDecoder().decode(out.stderr) };
   } finally {
-    await writer.close().catch(() => {});
+    if (keepOpen) await writer.close().catch(() => {});
   }
+}
+
+Deno.test("tool pre --claude blocks when stdin never ends: the deadline bounds the read too", async () => {
+  // Claude Code would time the hook out at last, and let the call through.
+  const args = ["tool", "pre", "--claude", "--deadline", "1s"];
+  const r = await withStdinBytes(args, new TextEncoder().encode(PRE_INPUT.slice(0, 20)), true);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /stdin: it did not end within 1000 ms/);
 });
 
 Deno.test("tool pre --claude guards with $HOME unset when --plugins-dir names the plugins", async () => {
@@ -163,23 +166,14 @@ Deno.test("tool pre --claude guards with $HOME unset when --plugins-dir names th
 });
 
 Deno.test("tool pre --claude refuses stdin that is not valid UTF-8, rather than patch it for the guard", async () => {
-  const child = spawnCli(["tool", "pre", "--claude", "--plugins-dir", "/nonexistent"], {
-    env: ENV,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  });
   const [head, tail] = PRE_INPUT.split("rm -rf");
-  const writer = child.stdin.getWriter();
   const encoder = new TextEncoder();
   // "rm\xff -rf": decoded leniently, the guard would see "rm\ufffd -rf".
-  await writer.write(
-    new Uint8Array([...encoder.encode(`${head}rm`), 0xff, ...encoder.encode(` -rf${tail}`)]),
-  );
-  await writer.close();
-  const out = await child.output();
-  assert.equal(out.code, 2);
-  assert.match(new TextDecoder().decode(out.stderr), /stdin for --claude: not valid UTF-8/);
+  const bytes = [...encoder.encode(`${head}rm`), 0xff, ...encoder.encode(` -rf${tail}`)];
+  const args = ["tool", "pre", "--claude", "--plugins-dir", "/nonexistent"];
+  const r = await withStdinBytes(args, new Uint8Array(bytes));
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /stdin for --claude: not valid UTF-8/);
 });
 
 Deno.test("tool pre --claude blocks with exit 2 even when stderr cannot be written", async () => {
