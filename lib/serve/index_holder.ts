@@ -8,7 +8,9 @@
  * The watch ({@linkcode watchDir}) is debounced. The dir may not exist (a missing plugins dir
  * holds no plugins): then it is polled for, every `pollMs`, rather than watching its parent,
  * which may be the whole of `~/.config`. When it appears, or disappears while watched, that is a
- * change too, and watching resumes in the matching mode.
+ * change too, and watching resumes in the matching mode. A watch stays on the tree it was set up
+ * on, so the path's identity is also looked at every `pollMs`: a symlink on it swapped to another
+ * tree (a deploy's `ln -sfn`), which sends the old tree no event, is a change too.
  *
  * @module
  */
@@ -21,7 +23,7 @@ import { logWarnings } from "../plugins/messages.ts";
 export interface WatchDirOptions {
   /** Quiet time after the last change before `onChange` runs; default 200 ms. */
   debounceMs?: number;
-  /** How often a missing dir is looked for; default 1000 ms. */
+  /** How often a missing dir is looked for, and a watched one checked for a swap; default 1000 ms. */
   pollMs?: number;
   /** Where a watch that cannot be set up is reported; default silent. */
   log?: Logger;
@@ -100,6 +102,13 @@ export function watchDir(
     // Watching anew (the dir appeared, or was replaced): whatever happened before this watch
     // was set up is unseen, so count it as a change.
     if (again) touched();
+    // The path now naming another directory sends this watch no event: look, until it is replaced.
+    const check = async () => {
+      if (closed || watcher !== current) return;
+      if ((await dirIdentity(dir)) !== watched) touched();
+      poll = setTimeout(check, pollMs);
+    };
+    poll = setTimeout(check, pollMs);
     let failure = "the watch ended";
     try {
       // "access" is a file closed after writing, which always follows a "modify".

@@ -94,6 +94,30 @@ Deno.test("watchDir() follows a dir that is removed and created again", async ()
   }
 });
 
+Deno.test("watchDir() on a symlink follows it when it is swapped to another tree", async () => {
+  const parent = await tempDir();
+  const [a, b, link] = [`${parent}/a`, `${parent}/b`, `${parent}/plugins`];
+  await Deno.mkdir(a);
+  await Deno.mkdir(b);
+  await Deno.symlink(a, link);
+  const seen = counter();
+  const watch = watchDir(link, seen.onChange, { debounceMs: 50, pollMs: 50 });
+  try {
+    await sleep(100);
+    // Swapped atomically, as a deploy does: the tree watched so far sees nothing.
+    const swapped = seen.next();
+    await Deno.symlink(b, `${parent}/next`);
+    await Deno.rename(`${parent}/next`, link);
+    await swapped;
+    await sleep(200);
+    const changed = seen.next();
+    await Deno.writeTextFile(`${b}/x`, "1");
+    await changed;
+  } finally {
+    watch.close();
+  }
+});
+
 Deno.test("watchDir() makes no call after close()", async () => {
   const dir = await tempDir();
   const seen = counter();
