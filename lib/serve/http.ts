@@ -50,6 +50,12 @@ function tooLarge(maxBytes: number): HttpError {
   return new HttpError(413, `Request body too large: the limit is ${maxBytes} bytes`);
 }
 
+/** A body the client stopped sending (it closed its side, or reset): the client's fault, 400. */
+function cutShort(error: unknown): never {
+  if (error instanceof HttpError) throw error;
+  throw new HttpError(400, `Request body cut short: ${(error as Error)?.message ?? error}`);
+}
+
 /** How long a client may take to send its body: a slow or stalled client gets 408. */
 export const BODY_TIMEOUT_MS = 10_000;
 
@@ -63,8 +69,8 @@ export interface ReadBodyOptions {
 
 /**
  * Reads the body as bytes, refusing more than `maxBytes` (from `Content-Length` at once, else as
- * soon as the stream passes it: 413) and a body that takes longer than `timeoutMs` to arrive
- * (408).
+ * soon as the stream passes it: 413), a body that takes longer than `timeoutMs` to arrive
+ * (408), and one the client stopped sending (400).
  */
 export async function readBody(
   request: Request,
@@ -85,7 +91,7 @@ export async function readBody(
       () => timedOut.reject(late()),
     );
     try {
-      return await Promise.race([request.bytes(), timedOut.promise]);
+      return await Promise.race([request.bytes().catch(cutShort), timedOut.promise]);
     } finally {
       timeout.clear();
     }
@@ -102,7 +108,7 @@ export async function readBody(
   let total = 0;
   try {
     while (true) {
-      const { done, value } = await reader.read();
+      const { done, value } = await reader.read().catch(cutShort);
       if (timedOut) throw late();
       if (done) break;
       total += value.length;

@@ -80,3 +80,21 @@ Deno.test("readBody() gives up with 408 on a client that declares its length and
   const whole = await readBody(post('{"a":1}', { "content-length": "7" }));
   assert.equal(new TextDecoder().decode(whole), '{"a":1}');
 });
+
+Deno.test("readBody() answers a body the client stopped sending with 400, not 500", async () => {
+  // What Deno gives when the client closes its side or resets mid-body: the stream errors.
+  const cut = () =>
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"tool":'));
+        controller.error(new Error("connection reset"));
+      },
+    });
+  for (const headers of [{}, { "content-length": "100" }] as Record<string, string>[]) {
+    await assert.rejects(readBody(post(cut(), headers)), (e: Error) => {
+      assert.ok(status(400)(e), `${e.name}: ${e.message}`);
+      assert.match(e.message, /^Request body cut short: connection reset/);
+      return true;
+    });
+  }
+});
