@@ -151,15 +151,11 @@ async function eventRunner(ctx: CommandContext): Promise<Runner> {
   const chosen = only.length === 0
     ? index
     : { ...index, plugins: index.plugins.filter((p) => only.includes(p.name)) };
-  return new Runner(
-    chosen,
-    runnerOptions(ctx, {
-      hooksDir: only.length === 0 || only.includes("legacy")
-        ? hooksDir(ctx.globals.hooksDir)
-        : undefined,
-      timeouts: timeout ? { event: timeout } : {},
-    }),
-  );
+  const timeouts = timeout ? { event: timeout } : {};
+  // Every plugin: the legacy hooks too, where the hooks dir can be found (runnerOptions).
+  if (only.length === 0) return new Runner(chosen, runnerOptions(ctx, { timeouts }));
+  const legacy = only.includes("legacy") ? hooksDir(ctx.globals.hooksDir) : undefined;
+  return new Runner(chosen, runnerOptions(ctx, { hooksDir: legacy, timeouts }));
 }
 
 /** Prints what `--json` and `--show-output` ask for. */

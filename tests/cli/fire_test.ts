@@ -32,6 +32,18 @@ async function ran(dir: string): Promise<string[]> {
   return names.sort();
 }
 
+Deno.test("fire with $HOME unset runs the plugins --plugins-dir names, and says the legacy hooks dir is unknown", async () => {
+  await withTree(async (dir) => {
+    const r = await cli(["fire", "task.done", "--plugins-dir", join(dir, "plugins")], {
+      env: ENV,
+      wrap: ["env", "-u", "HOME", "-u", "XDG_CONFIG_HOME"],
+    });
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(await ran(dir), ["alpha", "beta"]);
+    assert.match(r.stderr, /No legacy hooks dir: Cannot find the home directory/);
+  });
+});
+
 Deno.test("fire --plugin runs only the named plugins' hooks; legacy names the legacy hook", async () => {
   await withTree(async (dir, dirs) => {
     const one = await cli(["fire", "task.done", "--plugin", "alpha", ...dirs], { env: ENV });
