@@ -208,6 +208,22 @@ export async function terminateGroup(
   return (await signalStrays(pgid, "SIGKILL")) > 0 || killed;
 }
 
+/**
+ * Terminates what is left of session `sid` once its leader's group is empty: children that made a
+ * group of their own (`set -m`, `setpgid`) and outlived the script. SIGTERM, the grace period,
+ * then SIGKILL. A scan of the session costs a read of every process's stat, so callers call it
+ * only when something is seen left over (the script's pipes still open after its exit).
+ */
+export async function terminateStrays(sid: number, graceMs = DEFAULT_GRACE_MS): Promise<void> {
+  const deadline = performance.now() + graceMs;
+  if ((await signalStrays(sid, "SIGTERM")) === 0) return;
+  do {
+    await sleep(Math.max(0, Math.min(KILL_POLL_MS, deadline - performance.now())));
+    if ((await signalStrays(sid, null)) === 0) return;
+  } while (performance.now() < deadline);
+  await signalStrays(sid, "SIGKILL");
+}
+
 /** Sends `signal` to each stray of session `sid` (null: none, just count them). */
 async function signalStrays(sid: number, signal: Deno.Signal | null): Promise<number> {
   const members = await sessionStrays(sid) ?? [];

@@ -18,6 +18,7 @@ import {
   SETSID_EXEC_FAILURE,
   spawnIsolated,
   terminateGroup,
+  terminateStrays,
   waitGroupEmpty,
   withoutNul,
 } from "./group.ts";
@@ -191,6 +192,11 @@ export async function runScript(script: string, options: RunOptions = {}): Promi
       // both pipes have ended by now; skipping the drain timer then is measurably cheaper.
       if (!outputEnded) await within(Promise.race([output, aborted]), DRAIN_MS);
       if (groupAlive(child.pid)) await terminateGroup(child.pid, { graceMs, reaped: exited });
+    }
+    // Pipes still open with the group gone: held by a child that left the group but not the
+    // session (SPEC: only a deliberate setsid escapes), which is ended too.
+    if (!run.signal.aborted && !outputEnded && !groupAlive(child.pid)) {
+      await terminateStrays(child.pid, graceMs);
     }
   } finally {
     timeout.clear();

@@ -14,6 +14,7 @@ import {
   groupAlive,
   spawnIsolated,
   terminateGroup,
+  terminateStrays,
   waitGroupEmpty,
   withoutNul,
 } from "../process/group.ts";
@@ -247,6 +248,8 @@ export class Supervisor {
       relayLines(stream, (line) => this.#emit(line), { maxLineBytes: this.#options.maxLineBytes })
     );
     const drained = Promise.all(relays.map((relay) => relay.done));
+    let outputEnded = false;
+    drained.then(() => outputEnded = true);
     const up = clearableTimeout(this.#options.runningAfterMs ?? 1000);
     up.signal.addEventListener("abort", () => {
       if (this.#state === "starting") this.#state = "running";
@@ -263,6 +266,12 @@ export class Supervisor {
       // KillMode=control-group). A descendant that escaped with setsid is on its own.
       await terminateGroup(child.pid, { graceMs: this.#options.graceMs ?? DEFAULT_GRACE_MS });
       await waitGroupEmpty(child.pid, KILL_SETTLE_MS);
+      await within(drained, DRAIN_MS);
+    }
+    // Its pipes still open with its group gone: held by a child that made a group of its own in
+    // the service's session, which must not outlive it either (only a setsid escapes).
+    if (!outputEnded && !groupAlive(child.pid)) {
+      await terminateStrays(child.pid, this.#options.graceMs ?? DEFAULT_GRACE_MS);
       await within(drained, DRAIN_MS);
     }
     for (const relay of relays) relay.abandon(); // Flushes a partial last line.

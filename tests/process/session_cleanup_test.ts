@@ -93,3 +93,45 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "runScript() ends a child that left the group with set -m and holds the output, once the script has exited",
+  ignore,
+  async fn() {
+    for (const mode of ["consult", "notify"] as const) {
+      const stray = await pidFile();
+      const r = await runScript(BASH!, {
+        // Exits at once; its set -m child keeps stdout open, in a group of its own.
+        args: ["-c", 'set -m; sleep 60 & echo $! > "$STRAY"; echo done'],
+        env: { STRAY: stray },
+        timeoutMs: 5000,
+        graceMs: 200,
+        mode,
+      });
+      assert.equal(r.timed_out, false, mode);
+      assert.equal(r.exit_code, 0, mode);
+      const pid = await readPid(stray);
+      assert(await waitGone(pid, 500), `${mode}: the set -m child outlived the run`);
+    }
+  },
+});
+
+Deno.test({
+  name: "a service that exits leaves no child it moved to a group of its own",
+  ignore,
+  async fn() {
+    const { index, dir } = await serviceIndex([{
+      name: "leaver",
+      command: `${BASH} -c 'set -m; sleep 60 & echo $! >> strays; exit 0'`,
+      restart: "never",
+    }]);
+    const set = startServices(index);
+    try {
+      const pid = await readPid(join(dir, "strays"));
+      assert(await waitGone(pid, 3000), "the set -m child outlived its service");
+    } finally {
+      await set.stop();
+    }
+  },
+});
