@@ -39,9 +39,12 @@ export async function run(ctx: CommandContext): Promise<number> {
   const live: Pick<RunOptions, "onOutput" | "stdin"> = {};
   if (!ctx.values.json) {
     // Shown as it comes, byte for byte (a progress bar, a long sync), not when the action ends.
-    live.onOutput = (stream, chunk) => {
+    // Written asynchronously: a reader that stalls (a paused terminal, `| sleep 60`) holds the
+    // action back on its pipe, never the timers and signal handlers that end it. A reader that
+    // goes away (`| head`) is written to no more, and the action runs on.
+    live.onOutput = async (stream, chunk) => {
       const out = stream === "stdout" ? Deno.stdout : Deno.stderr;
-      for (let done = 0; done < chunk.length;) done += out.writeSync(chunk.subarray(done));
+      for (let done = 0; done < chunk.length;) done += await out.write(chunk.subarray(done));
     };
   }
   if (ctx.values.task !== "-" && !Deno.stdin.isTerminal()) live.stdin = Deno.stdin.readable;

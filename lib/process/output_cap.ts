@@ -32,25 +32,38 @@ export interface Capture {
  *
  * @param stream A child's stdout or stderr.
  * @param cap Bytes to keep; the rest is read and dropped.
- * @param onChunk Called with every chunk as it is read (valid only during the call).
+ * @param onChunk Called with every chunk as it is read (valid only during the call, or until the
+ *   promise it returns settles, which holds the next read back: the script then waits on its
+ *   pipe, never tyhooks' event loop). Once it throws, or the capture is abandoned while it waits,
+ *   it is called no more; the stream is still read to the end.
  */
 export function capture(
   stream: ReadableStream<Uint8Array>,
   cap: number,
-  onChunk?: (chunk: Uint8Array) => void,
+  onChunk?: (chunk: Uint8Array) => void | Promise<void>,
 ): Capture {
   const reader = openReader(stream);
   const chunks: Uint8Array[] = [];
   let kept = 0;
   let total = 0;
+  const abandoned = Promise.withResolvers<void>();
+  let live = onChunk;
+  // Before the buffer is reused: live output (plugins run, git's progress) sees every byte.
+  const pass = async (value: Uint8Array) => {
+    try {
+      const pending = live?.(value);
+      if (pending !== undefined) await Promise.race([pending, abandoned.promise]);
+    } catch {
+      live = undefined; // Its reader went away (a closed pipe): the rest is only captured.
+    }
+  };
   const done = (async () => {
     try {
       while (true) {
         const { done, value } = await reader.read();
         if (done) break;
         total += value.length;
-        // Before the buffer is reused: live output (plugins run, git's progress) sees every byte.
-        onChunk?.(value);
+        if (live !== undefined) await pass(value);
         if (kept < cap) {
           // A copy: the reader reuses its buffer for the next read.
           const part = value.slice(0, Math.min(value.length, cap - kept));
@@ -66,6 +79,8 @@ export function capture(
   return {
     done,
     abandon() {
+      live = undefined;
+      abandoned.resolve();
       reader.cancel().catch(() => {});
     },
   };

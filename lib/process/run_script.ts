@@ -68,8 +68,11 @@ export interface RunOptions {
   raw?: boolean;
   /** What the run waits for after the script exits; default `"consult"`. */
   mode?: RunMode;
-  /** Sees every output chunk as it is read, before the cap (valid only during the call). */
-  onOutput?: (stream: "stdout" | "stderr", chunk: Uint8Array) => void;
+  /**
+   * Sees every output chunk as it is read, before the cap (valid only during the call, or until
+   * the promise it returns settles: the next read waits for it, never past the end of the run).
+   */
+  onOutput?: (stream: "stdout" | "stderr", chunk: Uint8Array) => void | Promise<void>;
 }
 
 const encoder = new TextEncoder();

@@ -58,3 +58,36 @@ Deno.test("plugins run P A 42 (ty's task-id form) is a usage error showing --tas
       `hint: tyhooks plugins run p up --task-json '{"id":42,...}'\n`,
   });
 });
+
+// An action that prints 64 MiB, then says it finished.
+const FLOOD = {
+  "p/plugin.yaml": "name: p\nactions:\n  - id: flood\n    command: f.sh\n",
+  "p/f.sh": "#!/bin/sh\nhead -c 67108864 /dev/zero\necho finished >&2\n",
+};
+
+Deno.test("plugins run | head: a reader that goes away leaves the action to finish, exit 0", async () => {
+  const plugins = await makeTree(FLOOD);
+  const child = spawnCli(["plugins", "run", "p", "flood", "--plugins-dir", plugins]);
+  const reader = child.stdout.getReader();
+  await reader.read();
+  await reader.cancel(); // The read end closes: tyhooks' writes fail (EPIPE).
+  const [status, stderr] = await Promise.all([child.status, new Response(child.stderr).text()]);
+  assert.equal(status.code, 0, stderr);
+  assert.match(stderr, /finished/);
+});
+
+Deno.test("plugins run | a stalled reader: the action's timeout and SIGTERM still end it", async () => {
+  const plugins = await makeTree(FLOOD);
+  const args = ["plugins", "run", "p", "flood", "--plugins-dir", plugins];
+  // Nobody reads stdout: once the pipe is full, every write of tyhooks waits.
+  const timed = spawnCli([...args, "--timeout", "1s"]);
+  const [status, stderr] = await Promise.all([timed.status, new Response(timed.stderr).text()]);
+  assert.equal(status.code, 124, stderr);
+  assert.match(stderr, /timed out after 1000 ms/);
+  await timed.stdout.cancel();
+  const killed = spawnCli([...args, "--timeout", "60s"]);
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  killed.kill("SIGTERM");
+  assert.equal((await killed.status).code, 143);
+  await Promise.all([killed.stdout.cancel(), killed.stderr.cancel()]);
+});
