@@ -377,7 +377,7 @@ class PlainReader {
     } else {
       const comment = line.indexOf(" #", at);
       end = comment < 0 ? line.length : comment;
-      value = this.#plain(line.slice(at, end).trimEnd(), NOT_IN_PLAIN);
+      value = this.#plain(trimWhite(line.slice(at, end)), NOT_IN_PLAIN);
     }
     COMMENT.lastIndex = end;
     if (end < line.length && !COMMENT.test(line)) throw NOT_PLAIN;
@@ -388,7 +388,7 @@ class PlainReader {
     if (line[at] === '"' || line[at] === "'") return this.#quoted(line, at);
     let end = at;
     while (end < line.length && line[end] !== "," && line[end] !== "]") end++;
-    return [this.#plain(line.slice(at, end).trimEnd(), NOT_IN_FLOW_PLAIN), end];
+    return [this.#plain(trimWhite(line.slice(at, end)), NOT_IN_FLOW_PLAIN), end];
   }
 
   // Double quotes without escapes; single quotes with `''` for a quote.
@@ -510,4 +510,14 @@ export function locate(
 function startOf(node: unknown): number | undefined {
   const range = (node as { range?: [number, number, number] } | null)?.range;
   return range?.[0];
+}
+
+/**
+ * A plain scalar without its trailing YAML white space: spaces and tabs only. `trimEnd()` would
+ * also take U+00A0, U+3000 and the like, which YAML keeps, and name another script than yaml does.
+ */
+function trimWhite(text: string): string {
+  let end = text.length;
+  while (end > 0 && (text[end - 1] === " " || text[end - 1] === "\t")) end--;
+  return text.slice(0, end);
 }

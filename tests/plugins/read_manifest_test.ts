@@ -147,6 +147,10 @@ const EDGES = [
   "name: a\nx:\n  y:\n    z:\n      w: 1\n",
   "name: a\nx:\n- a\n- b\ny: 1\n",
   "name: a\nx:\n  - a\n- b\n",
+  // Trailing white space that is not YAML's (review): yaml keeps it, so must the plain reader.
+  "name: g\nhooks:\n  pre_tool_call: guard.sh\u00a0\n",
+  "name: g\u3000 # c\nhooks: {}\n",
+  "name: g\nx: [a\u202f, b\u1680]\n",
 ];
 
 const encoder = new TextEncoder();
@@ -216,7 +220,7 @@ Deno.test("readPlain() agrees with yaml on 20,000 one-character mutations of tho
   const texts = [...corpus(), ...EDGES].filter((t) =>
     t.length > 0 && encoder.encode(t).length < 600
   );
-  const alphabet = [..." :#-\"'[],\n\ta1.~&*!|>{}%@`?\\eTn_", "\u00e9"];
+  const alphabet = [..." :#-\"'[],\n\ta1.~&*!|>{}%@`?\\eTn_", "\u00e9", "\u00a0", "\u3000"];
   let seed = 12345;
   const next = (n: number) => {
     seed = (seed * 1103515245 + 12345) % 2147483648;
