@@ -325,15 +325,7 @@ export async function readBoundedBytes(
   if (path !== "-") {
     // stat, not open, decides first: opening a FIFO would wait for a writer.
     checkRegular(Deno.statSync(path), maxBytes);
-    const file = await Deno.open(path, { read: true });
-    try {
-      options.signal?.throwIfAborted();
-      // What was opened may not be what was checked: check the open file itself.
-      const { size } = checkRegular(file.statSync(), maxBytes);
-      return readRegular(file, maxBytes, size);
-    } finally {
-      file.close();
-    }
+    return await readOpenFile(path, maxBytes, options.signal);
   }
   const reader = Deno.stdin.readable.getReader();
   const onAbort = () => reader.cancel().catch(() => {});
@@ -356,6 +348,39 @@ export async function readBoundedBytes(
   return concat(chunks, total);
 }
 
+/**
+ * Reads `path`, which a stat found to be a regular file, checking the file it opens: whoever can
+ * write the dir can put a FIFO there after the stat. Opened with O_NONBLOCK, a FIFO opens at once
+ * (and is refused) instead of waiting for a writer in one of Deno's threads, where no signal
+ * reaches (`Deno.open` has no such flag; `node:fs` passes it on).
+ */
+export async function readOpenFile(
+  path: string,
+  maxBytes: number,
+  signal?: AbortSignal,
+): Promise<Uint8Array> {
+  const fs = await import("node:fs");
+  const fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  try {
+    signal?.throwIfAborted();
+    const info = fs.fstatSync(fd);
+    if (!info.isFile()) {
+      const kind = info.isFIFO()
+        ? "a FIFO"
+        : info.isSocket()
+        ? "a socket"
+        : info.isDirectory()
+        ? "a directory"
+        : "a device";
+      throw new BoundedReadError(`not a regular file (${kind})`, "not-regular");
+    }
+    if (info.size > maxBytes) throw tooLarge(maxBytes);
+    return readRegular((buffer) => fs.readSync(fd, buffer) || null, maxBytes, info.size);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 function checkRegular(info: Deno.FileInfo, maxBytes: number): Deno.FileInfo {
   if (!info.isFile) {
     throw new BoundedReadError(`not a regular file (${fileKind(info)})`, "not-regular");
@@ -366,14 +391,18 @@ function checkRegular(info: Deno.FileInfo, maxBytes: number): Deno.FileInfo {
 
 // A regular file is read synchronously: its reads never wait, and a stream per file (a few
 // hundred microseconds each) was most of the cost of loading 1,000 manifests.
-function readRegular(file: Deno.FsFile, maxBytes: number, size: number): Uint8Array {
+function readRegular(
+  readSync: (buffer: Uint8Array) => number | null,
+  maxBytes: number,
+  size: number,
+): Uint8Array {
   const chunks: Uint8Array[] = [];
   let total = 0;
   // Sized by the stat (a 64 KiB buffer per manifest was most of a cold load's garbage); a file
   // that grew since is read on in more chunks.
   const buffer = new Uint8Array(Math.min(maxBytes + 1, 64 * 1024, Math.max(1024, size + 1)));
   while (true) {
-    const n = file.readSync(buffer);
+    const n = readSync(buffer);
     if (n === null) break;
     total += n;
     if (total > maxBytes) throw tooLarge(maxBytes);

@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { BoundedReadError, INPUT_CAPS, readBounded } from "../lib/_util.ts";
+import { BoundedReadError, INPUT_CAPS, readBounded, readOpenFile } from "../lib/_util.ts";
 import { readTokenFile } from "../lib/serve/listen.ts";
 import { readHostsFile } from "../lib/hosts/hosts_file.ts";
 import { cli, tempDir } from "./_cli.ts";
@@ -38,6 +38,25 @@ Deno.test("readBounded() refuses a FIFO, a socket and a device by name, without 
     }
     await assert.rejects(readBounded("/dev/zero"), /not a regular file \(a character device\)/);
     await assert.rejects(readBounded(dir), /not a regular file \(a directory\)/);
+  });
+});
+
+Deno.test("a FIFO put in place after the stat is opened without waiting, and refused", async () => {
+  // What readBounded() opens once its stat found a regular file: another user who can write the
+  // dir may have swapped a FIFO in since (review: tool pre hung, deaf to SIGTERM).
+  await withDir(async (dir) => {
+    await mkfifo(join(dir, "fifo"));
+    await assert.rejects(readOpenFile(join(dir, "fifo"), 1024), (error) => {
+      assert.ok(error instanceof BoundedReadError);
+      assert.equal(error.message, "not a regular file (a FIFO)");
+      return true;
+    });
+    await Deno.writeTextFile(join(dir, "file"), "name: a\n");
+    assert.equal(
+      new TextDecoder().decode(await readOpenFile(join(dir, "file"), 1024)),
+      "name: a\n",
+    );
+    await assert.rejects(readOpenFile(join(dir, "file"), 4), /larger than 4 bytes/);
   });
 });
 
