@@ -24,7 +24,7 @@ import { hookSettings, toolMatches } from "../plugins/hook_settings.ts";
 import type { Plugin, PluginIndex } from "../plugins/types.ts";
 import type { PostToolCall, PreToolAnswer, ToolCall, ToolHookRequest } from "../wire/tool.ts";
 import { basename, dirname } from "../dirs.ts";
-import { isRecord, parseJson, readBounded } from "../_util.ts";
+import { isRecord, parseJson, readBoundedBytes } from "../_util.ts";
 
 export const PRE_TOOL_EVENT = "pre_tool_call";
 export const POST_TOOL_EVENT = "post_tool_call";
@@ -364,9 +364,15 @@ async function readGuard(path: string): Promise<"yes" | "no" | "no hooks map" | 
     if (!isRecord(hooks)) return "no hooks map";
     return Object.hasOwn(hooks, PRE_TOOL_EVENT) ? "yes" : "no";
   }
+  let bytes: Uint8Array;
   try {
-    return (await readBounded(path)).includes(PRE_TOOL_EVENT) ? "yes" : "no";
+    bytes = await readBoundedBytes(path);
   } catch {
     return "unreadable";
   }
+  // Read every way it could be meant: UTF-8, or UTF-16 of either order (with or without a mark).
+  const mentions = ["utf-8", "utf-16le", "utf-16be"].some((encoding) =>
+    new TextDecoder(encoding).decode(bytes).includes(PRE_TOOL_EVENT)
+  );
+  return mentions ? "yes" : "no";
 }

@@ -54,7 +54,22 @@ export interface ManifestFailure {
   at: { line: number; column: number } | null;
 }
 
-const decoder = new TextDecoder("utf-8", { fatal: true });
+/**
+ * A manifest's text: UTF-8, or UTF-16 when it starts with a UTF-16 byte order mark, as ty's
+ * `yaml.v3` reads it; null when the bytes are not valid in that encoding.
+ */
+function decodeManifest(bytes: Uint8Array): { text: string } | { encoding: string } {
+  const encoding = bytes[0] === 0xff && bytes[1] === 0xfe
+    ? "utf-16le"
+    : bytes[0] === 0xfe && bytes[1] === 0xff
+    ? "utf-16be"
+    : "utf-8";
+  try {
+    return { text: new TextDecoder(encoding, { fatal: true }).decode(bytes) };
+  } catch {
+    return { encoding: encoding.toUpperCase() };
+  }
+}
 
 /** Options of {@linkcode readManifest}. */
 export interface ReadManifestOptions {
@@ -90,12 +105,9 @@ export async function readManifest(
     }
     return failure(`cannot read plugin.yaml: ${(error as Error).message}`);
   }
-  let text: string;
-  try {
-    text = decoder.decode(bytes);
-  } catch {
-    return failure("plugin.yaml is not valid UTF-8");
-  }
+  const decoded = decodeManifest(bytes);
+  if (!("text" in decoded)) return failure(`plugin.yaml is not valid ${decoded.encoding}`);
+  const text = decoded.text;
   const plain = readPlain(text);
   if (plain === null) return await parseYaml(text);
   const typed = plain.typesDiffer ? readPlain(text, { typed: true })!.value : plain.value;

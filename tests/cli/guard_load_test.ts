@@ -144,6 +144,33 @@ Deno.test({
   },
 });
 
+/** `text` as UTF-16 with its byte order mark, little- or big-endian. */
+function utf16(text: string, order: "le" | "be"): Uint8Array {
+  const bytes = new Uint8Array(2 + text.length * 2);
+  const view = new DataView(bytes.buffer);
+  view.setUint16(0, 0xfeff, order === "le");
+  for (let i = 0; i < text.length; i++) {
+    view.setUint16(2 + i * 2, text.charCodeAt(i), order === "le");
+  }
+  return bytes;
+}
+
+Deno.test("tyhooks tool pre runs a guard whose manifest is UTF-16 with a byte order mark, as ty does", async () => {
+  for (const order of ["le", "be"] as const) {
+    const plugins = await makeTree({
+      "guard/guard.sh": '#!/bin/sh\necho \'{"action":"block","reason":"guarded"}\'\n',
+    });
+    const manifest = "name: guard\nhooks:\n  pre_tool_call: guard.sh\n";
+    await Deno.writeFile(join(plugins, "guard", "plugin.yaml"), utf16(manifest, order));
+    await Deno.chmod(join(plugins, "guard", "guard.sh"), 0o755);
+    const r = await pre(plugins);
+    assert.deepEqual([r.code, r.verdict], [2, { action: "block", reason: "guarded" }], r.stderr);
+    // Broken, it still says it declares a guard: the call blocks.
+    await Deno.writeFile(join(plugins, "guard", "plugin.yaml"), utf16(manifest + "x: [\n", order));
+    await assertBlocked(plugins, /declares pre_tool_call was not loaded with it/);
+  }
+});
+
 Deno.test("tyhooks tool pre passes over a link that leads nowhere: the guard beside it decides", async () => {
   const plugins = await makeTree({
     "guard/plugin.yaml": "name: guard\nhooks:\n  pre_tool_call: guard.sh\n",
