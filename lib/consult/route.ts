@@ -110,10 +110,13 @@ function whyNotRouted(task: Task): string | null {
   return null;
 }
 
-/** The answered dir as ty's executor uses it: `~` or `~/…` expanded to `$HOME`, then cleaned. */
+/**
+ * The answered dir as ty's executor uses it: trimmed (spaces inside quotes too), `~` or `~/…`
+ * expanded to `$HOME`, then cleaned.
+ */
 function expandConfigDir(dir: string): string {
-  if (dir === "") return dir;
-  let path = dir;
+  let path = dir.trim();
+  if (path === "") return path;
   const home = Deno.env.get("HOME");
   if (home && (path === "~" || path.startsWith("~/"))) path = home + path.slice(1);
   const clean = normalize(path);
@@ -158,15 +161,20 @@ export function parseRouteOutput(stdout: string): RouteDecision {
     const key = line.slice(0, eq).trim().toUpperCase();
     const value = unquote(line.slice(eq + 1).trim());
     if (key === "CLAUDE_CONFIG_DIR") decision.claude_config_dir = value;
-    else if (key === "HOLD" || key === "DEFER") decision.hold = TRUTHY.has(value.toLowerCase());
-    else if (key === "REASON") decision.reason = value;
+    // Trimmed again, as ty's isTruthy does: `HOLD=" yes "` holds.
+    else if (key === "HOLD" || key === "DEFER") {
+      decision.hold = TRUTHY.has(value.trim().toLowerCase());
+    } else if (key === "REASON") decision.reason = value;
   }
   return decision;
 }
 
-/** True when a decision neither holds the task nor names a config dir: the next router is asked. */
+/**
+ * True when a decision neither holds the task nor names a config dir (blank counts as none, as in
+ * ty): the next router is asked.
+ */
 export function isEmptyDecision(decision: RouteDecision): boolean {
-  return !decision.hold && decision.claude_config_dir === "";
+  return !decision.hold && decision.claude_config_dir.trim() === "";
 }
 
 // One pair only: `"'x'"` keeps its inner quotes, as ty does.

@@ -202,7 +202,7 @@ export function discoverPluginDirs(root: string, options: DiscoverOptions = {}):
         return [];
       }
       return entries.filter((e) => e.name !== ".git" && (e.isDirectory || e.isSymlink))
-        .sort((a, b) => byCodeUnit(a.name, b.name)).map((entry) => inspect(dir, entry));
+        .sort((a, b) => byBytes(a.name, b.name)).map((entry) => inspect(dir, entry));
     });
     stopIfDue();
     const next: Walked[] = [];
@@ -222,25 +222,40 @@ export function discoverPluginDirs(root: string, options: DiscoverOptions = {}):
   return { dirs, warnings };
 }
 
-/** Compares strings by UTF-16 code unit. */
-export function byCodeUnit(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+/**
+ * Compares strings as Go does (`a < b`): by their UTF-8 bytes, which is code point order. JS's
+ * `<` compares UTF-16 code units, which differs where a character above U+FFFF (a surrogate pair)
+ * meets one from U+E000 to U+FFFF.
+ */
+export function byBytes(a: string, b: string): number {
+  for (let i = 0; i < a.length && i < b.length; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return rank(x) - rank(y);
+  }
+  return a.length - b.length;
 }
 
 /**
  * Compares relative paths folder by folder, so `a/z` comes before `a-b` and a collection's
- * plugins stay together: by code unit, with `/` below every other character.
+ * plugins stay together: as {@linkcode byBytes}, with `/` below every other character.
  */
 export function byPath(a: string, b: string): number {
   for (let i = 0; i < a.length && i < b.length; i++) {
     const x = a.charCodeAt(i);
     const y = b.charCodeAt(i);
-    if (x !== y) return (x === SLASH ? -1 : x) - (y === SLASH ? -1 : y);
+    if (x !== y) return (x === SLASH ? -1 : rank(x)) - (y === SLASH ? -1 : rank(y));
   }
   return a.length - b.length;
 }
 
 const SLASH = 0x2f;
+
+// A code unit's place in code point order: surrogates (halves of characters above U+FFFF) after
+// every other code unit, in their own order.
+function rank(unit: number): number {
+  return unit >= 0xd800 && unit <= 0xdfff ? unit + 0x2800 : unit;
+}
 
 // From a plugins dir to reports (one per plugin dir, loaded concurrently under a bound), and
 // from reports to the index: the skipped plugins and the later of two plugins sharing a name
@@ -327,7 +342,7 @@ export function foldReports(
     firstDir.set(plugin.name, report.relDir);
     plugins.push(plugin);
   }
-  plugins.sort((a, b) => byCodeUnit(a.name, b.name));
+  plugins.sort((a, b) => byBytes(a.name, b.name));
   return { plugins, warnings };
 }
 

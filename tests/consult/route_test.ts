@@ -204,7 +204,10 @@ Deno.test("parseRouteOutput() keeps = signs inside a value", () => {
 
 Deno.test("parseRouteOutput() takes HOLD or DEFER as truthy for 1, true, yes, y, on in any case", () => {
   for (const key of ["HOLD", "DEFER", "hold", "Defer"]) {
-    for (const value of ["1", "true", "yes", "y", "on", "TRUE", "Yes", "Y", "ON", '"on"']) {
+    // Trimmed again after the quotes go, as ty's isTruthy does.
+    for (
+      const value of ["1", "true", "yes", "y", "on", "TRUE", "Yes", "Y", "ON", '"on"', '" yes "']
+    ) {
       assert.equal(parseRouteOutput(`${key}=${value}`).hold, true, `${key}=${value}`);
     }
     for (const value of ["0", "false", "no", "off", "", "2", "held"]) {
@@ -224,4 +227,16 @@ Deno.test("isEmptyDecision() is true unless the decision holds or names a config
   assert.ok(isEmptyDecision(parseRouteOutput("")));
   assert.ok(!isEmptyDecision(parseRouteOutput("DEFER=y\n")));
   assert.ok(!isEmptyDecision(parseRouteOutput("CLAUDE_CONFIG_DIR=/p\n")));
+  // Blank is none, as in ty (strings.TrimSpace): the next router is asked.
+  assert.ok(isEmptyDecision(parseRouteOutput('CLAUDE_CONFIG_DIR="  "\n')));
+});
+
+Deno.test("route() skips a router that answers a blank config dir, and trims the one it returns before ~ is expanded", async () => {
+  const { runner } = await routerRunner({
+    "a-blank": `#!/bin/sh\necho 'CLAUDE_CONFIG_DIR="  "'\n`,
+    "b-padded": `#!/bin/sh\necho 'CLAUDE_CONFIG_DIR=" ~/work/ "'\n`,
+  });
+  const decision = await runner.route(TASK);
+  assert.equal(decision.plugin, "b-padded");
+  assert.equal(decision.claude_config_dir, `${Deno.env.get("HOME")}/work`);
 });

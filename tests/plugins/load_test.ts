@@ -328,3 +328,18 @@ Deno.test("loadPlugins() follows a symlink to a plugin folder", async () => {
   assert.deepEqual(index.plugins.map((p) => p.name), ["linked"]);
   assert.deepEqual(index.plugins[0].hooks["task.done"], join(root, "linked", "on-done.sh"));
 });
+
+Deno.test("loadPlugins() orders plugins by name as Go compares strings: by UTF-8 bytes", async () => {
+  // "ａ" (U+FF41) is EF BD 81 in UTF-8 and "😀" (U+1F600) F0 9F 98 80: ty asks "ａ" first. By
+  // UTF-16 code units (JS's <) "😀" (D83D DE00) would come first.
+  const names = ["😀", "ａ", "z", "A"];
+  const files: Record<string, string> = {};
+  names.forEach((name, i) => {
+    files[`p${i}/plugin.yaml`] = `name: "${name}"\nhooks:\n  task.done: h.sh\n`;
+    files[`p${i}/h.sh`] = "#!/bin/sh\n";
+  });
+  const dir = await makeTree(files);
+  for (let i = 0; i < names.length; i++) await Deno.chmod(join(dir, `p${i}`, "h.sh"), 0o755);
+  const index = await loadPlugins(dir);
+  assert.deepEqual(index.plugins.map((p) => p.name), ["A", "z", "ａ", "😀"]);
+});
