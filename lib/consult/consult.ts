@@ -157,7 +157,9 @@ export async function consult<T>(
   const end = deadlineMs === undefined
     ? Infinity
     : (options.startedAt ?? performance.now()) + deadlineMs;
-  const late = `did not answer within the ${deadlineMs} ms deadline`;
+  // Cut `reserve` ms early, so that ending the handlers fits inside the deadline: said so.
+  const late =
+    `did not answer within the ${deadlineMs} ms deadline (less the ${reserve} ms kept to end it)`;
 
   // One controller for the call: settling, the deadline and shutdown all end what still runs.
   const stop = new AbortController();
