@@ -170,7 +170,7 @@ function editDistance(a: string, b: string): number {
  * the user id (`--allow-sys`) only the mode is checked.
  */
 export function unsafeMode(
-  info: Deno.FileInfo,
+  info: { mode: number | null; uid: number | null },
   path: string,
 ): { reason: string; hint: string } | null {
   const mode = (info.mode ?? 0) & 0o777;
@@ -284,6 +284,12 @@ export class BoundedReadError extends Error {
   }
 }
 
+/** The owner and mode of the file a read opened (not of whatever its path names now). */
+export interface OpenedFile {
+  mode: number;
+  uid: number;
+}
+
 /** Options of {@linkcode readBounded}. */
 export interface ReadBoundedOptions {
   /** Bytes allowed; default {@linkcode MAX_INPUT_BYTES}. */
@@ -297,6 +303,8 @@ export interface ReadBoundedOptions {
    * open, stat, read and close through Deno's thread pool.
    */
   knownRegular?: boolean;
+  /** Sees the owner and mode of the file opened, before it is read (a path, not knownRegular). */
+  onOpen?: (opened: OpenedFile) => void;
 }
 
 /**
@@ -325,7 +333,7 @@ export async function readBoundedBytes(
   if (path !== "-") {
     // stat, not open, decides first: opening a FIFO would wait for a writer.
     checkRegular(Deno.statSync(path), maxBytes);
-    return await readOpenFile(path, maxBytes, options.signal);
+    return await readOpenFile(path, maxBytes, options.signal, options.onOpen);
   }
   const reader = Deno.stdin.readable.getReader();
   const onAbort = () => reader.cancel().catch(() => {});
@@ -358,6 +366,7 @@ export async function readOpenFile(
   path: string,
   maxBytes: number,
   signal?: AbortSignal,
+  onOpen?: (opened: OpenedFile) => void,
 ): Promise<Uint8Array> {
   const fs = await import("node:fs");
   const fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
@@ -375,6 +384,7 @@ export async function readOpenFile(
       throw new BoundedReadError(`not a regular file (${kind})`, "not-regular");
     }
     if (info.size > maxBytes) throw tooLarge(maxBytes);
+    onOpen?.({ mode: info.mode, uid: info.uid });
     return readRegular((buffer) => fs.readSync(fd, buffer) || null, maxBytes, info.size);
   } finally {
     fs.closeSync(fd);

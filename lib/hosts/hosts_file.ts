@@ -12,7 +12,8 @@
  */
 
 import { ManifestError, RunError } from "../errors.ts";
-import { readBounded, unsafeMode } from "../_util.ts";
+import { type OpenedFile, readBounded, unsafeDirReason, unsafeMode } from "../_util.ts";
+import { dirname, resolve } from "../dirs.ts";
 import { sshCommand } from "./ssh.ts";
 
 /** One host of a hosts file. */
@@ -105,23 +106,30 @@ export function parseHostsFile(text: string, path: string): HostEntry[] {
  */
 export async function readHostsFile(path: string): Promise<HostEntry[]> {
   let text: string;
-  let info: Deno.FileInfo;
+  // The owner and mode of the file read, not of what the path names a moment before or after:
+  // whoever can swap it in between must not choose the commands.
+  let opened: OpenedFile | undefined;
   try {
-    info = await Deno.stat(path);
-    text = await readBounded(path);
+    text = await readBounded(path, { onOpen: (file) => opened = file });
   } catch (error) {
     throw new RunError(`Cannot read hosts file "${path}": ${(error as Error).message}`, {
       cause: error,
     });
   }
   const hosts = parseHostsFile(text, path);
-  // StrictModes: a "-- COMMAND" line runs as the user, so nobody else may be able to write it.
+  // StrictModes: a "-- COMMAND" line runs as the user, so nobody else may be able to write it,
+  // nor put another file in its place.
   const custom = hosts.find((host) => host.probe[0] === "/bin/sh");
-  const unsafe = custom === undefined ? null : unsafeMode(info, path);
-  if (custom !== undefined && unsafe !== null) {
+  if (custom === undefined) return hosts;
+  const unsafe = opened === undefined
+    ? { reason: "could not be checked", hint: "give a regular file" }
+    : unsafeMode(opened, path);
+  const dir = unsafe === null ? unsafeDirReason(dirname(resolve(path))) : null;
+  if (unsafe !== null || dir !== null) {
+    const why = unsafe !== null ? `the file ${unsafe.reason}` : `its dir can be changed: ${dir}`;
     throw new RunError(
-      `Cannot run the probe command of "${path}:${custom.line}": the file ${unsafe.reason}`,
-      { hint: `hint: ${unsafe.hint}` },
+      `Cannot run the probe command of "${path}:${custom.line}": ${why}`,
+      { hint: `hint: ${unsafe?.hint ?? "keep the hosts file in a dir only you can change"}` },
     );
   }
   return hosts;

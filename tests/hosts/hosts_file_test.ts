@@ -104,3 +104,17 @@ Deno.test("readHostsFile() refuses probe commands from a file others could write
   await Deno.chmod(path, 0o666);
   assert.equal((await readHostsFile(path))[0].name, "gpu-1");
 });
+
+Deno.test("readHostsFile() refuses probe commands from a dir where others could put another file in its place (review)", async () => {
+  const dir = await tempDir({ prefix: "tyhooks-hosts-" });
+  const path = `${dir}/hosts`;
+  await Deno.writeTextFile(path, "gpu-2 -- cat facts.json\n");
+  await Deno.chmod(path, 0o600);
+  await Deno.chmod(dir, 0o777);
+  await assert.rejects(
+    readHostsFile(path),
+    /Cannot run the probe command of ".*hosts:1": its dir can be changed: .* is writable by group or others and not sticky \(mode 0777\)/,
+  );
+  await Deno.chmod(dir, 0o1777); // Sticky, as /tmp: only the file's owner can replace it.
+  assert.equal((await readHostsFile(path))[0].name, "gpu-2");
+});
