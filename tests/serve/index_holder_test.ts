@@ -30,6 +30,14 @@ function counter() {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Once the watch has settled, a file written in `dir` is seen. */
+async function seesChangeIn(seen: ReturnType<typeof counter>, dir: string): Promise<void> {
+  await sleep(200);
+  const changed = seen.next();
+  await Deno.writeTextFile(`${dir}/x`, "1");
+  await changed;
+}
+
 Deno.test("watchDir() turns a burst of changes into one call", async () => {
   const dir = await tempDir();
   const seen = counter();
@@ -62,10 +70,7 @@ Deno.test("watchDir() on a missing dir waits for it, then watches it", async () 
     const appeared = seen.next();
     await Deno.mkdir(dir);
     await appeared;
-    await sleep(200);
-    const changed = seen.next();
-    await Deno.writeTextFile(`${dir}/x`, "1");
-    await changed;
+    await seesChangeIn(seen, dir);
   } finally {
     watch.close();
   }
@@ -85,10 +90,7 @@ Deno.test("watchDir() follows a dir that is removed and created again", async ()
     const back = seen.next();
     await Deno.mkdir(dir);
     await back;
-    await sleep(200);
-    const changed = seen.next();
-    await Deno.writeTextFile(`${dir}/x`, "1");
-    await changed;
+    await seesChangeIn(seen, dir);
   } finally {
     watch.close();
   }
@@ -109,10 +111,7 @@ Deno.test("watchDir() on a symlink follows it when it is swapped to another tree
     await Deno.symlink(b, `${parent}/next`);
     await Deno.rename(`${parent}/next`, link);
     await swapped;
-    await sleep(200);
-    const changed = seen.next();
-    await Deno.writeTextFile(`${b}/x`, "1");
-    await changed;
+    await seesChangeIn(seen, b);
   } finally {
     watch.close();
   }
