@@ -20,7 +20,9 @@ Deno.test("runScript() gives each script its own process group", async () => {
 });
 
 Deno.test("runScript() kills a hung script at its timeout and keeps what it printed", async () => {
-  const r = await runScript(fixture("hang.sh"), { timeoutMs: 200 });
+  // 1 s: time to print before the kill even with four test files on two cores (at 200 ms, one CI
+  // run of 2026-12-02 killed it before its echo ran).
+  const r = await runScript(fixture("hang.sh"), { timeoutMs: 1000 });
   assert(r.timed_out);
   assert.deepEqual(r.signal, "SIGTERM");
   assert.deepEqual(r.exit_code, null);
