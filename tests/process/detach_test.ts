@@ -85,13 +85,23 @@ Deno.test("handOffDetached() interrupted before the acknowledgement rejects and 
   const { dir, log } = await tempLog();
   const controller = new AbortController();
   const pidFile = join(dir, "pid");
-  setTimeout(() => controller.abort(new RunError("Interrupted by SIGTERM")), 300);
+  // Interrupted once the background run has started (its pid written), not after a fixed time
+  // that a loaded machine may spend before it starts.
+  const started = (async () => {
+    while (
+      !(await Deno.readTextFile(`${pidFile}.pid`).then((t) => t.endsWith("\n"), () => false))
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    controller.abort(new RunError("Interrupted by SIGTERM"));
+  })();
   await assert.rejects(
     handOffDetached(["sh", "-c", 'echo $$ > "$0.pid"; exec sleep 30', pidFile], ["fire"], log, {
       signal: controller.signal,
     }),
     /Interrupted by SIGTERM/,
   );
+  await started;
   const pid = Number(await Deno.readTextFile(`${pidFile}.pid`));
-  assert.ok(!alive(pid), "the stalled background run was ended");
+  assert.ok(pid > 0 && !alive(pid), "the stalled background run was ended");
 });
