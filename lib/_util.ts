@@ -286,8 +286,8 @@ export class BoundedReadError extends Error {
 
 /** The owner and mode of the file a read opened (not of whatever its path names now). */
 export interface OpenedFile {
-  mode: number;
-  uid: number;
+  mode: number | null;
+  uid: number | null;
 }
 
 /** Options of {@linkcode readBounded}. */
@@ -333,7 +333,21 @@ export async function readBoundedBytes(
   if (path !== "-") {
     // stat, not open, decides first: opening a FIFO would wait for a writer.
     checkRegular(Deno.statSync(path), maxBytes);
-    return await readOpenFile(path, maxBytes, options.signal, options.onOpen);
+    // Only someone who can change its dir can put a FIFO there after the stat: then the open goes
+    // through node:fs, with O_NONBLOCK. Loading node:fs costs a call about 50 ms, so only then.
+    if (mayBeReplaced(path)) {
+      return await readOpenFile(path, maxBytes, options.signal, options.onOpen);
+    }
+    const file = await Deno.open(path, { read: true });
+    try {
+      options.signal?.throwIfAborted();
+      // What was opened may not be what was checked: check the open file itself.
+      const info = checkRegular(file.statSync(), maxBytes);
+      options.onOpen?.(info);
+      return readRegular((buffer) => file.readSync(buffer), maxBytes, info.size);
+    } finally {
+      file.close();
+    }
   }
   const reader = Deno.stdin.readable.getReader();
   const onAbort = () => reader.cancel().catch(() => {});
@@ -356,6 +370,16 @@ export async function readBoundedBytes(
   return concat(chunks, total);
 }
 
+/** Whether someone other than the user (or root) could replace `path` or, if a link, its target. */
+function mayBeReplaced(path: string): boolean {
+  try {
+    return unsafeDirReason(dirname(resolve(path))) !== null ||
+      unsafeDirReason(dirname(Deno.realPathSync(path))) !== null;
+  } catch {
+    return true;
+  }
+}
+
 /**
  * Reads `path`, which a stat found to be a regular file, checking the file it opens: whoever can
  * write the dir can put a FIFO there after the stat. Opened with O_NONBLOCK, a FIFO opens at once
@@ -374,13 +398,14 @@ export async function readOpenFile(
     signal?.throwIfAborted();
     const info = fs.fstatSync(fd);
     if (!info.isFile()) {
-      const kind = info.isFIFO()
-        ? "a FIFO"
-        : info.isSocket()
-        ? "a socket"
-        : info.isDirectory()
-        ? "a directory"
-        : "a device";
+      const kind = fileKind({
+        isDirectory: info.isDirectory(),
+        isFifo: info.isFIFO(),
+        isSocket: info.isSocket(),
+        isCharDevice: info.isCharacterDevice(),
+        isBlockDevice: info.isBlockDevice(),
+        isSymlink: false,
+      });
       throw new BoundedReadError(`not a regular file (${kind})`, "not-regular");
     }
     if (info.size > maxBytes) throw tooLarge(maxBytes);
@@ -426,7 +451,12 @@ function tooLarge(maxBytes: number): BoundedReadError {
 }
 
 /** What kind of file `info` describes, for "not a regular file (a FIFO)". */
-export function fileKind(info: Deno.FileInfo): string {
+export function fileKind(
+  info: Pick<
+    Deno.FileInfo,
+    "isDirectory" | "isFifo" | "isSocket" | "isCharDevice" | "isBlockDevice" | "isSymlink"
+  >,
+): string {
   if (info.isDirectory) return "a directory";
   if (info.isFifo) return "a FIFO";
   if (info.isSocket) return "a socket";
