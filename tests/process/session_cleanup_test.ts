@@ -74,23 +74,32 @@ Deno.test("runScript() lets a deliberate setsid escape the session cleanup", asy
   assert(await waitGone(pid));
 });
 
+/** Runs one service that writes a stray's pid to `stray` in its dir, and stops it after `fn`. */
+async function withStray(
+  service: Parameters<typeof serviceIndex>[0][number],
+  fn: (set: ReturnType<typeof startServices>, pid: number) => Promise<void>,
+): Promise<void> {
+  const { index, dir } = await serviceIndex([service]);
+  const set = startServices(index);
+  try {
+    await fn(set, await readPid(join(dir, "stray")));
+  } finally {
+    await set.stop();
+  }
+}
+
 Deno.test({
   name: "stopping a service also ends the children it moved to groups of their own",
   ignore,
   async fn() {
-    const { index, dir } = await serviceIndex([{
+    await withStray({
       name: "jobs",
       command: `${BASH} -c 'set -m; sleep 60 & echo $! > stray; sleep 60 & wait'`,
-    }]);
-    const set = startServices(index);
-    try {
-      const pid = await readPid(join(dir, "stray"));
+    }, async (set, pid) => {
       assert.notEqual(ids(pid).pgrp, set.status()[0].pid, "out of the service's group");
       await set.stop({ stopTimeoutMs: 1000 });
       assert(!alive(pid), "the set -m child is dead when stop() returns");
-    } finally {
-      await set.stop();
-    }
+    });
   },
 });
 
@@ -121,17 +130,12 @@ Deno.test({
   name: "a service that exits leaves no child it moved to a group of its own",
   ignore,
   async fn() {
-    const { index, dir } = await serviceIndex([{
+    await withStray({
       name: "leaver",
-      command: `${BASH} -c 'set -m; sleep 60 & echo $! >> strays; exit 0'`,
+      command: `${BASH} -c 'set -m; sleep 60 & echo $! > stray; exit 0'`,
       restart: "never",
-    }]);
-    const set = startServices(index);
-    try {
-      const pid = await readPid(join(dir, "strays"));
+    }, async (_set, pid) => {
       assert(await waitGone(pid, 3000), "the set -m child outlived its service");
-    } finally {
-      await set.stop();
-    }
+    });
   },
 });
