@@ -4,7 +4,9 @@
  * `headersTimeoutMs` of connecting, an idle keep-alive connection closed after `idleTimeoutMs`,
  * and a failing `accept` (EMFILE: out of file descriptors) logged and retried, never a crash.
  * The two times are checked by one sweep a few times per limit (so a connection may last up to a
- * quarter of a limit longer), not by a timer per request.
+ * quarter of a limit longer), not by a timer per request. A connection carries one request at a
+ * time: HTTP/2 is refused (505) and its connection closed; and an answer saying
+ * `Connection: close` (a 401, say) closes its connection, so being refused holds no slot.
  *
  * `Deno.serve` gives no hook for any of that. Each accepted connection is handed to Deno's own
  * HTTP server (hyper) through `serveHttpOnConnection`, an internal of Deno 2.9 that `Deno.serve`
