@@ -84,6 +84,44 @@ for (const transport of ["tcp", "unix"] as const) {
   });
 }
 
+Deno.test("serve: clients without the token hold no connection: with --max-conns 8 and 8 of them kept alive, the token holder gets 200", async () => {
+  const dir = await tempDir();
+  const d = await startServe([
+    "--listen",
+    "127.0.0.1:0",
+    "--token-file",
+    await tokenFile(dir),
+    "--plugins-dir",
+    dir,
+    "--max-conns",
+    "8",
+  ]);
+  const clients: Deno.Conn[] = [];
+  try {
+    const [hostname, port] = d.base.replace("http://", "").split(":");
+    const buffer = new Uint8Array(4096);
+    for (let i = 0; i < 8; i++) {
+      const conn = await Deno.connect({ hostname, port: Number(port) });
+      clients.push(conn);
+      // Kept alive: the client neither closes nor stops asking.
+      await conn.write(new TextEncoder().encode("GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n"));
+      const n = await conn.read(buffer);
+      assert.match(new TextDecoder().decode(buffer.subarray(0, n ?? 0)), /^HTTP\/1\.1 401 /);
+    }
+    let status = 0;
+    for (let i = 0; i < 50 && status !== 200; i++) {
+      if (i > 0) await new Promise((r) => setTimeout(r, 100));
+      const auth = { authorization: "Bearer s3cret" };
+      status = await d.call("GET", "/v1/health", undefined, auth).then((a) => a.status, () => 0);
+    }
+    assert.equal(status, 200, d.stderr());
+  } finally {
+    for (const conn of clients) conn.close();
+    await d.kill();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("serve: a --token-file others can read is a usage error naming its mode (exit 64)", async () => {
   const dir = await tempDir();
   const file = await tokenFile(dir);
