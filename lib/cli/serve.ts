@@ -91,7 +91,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     plugins: daemon.plugins,
     pid: Deno.pid,
     max_procs: maxProcs,
-    max_conns: maxConns,
+    max_conns: daemon.maxConns,
   });
   const onHangup = () => void daemon.reload("SIGHUP");
   Deno.addSignalListener("SIGHUP", onHangup);

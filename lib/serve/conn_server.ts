@@ -161,13 +161,14 @@ export class ConnServer {
     this.#log = options.log ?? silentLogger;
     const fds = options.openFiles ?? null;
     if (fds !== null && this.#maxConns > fds - FD_RESERVE) {
-      const lowered = Math.max(1, fds - FD_RESERVE);
+      // The limit in effect is logged once, by whoever reports the start (`maxConns`).
       this.#log.log(
         "warn",
-        `Serving at most ${lowered} connections, not ${this.#maxConns}: the open files limit is ${fds}`,
+        `Serving fewer than ${this.#maxConns} connections: the open files limit is ${fds}, ` +
+          `and ${FD_RESERVE} descriptors are kept for hooks`,
         { hint: "raise it (ulimit -n) or lower --max-conns" },
       );
-      this.#maxConns = lowered;
+      this.#maxConns = Math.max(1, fds - FD_RESERVE);
     }
     this.#refused = new RateLog(this.#log, "Too many connections: closed new ones at once");
     this.#acceptFailed = new RateLog(this.#log, "Cannot accept a connection");

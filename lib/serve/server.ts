@@ -70,6 +70,8 @@ export interface Daemon {
   readonly address: ListenAddress;
   /** The number of plugins loaded at start. */
   readonly plugins: number;
+  /** Connections served at once: `conns.maxConns`, lowered to fit the open files limit. */
+  readonly maxConns: number;
   /** Reloads the plugin index (SIGHUP). */
   reload(reason?: string): Promise<void>;
   /**
@@ -190,6 +192,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   return {
     address: bound.address,
     plugins: holder.current.index.plugins.length,
+    maxConns: server.maxConns,
     reload: (reason = "reload") => holder.reload(reason),
     stop: () => stopping ??= stop(),
   };

@@ -57,10 +57,13 @@ for (const transport of ["tcp", "unix"] as const) {
         await new Promise((r) => setTimeout(r, 50));
       }
       assert.ok(alive(d.pid), d.stderr());
+      // The limit in effect is said once, in the start line.
       assert.match(
         d.stderr(),
-        /Serving at most 192 connections, not 256: the open files limit is 256/,
+        /Serving fewer than 256 connections: the open files limit is 256, and 64 descriptors/,
       );
+      assert.match(d.stderr(), /Listening on .*max_conns=192\)/);
+      assert.doesNotMatch(d.stderr(), /max_conns=256/);
       assert.match(d.stderr(), /Too many connections: closed new ones at once/);
       for (const conn of conns) conn.close();
       conns = [];
