@@ -6,6 +6,7 @@
  */
 
 import assert from "node:assert/strict";
+import { lchown } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { tempDir } from "../_cli.ts";
 import { pluginsHandling } from "./_trees.ts";
@@ -137,6 +138,29 @@ Deno.test("serve: a --token-file others can read is a usage error naming its mod
   );
   assert.match(r.stderr, /hint: chmod 600 /);
 });
+
+Deno.test(
+  "serve: a --token-file named through a symlink another user owns is a usage error naming the link (exit 64)",
+  {
+    ignore: Deno.uid() !== 0,
+  },
+  async () => {
+    const dir = await tempDir();
+    try {
+      const link = join(dir, "link");
+      await Deno.symlink(await tokenFile(dir), link);
+      await lchown(link, 65534, 65534);
+      const r = await serveFailure(["--listen", "127.0.0.1:0", "--token-file", link]);
+      assert.equal(r.code, 64, r.stderr);
+      assert.match(
+        r.stderr,
+        /Invalid --token-file ".*link": it is named through ".*link", a symlink owned by user 65534/,
+      );
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);
 
 Deno.test("serve: a --max-conns that is not a whole number is a usage error naming the flag", async () => {
   const r = await serveFailure(["--max-conns", "many"]);
