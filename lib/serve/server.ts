@@ -28,7 +28,7 @@ import {
 } from "./listen.ts";
 import { within } from "../_timers.ts";
 import { DEFAULT_MAX_PROCS, EventQueue, ProcLimit } from "./limits.ts";
-import { IndexHolder, type WatchDirOptions } from "./index_holder.ts";
+import { type HolderLoadOptions, IndexHolder, type WatchDirOptions } from "./index_holder.ts";
 import { type DaemonState, requestHandler, type ServiceSupervisor } from "./endpoints.ts";
 import { PersistentHooks } from "./persistent.ts";
 
@@ -54,8 +54,11 @@ export interface DaemonOptions {
   timeouts?: Partial<Timeouts>;
   /** Where requests, reloads and failures are logged; default silent. */
   log?: Logger;
-  /** The plugin loader; default `loadPlugins`. */
-  load?: (dir: string) => Promise<PluginIndex>;
+  /**
+   * The plugin loader; default `loadPlugins`. A loader that calls `observe` with what it reads
+   * is reloaded only when one of those changes, one that does not at any change.
+   */
+  load?: (dir: string, options: HolderLoadOptions) => Promise<PluginIndex>;
   /** Plugins dir watch settings, or false for none. */
   watch?: WatchDirOptions | false;
   /** Starts the service supervisor over the first index (`--services`). */
@@ -82,9 +85,9 @@ export interface Daemon {
   stop(): Promise<void>;
 }
 
-async function defaultLoad(dir: string): Promise<PluginIndex> {
+async function defaultLoad(dir: string, options: HolderLoadOptions): Promise<PluginIndex> {
   const { loadPlugins } = await import("../plugins/load.ts");
-  return await loadPlugins(dir);
+  return await loadPlugins(dir, options);
 }
 
 /**
