@@ -3,9 +3,10 @@
  * loaded from changes: a manifest, a script one names, a plugin or collection dir appearing or
  * going, a workflow or routine; not a file a hook writes into its plugin dir (the loader says what
  * it reads through `observe`). Requests take the current snapshot when they start and keep it to
- * the end, so a reload never changes the plugins under a call in flight. Reloads are serialized and coalesced; a reload that fails as a whole
- * (the loader threw) keeps the previous snapshot. A plugin whose manifest broke is skipped by the
- * loader like at any start: the other plugins keep serving and its warning is logged.
+ * the end, so a reload never changes the plugins under a call in flight. Reloads are serialized
+ * and coalesced; a reload that fails as a whole (the loader threw) keeps the previous snapshot. A
+ * plugin whose manifest broke is skipped by the loader like at any start: the other plugins keep
+ * serving and its warning is logged.
  *
  * The watch ({@linkcode watchDir}) is debounced. The dir may not exist (a missing plugins dir
  * holds no plugins): then it is polled for, every `pollMs`, rather than watching its parent,
