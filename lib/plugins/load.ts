@@ -49,7 +49,7 @@ export interface LoadOptions {
  * console.assert(index.plugins.length === 0 && index.warnings.length === 0);
  * ```
  */
-export async function loadPlugins(dir: string, options: CollectOptions = {}): Promise<PluginIndex> {
+export async function loadPlugins(dir: string, options: LoadOptions = {}): Promise<PluginIndex> {
   const collected = await collectReports(dir, options);
   const { plugins, warnings } = foldReports(collected);
   return { dir: collected.root, plugins, warnings };

@@ -58,7 +58,7 @@ export interface DaemonOptions {
    * The plugin loader; default `loadPlugins`. A loader that calls `observe` with what it reads
    * is reloaded only when one of those changes, one that does not at any change.
    */
-  load?: (dir: string, options: HolderLoadOptions) => Promise<PluginIndex>;
+  load?: (dir: string, options: { observe(path: string): void }) => Promise<PluginIndex>;
   /** Plugins dir watch settings, or false for none. */
   watch?: WatchDirOptions | false;
   /** Starts the service supervisor over the first index (`--services`). */
@@ -85,9 +85,11 @@ export interface Daemon {
   stop(): Promise<void>;
 }
 
+// `loadPlugins`, telling the holder what it reads (as the index cache learns it).
 async function defaultLoad(dir: string, options: HolderLoadOptions): Promise<PluginIndex> {
-  const { loadPlugins } = await import("../plugins/load.ts");
-  return await loadPlugins(dir, options);
+  const { collectReports, foldReports } = await import("../plugins/load.ts");
+  const collected = await collectReports(dir, options);
+  return { dir: collected.root, ...foldReports(collected) };
 }
 
 /**

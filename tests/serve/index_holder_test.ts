@@ -3,7 +3,7 @@ import { IndexHolder, watchDir } from "../../lib/serve/index_holder.ts";
 import type { LoadWarning, PluginIndex } from "../../lib/plugins/types.ts";
 import { createLogger } from "../../lib/log.ts";
 import { makeTree, tempDir } from "../_cli.ts";
-import { loadPlugins } from "../../lib/plugins/load.ts";
+import { collectReports, foldReports } from "../../lib/plugins/load.ts";
 
 /** Counts calls; `next()` resolves at the next call, or fails after `ms`. */
 function counter() {
@@ -257,7 +257,10 @@ Deno.test("IndexHolder reloads for a manifest edited and a plugin dir added, not
     "p/bin/done.sh": "#!/bin/sh\n",
   });
   const holder = new IndexHolder(dir, {
-    load: loadPlugins,
+    load: async (d, options) => {
+      const collected = await collectReports(d, options);
+      return { dir: collected.root, ...foldReports(collected) };
+    },
     build: (index) => index.plugins.map((plugin) => plugin.name),
     watch: { debounceMs: 50 },
   });
