@@ -225,6 +225,53 @@ export function unsafeDirReason(dir: string): string | null {
   return null;
 }
 
+/**
+ * The first symbolic link on the way to what `path` names (the path itself or a directory on
+ * it, and the links those lead through) owned by someone other than the user or root, who could
+ * point it elsewhere at any time; null when there is none. A path that cannot be followed to
+ * the end gives null: reading it fails anyway. Requires `--allow-read`.
+ */
+export function foreignLink(path: string): { link: string; uid: number } | null {
+  const me = currentUid();
+  if (me === null) return null;
+  let at = path.startsWith("/") ? "/" : Deno.cwd();
+  const rest = path.split("/").reverse();
+  // At most 40 links, as Linux follows (ELOOP past that).
+  for (let links = 0; rest.length > 0;) {
+    const name = rest.pop()!;
+    if (name === "" || name === ".") continue;
+    if (name === "..") {
+      at = dirname(at);
+      continue;
+    }
+    const next = at === "/" ? `/${name}` : `${at}/${name}`;
+    let info: Deno.FileInfo;
+    try {
+      info = Deno.lstatSync(next);
+    } catch {
+      return null;
+    }
+    if (!info.isSymlink) {
+      at = next;
+      continue;
+    }
+    if (info.uid !== null && info.uid !== me && info.uid !== 0) {
+      return { link: next, uid: info.uid };
+    }
+    if (++links > 40) return null;
+    let target: string;
+    try {
+      target = Deno.readLinkSync(next);
+    } catch {
+      return null;
+    }
+    // `at` is a real path (every link before was followed), so ".." in the target is its parent.
+    if (target.startsWith("/")) at = "/";
+    rest.push(...target.split("/").reverse());
+  }
+  return null;
+}
+
 function chain(dir: string): string[] {
   const paths = [dir];
   for (let up = dirname(dir); up !== paths.at(-1); up = dirname(up)) paths.push(up);
@@ -370,11 +417,14 @@ export async function readBoundedBytes(
   return concat(chunks, total);
 }
 
-/** Whether someone other than the user (or root) could replace `path` or, if a link, its target. */
+/**
+ * Whether someone other than the user (or root) could replace `path` or, if a link, its target,
+ * or point a link on the way elsewhere.
+ */
 function mayBeReplaced(path: string): boolean {
   try {
     return unsafeDirReason(dirname(resolve(path))) !== null ||
-      unsafeDirReason(dirname(Deno.realPathSync(path))) !== null;
+      unsafeDirReason(dirname(Deno.realPathSync(path))) !== null || foreignLink(path) !== null;
   } catch {
     return true;
   }

@@ -36,7 +36,8 @@ export const spec: CommandSpec = {
     "<runtime> is $XDG_RUNTIME_DIR, else <cache>/tyhooks. The socket is mode 0600 and removed on",
     "exit. Endpoints: GET /v1/health, /v1/plugins, /v1/services; POST /v1/route, /v1/placement,",
     "/v1/events/{event}[?wait=1], /v1/status-change, /v1/actions/{plugin}/{action}, /v1/tool/pre,",
-    "/v1/tool/post, /v1/hosts. The plugins are reloaded when the plugins dir changes and on SIGHUP.",
+    "/v1/tool/post, /v1/hosts. The plugins are reloaded when a manifest, a script one names or a",
+    "plugin dir changes, and on SIGHUP.",
     "A connection must send its headers within 10 s; an idle one is closed after 30 s.",
     "SIGINT/SIGTERM: stop accepting, let route/placement/tool pre calls in flight finish, stop",
     "every hook and service, remove the socket, exit 0.",
@@ -91,7 +92,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     plugins: daemon.plugins,
     pid: Deno.pid,
     max_procs: maxProcs,
-    max_conns: maxConns,
+    max_conns: daemon.maxConns,
   });
   const onHangup = () => void daemon.reload("SIGHUP");
   Deno.addSignalListener("SIGHUP", onHangup);

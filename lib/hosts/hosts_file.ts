@@ -12,7 +12,13 @@
  */
 
 import { ManifestError, RunError } from "../errors.ts";
-import { type OpenedFile, readBounded, unsafeDirReason, unsafeMode } from "../_util.ts";
+import {
+  foreignLink,
+  type OpenedFile,
+  readBounded,
+  unsafeDirReason,
+  unsafeMode,
+} from "../_util.ts";
 import { dirname, resolve } from "../dirs.ts";
 import { sshCommand } from "./ssh.ts";
 
@@ -118,19 +124,42 @@ export async function readHostsFile(path: string): Promise<HostEntry[]> {
   }
   const hosts = parseHostsFile(text, path);
   // StrictModes: a "-- COMMAND" line runs as the user, so nobody else may be able to write it,
-  // nor put another file in its place.
+  // nor put another file in its place, nor point a link on the way to another file.
   const custom = hosts.find((host) => host.probe[0] === "/bin/sh");
   if (custom === undefined) return hosts;
-  const unsafe = opened === undefined
-    ? { reason: "could not be checked", hint: "give a regular file" }
-    : unsafeMode(opened, path);
-  const dir = unsafe === null ? unsafeDirReason(dirname(resolve(path))) : null;
-  if (unsafe !== null || dir !== null) {
-    const why = unsafe !== null ? `the file ${unsafe.reason}` : `its dir can be changed: ${dir}`;
+  const untrusted = untrustedReason(path, opened);
+  if (untrusted !== null) {
     throw new RunError(
-      `Cannot run the probe command of "${path}:${custom.line}": ${why}`,
-      { hint: `hint: ${unsafe?.hint ?? "keep the hosts file in a dir only you can change"}` },
+      `Cannot run the probe command of "${path}:${custom.line}": ${untrusted.why}`,
+      { hint: `hint: ${untrusted.hint}` },
     );
   }
   return hosts;
+}
+
+/** Why the probe commands of the hosts file `path`, opened as `opened`, may not run; or null. */
+function untrustedReason(
+  path: string,
+  opened: OpenedFile | undefined,
+): { why: string; hint: string } | null {
+  if (opened === undefined) {
+    return { why: "the file could not be checked", hint: "give a regular file" };
+  }
+  const unsafe = unsafeMode(opened, path);
+  if (unsafe !== null) return { why: `the file ${unsafe.reason}`, hint: unsafe.hint };
+  const link = foreignLink(path);
+  if (link !== null) {
+    return {
+      why: `it is named through "${link.link}", a symlink owned by user ${link.uid}`,
+      hint: "name the hosts file itself, or a link of your own",
+    };
+  }
+  const dir = unsafeDirReason(dirname(resolve(path)));
+  if (dir !== null) {
+    return {
+      why: `its dir can be changed: ${dir}`,
+      hint: "keep the hosts file in a dir only you can change",
+    };
+  }
+  return null;
 }

@@ -4,7 +4,9 @@
  * `headersTimeoutMs` of connecting, an idle keep-alive connection closed after `idleTimeoutMs`,
  * and a failing `accept` (EMFILE: out of file descriptors) logged and retried, never a crash.
  * The two times are checked by one sweep a few times per limit (so a connection may last up to a
- * quarter of a limit longer), not by a timer per request.
+ * quarter of a limit longer), not by a timer per request. A connection carries one request at a
+ * time: HTTP/2 is refused (505) and its connection closed; and an answer saying
+ * `Connection: close` (a 401, say) closes its connection, so being refused holds no slot.
  *
  * `Deno.serve` gives no hook for any of that. Each accepted connection is handed to Deno's own
  * HTTP server (hyper) through `serveHttpOnConnection`, an internal of Deno 2.9 that `Deno.serve`
@@ -19,6 +21,7 @@
 import { type Logger, silentLogger } from "../log.ts";
 import { runScript } from "../process/run_script.ts";
 import { sleep } from "../_timers.ts";
+import { json } from "./http.ts";
 
 /** Connections served at once by default (SPEC "Trust boundaries"). */
 export const DEFAULT_MAX_CONNS = 256;
@@ -36,6 +39,12 @@ const FD_RESERVE = 64;
 
 /** At most one log line per this many ms for each kind of refusal; the lines carry counts. */
 const LOG_INTERVAL_MS = 1000;
+/**
+ * How long a connection whose answer closes it stays open for that answer to be written. It is
+ * cut, not shut down gracefully: hyper's graceful close of an HTTP/2 connection waits for the
+ * peer's acknowledgement, which a hostile peer never sends.
+ */
+const CLOSE_GRACE_MS = 250;
 /** After a failed `accept`, wait this long before the next (doubling up to the max). */
 const ACCEPT_RETRY_MS = 10;
 const ACCEPT_RETRY_MAX_MS = 1000;
@@ -152,13 +161,14 @@ export class ConnServer {
     this.#log = options.log ?? silentLogger;
     const fds = options.openFiles ?? null;
     if (fds !== null && this.#maxConns > fds - FD_RESERVE) {
-      const lowered = Math.max(1, fds - FD_RESERVE);
+      // The limit in effect is logged once, by whoever reports the start (`maxConns`).
       this.#log.log(
         "warn",
-        `Serving at most ${lowered} connections, not ${this.#maxConns}: the open files limit is ${fds}`,
+        `Serving fewer than ${this.#maxConns} connections: the open files limit is ${fds}, ` +
+          `and ${FD_RESERVE} descriptors are kept for hooks`,
         { hint: "raise it (ulimit -n) or lower --max-conns" },
       );
-      this.#maxConns = lowered;
+      this.#maxConns = Math.max(1, fds - FD_RESERVE);
     }
     this.#refused = new RateLog(this.#log, "Too many connections: closed new ones at once");
     this.#acceptFailed = new RateLog(this.#log, "Cannot accept a connection");
@@ -233,12 +243,39 @@ export class ConnServer {
   #serveConn(conn: Deno.Conn): void {
     const abort = new AbortController();
     // Checked by the sweep, not by a timer per request: two numbers per request instead.
-    const watch: Watched = { abort, inFlight: 0, since: performance.now(), requests: 0 };
+    const watch: Watched = {
+      abort,
+      inFlight: 0,
+      since: performance.now(),
+      requests: 0,
+      closing: false,
+    };
+    // Once the server is shut down, hyper owns the connection: an abort would find it gone.
+    const cut = () => {
+      if (!this.#closing) abort.abort();
+    };
     const handler = async (request: Request): Promise<Response> => {
+      // HTTP/1.1 answers a connection's requests one at a time: a second one while the first is
+      // answered is HTTP/2 multiplexing, which would let one slot of maxConns carry any number.
+      // A request after an answer that closes the connection is cut too.
+      if (watch.inFlight > 0 || watch.closing) {
+        cut();
+        return notHttp11();
+      }
+      // Hyper also speaks HTTP/2 (h2c) and Deno has no switch for it. HTTP/2 clients send no
+      // Host (they send :authority), while HTTP/1.1 requires one (RFC 9112, 3.2).
+      if (!request.headers.has("host")) {
+        watch.closing = true;
+        watch.since = performance.now();
+        return notHttp11();
+      }
       watch.inFlight++;
       watch.requests++;
       try {
-        return await this.#handler(request);
+        const response = await this.#handler(request);
+        // Hyper keeps the connection open whatever the answer's Connection header says.
+        if (response.headers.get("connection")?.toLowerCase() === "close") watch.closing = true;
+        return response;
       } finally {
         // The answer is handed over; from now on the connection waits for its next request.
         watch.inFlight--;
@@ -274,11 +311,24 @@ export class ConnServer {
       const now = performance.now();
       for (const watch of this.#watched.values()) {
         if (watch.inFlight > 0) continue;
-        const limit = watch.requests === 0 ? this.#headersMs : this.#idleMs;
+        const limit = watch.closing
+          ? CLOSE_GRACE_MS
+          : watch.requests === 0
+          ? this.#headersMs
+          : this.#idleMs;
         if (now - watch.since >= limit) watch.abort.abort();
       }
     }
   }
+}
+
+/** The answer to a request that is not HTTP/1.1; its connection is closed. */
+function notHttp11(): Response {
+  return json(
+    505,
+    { error: "HTTP version not supported: the daemon speaks HTTP/1.1, with a Host header" },
+    { connection: "close" },
+  );
 }
 
 /** What the sweep knows of a connection. */
@@ -290,4 +340,6 @@ interface Watched {
   since: number;
   /** Requests so far: none means it is still owing its first headers. */
   requests: number;
+  /** Its last answer closes it: it is cut once that answer has had time to be written. */
+  closing: boolean;
 }

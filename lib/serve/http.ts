@@ -35,10 +35,16 @@ export function json(status: number, body: unknown, headers?: Record<string, str
 
 const JSON_TYPE = { "content-type": "application/json" };
 
-/** The `{"error": message}` response of an error: an HttpError's status, else 500. */
+/**
+ * The `{"error": message}` response of an error: an HttpError's status, else 500. A 401 closes
+ * its connection, so a client without the token cannot keep one of the connections open.
+ */
 export function errorResponse(error: unknown): Response {
   if (error instanceof HttpError) {
-    return json(error.status, { error: error.message }, error.headers);
+    const headers = error.status === 401
+      ? { ...error.headers, connection: "close" }
+      : error.headers;
+    return json(error.status, { error: error.message }, headers);
   }
   return json(500, { error: error instanceof Error ? error.message : String(error) });
 }

@@ -1,9 +1,12 @@
 /**
- * The daemon's current plugin index, reloaded when the plugins dir changes. Requests take the
- * current snapshot when they start and keep it to the end, so a reload never changes the plugins
- * under a call in flight. Reloads are serialized and coalesced; a reload that fails as a whole
- * (the loader threw) keeps the previous snapshot. A plugin whose manifest broke is skipped by the
- * loader like at any start: the other plugins keep serving and its warning is logged.
+ * The daemon's current plugin index, reloaded when something under the plugins dir that it was
+ * loaded from changes: a manifest, a script one names, a plugin or collection dir appearing or
+ * going, a workflow or routine; not a file a hook writes into its plugin dir (the loader says what
+ * it reads through `observe`). Requests take the current snapshot when they start and keep it to
+ * the end, so a reload never changes the plugins under a call in flight. Reloads are serialized
+ * and coalesced; a reload that fails as a whole (the loader threw) keeps the previous snapshot. A
+ * plugin whose manifest broke is skipped by the loader like at any start: the other plugins keep
+ * serving and its warning is logged.
  *
  * The watch ({@linkcode watchDir}) is debounced. The dir may not exist (a missing plugins dir
  * holds no plugins): then it is polled for, every `pollMs`, rather than watching its parent,
@@ -18,6 +21,7 @@
 import { type Logger, silentLogger } from "../log.ts";
 import type { LoadWarning, PluginIndex } from "../plugins/types.ts";
 import { logWarnings } from "../plugins/messages.ts";
+import { basename, dirname } from "../dirs.ts";
 
 /** Options of {@linkcode watchDir}: how the daemon watches the plugins dir. */
 export interface WatchDirOptions {
@@ -27,6 +31,8 @@ export interface WatchDirOptions {
   pollMs?: number;
   /** Where a watch that cannot be set up is reported; default silent. */
   log?: Logger;
+  /** Whether a change to this path calls for `onChange`; default every change does. */
+  matters?: (path: string) => boolean;
 }
 
 /** A running watch. */
@@ -58,6 +64,7 @@ export function watchDir(
   const debounceMs = options.debounceMs ?? 200;
   const pollMs = options.pollMs ?? 1000;
   const log = options.log ?? silentLogger;
+  const matters = options.matters ?? (() => true);
   let closed = false;
   let watcher: Deno.FsWatcher | undefined;
   let watched: string | null = null;
@@ -111,8 +118,12 @@ export function watchDir(
     poll = setTimeout(check, pollMs);
     let failure = "the watch ended";
     try {
-      // "access" is a file closed after writing, which always follows a "modify".
-      for await (const event of current) if (event.kind !== "access") touched();
+      // "access" is a file closed after writing, which always follows a "modify". An event
+      // naming no path (the kernel's queue overflowed) may hide anything.
+      for await (const event of current) {
+        if (event.kind === "access") continue;
+        if (event.paths.length === 0 || event.paths.some(matters)) touched();
+      }
     } catch (error) {
       failure = (error as Error).message;
     }
@@ -136,10 +147,19 @@ export function watchDir(
   };
 }
 
+/** What the holder passes its loader. */
+export interface HolderLoadOptions {
+  /** Called with every path the index depends on (as `loadPlugins` does), before it is read. */
+  observe(path: string): void;
+}
+
 /** Options of {@linkcode IndexHolder}. */
 export interface IndexHolderOptions<T> {
-  /** Loads the index (the plugin loader). */
-  load(dir: string): Promise<PluginIndex>;
+  /**
+   * Loads the index (the plugin loader). One that calls `observe` is reloaded only for changes
+   * to what it observed; one that does not, for any change under the dir.
+   */
+  load(dir: string, options: HolderLoadOptions): Promise<PluginIndex>;
   /** Builds what requests use from an index (runners over it, etc.). */
   build(index: PluginIndex): T;
   /** Called with what `build` made of an index once a newer one replaced it. */
@@ -156,6 +176,14 @@ export interface Snapshot<T> {
   built: T;
   /** Counts loads, from 1. */
   generation: number;
+}
+
+/** What a loaded index depends on. */
+interface Dependencies {
+  /** Every path the load observed: the dirs it listed, their entries, manifests, scripts. */
+  paths: Set<string>;
+  /** The plugin dirs: observed, but a new file in one alters nothing. */
+  pluginDirs: Set<string>;
 }
 
 function warningKey(w: LoadWarning): string {
@@ -176,6 +204,10 @@ export class IndexHolder<T> {
   #chain: Promise<void> = Promise.resolve();
   #queued: Promise<void> | null = null;
   #watch: DirWatch | undefined;
+  /** What the current index depends on; null when not known (then every change counts). */
+  #deps: Dependencies | null = null;
+  /** What the load in progress has observed so far. */
+  #loading: Set<string> | null = null;
 
   constructor(dir: string, options: IndexHolderOptions<T>) {
     this.dir = dir;
@@ -197,12 +229,39 @@ export class IndexHolder<T> {
     if (this.#options.watch !== false) {
       this.#watch = watchDir(this.dir, () => this.reload("change"), {
         log: this.#log,
+        matters: (path) => this.#matters(path),
         ...this.#options.watch,
       });
     }
-    const index = await this.#options.load(this.dir);
-    this.#swap(index);
+    const { index, observed } = await this.#load();
+    this.#swap(index, observed);
     logWarnings(this.#log, index.warnings);
+  }
+
+  /**
+   * Whether a change to `path` can alter the index: a manifest anywhere, or a path the current
+   * load or the one in progress observed, or a new entry of a dir they listed that is not a
+   * plugin dir (a plugin or collection dir, a workflow, a routine). A file a hook writes into its
+   * own plugin dir is none of these.
+   */
+  #matters(path: string): boolean {
+    const deps = this.#deps;
+    if (deps === null || basename(path) === "plugin.yaml") return true;
+    const seen = (p: string) => deps.paths.has(p) || this.#loading?.has(p) === true;
+    const parent = dirname(path);
+    return seen(path) || (seen(parent) && !deps.pluginDirs.has(parent));
+  }
+
+  /** Loads the index, noting what it observes. */
+  async #load(): Promise<{ index: PluginIndex; observed: Set<string> }> {
+    const observed = new Set<string>();
+    this.#loading = observed;
+    try {
+      const index = await this.#options.load(this.dir, { observe: (path) => observed.add(path) });
+      return { index, observed };
+    } finally {
+      this.#loading = null;
+    }
   }
 
   /**
@@ -228,9 +287,12 @@ export class IndexHolder<T> {
   async #reload(reason: string): Promise<void> {
     const previous = this.current;
     let index: PluginIndex;
+    let observed: Set<string>;
     try {
-      index = await this.#options.load(this.dir);
+      ({ index, observed } = await this.#load());
     } catch (error) {
+      // What the failed load depended on is not known: the next change retries.
+      this.#deps = null;
       this.#log.log(
         "error",
         `Cannot reload the plugins: ${(error as Error).message}: keeping the previous ones`,
@@ -241,7 +303,7 @@ export class IndexHolder<T> {
     // A warning seen at the previous load was logged then; log only the new ones.
     const seen = new Set(previous.index.warnings.map(warningKey));
     logWarnings(this.#log, index.warnings.filter((w) => !seen.has(warningKey(w))));
-    this.#swap(index);
+    this.#swap(index, observed);
     this.#log.log("info", "Reloaded the plugins", {
       reason,
       plugins: index.plugins.length,
@@ -249,7 +311,11 @@ export class IndexHolder<T> {
     });
   }
 
-  #swap(index: PluginIndex): void {
+  #swap(index: PluginIndex, observed: Set<string>): void {
+    // A loader that observed nothing says nothing of what it read.
+    this.#deps = observed.size === 0
+      ? null
+      : { paths: observed, pluginDirs: new Set(index.plugins.map((plugin) => plugin.dir)) };
     const previous = this.#current;
     const generation = (previous?.generation ?? 0) + 1;
     this.#current = { index, built: this.#options.build(index), generation };

@@ -14,7 +14,7 @@
 
 import { dirname, isAbsolute, join, resolve, runtimeDir } from "../dirs.ts";
 import { InputError, RunError } from "../errors.ts";
-import { readBounded, unsafeDirReason } from "../_util.ts";
+import { foreignLink, readBounded, unsafeDirReason } from "../_util.ts";
 import { errorResponse } from "./http.ts";
 import { ConnServer, type ConnServerOptions, openFilesLimit } from "./conn_server.ts";
 
@@ -77,14 +77,23 @@ export const MAX_TOKEN_BYTES = 4096;
 /**
  * Reads the token: the file's content, trimmed at both ends. The file must be a regular file
  * owned by the current user with no access for group or others (as sshd's StrictModes wants of
- * a private key): a token others can read or replace guards nothing. It is checked before it is
- * opened, so a FIFO is an error, not a hang.
+ * a private key), named through no symlink another user owns: a token others can read or
+ * replace guards nothing. It is checked before it is opened, so a FIFO is an error, not a hang.
  */
 export async function readTokenFile(path: string): Promise<string> {
   const input = "--token-file";
   const what = `--token-file "${path}"`;
   let text: string;
   try {
+    // Whoever owns a link on the way chooses the file: a token they can read, say.
+    const link = foreignLink(path);
+    if (link !== null) {
+      throw new InputError(
+        `Invalid ${what}: it is named through "${link.link}", a symlink owned by user ` +
+          `${link.uid}, not by the current user or root`,
+        { input, hint: "hint: name the token file itself, or a link of your own" },
+      );
+    }
     const info = await Deno.stat(path);
     if (!info.isFile) throw new InputError(`Invalid ${what}: not a regular file`, { input });
     const uid = Deno.uid();

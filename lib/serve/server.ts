@@ -28,7 +28,7 @@ import {
 } from "./listen.ts";
 import { within } from "../_timers.ts";
 import { DEFAULT_MAX_PROCS, EventQueue, ProcLimit } from "./limits.ts";
-import { IndexHolder, type WatchDirOptions } from "./index_holder.ts";
+import { type HolderLoadOptions, IndexHolder, type WatchDirOptions } from "./index_holder.ts";
 import { type DaemonState, requestHandler, type ServiceSupervisor } from "./endpoints.ts";
 import { PersistentHooks } from "./persistent.ts";
 
@@ -54,8 +54,11 @@ export interface DaemonOptions {
   timeouts?: Partial<Timeouts>;
   /** Where requests, reloads and failures are logged; default silent. */
   log?: Logger;
-  /** The plugin loader; default `loadPlugins`. */
-  load?: (dir: string) => Promise<PluginIndex>;
+  /**
+   * The plugin loader; default `loadPlugins`. A loader that calls `observe` with what it reads
+   * is reloaded only when one of those changes, one that does not at any change.
+   */
+  load?: (dir: string, options: { observe(path: string): void }) => Promise<PluginIndex>;
   /** Plugins dir watch settings, or false for none. */
   watch?: WatchDirOptions | false;
   /** Starts the service supervisor over the first index (`--services`). */
@@ -70,6 +73,8 @@ export interface Daemon {
   readonly address: ListenAddress;
   /** The number of plugins loaded at start. */
   readonly plugins: number;
+  /** Connections served at once: `conns.maxConns`, lowered to fit the open files limit. */
+  readonly maxConns: number;
   /** Reloads the plugin index (SIGHUP). */
   reload(reason?: string): Promise<void>;
   /**
@@ -80,9 +85,11 @@ export interface Daemon {
   stop(): Promise<void>;
 }
 
-async function defaultLoad(dir: string): Promise<PluginIndex> {
-  const { loadPlugins } = await import("../plugins/load.ts");
-  return await loadPlugins(dir);
+// `loadPlugins`, telling the holder what it reads (as the index cache learns it).
+async function defaultLoad(dir: string, options: HolderLoadOptions): Promise<PluginIndex> {
+  const { collectReports, foldReports } = await import("../plugins/load.ts");
+  const collected = await collectReports(dir, options);
+  return { dir: collected.root, ...foldReports(collected) };
 }
 
 /**
@@ -190,6 +197,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   return {
     address: bound.address,
     plugins: holder.current.index.plugins.length,
+    maxConns: server.maxConns,
     reload: (reason = "reload") => holder.reload(reason),
     stop: () => stopping ??= stop(),
   };

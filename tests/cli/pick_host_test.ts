@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { lchown } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { cli, MAIN, makeTree, PERMISSION_FLAGS, ROOT, tempDir } from "../_cli.ts";
 import { fixture, readPid, waitGone } from "../_procs.ts";
@@ -159,6 +160,35 @@ Deno.test("tyhooks pick-host: usage errors and a missing file exit 64, an unread
   assert.equal(unreadable.code, 1);
   assert.match(unreadable.stderr, /^tyhooks: Cannot read hosts file ".*": /);
 });
+
+Deno.test(
+  "tyhooks pick-host refuses the probe commands of a hosts file named through another user's symlink (as root: lchown nobody)",
+  {
+    ignore: Deno.uid() !== 0,
+  },
+  async () => {
+    const dir = await makeTree({ "fleet/hosts": line("a", "", "ok", "a", 4 * GiB) + "\n" });
+    try {
+      const link = join(dir, "hosts");
+      await Deno.symlink(join(dir, "fleet/hosts"), link);
+      await lchown(link, 65534, 65534);
+      const r = await cli(["pick-host", "--hosts", link]);
+      assert.equal(r.code, 1);
+      assert.equal(r.stdout, "");
+      assert.match(
+        r.stderr,
+        /^tyhooks: Cannot run the probe command of ".*\/hosts:1": it is named through ".*\/hosts", a symlink owned by user 65534\n/,
+      );
+      assert.match(r.stderr, /hint: name the hosts file itself, or a link of your own/);
+      // The same link, the user's (root's) own: followed.
+      await lchown(link, 0, 0);
+      const mine = await cli(["pick-host", "--hosts", link]);
+      assert.equal(JSON.parse(mine.stdout).target, "a", mine.stderr);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);
 
 const EXAMPLE = join(ROOT, "plugins-example", "fleet-placement");
 

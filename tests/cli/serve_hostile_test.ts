@@ -6,6 +6,7 @@
  */
 
 import assert from "node:assert/strict";
+import { lchown } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { tempDir } from "../_cli.ts";
 import { pluginsHandling } from "./_trees.ts";
@@ -57,10 +58,13 @@ for (const transport of ["tcp", "unix"] as const) {
         await new Promise((r) => setTimeout(r, 50));
       }
       assert.ok(alive(d.pid), d.stderr());
+      // The limit in effect is said once, in the start line.
       assert.match(
         d.stderr(),
-        /Serving at most 192 connections, not 256: the open files limit is 256/,
+        /Serving fewer than 256 connections: the open files limit is 256, and 64 descriptors/,
       );
+      assert.match(d.stderr(), /Listening on .*max_conns=192\)/);
+      assert.doesNotMatch(d.stderr(), /max_conns=256/);
       assert.match(d.stderr(), /Too many connections: closed new ones at once/);
       for (const conn of conns) conn.close();
       conns = [];
@@ -84,6 +88,44 @@ for (const transport of ["tcp", "unix"] as const) {
   });
 }
 
+Deno.test("serve: clients without the token hold no connection: with --max-conns 8 and 8 of them kept alive, the token holder gets 200", async () => {
+  const dir = await tempDir();
+  const d = await startServe([
+    "--listen",
+    "127.0.0.1:0",
+    "--token-file",
+    await tokenFile(dir),
+    "--plugins-dir",
+    dir,
+    "--max-conns",
+    "8",
+  ]);
+  const clients: Deno.Conn[] = [];
+  try {
+    const [hostname, port] = d.base.replace("http://", "").split(":");
+    const buffer = new Uint8Array(4096);
+    for (let i = 0; i < 8; i++) {
+      const conn = await Deno.connect({ hostname, port: Number(port) });
+      clients.push(conn);
+      // Kept alive: the client neither closes nor stops asking.
+      await conn.write(new TextEncoder().encode("GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n"));
+      const n = await conn.read(buffer);
+      assert.match(new TextDecoder().decode(buffer.subarray(0, n ?? 0)), /^HTTP\/1\.1 401 /);
+    }
+    let status = 0;
+    for (let i = 0; i < 50 && status !== 200; i++) {
+      if (i > 0) await new Promise((r) => setTimeout(r, 100));
+      const auth = { authorization: "Bearer s3cret" };
+      status = await d.call("GET", "/v1/health", undefined, auth).then((a) => a.status, () => 0);
+    }
+    assert.equal(status, 200, d.stderr());
+  } finally {
+    for (const conn of clients) conn.close();
+    await d.kill();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("serve: a --token-file others can read is a usage error naming its mode (exit 64)", async () => {
   const dir = await tempDir();
   const file = await tokenFile(dir);
@@ -96,6 +138,29 @@ Deno.test("serve: a --token-file others can read is a usage error naming its mod
   );
   assert.match(r.stderr, /hint: chmod 600 /);
 });
+
+Deno.test(
+  "serve: a --token-file named through a symlink another user owns is a usage error naming the link (exit 64)",
+  {
+    ignore: Deno.uid() !== 0,
+  },
+  async () => {
+    const dir = await tempDir();
+    try {
+      const link = join(dir, "link");
+      await Deno.symlink(await tokenFile(dir), link);
+      await lchown(link, 65534, 65534);
+      const r = await serveFailure(["--listen", "127.0.0.1:0", "--token-file", link]);
+      assert.equal(r.code, 64, r.stderr);
+      assert.match(
+        r.stderr,
+        /Invalid --token-file ".*link": it is named through ".*link", a symlink owned by user 65534/,
+      );
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);
 
 Deno.test("serve: a --max-conns that is not a whole number is a usage error naming the flag", async () => {
   const r = await serveFailure(["--max-conns", "many"]);

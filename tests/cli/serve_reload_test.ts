@@ -116,3 +116,28 @@ Deno.test("serve: a call in flight keeps the plugins it started with across a re
   // The reloaded index has no "b" router, but the call that started before still asks it.
   assert.equal((await inFlight).body.plugin, "b");
 });
+
+Deno.test("serve: a hook writing into its own plugin dir causes no reload; editing its manifest does", async () => {
+  const plugins = await pluginsHandling("task.done", {
+    // Run from its plugin dir: a log beside it, and a dir of its own.
+    logger: "#!/bin/sh\necho done >> done.log\nmkdir -p state && date > state/last\n",
+  });
+  await using d = await serveOn(plugins);
+  for (let i = 0; i < 3; i++) {
+    const fired = await d.call("POST", "/v1/events/task.done?wait=1", { task: { id: i } });
+    assert.equal(fired.body.runs[0].exit_code, 0, JSON.stringify(fired.body));
+  }
+  assert.equal((await Deno.readTextFile(join(plugins, "logger/done.log"))).split("\n").length, 4);
+  // Five times the debounce, and a reload is logged at info.
+  await new Promise((r) => setTimeout(r, 1000));
+  assert.doesNotMatch(d.stderr(), /Reloaded the plugins/);
+  await Deno.writeTextFile(
+    join(plugins, "logger/plugin.yaml"),
+    "name: logger\nhooks:\n  task.done: hook.sh\n  task.failed: hook.sh\n",
+  );
+  const deadline = Date.now() + 5000;
+  while (!/Reloaded the plugins/.test(d.stderr()) && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.match(d.stderr(), /Reloaded the plugins \(reason=change plugins=1/);
+});

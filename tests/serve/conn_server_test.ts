@@ -7,14 +7,23 @@ import { ROOT } from "../_cli.ts";
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-function start(limits: { maxConns?: number; headersTimeoutMs?: number; idleTimeoutMs?: number }) {
+async function answerOk(request: Request): Promise<Response> {
+  await request.body?.cancel();
+  return new Response("ok");
+}
+
+function start(
+  limits: { maxConns?: number; headersTimeoutMs?: number; idleTimeoutMs?: number },
+  handler: (request: Request) => Promise<Response> = answerOk,
+) {
   const lines: string[] = [];
   const log: Logger = { log: (level, message) => lines.push(`${level}: ${message}`) };
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const server = new ConnServer(listener, async (request) => {
-    await request.body?.cancel();
-    return new Response("ok");
-  }, { ...limits, onError: () => new Response("error", { status: 500 }), log });
+  const server = new ConnServer(listener, handler, {
+    ...limits,
+    onError: () => new Response("error", { status: 500 }),
+    log,
+  });
   return { server, port: listener.addr.port, lines };
 }
 
@@ -33,6 +42,53 @@ async function readToEnd(conn: Deno.Conn, limit = 100): Promise<{ text: string; 
     text += decoder.decode(buffer.subarray(0, n));
   }
   return { text, closed: false };
+}
+
+/** {@linkcode readToEnd}, giving up after `ms` (then `closed` is false). */
+async function readForAtMost(
+  conn: Deno.Conn,
+  ms: number,
+): Promise<{ text: string; closed: boolean }> {
+  const buffer = new Uint8Array(4096);
+  let text = "";
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<"late">((r) =>
+      timer = setTimeout(() => r("late"), deadline - Date.now())
+    );
+    const n = await Promise.race([conn.read(buffer).catch(() => null), late]);
+    clearTimeout(timer);
+    if (n === "late") break;
+    if (n === null) return { text, closed: true };
+    text += decoder.decode(buffer.subarray(0, n));
+  }
+  return { text, closed: false };
+}
+
+// A client speaking HTTP/2 with prior knowledge (h2c), written by hand: the connection preface,
+// an empty SETTINGS frame, and GET requests as HEADERS frames (HPACK, literals only).
+const H2_PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
+function h2Frame(type: number, flags: number, stream: number, payload: number[]): number[] {
+  const n = payload.length;
+  return [n >> 16, (n >> 8) & 0xff, n & 0xff, type, flags, 0, 0, 0, stream, ...payload];
+}
+
+function h2Get(stream: number, path: string, host?: string): number[] {
+  const literal = (text: string) => [text.length, ...encoder.encode(text)];
+  // :method GET and :scheme http from the static table, :path a literal with its name indexed.
+  const block = [0x82, 0x86, 0x04, ...literal(path)];
+  if (host !== undefined) block.push(0x00, ...literal("host"), ...literal(host));
+  return h2Frame(0x1, 0x5, stream, block); // END_STREAM | END_HEADERS
+}
+
+function h2Client(...requests: number[][]): Uint8Array {
+  return new Uint8Array([
+    ...encoder.encode(H2_PREFACE),
+    ...h2Frame(0x4, 0, 0, []),
+    ...requests.flat(),
+  ]);
 }
 
 Deno.test("this Deno has the per-connection HTTP server the daemon is built on", () => {
@@ -170,5 +226,80 @@ Deno.test("ConnServer logs running out of file descriptors, survives, and serves
     const status = await child.status;
     await reading;
     assert.equal(status.code, 0, stderr);
+  }
+});
+
+Deno.test("ConnServer refuses an HTTP/2 request with 505 and closes its connection, the handler never called", async () => {
+  let calls = 0;
+  const { server, port } = start({}, (request) => {
+    calls++;
+    return answerOk(request);
+  });
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  try {
+    await conn.write(h2Client(h2Get(1, "/v1/health")));
+    const { text, closed } = await readForAtMost(conn, 10_000);
+    assert.ok(closed, "the connection is still open");
+    assert.match(text, /HTTP version not supported: the daemon speaks HTTP\/1\.1/);
+    assert.equal(calls, 0);
+    // An HTTP/1.1 client is served as before.
+    assert.equal(await (await fetch(`http://127.0.0.1:${port}/`)).text(), "ok");
+  } finally {
+    conn.close();
+    await server.shutdown();
+  }
+});
+
+Deno.test("ConnServer closes an HTTP/2 connection that sends a second request while one is answered", async () => {
+  let calls = 0;
+  const release = Promise.withResolvers<void>();
+  const { server, port } = start({}, async (request) => {
+    calls++;
+    await release.promise;
+    return answerOk(request);
+  });
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  try {
+    // With a Host header, as an HTTP/1.1 request has: only the second request gives it away.
+    const requests = [1, 3, 5, 7].map((stream) => h2Get(stream, "/v1/health", "x"));
+    await conn.write(h2Client(...requests));
+    const { closed } = await readForAtMost(conn, 10_000);
+    assert.ok(closed, "the connection is still open");
+    assert.equal(calls, 1);
+  } finally {
+    release.resolve();
+    conn.close();
+    await server.shutdown();
+  }
+});
+
+Deno.test("ConnServer closes a kept-alive connection once an answer says Connection: close", async () => {
+  const { server, port } = start({ idleTimeoutMs: 60_000 }, async (request) => {
+    await request.body?.cancel();
+    return new Response("bye", { status: 401, headers: { connection: "close" } });
+  });
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  try {
+    await conn.write(encoder.encode("GET / HTTP/1.1\r\nHost: x\r\n\r\n"));
+    const { text, closed } = await readForAtMost(conn, 10_000);
+    assert.match(text, /^HTTP\/1\.1 401 Unauthorized\r\n[^]*\r\n\r\nbye$/);
+    assert.ok(closed, "the connection is still open");
+  } finally {
+    conn.close();
+    await server.shutdown();
+  }
+});
+
+Deno.test("ConnServer answers a request without a Host header 505 and closes its connection", async () => {
+  const { server, port } = start({ idleTimeoutMs: 60_000 });
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  try {
+    await conn.write(encoder.encode("GET / HTTP/1.0\r\n\r\n"));
+    const { text, closed } = await readForAtMost(conn, 10_000);
+    assert.match(text, /^HTTP\/1\.[01] 505 HTTP Version Not Supported\r\n/);
+    assert.ok(closed, "the connection is still open");
+  } finally {
+    conn.close();
+    await server.shutdown();
   }
 });

@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import { z } from "zod";
-import { HttpError, MAX_BODY_BYTES, parseBody, readBody } from "../../lib/serve/http.ts";
+import {
+  errorResponse,
+  HttpError,
+  MAX_BODY_BYTES,
+  parseBody,
+  readBody,
+} from "../../lib/serve/http.ts";
+import { ConnServer } from "../../lib/serve/conn_server.ts";
 
 const post = (body: BodyInit | null, headers: HeadersInit = {}) =>
   new Request("http://x/", { method: "POST", body, headers });
@@ -35,12 +42,44 @@ Deno.test("parseBody() survives hostile JSON: deep nesting and NUL bytes", async
   assert.equal(nul.title, "a\0b");
 });
 
-Deno.test("readBody() refuses more than 1 MiB, declared or streamed, with 413", async () => {
+Deno.test("readBody() refuses more than 1 MiB sent without a Content-Length (streamed) with 413", async () => {
+  // A Request made here declares no length: both bodies take the streamed path.
   const big = new Uint8Array(MAX_BODY_BYTES + 1);
   await assert.rejects(readBody(post(big)), status(413));
   const streamed = new Blob([big]).stream();
   await assert.rejects(readBody(post(streamed)), status(413));
   assert.equal((await readBody(post(new Uint8Array(MAX_BODY_BYTES)))).length, MAX_BODY_BYTES);
+});
+
+Deno.test("readBody() answers 413 from a declared Content-Length over 1 MiB, before any of the body is sent", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const server = new ConnServer(listener, async (request) => {
+    try {
+      await readBody(request);
+      return new Response("read");
+    } catch (error) {
+      return errorResponse(error);
+    }
+  }, { onError: errorResponse });
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: listener.addr.port });
+  try {
+    // Headers only: a body that is never sent cannot be what the answer waited for (that would
+    // be 408, after 10 s).
+    await conn.write(
+      new TextEncoder().encode(
+        "POST /v1/route HTTP/1.1\r\nHost: x\r\nContent-Length: 2000000\r\n\r\n",
+      ),
+    );
+    const buffer = new Uint8Array(4096);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<null>((r) => timer = setTimeout(() => r(null), 5000));
+    const n = await Promise.race([conn.read(buffer), late]);
+    clearTimeout(timer);
+    assert.match(new TextDecoder().decode(buffer.subarray(0, n ?? 0)), /^HTTP\/1\.1 413 /);
+  } finally {
+    conn.close();
+    await server.shutdown();
+  }
 });
 
 Deno.test("parseBody() refuses a body that is not UTF-8 with 400 instead of mangling it", async () => {

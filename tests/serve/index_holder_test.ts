@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { IndexHolder, watchDir } from "../../lib/serve/index_holder.ts";
 import type { LoadWarning, PluginIndex } from "../../lib/plugins/types.ts";
 import { createLogger } from "../../lib/log.ts";
-import { tempDir } from "../_cli.ts";
+import { makeTree, tempDir } from "../_cli.ts";
+import { collectReports, foldReports } from "../../lib/plugins/load.ts";
 
 /** Counts calls; `next()` resolves at the next call, or fails after `ms`. */
 function counter() {
@@ -247,5 +248,49 @@ Deno.test("IndexHolder reloads by itself when the plugins dir changes", async ()
     assert.equal(holder.current.built, 1);
   } finally {
     holder.close();
+  }
+});
+
+Deno.test("IndexHolder reloads for a manifest edited and a plugin dir added, not for files a hook writes into its plugin dir", async () => {
+  const dir = await makeTree({
+    "p/plugin.yaml": "name: p\nhooks:\n  task.done: bin/done.sh\n",
+    "p/bin/done.sh": "#!/bin/sh\n",
+  });
+  const holder = new IndexHolder(dir, {
+    load: async (d, options) => {
+      const collected = await collectReports(d, options);
+      return { dir: collected.root, ...foldReports(collected) };
+    },
+    build: (index) => index.plugins.map((plugin) => plugin.name),
+    watch: { debounceMs: 50 },
+  });
+  await holder.start();
+  const generationBecomes = async (n: number) => {
+    for (let i = 0; i < 250 && holder.current.generation < n; i++) await sleep(20);
+    assert.equal(holder.current.generation, n);
+  };
+  try {
+    await sleep(200);
+    // What a hook may leave behind: a log, a dir of its own, a file beside its script.
+    await Deno.writeTextFile(`${dir}/p/done.log`, "done\n");
+    await Deno.mkdir(`${dir}/p/state`);
+    await Deno.writeTextFile(`${dir}/p/state/last`, "1");
+    await Deno.writeTextFile(`${dir}/p/bin/done.out`, "x");
+    await sleep(1000);
+    assert.equal(holder.current.generation, 1);
+    await Deno.writeTextFile(
+      `${dir}/p/plugin.yaml`,
+      "name: renamed\nhooks:\n  task.done: bin/done.sh\n",
+    );
+    await generationBecomes(2);
+    assert.deepEqual(holder.current.built, ["renamed"]);
+    // Built beside, then moved in whole, as `plugins add` installs.
+    const q = await makeTree({ "plugin.yaml": "name: q\nhooks:\n  task.done: ../p/bin/done.sh\n" });
+    await Deno.rename(q, `${dir}/q`);
+    await generationBecomes(3);
+    assert.deepEqual(holder.current.built, ["q", "renamed"]);
+  } finally {
+    holder.close();
+    await Deno.remove(dir, { recursive: true });
   }
 });

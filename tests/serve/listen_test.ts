@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { lchown } from "node:fs/promises";
 import { join } from "node:path";
 import {
   bearerCheck,
@@ -120,6 +121,40 @@ Deno.test("readTokenFile() refuses a token file owned by another user (as root: 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test(
+  "readTokenFile() refuses a token file named through a symlink another user owns, file or dir, and follows the user's own (as root: lchown nobody)",
+  {
+    ignore: Deno.uid() !== 0,
+  },
+  async () => {
+    const dir = await tempDir();
+    try {
+      await Deno.mkdir(join(dir, "real"));
+      await Deno.writeTextFile(join(dir, "real/token"), "s3cret\n", { mode: 0o600 });
+      await Deno.symlink(join(dir, "real/token"), join(dir, "token"));
+      await Deno.symlink("real", join(dir, "d"));
+      for (const [path, link] of [["token", "token"], ["d/token", "d"]]) {
+        await lchown(join(dir, link), 65534, 65534);
+        await assert.rejects(readTokenFile(join(dir, path)), (error) => {
+          assert.ok(error instanceof InputError);
+          assert.equal(
+            error.message,
+            `Invalid --token-file "${join(dir, path)}": it is named through "${
+              join(dir, link)
+            }", a symlink owned by user 65534, not by the current user or root`,
+          );
+          assert.equal(error.hint, "hint: name the token file itself, or a link of your own");
+          return true;
+        });
+        await lchown(join(dir, link), 0, 0);
+        assert.equal(await readTokenFile(join(dir, path)), "s3cret");
+      }
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);
 
 Deno.test("readTokenFile() refuses a FIFO and a file over 4 KiB instead of hanging or eating memory", async () => {
   const dir = await tempDir();
