@@ -21,10 +21,10 @@ import {
   toRecord,
 } from "../process/run_script.ts";
 import { hookSettings, toolMatches } from "../plugins/hook_settings.ts";
-import type { Plugin, PluginIndex } from "../plugins/types.ts";
+import type { LoadWarning, Plugin, PluginIndex } from "../plugins/types.ts";
 import type { PostToolCall, PreToolAnswer, ToolCall, ToolHookRequest } from "../wire/tool.ts";
 import { basename, dirname } from "../dirs.ts";
-import { isRecord, parseJson, readBoundedBytes } from "../_util.ts";
+import { isRecord, parseJson } from "../_util.ts";
 
 export const PRE_TOOL_EVENT = "pre_tool_call";
 export const POST_TOOL_EVENT = "post_tool_call";
@@ -289,90 +289,96 @@ export async function readPreAnswer(
   return parsePreAnswer(stdout);
 }
 
-// Guards fail closed on load failures too (SPEC, "Trust boundaries"): a `pre_tool_call` hook
-// that could not be loaded is not "no hook configured". Only the loader's warnings are looked
-// at, so a clean load costs nothing.
+// Guards fail closed on load failures too (SPEC, "Trust boundaries"): a hook that could not be
+// loaded is not "no hook configured". A guard is lost unless the plugin's manifest shows it was
+// not there. Only the loader's warnings are looked at, so a clean load costs nothing.
 
 /**
- * Why the index may lack a guard it should have (the plugins dir could not be read, or a plugin
- * that declares `pre_tool_call`, or whose unparseable manifest mentions it, was skipped or had
- * that hook dropped), or null when nothing was lost. Requires `--allow-read`.
+ * Why the index may lack a hook for `event` (default `pre_tool_call`) that it should have, or
+ * null when none can be missing. One may be missing when the plugins dir or a folder below it
+ * could not be read (a link leading nowhere included), or when a plugin was skipped or had an
+ * entry dropped, unless its manifest parses to a map whose `hooks` is a map (or absent) without
+ * `event`, or the plugin was loaded with its `event` hook. Requires `--allow-read`.
  */
-export function lostGuard(index: PluginIndex): Promise<string | null> {
-  // Once per index: the daemon asks for every tool call over the same snapshot.
-  let found = judged.get(index);
+export function lostGuard(
+  index: PluginIndex,
+  event: string = PRE_TOOL_EVENT,
+): Promise<string | null> {
+  // Once per index and event: the daemon asks for every tool call over the same snapshot.
+  let byEvent = judged.get(index);
+  if (byEvent === undefined) judged.set(index, byEvent = new Map());
+  let found = byEvent.get(event);
   if (found === undefined) {
-    found = judgeLoad(index);
-    judged.set(index, found);
+    found = judgeLoad(index, event);
+    byEvent.set(event, found);
   }
   return found;
 }
 
-const judged = new WeakMap<PluginIndex, Promise<string | null>>();
+const judged = new WeakMap<PluginIndex, Map<string, Promise<string | null>>>();
 
-// Plugin dirs seen with a guard by this process. A daemon reloading while a manifest is half
-// written may read a prefix that parses and names no hook at all: the plugin had a guard a moment
-// ago, so its warning still means a lost guard.
-const guardedBefore = new Set<string>();
+// Event -> plugin dirs seen with a hook for it by this process. A daemon reloading while a
+// manifest is half written may read a prefix that parses and has no `hooks` yet: the plugin had
+// the hook a moment ago, so its warning still means a lost guard.
+const guardedBefore = new Map<string, Set<string>>();
 
-async function judgeLoad(index: PluginIndex): Promise<string | null> {
-  const loadedGuards = new Set(
-    index.plugins.filter((p) => Object.hasOwn(p.hooks, PRE_TOOL_EVENT)).map((p) => p.dir),
+async function judgeLoad(index: PluginIndex, event: string): Promise<string | null> {
+  const loaded = new Set(
+    index.plugins.filter((p) => Object.hasOwn(p.hooks, event)).map((p) => p.dir),
   );
-  for (const dir of loadedGuards) guardedBefore.add(dir);
+  let before = guardedBefore.get(event);
+  if (before === undefined) guardedBefore.set(event, before = new Set());
+  for (const dir of loaded) before.add(dir);
   if (index.warnings.length === 0) return null;
-  const checked = new Set<string>();
+  // The first warning of each plugin dir: every plugin warning is about its manifest.
+  const warned = new Map<string, LoadWarning>();
   for (const warning of index.warnings) {
-    // The loader's one warning about the plugins dir itself: it could not be listed.
-    if (warning.plugin === null && warning.path === index.dir) {
+    // The loader's warnings about the plugins dir itself: it could not be listed (whole).
+    if (warning.path === index.dir) {
       return `the plugins dir "${index.dir}" could not be read: ${warning.message}`;
     }
-    // Discovery's other warnings: a folder below it could not be looked into, and may hold a guard.
-    if (warning.plugin === null && basename(warning.path) !== "plugin.yaml") {
-      return `a folder of the plugins dir could not be read, and may hold a ${PRE_TOOL_EVENT} hook: ${warning.message}`;
+    // Discovery's other warnings: a folder below it could not be looked into.
+    if (basename(warning.path) !== "plugin.yaml") {
+      return `a folder of the plugins dir could not be read, and may hold a ${event} hook: ${warning.message}`;
     }
-    if (basename(warning.path) !== "plugin.yaml") continue;
     const dir = dirname(warning.path);
-    if (loadedGuards.has(dir) || checked.has(dir)) continue;
-    checked.add(dir);
-    const read = await readGuard(warning.path);
-    // A manifest without a readable hooks map, in a dir that had a guard: most likely cut while
-    // being written (a daemon reload), so the guard is lost, not removed.
-    const broken = read === "no hooks map" && guardedBefore.has(dir);
-    if (read === "no" || (read === "no hooks map" && !broken)) continue;
-    const why = read === "unreadable"
-      ? " (its manifest could not be read, so it may declare one)"
-      : broken
-      ? " (it had that hook when last loaded)"
-      : "";
-    return `a plugin in "${dir}" that declares ${PRE_TOOL_EVENT} was not loaded with it: ${warning.message}${why}`;
+    if (!warned.has(dir)) warned.set(dir, warning);
+  }
+  for (const [dir, warning] of warned) {
+    const declared = await declares(warning.path, event);
+    if (declared === "no" || (declared === "no hooks" && !before.has(dir))) continue;
+    if (declared === "yes" && loaded.has(dir)) continue;
+    const plugin = `the plugin in "${dir}"`;
+    const why = {
+      unreadable: `the manifest of ${plugin} could not be read, so it may declare ${event}`,
+      "not a map": `the manifest of ${plugin} is not a map, so it may declare ${event}`,
+      "hooks not a map":
+        `the "hooks" of ${plugin} is not a map (an indentation slip?), so it may declare ${event}`,
+      yes: `a plugin in "${dir}" that declares ${event} was not loaded with it`,
+      "no hooks":
+        `${plugin} had a ${event} hook when last loaded, and its manifest has no "hooks" now`,
+    }[declared];
+    return `${why}: ${warning.message}`;
   }
   return null;
 }
 
 /**
- * Whether the manifest at `path` declares a `pre_tool_call` hook ("yes", "no", or "no hooks map"
- * when it parses but `hooks` is missing or not a map); for one that cannot be parsed, whether its
- * text mentions the event. "unreadable" when it cannot be read at all.
+ * Whether the manifest at `path`, read as the loader reads it, declares a hook for `event`: "yes",
+ * "no" (a map whose `hooks` is a map without it), "no hooks" (a map without `hooks`); otherwise
+ * why it cannot tell (whatever does not decode or parse as the loader reads it is "unreadable").
  */
-async function readGuard(path: string): Promise<"yes" | "no" | "no hooks map" | "unreadable"> {
+async function declares(
+  path: string,
+  event: string,
+): Promise<"yes" | "no" | "no hooks" | "unreadable" | "not a map" | "hooks not a map"> {
   const { readManifest } = await import("../plugins/read_manifest.ts");
   const read = await readManifest(path);
-  if (read.ok) {
-    const data = read.lenient;
-    const hooks = isRecord(data) ? data.hooks : undefined;
-    if (!isRecord(hooks)) return "no hooks map";
-    return Object.hasOwn(hooks, PRE_TOOL_EVENT) ? "yes" : "no";
-  }
-  let bytes: Uint8Array;
-  try {
-    bytes = await readBoundedBytes(path);
-  } catch {
-    return "unreadable";
-  }
-  // Read every way it could be meant: UTF-8, or UTF-16 of either order (with or without a mark).
-  const mentions = ["utf-8", "utf-16le", "utf-16be"].some((encoding) =>
-    new TextDecoder(encoding).decode(bytes).includes(PRE_TOOL_EVENT)
-  );
-  return mentions ? "yes" : "no";
+  if (!read.ok) return "unreadable";
+  const data = read.lenient;
+  if (!isRecord(data)) return "not a map";
+  if (!Object.hasOwn(data, "hooks")) return "no hooks";
+  const hooks = data.hooks;
+  if (!isRecord(hooks)) return "hooks not a map";
+  return Object.hasOwn(hooks, event) ? "yes" : "no";
 }

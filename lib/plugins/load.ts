@@ -136,7 +136,7 @@ export function discoverPluginDirs(root: string, options: DiscoverOptions = {}):
     observe?.(path);
     let real = join(parent.real, entry.name);
     // A folder that cannot be looked into may hold a plugin (a guard, say): it is named, never
-    // passed over in silence. A link that leads nowhere holds nothing.
+    // passed over in silence. One gone since it was listed holds nothing.
     const unreadable = (error: unknown): Candidate => {
       if (!(error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory)) {
         warn(path, `Cannot read ${quote(relative(root, path))}: ${(error as Error).message}`);
@@ -149,8 +149,11 @@ export function discoverPluginDirs(root: string, options: DiscoverOptions = {}):
         real = Deno.realPathSync(path);
       }
     } catch (error) {
-      if (error instanceof Deno.errors.FilesystemLoop) return { path, real: null, linked };
-      return unreadable(error);
+      // A link that leads nowhere (an unmounted disk, a plugin not cloned yet) was meant to hold
+      // something: named too.
+      const nowhere = leadsNowhere(path, error);
+      if (nowhere !== null) warn(path, `Cannot read ${quote(relative(root, path))}: ${nowhere}`);
+      return nowhere === null ? unreadable(error) : { path, real: null, linked };
     }
     const manifest = join(path, "plugin.yaml");
     // lstat: a plugin.yaml that is a dangling link or a folder still makes this a plugin dir,
@@ -176,8 +179,14 @@ export function discoverPluginDirs(root: string, options: DiscoverOptions = {}):
   let rootReal: string | null = null;
   try {
     if (Deno.statSync(root).isDirectory) rootReal = Deno.realPathSync(root);
-  } catch {
-    // A missing plugins dir holds no plugins; an unreadable one is reported when listed.
+  } catch (error) {
+    // A missing plugins dir holds no plugins, but one that is a link leading nowhere is not
+    // missing; an unreadable one is reported when listed.
+    const nowhere = leadsNowhere(root, error);
+    if (nowhere !== null) {
+      warn(root, `Cannot read the plugins dir: ${nowhere}`);
+      return { dirs, warnings };
+    }
   }
   const visited = new Set<string>(rootReal === null ? [] : [rootReal]);
   let listed = 0;
@@ -220,6 +229,24 @@ export function discoverPluginDirs(root: string, options: DiscoverOptions = {}):
   const start = root.endsWith("/") ? root.length : root.length + 1;
   dirs.sort((a, b) => byPath(a.path.slice(start), b.path.slice(start)));
   return { dirs, warnings };
+}
+
+// Why `path`, whose stat failed with `error`, is a symlink that leads nowhere; null when it is
+// no symlink (or is gone), or the failure is another one.
+function leadsNowhere(path: string, error: unknown): string | null {
+  const loop = error instanceof Deno.errors.FilesystemLoop;
+  if (
+    !(loop || error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory)
+  ) {
+    return null;
+  }
+  let target: string;
+  try {
+    target = Deno.readLinkSync(path);
+  } catch {
+    return null;
+  }
+  return `it is a link to ${quote(target)}, which ${loop ? "is a loop of links" : "leads nowhere"}`;
 }
 
 /**

@@ -55,20 +55,55 @@ export interface ManifestFailure {
 }
 
 /**
- * A manifest's text: UTF-8, or UTF-16 when it starts with a UTF-16 byte order mark, as ty's
- * `yaml.v3` reads it; null when the bytes are not valid in that encoding.
+ * A manifest's text as ty's `yaml.v3` reads it: UTF-16 when it starts with a UTF-16 byte order
+ * mark, else UTF-8 (a UTF-8 mark dropped). Like yaml.v3's reader, it refuses bytes not valid in
+ * that encoding and characters YAML does not allow (control characters other than tab and line
+ * breaks): so UTF-16 without a mark and UTF-32, whose ASCII letters come with NUL bytes, are
+ * refused, as ty refuses them, rather than read as text with NULs in it.
  */
-function decodeManifest(bytes: Uint8Array): { text: string } | { encoding: string } {
+function decodeManifest(bytes: Uint8Array): { ok: true; text: string } | ManifestFailure {
   const encoding = bytes[0] === 0xff && bytes[1] === 0xfe
     ? "utf-16le"
     : bytes[0] === 0xfe && bytes[1] === 0xff
     ? "utf-16be"
     : "utf-8";
+  const notRead = (wide: string) =>
+    failure(`plugin.yaml is ${wide}, which ty does not read (hint: save it as UTF-8)`);
+  let text: string;
   try {
-    return { text: new TextDecoder(encoding, { fatal: true }).decode(bytes) };
+    text = new TextDecoder(encoding, { fatal: true }).decode(bytes);
   } catch {
-    return { encoding: encoding.toUpperCase() };
+    const wide = encoding === "utf-8" ? wideEncoding(bytes) : null;
+    return wide === null
+      ? failure(`plugin.yaml is not valid ${encoding.toUpperCase()}`)
+      : notRead(wide);
   }
+  const refused = NOT_YAML_CHAR.exec(text);
+  if (refused === null) return { ok: true, text };
+  const wide = refused[0] === "\0" ? wideEncoding(bytes) : null;
+  if (wide !== null) return notRead(wide);
+  const before = text.slice(0, refused.index).split("\n");
+  const code = refused[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
+  return failure(
+    `plugin.yaml holds the control character U+${code}, which YAML does not allow`,
+    before.length,
+    before[before.length - 1].length + 1,
+  );
+}
+
+// What yaml.v3's reader accepts: tab, LF, CR, printable ASCII, NEL, and the rest of Unicode but
+// the surrogates (never left after a fatal decode) and U+FFFE, U+FFFF.
+const NOT_YAML_CHAR = /[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u;
+
+// The wide encoding that the zero bytes of a YAML text's start give away (YAML 1.2, 5.2): a
+// stream starts with an ASCII character or a byte order mark.
+function wideEncoding(bytes: Uint8Array): string | null {
+  const [a, b, c, d] = bytes;
+  if (a === 0 && b === 0 && (c === 0 || (c === 0xfe && d === 0xff))) return "UTF-32BE text";
+  if ((b === 0 || (a === 0xff && b === 0xfe)) && c === 0 && d === 0) return "UTF-32LE text";
+  if (a === 0 && b !== 0 && c === 0) return "UTF-16BE text without a byte order mark";
+  if (a !== 0 && b === 0 && d === 0) return "UTF-16LE text without a byte order mark";
+  return null;
 }
 
 /** Options of {@linkcode readManifest}. */
@@ -106,7 +141,7 @@ export async function readManifest(
     return failure(`cannot read plugin.yaml: ${(error as Error).message}`);
   }
   const decoded = decodeManifest(bytes);
-  if (!("text" in decoded)) return failure(`plugin.yaml is not valid ${decoded.encoding}`);
+  if (!decoded.ok) return decoded;
   const text = decoded.text;
   const plain = readPlain(text);
   if (plain === null) return await parseYaml(text);

@@ -1,12 +1,14 @@
 /**
- * Guards fail closed on load failures too (issue 12, SPEC "Trust boundaries"), and tool matchers
- * (issue 15): a guard that could not be loaded blocks under the default policy, and a guard whose
- * `tools` setting does not match the tool is not even started.
+ * Guards fail closed on load failures too (SPEC "Trust boundaries"), and tool matchers: a guard is
+ * lost unless tyhooks can show it was not there, so a load failure blocks under the default policy
+ * unless the plugin's manifest shows no `pre_tool_call` hook; a guard whose `tools` setting does
+ * not match the tool is not even started.
  */
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, makeTree, tempDir } from "../_cli.ts";
+import { groupGone } from "../_procs.ts";
 
 const GUARD = "#!/bin/sh\necho 'checked' >&2\nexit 0\n";
 
@@ -40,7 +42,23 @@ async function pre(plugins: string, tool = "bash", ...extra: string[]) {
   return runs[0];
 }
 
+/** What Claude Code writes on a PreToolUse hook's stdin. */
+const CLAUDE_INPUT = JSON.stringify({
+  session_id: "s1",
+  cwd: "/work",
+  hook_event_name: "PreToolUse",
+  tool_name: "Bash",
+  tool_input: { command: "ls" },
+});
+
 async function assertBlocked(plugins: string, why: RegExp) {
+  const claude = await cli(["tool", "pre", "--claude", "--plugins-dir", plugins], {
+    stdin: CLAUDE_INPUT,
+    env: { TYHOOKS_NO_CACHE: "1" },
+    wrap: AS_OWNER,
+  });
+  assert.equal(claude.code, 2, claude.stderr);
+  assert.match(claude.stderr, why);
   const r = await pre(plugins);
   assert.equal(r.code, 2, r.stderr);
   assert.equal(r.verdict.action, "block");
@@ -77,7 +95,10 @@ Deno.test("tyhooks tool pre blocks when the guard's manifest has a YAML error", 
     "guard/plugin.yaml": "name: guard\nhooks:\n  pre_tool_call: guard.sh\n  oops: [unclosed\n",
     "guard/guard.sh": GUARD,
   });
-  await assertBlocked(plugins, /declares pre_tool_call was not loaded with it/);
+  await assertBlocked(
+    plugins,
+    /the manifest of the plugin in "[^"]*guard" could not be read, so it may declare pre_tool_call: Skipped plugin in "guard": invalid YAML/,
+  );
 });
 
 Deno.test("tyhooks tool pre blocks when the plugins dir cannot be read", async () => {
@@ -165,35 +186,131 @@ Deno.test("tyhooks tool pre runs a guard whose manifest is UTF-16 with a byte or
     await Deno.chmod(join(plugins, "guard", "guard.sh"), 0o755);
     const r = await pre(plugins);
     assert.deepEqual([r.code, r.verdict], [2, { action: "block", reason: "guarded" }], r.stderr);
-    // Broken, it still says it declares a guard: the call blocks.
+    // Broken, it may declare a guard: the call blocks.
     await Deno.writeFile(join(plugins, "guard", "plugin.yaml"), utf16(manifest + "x: [\n", order));
-    await assertBlocked(plugins, /declares pre_tool_call was not loaded with it/);
+    await assertBlocked(plugins, /could not be read, so it may declare pre_tool_call/);
   }
 });
 
-Deno.test("tyhooks tool pre passes over a link that leads nowhere: the guard beside it decides", async () => {
+/** `text` (ASCII) in a wide encoding, with or without its byte order mark. */
+function wide(
+  text: string,
+  encoding: "utf-16le" | "utf-16be" | "utf-32le" | "utf-32be",
+  bom: boolean,
+) {
+  const width = encoding.startsWith("utf-16") ? 2 : 4;
+  const little = encoding.endsWith("le");
+  const units = [...(bom ? [0xfeff] : []), ...[...text].map((c) => c.charCodeAt(0))];
+  const bytes = new Uint8Array(units.length * width);
+  const view = new DataView(bytes.buffer);
+  units.forEach((unit, i) => {
+    if (width === 2) view.setUint16(i * 2, unit, little);
+    else view.setUint32(i * 4, unit, little);
+  });
+  return bytes;
+}
+
+const BLOCKALL = "name: blockall\nhooks:\n  pre_tool_call: guard.sh\n";
+const BLOCKS = "#!/bin/sh\necho 'blocked by blockall' >&2\nexit 2\n";
+
+Deno.test("tyhooks tool pre blocks when a manifest's hooks is not a map: an indentation slip, a list", async () => {
+  for (
+    const manifest of [
+      "name: blockall\nhooks:\npre_tool_call: guard.sh\n",
+      "name: blockall\nhooks: [pre_tool_call, guard.sh]\n",
+      "name: blockall\nhooks: guard.sh\n",
+    ]
+  ) {
+    const plugins = await makeTree({
+      "blockall/plugin.yaml": manifest,
+      "blockall/guard.sh": BLOCKS,
+    });
+    await assertBlocked(plugins, /the "hooks" of the plugin in "[^"]*blockall" is not a map/);
+  }
+});
+
+Deno.test("tyhooks tool pre blocks when a guard's manifest is UTF-16 without a byte order mark, or UTF-32, which ty does not read either", async () => {
+  const plugins = await makeTree({ "blockall/guard.sh": BLOCKS });
+  for (const encoding of ["utf-16le", "utf-16be", "utf-32le", "utf-32be"] as const) {
+    for (const bom of encoding.startsWith("utf-16") ? [false] : [false, true]) {
+      await Deno.writeFile(join(plugins, "blockall", "plugin.yaml"), wide(BLOCKALL, encoding, bom));
+      const name = encoding.toUpperCase();
+      await assertBlocked(plugins, new RegExp(`plugin.yaml is ${name} text`));
+    }
+  }
+});
+
+Deno.test("tyhooks tool pre blocks when a manifest that does not parse names the event only through escapes, or not at all", async () => {
+  for (
+    const manifest of [
+      'name: blockall\nhooks:\n  "pre\\x5ftool_call": guard.sh\n  oops: [unclosed\n',
+      "name: blockall\nhooks: [unclosed\n",
+    ]
+  ) {
+    const plugins = await makeTree({
+      "blockall/plugin.yaml": manifest,
+      "blockall/guard.sh": BLOCKS,
+    });
+    await assertBlocked(
+      plugins,
+      /the manifest of the plugin in "[^"]*blockall" could not be read, so it may declare pre_tool_call/,
+    );
+  }
+});
+
+Deno.test("tyhooks tool pre blocks, and plugins validate fails, when a plugin dir or the plugins dir is a link that leads nowhere", async () => {
   const plugins = await makeTree({
     "guard/plugin.yaml": "name: guard\nhooks:\n  pre_tool_call: guard.sh\n",
-    "guard/guard.sh": '#!/bin/sh\necho \'{"action":"block","reason":"guarded"}\'\n',
+    "guard/guard.sh": '#!/bin/sh\necho \'{"action":"allow","reason":"fine"}\'\n',
   });
-  await Deno.symlink(join(plugins, "nowhere"), join(plugins, "dangling"));
-  await Deno.symlink("loop", join(plugins, "loop"));
-  const r = await pre(plugins);
-  assert.deepEqual([r.code, r.verdict], [2, { action: "block", reason: "guarded" }], r.stderr);
+  const validate = (dir: string) =>
+    cli(["plugins", "validate", "--plugins-dir", dir], { env: { TYHOOKS_NO_CACHE: "1" } });
+  for (const [name, target] of [["blockall", "/nonexistent/blockall"], ["loop", "loop"]]) {
+    await Deno.symlink(target, join(plugins, name));
+    await assertBlocked(plugins, new RegExp(`Cannot read "${name}": it is a link to "${target}"`));
+    const r = await validate(plugins);
+    assert.equal(r.code, 1, r.stdout);
+    assert.match(r.stdout, new RegExp(`${name}:1:1: Cannot read "${name}": it is a link`));
+    await Deno.remove(join(plugins, name));
+  }
+  const parent = await tempDir();
+  const linked = join(parent, "plugins");
+  await Deno.symlink(join(parent, "gone"), linked);
+  await assertBlocked(
+    linked,
+    /the plugins dir "[^"]*plugins" could not be read: .*it is a link to/,
+  );
+  assert.equal((await validate(linked)).code, 1);
+  // A plugins dir that does not exist at all holds no plugins.
+  const missing = await pre(join(parent, "none"));
+  assert.deepEqual([missing.code, missing.verdict], [0, { action: "allow", reason: "" }]);
+  assert.equal((await validate(join(parent, "none"))).code, 0);
 });
 
 Deno.test(
-  "tyhooks tool pre still allows when the load problems concern no guard: no hook configured means exactly that",
+  "tyhooks tool pre still allows when the manifests show no guard was lost: no hook configured means exactly that",
   async () => {
     const plugins = await makeTree({
       "notify/plugin.yaml": "name: notify\nhooks:\n  task.done: missing.sh\n  task.failed: f.sh\n",
       "notify/f.sh": GUARD,
-      "broken/plugin.yaml": "name: broken\nhooks: [unclosed\n",
+      "gone/plugin.yaml": "name: gone\nhooks:\n  task.done: missing.sh\n",
+      "empty/plugin.yaml": "name: empty\nhooks: {}\n",
+      "bare/plugin.yaml": "name: bare\n",
     });
     const r = await pre(plugins);
     assert.deepEqual([r.code, r.verdict], [0, { action: "allow", reason: "" }], r.stderr);
   },
 );
+
+Deno.test("tyhooks tool pre runs a guard that was loaded, though another hook of its plugin was dropped", async () => {
+  const plugins = await makeTree({
+    "guard/plugin.yaml":
+      "name: guard\nhooks:\n  pre_tool_call: guard.sh\n  task.done: missing.sh\n",
+    "guard/guard.sh": '#!/bin/sh\necho \'{"action":"allow","reason":"fine"}\'\n',
+  });
+  const r = await pre(plugins);
+  assert.deepEqual([r.code, r.verdict], [0, { action: "allow", reason: "fine" }], r.stderr);
+});
 
 Deno.test(
   "tyhooks tool pre does not even start a guard whose tools setting does not match",
@@ -246,6 +363,27 @@ Deno.test(
   },
 );
 
+Deno.test("tyhooks tool pre --claude returns once a first guard blocks, ending a later hook that would run for 20 s", async () => {
+  const trace = await tempDir();
+  const plugins = await makeTree({
+    // Blocks once b runs, so that b is surely running when the outcome settles.
+    "a/plugin.yaml": "name: a\nhooks:\n  pre_tool_call: a.sh\n",
+    "a/a.sh": `#!/bin/sh\nwhile [ ! -s ${trace}/b ]; do sleep 0.05; done\necho no >&2\nexit 2\n`,
+    "b/plugin.yaml": "name: b\nhooks:\n  pre_tool_call: b.sh\n",
+    "b/b.sh": `#!/bin/sh\necho $$ > ${trace}/b.tmp\nmv ${trace}/b.tmp ${trace}/b\nexec sleep 20\n`,
+  });
+  const started = performance.now();
+  const r = await cli(
+    ["tool", "pre", "--claude", "--timeout", "30s", "--plugins-dir", plugins],
+    { stdin: CLAUDE_INPUT, env: { TYHOOKS_NO_CACHE: "1" } },
+  );
+  const elapsed = performance.now() - started;
+  assert.deepEqual([r.code, r.stderr], [2, "no\n"]);
+  // Deno's start on a busy machine included: far below the 20 s of the hook.
+  assert.ok(elapsed < 12_000, `returned after ${Math.round(elapsed)} ms`);
+  assert.ok(groupGone(Number(await Deno.readTextFile(join(trace, "b")))));
+});
+
 Deno.test("serve: a guard's manifest half-written during a reload blocks POST /v1/tool/pre until it is whole again", async () => {
   const { serveOn } = await import("./_serve.ts");
   const plugins = await makeTree({
@@ -278,11 +416,20 @@ Deno.test("serve: a guard's manifest half-written during a reload blocks POST /v
     "name: guard\nhooks:\n  pre_tool_call: guard.sh\n",
   );
   assert.deepEqual(await until("allow"), { action: "allow", reason: "fine" });
-  // Cut before the event's name: the prefix parses and names no hook, but the plugin had a
-  // guard when last loaded.
+  // Cut before the event's name: the prefix parses, its hooks no map.
   await Deno.writeTextFile(join(plugins, "guard/plugin.yaml"), "name: guard\nhooks:\n  pre_to");
   const cut = await until("block");
-  assert.match(String(cut.reason), /it had that hook when last loaded/, d.stderr());
+  assert.match(String(cut.reason), /the "hooks" of the plugin in "[^"]*guard" is not a map/);
+  await Deno.writeTextFile(
+    join(plugins, "guard/plugin.yaml"),
+    "name: guard\nhooks:\n  pre_tool_call: guard.sh\n",
+  );
+  assert.deepEqual(await until("allow"), { action: "allow", reason: "fine" });
+  // Cut before `hooks`: the prefix parses and names no hook, but the plugin had a guard when
+  // last loaded.
+  await Deno.writeTextFile(join(plugins, "guard/plugin.yaml"), "name: guard\n");
+  const before = await until("block");
+  assert.match(String(before.reason), /had a pre_tool_call hook when last loaded/, d.stderr());
   // Removing the hook on purpose is no load failure: allowed.
   await Deno.writeTextFile(join(plugins, "guard/plugin.yaml"), "name: guard\nhooks: {}\n");
   assert.deepEqual(await until("allow"), { action: "allow", reason: "" });

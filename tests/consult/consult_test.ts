@@ -43,6 +43,7 @@ function result(script: string, stdout: string, error: string | null = null): Ru
 function fakeRunner(scripts: Record<string, Script>, signal?: AbortSignal) {
   const started: string[] = [];
   const ended: string[] = [];
+  const interrupted: string[] = [];
   const requests: AskRequest[] = [];
   const runner: ConsultRunner = {
     log: silentLogger,
@@ -74,9 +75,12 @@ function fakeRunner(scripts: Record<string, Script>, signal?: AbortSignal) {
           Math.min(ms ?? Infinity, request.timeoutMs),
         );
         // As runScript: an aborted question ends (or never starts) at once.
-        const interrupted = () => finish(result(request.script, "", "Interrupted"));
-        if (request.signal.aborted) interrupted();
-        request.signal.addEventListener("abort", interrupted, { once: true });
+        const interrupt = () => {
+          if (!done) interrupted.push(request.script);
+          finish(result(request.script, "", "Interrupted"));
+        };
+        if (request.signal.aborted) interrupt();
+        request.signal.addEventListener("abort", interrupt, { once: true });
       });
     },
   };
@@ -85,7 +89,7 @@ function fakeRunner(scripts: Record<string, Script>, signal?: AbortSignal) {
     script,
     timeoutMs: 1000,
   }));
-  return { runner, handlers, started, ended, requests };
+  return { runner, handlers, started, ended, interrupted, requests };
 }
 
 /** Reads an answer as its stdout, or `!reason` when it did not answer. */
@@ -130,6 +134,17 @@ Deno.test("consult() ends the handlers still running once the outcome is settled
   const decided = await consult(runner, call(handlers));
   assert.deepEqual(decided.map((d) => d.meaning), ["yes-a"]);
   assert.deepEqual(ended.sort(), ["a", "b", "c"]);
+});
+
+Deno.test("consult() returns once the first handler settles, interrupting a later one that would run for 20 s", async () => {
+  const fake = fakeRunner({ a: { ms: 0, stdout: "yes-a" }, b: { ms: null } });
+  const handlers = fake.handlers.map((h) => ({ ...h, timeoutMs: 20_000 }));
+  const started = performance.now();
+  const decided = await consult(fake.runner, call(handlers));
+  const elapsed = performance.now() - started;
+  assert.deepEqual(decided.map((d) => d.meaning), ["yes-a"]);
+  assert.deepEqual(fake.interrupted, ["b"]);
+  assert.ok(elapsed < 5000, `returned after ${Math.round(elapsed)} ms`);
 });
 
 Deno.test("consult() counts a handler still running at the deadline as not answering, and uses the next one", async () => {

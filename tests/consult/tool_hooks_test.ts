@@ -108,6 +108,46 @@ Deno.test("preToolCall() asks the explicit hook first, then plugins by name, and
   assert.equal(await Deno.readTextFile(join(trace, "order")), "explicit\na-first\nm-blocks\n");
 });
 
+Deno.test("preToolCall() returns once a first guard blocks, ending a later hook that would run for 20 s", async () => {
+  const trace = await traceDir();
+  const { hooks } = await toolHooks({
+    // Blocks once b runs, so that b is surely running when the outcome settles.
+    a: {
+      pre_tool_call:
+        `#!/bin/sh\nwhile [ ! -s ${trace}/b ]; do sleep 0.05; done\necho no >&2\nexit 2\n`,
+    },
+    b: {
+      pre_tool_call:
+        `#!/bin/sh\necho $$ > ${trace}/b.tmp\nmv ${trace}/b.tmp ${trace}/b\nexec sleep 20\n`,
+    },
+  }, { toolMs: 30_000 });
+  const started = performance.now();
+  const verdict = await hooks.preToolCall(CALL);
+  const elapsed = performance.now() - started;
+  assert.deepEqual(verdict, { action: "block", reason: "no" });
+  assert.ok(elapsed < 10_000, `returned after ${Math.round(elapsed)} ms`);
+  assert.ok(groupGone(Number(await Deno.readTextFile(join(trace, "b")))));
+});
+
+Deno.test("preToolCall() with onFailure allow still blocks on a later guard after an earlier one crashed or allowed with a reason", async () => {
+  for (
+    const first of [
+      "#!/bin/sh\nexit 1\n",
+      `#!/bin/sh\necho '{"action":"allow","reason":"looks fine to me"}'\n`,
+    ]
+  ) {
+    const { hooks } = await toolHooks({
+      a: { pre_tool_call: first },
+      b: { pre_tool_call: "#!/bin/sh\necho 'not rm -rf' >&2\nexit 2\n" },
+    }, { onFailure: "allow" });
+    assert.deepEqual(await hooks.preToolCall(CALL), { action: "block", reason: "not rm -rf" });
+    assert.deepEqual(await hooks.preToolCall(CALL, { sequential: true }), {
+      action: "block",
+      reason: "not rm -rf",
+    });
+  }
+});
+
 Deno.test("preToolCall() sends hook, tool, args, platform and user_id on stdin", async () => {
   const trace = await traceDir();
   const { hooks } = await toolHooks({

@@ -180,3 +180,27 @@ Deno.test("the zod-free task fast path knows the same fields as TaskSchema", () 
     Object.keys(TaskSchema.shape).sort(),
   );
 });
+
+Deno.test("loadPluginsCached() keeps the warning of a link that leads nowhere, and reloads once its target appears", async () => {
+  const dir = await makeTree(ROUTER);
+  const target = join(await tempDir(), "guard");
+  await Deno.symlink(target, join(dir, "guard"));
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  const cacheDir = await tempDir();
+  const cold = await loadPluginsCached(dir, { cacheDir });
+  const cached = await loadPluginsCached(dir, { cacheDir });
+  assert.equal(cached.hit, true);
+  assert.deepEqual(cached.index, cold.index);
+  assert.match(
+    cached.index.warnings[0]?.message ?? "",
+    /"guard": it is a link to .* leads nowhere/,
+  );
+  await writeTree(target, {
+    "plugin.yaml": "name: guard\nhooks:\n  pre_tool_call: g.sh\n",
+    "g.sh": "#!/bin/sh\n",
+  });
+  const after = await loadPluginsCached(dir, { cacheDir });
+  assert.equal(after.hit, false);
+  assert.deepEqual(after.index.plugins.map((p) => p.name), ["guard", "r"]);
+  assert.deepEqual(after.index.warnings, []);
+});

@@ -68,16 +68,42 @@ Deno.test("loadPlugins() skips a plugin whose name holds a NUL byte", async () =
   assert.equal(message, 'Skipped plugin in "bad": "name" contains control characters');
 });
 
-Deno.test("loadPlugins() drops a hook whose script path holds a raw NUL byte", async () => {
-  const root = await makeTree({
-    "p/plugin.yaml": "name: p\nhooks:\n  task.done: a.sh\n  task.failed: a\0.sh\n",
-    "p/a.sh": SCRIPT,
-  });
-  const index = await loadPlugins(root);
-  assert.deepEqual(Object.keys(index.plugins[0].hooks), ["task.done"]);
-  assert.deepEqual(index.warnings.map((w) => w.message), [
-    'Dropped hook "task.failed": script "a\\u0000.sh" contains a NUL byte',
-  ]);
+Deno.test("loadPlugins() skips a plugin whose manifest holds a raw control character, as ty's YAML reader refuses it", async () => {
+  for (
+    const [raw, code] of [["\0", "0000"], ["\x1b", "001B"], ["\x7f", "007F"], ["\x9b", "009B"]]
+  ) {
+    const message = await loadHostile(async (dir) => {
+      await Deno.writeTextFile(
+        join(dir, "plugin.yaml"),
+        `name: p\nhooks:\n  task.done: a.sh\n  task.failed: "a${raw}.sh"\n`,
+      );
+      await Deno.writeTextFile(join(dir, "a.sh"), SCRIPT, { mode: 0o755 });
+    });
+    assert.equal(
+      message,
+      `Skipped plugin in "bad": plugin.yaml holds the control character U+${code}, which YAML does not allow`,
+    );
+  }
+});
+
+Deno.test("loadPlugins() skips a manifest in UTF-16 without a byte order mark or in UTF-32, naming the encoding", async () => {
+  const text = "name: p\nhooks:\n  task.done: a.sh\n";
+  const cases: [string, number[]][] = [
+    ["UTF-16LE text without a byte order mark", [...text].flatMap((c) => [c.charCodeAt(0), 0])],
+    ["UTF-16BE text without a byte order mark", [...text].flatMap((c) => [0, c.charCodeAt(0)])],
+    ["UTF-32LE text", [0xff, 0xfe, 0, 0, ...[...text].flatMap((c) => [c.charCodeAt(0), 0, 0, 0])]],
+    ["UTF-32BE text", [0, 0, 0xfe, 0xff, ...[...text].flatMap((c) => [0, 0, 0, c.charCodeAt(0)])]],
+  ];
+  for (const [encoding, bytes] of cases) {
+    const message = await loadHostile(async (dir) => {
+      await Deno.writeFile(join(dir, "plugin.yaml"), new Uint8Array(bytes));
+      await Deno.writeTextFile(join(dir, "a.sh"), SCRIPT, { mode: 0o755 });
+    });
+    assert.equal(
+      message,
+      `Skipped plugin in "bad": plugin.yaml is ${encoding}, which ty does not read (hint: save it as UTF-8)`,
+    );
+  }
 });
 
 Deno.test("loadPlugins() does not block on a plugin.yaml that is a FIFO", async () => {

@@ -100,3 +100,37 @@ Deno.test("loadPlugins() refuses a 1 MiB nested manifest by its size, without re
     },
   );
 });
+
+Deno.test("loadPlugins() warns about a plugin dir or a plugins dir that is a link leading nowhere, and not about a missing plugins dir", async () => {
+  await withTree(GOOD, async (root) => {
+    await Deno.symlink("/nonexistent/blockall", join(root, "blockall"));
+    await Deno.symlink("loop", join(root, "loop"));
+    await Deno.symlink(join(root, "good", "a.sh"), join(root, "a-file"));
+    const index = await loadPlugins(root);
+    assert.deepEqual(index.plugins.map((p) => p.name), ["good"]);
+    assert.deepEqual(index.warnings.map((w) => [w.path, w.message]), [
+      [
+        join(root, "blockall"),
+        'Cannot read "blockall": it is a link to "/nonexistent/blockall", which leads nowhere',
+      ],
+      [
+        join(root, "loop"),
+        'Cannot read "loop": it is a link to "loop", which is a loop of links',
+      ],
+    ]);
+    const linked = join(root, "linked");
+    await Deno.symlink(join(root, "gone"), linked);
+    const dangling = await loadPlugins(linked);
+    assert.deepEqual(dangling.warnings.map((w) => [w.path, w.message]), [
+      [
+        linked,
+        `Cannot read the plugins dir: it is a link to "${join(root, "gone")}", which leads nowhere`,
+      ],
+    ]);
+    assert.deepEqual(await loadPlugins(join(root, "missing")), {
+      dir: join(root, "missing"),
+      plugins: [],
+      warnings: [],
+    });
+  });
+});
