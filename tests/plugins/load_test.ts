@@ -322,6 +322,29 @@ Deno.test("loadPlugins() loads both of two plugins with the same name, as ty doe
   assert.deepEqual(index.warnings, []);
 });
 
+Deno.test("loadPlugins() skips, as ty's yaml.v3 does, a manifest escaping a UTF-16 surrogate in a double-quoted string, at the escape", async () => {
+  const root = await makeTree({
+    // Plain YAML but for the escape, and a manifest only the yaml package reads (a flow map).
+    "plain/plugin.yaml":
+      'name: plain\ndescription: "smile \\ud83d\\ude00"\nhooks:\n  task.done: a.sh\n',
+    "plain/a.sh": SCRIPT,
+    "flow/plugin.yaml": 'name: flow\nhooks: {task.done: a.sh}\nx: ["ok \\\\ud83d", "\\uDC00"]\n',
+    "flow/a.sh": SCRIPT,
+    "fine/plugin.yaml": 'name: fine\ndescription: "smile \\U0001F600"\nhooks:\n  task.done: a.sh\n',
+    "fine/a.sh": SCRIPT,
+  });
+  const index = await loadPlugins(root);
+  assert.deepEqual(index.plugins.map((p) => [p.name, p.description]), [["fine", "smile 😀"]]);
+  assert.deepEqual(index.warnings.map((w) => `${w.line}:${w.column} ${w.message}`), [
+    '3:20 Skipped plugin in "flow": invalid YAML: "\\uDC00" escapes half of a UTF-16 surrogate ' +
+    "pair, which ty's YAML reader (yaml.v3) refuses (hint: a lone surrogate is not a character: " +
+    "remove it)",
+    '2:21 Skipped plugin in "plain": invalid YAML: "\\ud83d" escapes half of a UTF-16 surrogate ' +
+    "pair, which ty's YAML reader (yaml.v3) refuses (hint: write the character itself, or " +
+    '"\\U0001F600")',
+  ]);
+});
+
 Deno.test("loadPlugins() follows a symlink to a plugin folder", async () => {
   const source = await makeTree(plugin("linked"));
   const root = await makeTree({});
