@@ -339,9 +339,9 @@ function isText(value: unknown): value is string {
 
 // The forgiving reading of `actions`: each well-formed action whose script passes the checks is
 // kept, each other one is dropped with a problem. Two actions with one id are both kept, as in
-// ty (running the id runs the first); only the lint reports it. An entry that is not plainly well formed is
-// parsed with zod (the schema's fields, unknown keys ignored: only `plugins validate` reports
-// them), which words what is wrong.
+// ty (running the id runs the first); only the lint reports it. An entry that is not plainly
+// well formed is parsed with zod (the schema's fields, unknown keys ignored: only `plugins
+// validate` reports them), which words what is wrong.
 async function buildActions(
   root: PluginRoot,
   raw: unknown,
