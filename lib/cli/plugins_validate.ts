@@ -16,8 +16,8 @@ export const spec: CommandSpec = {
     "plugin dir, a collection, or a plugin.yaml (a plugin's own repository in CI). Each problem",
     "is printed on stdout as FILE:LINE:COL: message: invalid YAML, a missing name, a duplicate",
     "name, unknown keys (a typo such as hook: for hooks:), wrong types, every hook, action or",
-    "service that loading would drop, and a PATH holding no plugin. A PATH that does not exist",
-    "is a usage error (64).",
+    "service that loading would drop, a script that would not start (no #! line, or one ending",
+    "in CR), and a PATH holding no plugin. A PATH that does not exist is a usage error (64).",
   ].join("\n"),
 };
 

@@ -11,7 +11,6 @@
 
 import { consult, type ConsultOptions, type ConsultRunner, pluginHandlers } from "./consult.ts";
 import { failureReason, succeeded } from "../process/run_script.ts";
-import { EMPTY_TASK, taskEnv } from "../task.ts";
 import type { PlacementAnswer, PlacementInfo } from "../wire/placement.ts";
 import { excerpt, goFields, isRecord, parseJson } from "../_util.ts";
 
@@ -25,7 +24,7 @@ export interface Placement {
   target: string;
   /** A path on the target host, as the handler gave it (a leading `~` is left alone). */
   workdir: string;
-  /** Why, in words a person can read; may be empty. */
+  /** Why, in words a person can read, kept as written (not trimmed); may be empty. */
   reason: string;
   /** The plugin whose answer this is; `""` when no handler answered. */
   handler: string;
@@ -41,9 +40,10 @@ export const LOCAL_PLACEMENT: Readonly<Placement> = Object.freeze({
 
 /**
  * Asks the plugins handling `task.placement`, decided in name order through the consult loop.
- * The request `{"event":"task.placement","task":{...}}` goes to stdin; the answer `{"target",
- * "workdir","reason"}` is read from stdout as Go's `encoding/json` reads it (keys in any case,
- * `null` as empty). The first non-empty target wins. Exit 0 with empty stdout, or an answer with
+ * The request `{"event":"task.placement","task":{...}}` goes to stdin, and the environment adds
+ * only `TASK_EVENT` and the plugin variables, as ty's does; the answer `{"target","workdir",
+ * "reason"}` is read from stdout as Go's `encoding/json` reads it (keys in any case, `null` as
+ * empty), target and workdir trimmed, reason kept as written. The first non-empty target wins. Exit 0 with empty stdout, or an answer with
  * an empty target, is a deliberate local answer, as in ty: the first one is returned, naming its
  * handler, when nobody names a target. A timeout, crash, non-zero exit, malformed JSON or wrong
  * type is logged at error level with the handler's name and counts as local. Never rejects.
@@ -55,12 +55,12 @@ export async function resolvePlacement(
 ): Promise<Placement> {
   const handlers = pluginHandlers(runner, PLACEMENT_EVENT);
   if (handlers.length === 0) return { ...LOCAL_PLACEMENT };
-  const task = { ...EMPTY_TASK, ...info };
   const decided = await consult<PlacementMeaning>(runner, {
     event: PLACEMENT_EVENT,
     handlers,
     stdin: JSON.stringify(handlerRequest(PLACEMENT_EVENT, info)) + "\n",
-    env: taskEnv(task, { event: PLACEMENT_EVENT }),
+    // As ty: the task is in the request, not the environment.
+    env: { TASK_EVENT: PLACEMENT_EVENT },
     async read(answer) {
       if (!answer.ran) return { failure: answer.reason };
       const { result } = answer;
@@ -136,7 +136,8 @@ export async function readPlacementAnswer(
     let wellFormed = true;
     for (const field of PLACEMENT_FIELDS) {
       const text = fields[field] ?? "";
-      if (typeof text === "string") answer[field] = text.trim();
+      // As ty: target and workdir trimmed, the reason shown as the handler wrote it.
+      if (typeof text === "string") answer[field] = field === "reason" ? text : text.trim();
       else wellFormed = false;
     }
     if (wellFormed) return { ok: true, answer };

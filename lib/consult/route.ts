@@ -39,7 +39,7 @@ export interface RouteOptions extends ConsultOptions {
  * exits non-zero, times out or cannot start is logged as a warning and skipped, whatever it
  * printed; its stderr is only ever logged. Routers get the event hook environment plus
  * `TASK_EXECUTOR` and `TASK_CLAUDE_CONFIG_DIR`. The config dir is returned as ty's executor uses
- * it: a leading `~` expanded to `$HOME`, then cleaned.
+ * it: a leading `~` replaced by `$HOME` (`~bob` too), then cleaned.
  *
  * As ty's executor, only a task whose `executor` is empty or `claude` and that names no config
  * dir of its own is routed (`force` asks anyway). Never rejects.
@@ -111,14 +111,15 @@ function whyNotRouted(task: Task): string | null {
 }
 
 /**
- * The answered dir as ty's executor uses it: trimmed (spaces inside quotes too), `~` or `~/…`
- * expanded to `$HOME`, then cleaned.
+ * The answered dir as ty's executor uses it: trimmed (spaces inside quotes too), a leading `~`
+ * replaced by `$HOME` whatever follows it (`~bob/x` is `$HOME/bob/x`: no other user's home is
+ * looked up), then cleaned.
  */
 function expandConfigDir(dir: string): string {
   let path = dir.trim();
   if (path === "") return path;
   const home = Deno.env.get("HOME");
-  if (home && (path === "~" || path.startsWith("~/"))) path = home + path.slice(1);
+  if (home && path.startsWith("~")) path = `${home}/${path.slice(1)}`;
   const clean = normalize(path);
   return clean.length > 1 && clean.endsWith("/") ? clean.slice(0, -1) : clean;
 }

@@ -57,8 +57,6 @@ export interface PluginReport {
   manifest: string;
   /** The plugin's name, when the manifest gives a usable one. */
   name: string | null;
-  /** Where the name is written, for a duplicate-name warning (see {@linkcode nameAt}). */
-  nameAt: Position | null;
   /** The plugin, or null when it is skipped. */
   plugin: Plugin | null;
   /** One warning per dropped entry. */
@@ -67,11 +65,25 @@ export interface PluginReport {
   skip: LoadWarning | null;
   /** What only `plugins validate` reports (the loader accepts it, as ty does). */
   lint: LoadWarning[];
+  /** Each kept hook's and action's script, for the lint to read its first line. */
+  scripts: NamedScript[];
   /** The parsed manifest, for the strict lint; null when it could not be parsed. */
   parsed: ParsedManifest | null;
 }
 
 type Unsafe = ReturnType<typeof unsafeMode>;
+
+/** A script as a hook or action names it. */
+export interface NamedScript {
+  /** Its absolute path. */
+  path: string;
+  /** As the manifest writes it. */
+  written: string;
+  /** Who names it, for messages: `Hook "task.done"`, `Action "sync"`. */
+  what: string;
+  /** Where in the manifest's data. */
+  at: readonly PropertyKey[];
+}
 
 /** Options of {@linkcode inspectPlugin}. */
 export interface InspectOptions {
@@ -102,11 +114,11 @@ export async function inspectPlugin(
     relDir,
     manifest,
     name: null,
-    nameAt: null,
     plugin: null,
     problems: [],
     skip: null,
     lint: [],
+    scripts: [],
     parsed: null,
   };
   const warning = (message: string, at: Position | null): LoadWarning => ({
@@ -169,7 +181,7 @@ export async function inspectPlugin(
     }
     strictModes(realDir);
   }
-  const { parts, problems, notes } = await buildPlugin(
+  const { parts, problems, notes, scripts } = await buildPlugin(
     { dir: path, realDir, observe },
     data,
     read.typed,
@@ -177,6 +189,7 @@ export async function inspectPlugin(
   for (const p of problems) report.problems.push(warning(p.message, await at(p.at, p.key)));
   report.problems.unshift(...unsafeParts.map((message) => warning(message, null)));
   for (const p of notes) report.lint.push(warning(p.message, await at(p.at, p.key)));
+  report.scripts = scripts;
   if (!isUsable(parts)) {
     const drops = problems.flatMap((p) => p.dropped === undefined ? [] : [p.dropped]);
     return skip(REASONS.nothingUsable(drops), await at(["name"]));
@@ -209,7 +222,7 @@ async function buildPlugin(
   root: PluginRoot,
   data: Record<string, unknown>,
   typed: unknown,
-): Promise<{ parts: PluginParts; problems: Problem[]; notes: Problem[] }> {
+): Promise<{ parts: PluginParts; problems: Problem[]; notes: Problem[]; scripts: NamedScript[] }> {
   const problems: Problem[] = [];
   const text = (key: "version" | "description"): string => {
     const value = data[key];
@@ -252,6 +265,7 @@ async function buildPlugin(
     },
     problems,
     notes: [...hooks.notes, ...actions.notes, ...services.notes],
+    scripts: [...hooks.scripts, ...actions.scripts],
   };
 }
 
@@ -267,14 +281,20 @@ function isUsable(parts: PluginParts): boolean {
 function buildHooks(
   root: PluginRoot,
   raw: unknown,
-): { hooks: Record<string, string>; problems: Problem[]; notes: Problem[] } {
+): {
+  hooks: Record<string, string>;
+  problems: Problem[];
+  notes: Problem[];
+  scripts: NamedScript[];
+} {
   const hooks: Record<string, string> = {};
   const problems: Problem[] = [];
   const notes: Problem[] = [];
-  if (raw === undefined || raw === null) return { hooks, problems, notes };
+  const scripts: NamedScript[] = [];
+  if (raw === undefined || raw === null) return { hooks, problems, notes, scripts };
   if (!isRecord(raw)) {
     const reason = `must be a map of event to script, not ${kindOf(raw)}`;
-    return { hooks, problems: [dropped('"hooks"', reason, ["hooks"])], notes };
+    return { hooks, problems: [dropped('"hooks"', reason, ["hooks"])], notes, scripts };
   }
   for (const [event, script] of Object.entries(raw)) {
     const what = `hook ${quote(event)}`;
@@ -295,6 +315,7 @@ function buildHooks(
       const check = checkScript(root, script);
       if (check.ok) {
         hooks[event] = check.path;
+        scripts.push({ path: check.path, written: script, what: `Hook ${quote(event)}`, at });
         if (check.unsafe) {
           const { reason, hint } = check.unsafe;
           const message = `Hook ${quote(event)}: script ${quote(script)} ${reason}`;
@@ -309,7 +330,7 @@ function buildHooks(
       }
     }
   }
-  return { hooks, problems, notes };
+  return { hooks, problems, notes, scripts };
 }
 
 function isText(value: unknown): value is string {
@@ -317,20 +338,24 @@ function isText(value: unknown): value is string {
 }
 
 // The forgiving reading of `actions`: each well-formed action whose script passes the checks is
-// kept, each other one is dropped with a problem. An entry that is not plainly well formed is
-// parsed with zod (the schema's fields, unknown keys ignored: only `plugins validate` reports
-// them), which words what is wrong.
+// kept, each other one is dropped with a problem. Two actions with one id are both kept, as in
+// ty (running the id runs the first); only the lint reports it. An entry that is not plainly
+// well formed is parsed with zod (the schema's fields, unknown keys ignored: only `plugins
+// validate` reports them), which words what is wrong.
 async function buildActions(
   root: PluginRoot,
   raw: unknown,
-): Promise<{ actions: PluginAction[]; problems: Problem[]; notes: Problem[] }> {
+): Promise<
+  { actions: PluginAction[]; problems: Problem[]; notes: Problem[]; scripts: NamedScript[] }
+> {
   const actions: PluginAction[] = [];
   const problems: Problem[] = [];
   const notes: Problem[] = [];
-  if (raw === undefined || raw === null) return { actions, problems, notes };
+  const scripts: NamedScript[] = [];
+  if (raw === undefined || raw === null) return { actions, problems, notes, scripts };
   if (!Array.isArray(raw)) {
     const reason = `must be a list of actions, not ${kindOf(raw)}`;
-    return { actions, problems: [dropped('"actions"', reason, ["actions"])], notes };
+    return { actions, problems: [dropped('"actions"', reason, ["actions"])], notes, scripts };
   }
   for (const [index, item] of raw.entries()) {
     const at = ["actions", index];
@@ -358,10 +383,6 @@ async function buildActions(
       );
       continue;
     }
-    if (actions.some((a) => a.id === action.id)) {
-      problems.push(dropped(what, "the id is already used by an earlier action", at));
-      continue;
-    }
     const check = checkScript(root, action.command);
     if (!check.ok) {
       const reason = `script ${quote(action.command)} ${check.reason}`;
@@ -382,9 +403,21 @@ async function buildActions(
       );
       notes.push({ message, at: [...at, "command"] });
     }
+    if (actions.some((a) => a.id === action.id)) {
+      const message = `Action id ${quote(action.id)} is also used by an earlier action: both ` +
+        "are listed, as in ty, and running it runs the first (hint: give each its own id)";
+      notes.push({ message, at: [...at, "id"] });
+    }
     actions.push({ id: action.id, label: action.label || action.id, command: check.path });
+    const named = `Action ${quote(action.id)}`;
+    scripts.push({
+      path: check.path,
+      written: action.command,
+      what: named,
+      at: [...at, "command"],
+    });
   }
-  return { actions, problems, notes };
+  return { actions, problems, notes, scripts };
 }
 
 // ty (Go) reads `label:` with nothing after it as an absent field, and so does the loader.
@@ -607,6 +640,26 @@ export async function strictProblems(report: PluginReport): Promise<LoadWarning[
     for (const event of Object.keys(typed.hooks)) {
       const suggestion = closest(event, KNOWN_EVENTS);
       if (suggestion !== undefined) add(unknownEvent(event, suggestion), ["hooks", event], true);
+    }
+  }
+  // Loaded, as ty loads them, but they cannot start (ty's exec fails the same way).
+  const { execFormatProblem } = await import("../process/group.ts");
+  for (const { path, written, what, at } of report.scripts) {
+    const problem = await execFormatProblem(path);
+    const script = `${what}: script ${quote(written)}`;
+    if (problem === "no-shebang") {
+      add(
+        `${script} does not start with a "#!" line naming an interpreter, so it cannot be ` +
+          `started (exec format error, as under ty) (hint: make its first line "#!/bin/sh", or ` +
+          "the interpreter it is written for)",
+        at,
+      );
+    } else if (problem === "crlf") {
+      add(
+        `${script} has a "#!" line ending in a carriage return (CRLF line ends), so it cannot ` +
+          `be started (hint: dos2unix ${quote(path)}, or sed -i 's/\\r$//' ${quote(path)})`,
+        at,
+      );
     }
   }
   return problems;

@@ -10,7 +10,7 @@ import { dirname, join, relative, resolve } from "../dirs.ts";
 import type { LoadWarning, Plugin, PluginIndex } from "./types.ts";
 import { inspectPlugin, nameAt, type PluginReport, strictProblems } from "./inspect_plugin.ts";
 import { createLimit } from "../_util.ts";
-import { quote, REASONS, skipped } from "./messages.ts";
+import { quote, sharedName } from "./messages.ts";
 
 /** Notes that the load's result depends on `path` (present or missing), before reading it. */
 export type Observe = (path: string) => void;
@@ -285,8 +285,8 @@ function rank(unit: number): number {
 }
 
 // From a plugins dir to reports (one per plugin dir, loaded concurrently under a bound), and
-// from reports to the index: the skipped plugins and the later of two plugins sharing a name
-// are left out, each with exactly one warning.
+// from reports to the index: a skipped plugin is left out with exactly one warning. Two plugins
+// sharing a name both load, as in ty; only `plugins validate` reports it.
 
 /** Options of {@linkcode collectReports}. */
 export interface CollectOptions extends LoadOptions {
@@ -323,13 +323,6 @@ export async function collectReports(
   );
   // A manifest read cut short by the signal reads as unreadable: the load as a whole failed.
   signal?.throwIfAborted();
-  // Where a name is written is looked up (in a second, slower parse) only for a duplicate.
-  const names = new Set<string>();
-  for (const report of reports) {
-    if (report.plugin === null) continue;
-    if (names.has(report.plugin.name)) report.nameAt = await nameAt(report);
-    names.add(report.plugin.name);
-  }
   return { root, reports, warnings: found.warnings };
 }
 
@@ -339,42 +332,28 @@ export interface FoldOptions {
   everyProblem?: boolean;
 }
 
-/** Builds the index from reports in path order: plugins sorted by name, warnings in path order. */
+/**
+ * Builds the index from reports in path order: plugins sorted by name (two of one name in path
+ * order, so the first is the one a command naming it takes), warnings in path order.
+ */
 export function foldReports(
   collected: Collected,
   options: FoldOptions = {},
 ): { plugins: Plugin[]; warnings: LoadWarning[] } {
   const plugins: Plugin[] = [];
   const warnings = [...collected.warnings];
-  const firstDir = new Map<string, string>();
-  for (const report of collected.reports) {
-    const { plugin } = report;
-    const leftOut = plugin === null || firstDir.has(plugin.name);
-    if (!leftOut || options.everyProblem) warnings.push(...report.problems);
-    if (plugin === null) {
-      if (report.skip) warnings.push(report.skip);
-      continue;
-    }
-    const first = firstDir.get(plugin.name);
-    if (first !== undefined) {
-      warnings.push({
-        plugin: plugin.name,
-        path: report.manifest,
-        line: report.nameAt?.line ?? null,
-        column: report.nameAt?.column ?? null,
-        message: skipped(plugin.name, report.relDir, REASONS.duplicate(first)),
-      });
-      continue;
-    }
-    firstDir.set(plugin.name, report.relDir);
-    plugins.push(plugin);
+  for (const { plugin, problems, skip } of collected.reports) {
+    if (plugin !== null || options.everyProblem) warnings.push(...problems);
+    if (plugin !== null) plugins.push(plugin);
+    else if (skip) warnings.push(skip);
   }
+  // Stable: plugins sharing a name stay in path order.
   plugins.sort((a, b) => byBytes(a.name, b.name));
   return { plugins, warnings };
 }
 
 // `plugins validate`: every load warning (including the dropped entries of plugins that are left
-// out), unknown keys and type errors, each with file, line and column.
+// out), unknown keys and type errors, a name used twice, each with file, line and column.
 
 /** The lint's verdict. */
 export interface ValidationResult {
@@ -415,7 +394,7 @@ export async function validatePluginDir(dir: string): Promise<ValidationResult> 
 
 async function lint(collected: Collected): Promise<ValidationResult> {
   const { warnings } = foldReports(collected, { everyProblem: true });
-  const problems = [...warnings];
+  const problems = [...warnings, ...await sharedNames(collected.reports)];
   // A place the loader already complained about needs no second, zod-worded message.
   const seen = new Set(warnings.map(where));
   for (const report of collected.reports) {
@@ -432,4 +411,29 @@ async function lint(collected: Collected): Promise<ValidationResult> {
 
 function where(p: LoadWarning): string {
   return `${p.path}:${p.line}:${p.column}`;
+}
+
+// Each plugin whose name an earlier one (in path order) already has. Where the name is written is
+// looked up (a second, slower parse) only for these.
+async function sharedNames(reports: readonly PluginReport[]): Promise<LoadWarning[]> {
+  const firstDir = new Map<string, string>();
+  const found: LoadWarning[] = [];
+  for (const report of reports) {
+    if (report.plugin === null) continue;
+    const { name } = report.plugin;
+    const first = firstDir.get(name);
+    if (first === undefined) {
+      firstDir.set(name, report.relDir);
+      continue;
+    }
+    const at = await nameAt(report);
+    found.push({
+      plugin: name,
+      path: report.manifest,
+      line: at?.line ?? null,
+      column: at?.column ?? null,
+      message: sharedName(name, first),
+    });
+  }
+  return found;
 }

@@ -50,7 +50,6 @@ export const REASONS = {
   noName: '"name" is missing or empty',
   nameNotText: '"name" must be a string',
   nameControl: '"name" contains control characters',
-  duplicate: (first: string) => `the name is already used by the plugin in ${quote(first)}`,
   nothingUsable: (drops: string[]) => {
     const base = "no usable hook, action, service, workflow or routine";
     if (drops.length === 0) return base;
@@ -59,6 +58,15 @@ export const REASONS = {
     return `${base} (dropped ${shown}${more})`;
   },
 } as const;
+
+/**
+ * A plugin whose name an earlier plugin (in `first`) already has: both load, as in ty, and a
+ * command naming the plugin takes the first.
+ */
+export function sharedName(name: string, first: string): string {
+  return `Plugin name ${quote(name)} is also used by the plugin in ${quote(first)}: both load, ` +
+    `as in ty, and "plugins run" (or any command naming it) takes that one (hint: rename one)`;
+}
 
 /** An unknown key, with a suggestion when one is close. */
 export function unknownKey(key: string, where: string, suggestion?: string): string {

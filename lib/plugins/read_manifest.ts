@@ -185,6 +185,11 @@ export async function parseYaml(text: string): Promise<ParsedManifest | Manifest
       const { line, col } = lineCounter.linePos(error.pos[0]);
       return failure(`invalid YAML: ${error.message}`, line, col);
     }
+    const surrogate = surrogateEscape(doc, text);
+    if (surrogate !== null) {
+      const { line, col } = lineCounter.linePos(surrogate.at);
+      return failure(`invalid YAML: ${surrogate.message}`, line, col);
+    }
     const typed = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
     // Visiting nodes does not follow aliases, so this is bounded by the text's size.
     yaml.visit(doc, {
@@ -204,6 +209,49 @@ export async function parseYaml(text: string): Promise<ParsedManifest | Manifest
       : (error as Error).message;
     return failure(`cannot parse plugin.yaml: ${reason}`);
   }
+}
+
+// A `\u` or `\U` escape of a UTF-16 surrogate (D800-DFFF) in a double-quoted scalar: ty's yaml.v3
+// refuses the manifest ("found invalid Unicode character escape code"), even for a pair that
+// makes one character, where the yaml package decodes it. Only double-quoted scalars have escapes
+// (the plain reader takes none of them), so only those are scanned, as written.
+const ESCAPE = /\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|[^])/g;
+
+function surrogateEscape(
+  doc: Document.Parsed,
+  text: string,
+): { at: number; message: string } | null {
+  let found: { at: number; message: string } | null = null;
+  yaml!.visit(doc, {
+    Scalar(_key, node) {
+      if (node.type !== "QUOTE_DOUBLE" || !node.range) return undefined;
+      const start = node.range[0];
+      const written = text.slice(start, node.range[1]);
+      const escapes = [...written.matchAll(ESCAPE)];
+      for (const [i, match] of escapes.entries()) {
+        const code = parseInt(match[1] ?? match[2] ?? "", 16);
+        if (!(code >= 0xd800 && code <= 0xdfff)) continue;
+        // A high half written just before a low half: the character they make, as one escape.
+        const next = escapes[i + 1];
+        const low = next?.index === match.index + match[0].length ? parseInt(next[1], 16) : NaN;
+        const pair = code <= 0xdbff && low >= 0xdc00 && low <= 0xdfff;
+        const point = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
+        const hint = pair
+          ? `write the character itself, or "\\U${
+            point.toString(16).toUpperCase().padStart(8, "0")
+          }"`
+          : "a lone surrogate is not a character: remove it";
+        found = {
+          at: start + match.index,
+          message: `"${match[0]}" escapes half of a UTF-16 surrogate pair, which ty's YAML ` +
+            `reader (yaml.v3) refuses (hint: ${hint})`,
+        };
+        return yaml!.visit.BREAK;
+      }
+      return undefined;
+    },
+  });
+  return found;
 }
 
 // How deeply `text` nests, counted without parsing it (a parser is what a deep document makes

@@ -310,11 +310,108 @@ export function withoutNul(env: Record<string, string>): Record<string, string> 
 export const SETSID_EXEC_FAILURE = /^setsid: failed to execute [^\n]*/;
 
 /**
+ * A file the system would refuse to execute ("exec format error"): neither a `#!` script nor a
+ * native binary. Thrown before the spawn, because both spawn paths exec through `execvp`, which
+ * would hand such a file to `/bin/sh` instead of failing as ty's exec does.
+ */
+export class ExecFormatError extends Error {
+  /** Always `"ExecFormatError"`. */
+  override name = "ExecFormatError";
+}
+
+// The first four bytes (big-endian) of a binary this OS's kernel executes itself.
+const BINARY_MAGICS = Deno.build.os === "darwin"
+  ? [0xfeedface, 0xfeedfacf, 0xcefaedfe, 0xcffaedfe, 0xcafebabe] // Mach-O, and fat binaries
+  : [0x7f454c46]; // ELF
+// The kernel reads at most this much of a `#!` line (Linux's BINPRM_BUF_SIZE).
+const FIRST_LINE_BYTES = 256;
+const header = new Uint8Array(FIRST_LINE_BYTES);
+
+/**
+ * True when `bytes` (a file's first bytes) start as a file the kernel executes itself: a `#!`
+ * line naming an interpreter, or a native binary (ELF; Mach-O on macOS). A format only a
+ * `binfmt_misc` handler knows is not recognised.
+ */
+export function isExecFormat(bytes: Uint8Array): boolean {
+  if (bytes[0] === 0x23 && bytes[1] === 0x21) {
+    // "#!" and nothing but blanks before the line's end is no interpreter: ENOEXEC too.
+    let at = 2;
+    while (bytes[at] === 0x20 || bytes[at] === 0x09) at++;
+    return at < bytes.length && bytes[at] !== 0x0a && bytes[at] !== 0x00;
+  }
+  if (bytes.length < 4) return false;
+  const magic = ((bytes[0] << 24) | (bytes[1] << 16) | (bytes[2] << 8) | bytes[3]) >>> 0;
+  return BINARY_MAGICS.includes(magic);
+}
+
+// Throws ExecFormatError when `command` names a file (it has a slash) that is readable and not
+// executable as a program. A stat, an open and a read: tens of microseconds, against
+// milliseconds for the spawn. What is not a readable regular file is left to the spawn to judge
+// (the stat first: opening a FIFO would block until someone writes to it).
+function checkExecFormat(command: string, cwd: string | undefined): void {
+  if (!command.includes("/")) return;
+  const path = command.startsWith("/") || cwd === undefined ? command : `${cwd}/${command}`;
+  let read: number | null;
+  try {
+    if (!Deno.statSync(path).isFile) return;
+    const file = Deno.openSync(path);
+    try {
+      read = file.readSync(header);
+    } finally {
+      file.close();
+    }
+  } catch {
+    return;
+  }
+  if (read !== null && isExecFormat(header.subarray(0, read))) return;
+  throw new ExecFormatError(
+    'it does not start with a "#!" line naming an interpreter, so the system cannot execute it ' +
+      "(exec format error, as under ty) " +
+      '(hint: make its first line "#!/bin/sh", or the interpreter it is written for)',
+  );
+}
+
+/** Why the system would not execute a file as a program, judged by its first line. */
+export type ExecFormatProblem =
+  /** Neither a `#!` line nor a native binary: "exec format error". */
+  | "no-shebang"
+  /**
+   * A `#!` line ending in a carriage return (CRLF line ends): the CR is read as part of the
+   * interpreter's name (`/bin/sh\r`) or of its argument, which then cannot be found.
+   */
+  | "crlf";
+
+/**
+ * What is wrong with the regular file `path` as a program, from its first bytes; null when
+ * nothing is, or when it is not a regular file or cannot be read (its run then says why).
+ */
+export async function execFormatProblem(path: string): Promise<ExecFormatProblem | null> {
+  const bytes = new Uint8Array(FIRST_LINE_BYTES);
+  let read: number | null;
+  try {
+    if (!(await Deno.stat(path)).isFile) return null;
+    const file = await Deno.open(path);
+    try {
+      read = await file.read(bytes);
+    } finally {
+      file.close();
+    }
+  } catch {
+    return null;
+  }
+  const head = bytes.subarray(0, read ?? 0);
+  if (!isExecFormat(head)) return "no-shebang";
+  const end = head.indexOf(0x0a);
+  return head[0] === 0x23 && end > 0 && head[end - 1] === 0x0d ? "crlf" : null;
+}
+
+/**
  * Spawns `command` in a new session with stdout and stderr piped.
  *
  * @param command The program (a path, or a name looked up on PATH).
  * @param options Arguments, cwd, env, stdin.
  * @returns The child; its pid is its process-group id.
+ * @throws {ExecFormatError} When `command` is a file without a `#!` line that is no binary.
  * @throws {Error} When the program cannot be started (fallback path only; with setsid(1) an exec
  * failure shows as exit 126/127 and {@linkcode SETSID_EXEC_FAILURE} on stderr).
  */
@@ -322,6 +419,7 @@ export function spawnIsolated(
   command: string,
   options: IsolatedSpawnOptions = {},
 ): Deno.ChildProcess {
+  checkExecFormat(command, options.cwd);
   const setsid = options.forceDetached ? null : findSetsid();
   const common = {
     cwd: options.cwd,

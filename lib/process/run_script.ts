@@ -14,6 +14,7 @@
 import { capture, type Captured } from "./output_cap.ts";
 import {
   DEFAULT_GRACE_MS,
+  execFormatProblem,
   groupAlive,
   SETSID_EXEC_FAILURE,
   spawnIsolated,
@@ -250,6 +251,11 @@ async function checkExecutable(script: string): Promise<string | null> {
   if (!info.isFile) return `Cannot start "${script}": not a regular file`;
   if (info.mode !== null && (info.mode & 0o111) === 0) {
     return `Cannot start "${script}": not executable (hint: chmod +x "${script}")`;
+  }
+  if ((await execFormatProblem(script)) === "crlf") {
+    return `Cannot start "${script}": its "#!" line ends in a carriage return (CRLF line ends), ` +
+      `which the system reads as part of the interpreter's name ` +
+      `(hint: dos2unix "${script}", or sed -i 's/\\r$//' "${script}")`;
   }
   return null;
 }

@@ -53,16 +53,18 @@ export interface PlacementRequest {
 const ANSWER_FIELDS = ["target", "workdir", "reason"] as const;
 
 // A JSON null counts as empty, as in ty: Go leaves a string untouched when it decodes null.
-const text = z.string().nullish().transform((value) => (value ?? "").trim());
+const text = z.string().nullish().transform((value) => value ?? "");
+const trimmed = text.transform((value) => value.trim());
 
 /**
- * Zod schema of a placement handler's answer: strings only (trimmed; missing or null = empty),
- * keys in any case, extra keys ignored; a `null` answer is empty. An empty `target` means "run locally".
+ * Zod schema of a placement handler's answer: strings only (missing or null = empty; target and
+ * workdir trimmed, reason kept as written, as ty does), keys in any case, extra keys ignored; a
+ * `null` answer is empty. An empty `target` means "run locally".
  */
 export const PlacementAnswerSchema = z.preprocess(
   // As Go's encoding/json reads ty's struct: keys in any case, null as empty.
   (value) => value === null ? {} : isRecord(value) ? goFields(value, ANSWER_FIELDS) : value,
-  z.object({ target: text, workdir: text, reason: text }),
+  z.object({ target: trimmed, workdir: trimmed, reason: text }),
 );
 
 // The schemas validate, the interfaces document: neither may gain a field the other lacks.
@@ -70,15 +72,15 @@ true satisfies Same<z.output<typeof PlacementRequestSchema>, PlacementRequest>;
 true satisfies Same<z.output<typeof PlacementAnswerSchema>, PlacementAnswer>;
 
 /**
- * A placement handler's answer, validated: every field a trimmed string, `""` when missing or
- * null.
+ * A placement handler's answer, validated: every field a string, `""` when missing or null;
+ * target and workdir trimmed, reason as written.
  */
 export interface PlacementAnswer {
   /** The host to run on; `""` = run locally. */
   target: string;
   /** A path on the target host (a leading `~` is left alone); may be empty. */
   workdir: string;
-  /** Why, in words a person can read; may be empty. */
+  /** Why, in words a person can read, as written; may be empty. */
   reason: string;
 }
 

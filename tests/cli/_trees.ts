@@ -22,6 +22,32 @@ export function actionFiles(name: string, scripts: Record<string, string>): Reco
   };
 }
 
+/**
+ * Two plugins named `twin`, in "a" and "b/twin" (that path order), as ty loads them both. Each
+ * has a `task.done` hook printing its dir; "a" has two actions of id `go` printing "first" and
+ * "second", "b/twin" one printing "third".
+ */
+export const TWINS: Readonly<Record<string, string>> = {
+  "a/plugin.yaml": [
+    "name: twin",
+    "hooks:",
+    "  task.done: done.sh",
+    "actions:",
+    "  - id: go",
+    "    command: first.sh",
+    "  - id: go",
+    "    label: Go again",
+    "    command: second.sh",
+  ].join("\n") + "\n",
+  "a/done.sh": "#!/bin/sh\necho done in a\n",
+  "a/first.sh": "#!/bin/sh\necho first\n",
+  "a/second.sh": "#!/bin/sh\necho second\n",
+  "b/twin/plugin.yaml":
+    "name: twin\nhooks:\n  task.done: done.sh\nactions:\n  - id: go\n    command: third.sh\n",
+  "b/twin/done.sh": "#!/bin/sh\necho done in b/twin\n",
+  "b/twin/third.sh": "#!/bin/sh\necho third\n",
+};
+
 /** A temp plugins dir where each plugin of `scripts` (name -> script) handles `event`. */
 export function pluginsHandling(event: string, scripts: Record<string, string>): Promise<string> {
   return makeTree(

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, makeTree } from "../_cli.ts";
+import { TWINS } from "./_trees.ts";
 
 const ENV = { TYHOOKS_NO_CACHE: "1" };
 
@@ -151,4 +152,14 @@ Deno.test("fire runs 200 hooks under ulimit -n 256: at most 32 at once, so none 
   const runs = JSON.parse(r.stdout).runs as { exit_code: number; error: string | null }[];
   assert.equal(runs.length, 200);
   assert.deepEqual(runs.filter((run) => run.exit_code !== 0 || run.error !== null), []);
+});
+
+Deno.test("fire runs the hooks of both plugins that share a name, as ty does", async () => {
+  const plugins = await makeTree(TWINS);
+  const r = await cli(["fire", "task.done", "--show-output", "--plugins-dir", plugins], {
+    env: ENV,
+  });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /done in a\n/);
+  assert.match(r.stdout, /done in b\/twin\n/);
 });

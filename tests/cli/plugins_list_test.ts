@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, makeTree, tempDir } from "../_cli.ts";
+import { TWINS } from "./_trees.ts";
 
 const SCRIPT = "#!/bin/sh\nexit 0\n";
 
@@ -138,6 +139,22 @@ Deno.test("plugins list --json prints SPEC's document with every field present",
       message: 'Dropped hook "task.route": script "route.sh" does not exist',
     }],
   });
+});
+
+Deno.test("plugins list --json lists both plugins that share a name and both actions that share an id, as ty does", async () => {
+  const root = await makeTree(TWINS);
+  const result = await cli(["plugins", "list", "--json", "--plugins-dir", root]);
+  assert.deepEqual([result.code, result.stderr], [0, ""]);
+  const listed = JSON.parse(result.stdout);
+  assert.deepEqual(
+    listed.plugins.map((p: { name: string; dir: string; actions: { label: string }[] }) => [
+      p.name,
+      p.dir,
+      p.actions.map((a) => a.label),
+    ]),
+    [["twin", join(root, "a"), ["go", "Go again"]], ["twin", join(root, "b/twin"), ["go"]]],
+  );
+  assert.deepEqual(listed.warnings, []);
 });
 
 Deno.test("plugins list --json gives null plugin, line and column when they are unknown", async () => {

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, makeTree, spawnCli } from "../_cli.ts";
+import { TWINS } from "./_trees.ts";
 
 Deno.test("plugins run streams the action's output as it comes", async () => {
   // The action prints a line, then waits until the test has seen it before finishing: only
@@ -90,4 +91,12 @@ Deno.test("plugins run | a stalled reader: the action's timeout and SIGTERM stil
   killed.kill("SIGTERM");
   assert.equal((await killed.status).code, 143);
   await Promise.all([killed.stdout.cancel(), killed.stderr.cancel()]);
+});
+
+Deno.test("plugins run takes the first in path order of two plugins with one name, and the first of two actions with one id", async () => {
+  const plugins = await makeTree(TWINS);
+  const result = await cli(["plugins", "run", "twin", "go", "--plugins-dir", plugins], {
+    env: { TYHOOKS_NO_CACHE: "1" },
+  });
+  assert.deepEqual(result, { code: 0, stdout: "first\n", stderr: "" });
 });

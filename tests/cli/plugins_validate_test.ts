@@ -147,3 +147,19 @@ Deno.test("plugins validate --plugins-dir naming a plugin itself fails, and a mi
   assert.equal(missing.code, 0, missing.stdout);
   assert.match(missing.stdout, /^ok: 0 plugins in ".*nope" \(it does not exist\)\n$/);
 });
+
+Deno.test("plugins validate exits 1 on a plugin that loads but whose hook script has no #! line, as ty loads it", async () => {
+  const root = await makeTree({
+    "p/plugin.yaml": "name: p\nhooks:\n  task.done: a.sh\n",
+    "p/a.sh": "echo hi\n",
+  });
+  await Deno.chmod(join(root, "p/a.sh"), 0o755);
+  const list = await cli(["plugins", "list", "--plugins-dir", root]);
+  assert.equal(list.stderr, "", "it loads");
+  const result = await cli(["plugins", "validate", "--plugins-dir", root]);
+  assert.equal(result.code, 1);
+  assert.match(
+    result.stdout,
+    /^.*\/p\/plugin\.yaml:3:14: Hook "task\.done": script "a\.sh" does not start with a "#!" line/,
+  );
+});

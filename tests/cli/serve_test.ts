@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { makeTree, RUN_KEYS, tempDir } from "../_cli.ts";
 import { serveOn, type ServeProcess } from "./_serve.ts";
+import { TWINS } from "./_trees.ts";
 
 /** Plugins for every endpoint; hooks write what they saw under `$OUT`. */
 async function pluginTree(): Promise<{ plugins: string; out: string }> {
@@ -176,6 +177,14 @@ Deno.test("serve: POST /v1/actions/{plugin}/{action} answers the plugins run --j
     assert.equal(failed.status, 200);
     assert.equal(failed.body.exit_code, 4);
   });
+});
+
+Deno.test("serve: POST /v1/actions/{plugin}/{action} runs the first in path order of two plugins with one name, and its first action of that id", async () => {
+  await using d = await serveOn(await makeTree(TWINS));
+  const r = await d.call("POST", "/v1/actions/twin/go");
+  assert.deepEqual([r.status, r.body.stdout], [200, "first\n"]);
+  const list = await d.call("GET", "/v1/plugins");
+  assert.deepEqual(list.body.plugins.map((p: { name: string }) => p.name), ["twin", "twin"]);
 });
 
 Deno.test("serve: an unknown plugin or action is 404 with an error naming it", async () => {

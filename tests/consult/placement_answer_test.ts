@@ -6,6 +6,7 @@ import { parsePreAnswer } from "../../lib/wire/tool.ts";
 
 const PLACEMENT_ANSWERS = [
   '{"target":" gpu-1 ","workdir":"~/src","reason":"free"}',
+  '{"target":" gpu-1 ","workdir":" ~/src ","reason":"  most free memory:\\n 12 GiB "}',
   '{"target":"","reason":"stay local"}',
   '{"target":null,"workdir":null}',
   "{}",
@@ -39,6 +40,11 @@ Deno.test("readPlacementAnswer() reads answers as Go's encoding/json does", asyn
   assert.deepEqual(await read('{"target":"a","TARGET":"b"}'), { ...local, target: "b" });
   assert.deepEqual(await read('{"target":"a","Target":null}'), { ...local, target: "a" });
   assert.deepEqual(await read('{"reaſon":"long s"}'), { ...local, reason: "long s" });
+  // As ty: target and workdir trimmed, the reason kept as the handler wrote it; by the schema too.
+  const padded = '{"target":" gpu-1 ","workdir":" ~/w ","reason":"  free \\n"}';
+  const kept = { target: "gpu-1", workdir: "~/w", reason: "  free \n" };
+  assert.deepEqual(await read(padded), kept);
+  assert.deepEqual(parsePlacementAnswer(padded), { ok: true, answer: kept });
   assert.match(String(await read('{"TARGET":7}')), /^wrong type: "target"/);
 });
 

@@ -33,10 +33,12 @@ async function placementRunner(handlers: Record<string, string>, placementMs?: n
 
 const answer = (json: string) => `#!/bin/sh\ncat >/dev/null\necho '${json}'\n`;
 
-Deno.test("resolvePlacement() sends id, title, project, repo_path and executor on stdin", async () => {
+Deno.test("resolvePlacement() sends id, title, project, repo_path and executor on stdin, and as ty only TASK_EVENT and the plugin variables in the environment", async () => {
   const trace = await traceDir();
+  const env =
+    "$TASK_EVENT $TASK_PLUGIN_NAME ${TASK_ID-none} ${TASK_TITLE-none} ${WORKTREE_PATH-none}";
   const { runner } = await placementRunner({
-    p: `#!/bin/sh\ncat > ${trace}/request\necho "$TASK_EVENT $TASK_ID" > ${trace}/env\n`,
+    p: `#!/bin/sh\ncat > ${trace}/request\necho "${env}" > ${trace}/env\n`,
   });
   // SPEC: exit 0 with empty stdout is a deliberate local answer naming its handler.
   assert.deepEqual(await runner.resolvePlacement(TASK), { ...LOCAL_PLACEMENT, handler: "p" });
@@ -44,7 +46,7 @@ Deno.test("resolvePlacement() sends id, title, project, repo_path and executor o
     event: "task.placement",
     task: { id: 31, title: "Train model", project: "ml", repo_path: "/src/ml", executor: "codex" },
   });
-  assert.equal(await Deno.readTextFile(join(trace, "env")), "task.placement 31\n");
+  assert.equal(await Deno.readTextFile(join(trace, "env")), "task.placement p none none none\n");
   await runner.resolvePlacement({ ...TASK, remote_required: true });
   const request = JSON.parse(await Deno.readTextFile(join(trace, "request")));
   assert.equal(request.task.remote_required, true);
@@ -95,7 +97,7 @@ Deno.test("resolvePlacement() logs malformed JSON, wrong types, crashes and time
   assert.match(reasons[5], /^Placement handler "f" failed: wrong type: answer/);
 });
 
-Deno.test("resolvePlacement() returns the first deliberate local answer with its reason when nobody names a target", async () => {
+Deno.test("resolvePlacement() returns the first deliberate local answer with its reason as written when nobody names a target", async () => {
   const { runner } = await placementRunner({
     a: "#!/bin/sh\ncat >/dev/null\nexit 1\n",
     b: answer('{"target":"","workdir":"","reason":"  small task, keep it local "}'),
@@ -104,7 +106,7 @@ Deno.test("resolvePlacement() returns the first deliberate local answer with its
   });
   assert.deepEqual(await runner.resolvePlacement(TASK), {
     ...ALL_EMPTY,
-    reason: "small task, keep it local",
+    reason: "  small task, keep it local ",
     handler: "b",
   });
 });

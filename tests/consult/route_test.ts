@@ -240,3 +240,21 @@ Deno.test("route() skips a router that answers a blank config dir, and trims the
   assert.equal(decision.plugin, "b-padded");
   assert.equal(decision.claude_config_dir, `${Deno.env.get("HOME")}/work`);
 });
+
+Deno.test("route() replaces a leading ~ of the answered dir with $HOME whatever follows it, then cleans it, as ty's executor does", async () => {
+  const home = Deno.env.get("HOME")!;
+  const cases: [string, string][] = [
+    ["~bob/.claude", `${home}/bob/.claude`],
+    ["~~x", `${home}/~x`],
+    ["~", home],
+    ["~/", home],
+    ["~/.claude-work/../work/", `${home}/work`],
+    ["/profiles/~bob", "/profiles/~bob"],
+  ];
+  for (const [answered, used] of cases) {
+    const { runner } = await routerRunner({
+      r: `#!/bin/sh\necho 'CLAUDE_CONFIG_DIR=${answered}'\n`,
+    });
+    assert.equal((await runner.route(TASK)).claude_config_dir, used, answered);
+  }
+});

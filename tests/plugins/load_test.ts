@@ -208,7 +208,7 @@ Deno.test("loadPlugins() skips a plugin with invalid YAML with the line and colu
   assert.match(warning.message, /^Skipped plugin in "bad": invalid YAML: /);
 });
 
-Deno.test("loadPlugins() drops a second action or service with the same id or name", async () => {
+Deno.test("loadPlugins() keeps two actions with the same id, as ty does, and drops a second service of one name", async () => {
   const root = await makeTree({
     "d/plugin.yaml": [
       "name: d",
@@ -216,7 +216,8 @@ Deno.test("loadPlugins() drops a second action or service with the same id or na
       "  - id: sync",
       "    command: a.sh",
       "  - id: sync",
-      "    command: a.sh",
+      "    label: Sync again",
+      "    command: b.sh",
       "services:",
       "  - name: web",
       "    command: sleep 1",
@@ -224,13 +225,16 @@ Deno.test("loadPlugins() drops a second action or service with the same id or na
       "    command: sleep 2",
     ].join("\n") + "\n",
     "d/a.sh": SCRIPT,
+    "d/b.sh": SCRIPT,
   });
   const index = await loadPlugins(root);
-  assert.equal(index.plugins[0].actions.length, 1);
+  assert.deepEqual(index.plugins[0].actions, [
+    { id: "sync", label: "sync", command: join(root, "d", "a.sh") },
+    { id: "sync", label: "Sync again", command: join(root, "d", "b.sh") },
+  ]);
   assert.deepEqual(index.plugins[0].services.map((s) => s.command), ["sleep 1"]);
   assert.deepEqual(index.warnings.map((w) => `${w.line}:${w.column} ${w.message}`), [
-    '5:5 Dropped action "sync": the id is already used by an earlier action',
-    '10:5 Dropped service "web": the name is already used by an earlier service',
+    '11:5 Dropped service "web": the name is already used by an earlier service',
   ]);
 });
 
@@ -303,21 +307,42 @@ Deno.test("loadPlugins() skips .git folders, and only those, as ty's collections
   assert.deepEqual(index.plugins.map((p) => p.name), ["hidden", "seen"]);
 });
 
-Deno.test("loadPlugins() skips the later of two plugins with the same name and says where the first is", async () => {
+Deno.test("loadPlugins() loads both of two plugins with the same name, as ty does, in path order", async () => {
   const root = await makeTree({
-    ...under("a", plugin("twin")),
     ...under("b/twin", plugin("twin")),
+    ...under("a", plugin("twin")),
+    ...under("c", plugin("alpha")),
   });
   const index = await loadPlugins(root);
-  assert.deepEqual(index.plugins.map((p) => p.dir), [join(root, "a")]);
-  assert.deepEqual(index.warnings.length, 1);
-  assert.deepEqual(index.warnings[0].path, join(root, "b/twin/plugin.yaml"));
-  assert.deepEqual(index.warnings[0].plugin, "twin");
-  assert.deepEqual(
-    index.warnings[0].message,
-    'Skipped plugin "twin" in "b/twin": the name is already used by the plugin in "a"',
-  );
-  assert.deepEqual([index.warnings[0].line, index.warnings[0].column], [1, 7]);
+  assert.deepEqual(index.plugins.map((p) => [p.name, p.dir]), [
+    ["alpha", join(root, "c")],
+    ["twin", join(root, "a")],
+    ["twin", join(root, "b/twin")],
+  ]);
+  assert.deepEqual(index.warnings, []);
+});
+
+Deno.test("loadPlugins() skips, as ty's yaml.v3 does, a manifest escaping a UTF-16 surrogate in a double-quoted string, at the escape", async () => {
+  const root = await makeTree({
+    // Plain YAML but for the escape, and a manifest only the yaml package reads (a flow map).
+    "plain/plugin.yaml":
+      'name: plain\ndescription: "smile \\ud83d\\ude00"\nhooks:\n  task.done: a.sh\n',
+    "plain/a.sh": SCRIPT,
+    "flow/plugin.yaml": 'name: flow\nhooks: {task.done: a.sh}\nx: ["ok \\\\ud83d", "\\uDC00"]\n',
+    "flow/a.sh": SCRIPT,
+    "fine/plugin.yaml": 'name: fine\ndescription: "smile \\U0001F600"\nhooks:\n  task.done: a.sh\n',
+    "fine/a.sh": SCRIPT,
+  });
+  const index = await loadPlugins(root);
+  assert.deepEqual(index.plugins.map((p) => [p.name, p.description]), [["fine", "smile 😀"]]);
+  assert.deepEqual(index.warnings.map((w) => `${w.line}:${w.column} ${w.message}`), [
+    '3:20 Skipped plugin in "flow": invalid YAML: "\\uDC00" escapes half of a UTF-16 surrogate ' +
+    "pair, which ty's YAML reader (yaml.v3) refuses (hint: a lone surrogate is not a character: " +
+    "remove it)",
+    '2:21 Skipped plugin in "plain": invalid YAML: "\\ud83d" escapes half of a UTF-16 surrogate ' +
+    "pair, which ty's YAML reader (yaml.v3) refuses (hint: write the character itself, or " +
+    '"\\U0001F600")',
+  ]);
 });
 
 Deno.test("loadPlugins() follows a symlink to a plugin folder", async () => {

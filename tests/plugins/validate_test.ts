@@ -6,9 +6,16 @@ import { makeTree } from "../_cli.ts";
 
 const SCRIPT = "#!/bin/sh\nexit 0\n";
 
-/** Validates a tree and returns its problems as `relative-path:line:col: message`. */
-async function lint(files: Record<string, string>): Promise<{ ok: boolean; lines: string[] }> {
+/**
+ * Validates a tree and returns its problems as `relative-path:line:col: message`; `prepare` may
+ * change the tree first.
+ */
+async function lint(
+  files: Record<string, string>,
+  prepare?: (root: string) => Promise<void>,
+): Promise<{ ok: boolean; lines: string[] }> {
   const root = await makeTree(files);
+  await prepare?.(root);
   const result = await validatePlugins(root);
   return {
     ok: result.ok,
@@ -84,6 +91,73 @@ Deno.test("validatePlugins() reports broken YAML at its line and column", async 
   assert.deepEqual(result.lines, [
     'p/plugin.yaml:2:1: Skipped plugin in "p": invalid YAML: Map keys must be unique',
   ]);
+});
+
+Deno.test("validatePlugins() reports a plugin whose name an earlier plugin has, where its name is written", async () => {
+  const twin = { "plugin.yaml": "name: twin\nhooks:\n  task.done: a.sh\n", "a.sh": SCRIPT };
+  const result = await lint({
+    ...Object.fromEntries(Object.entries(twin).map(([k, v]) => [`a/${k}`, v])),
+    ...Object.fromEntries(Object.entries(twin).map(([k, v]) => [`b/twin/${k}`, v])),
+  });
+  assert.deepEqual(result, {
+    ok: false,
+    lines: [
+      'b/twin/plugin.yaml:1:7: Plugin name "twin" is also used by the plugin in "a": both load, ' +
+      'as in ty, and "plugins run" (or any command naming it) takes that one (hint: rename one)',
+    ],
+  });
+});
+
+Deno.test("validatePlugins() reports a second action with an id an earlier action has", async () => {
+  const result = await lint({
+    "p/plugin.yaml": [
+      "name: p",
+      "actions:",
+      "  - id: sync",
+      "    command: a.sh",
+      "  - id: sync",
+      "    command: a.sh",
+    ].join("\n") + "\n",
+    "p/a.sh": SCRIPT,
+  });
+  assert.deepEqual(result.lines, [
+    'p/plugin.yaml:5:9: Action id "sync" is also used by an earlier action: both are listed, as ' +
+    "in ty, and running it runs the first (hint: give each its own id)",
+  ]);
+});
+
+Deno.test("validatePlugins() reports a script without a #! line and one whose #! line ends in a carriage return, with the fix", async () => {
+  const result = await lint({
+    "p/plugin.yaml": [
+      "name: p",
+      "hooks:",
+      "  task.done: plain.sh",
+      "  task.failed: ok.sh",
+      "actions:",
+      "  - id: sync",
+      "    command: crlf.sh",
+      "  - id: bin",
+      "    command: bin/true",
+    ].join("\n") + "\n",
+    "p/plain.sh": "echo no interpreter\n",
+    "p/crlf.sh": "#!/bin/sh\r\necho hi\r\n",
+    "p/ok.sh": SCRIPT,
+  }, async (root) => {
+    await Deno.chmod(join(root, "p/plain.sh"), 0o755);
+    await Deno.mkdir(join(root, "p/bin"));
+    await Deno.copyFile("/bin/true", join(root, "p/bin/true")); // A binary: nothing to report.
+  });
+  assert.equal(result.lines.length, 2, result.lines.join("\n"));
+  assert.equal(
+    result.lines[0],
+    'p/plugin.yaml:3:14: Hook "task.done": script "plain.sh" does not start with a "#!" line ' +
+      "naming an interpreter, so it cannot be started (exec format error, as under ty) (hint: " +
+      'make its first line "#!/bin/sh", or the interpreter it is written for)',
+  );
+  assert.match(
+    result.lines[1],
+    /^p\/plugin\.yaml:7:14: Action "sync": script "crlf\.sh" has a "#!" line ending in a carriage return \(CRLF line ends\), so it cannot be started \(hint: dos2unix ".*\/p\/crlf\.sh", or sed -i 's\/\\r\$\/\/' ".*\/p\/crlf\.sh"\)$/,
+  );
 });
 
 Deno.test("manifestJsonSchema() describes every manifest field and refuses unknown keys", async () => {

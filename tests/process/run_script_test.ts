@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { DRAIN_MS, MAX_ENV_VALUE_BYTES, runScript } from "../../lib/process/run_script.ts";
+import { ExecFormatError, spawnIsolated } from "../../lib/process/group.ts";
 import { alive, fixture, groupGone, pidFile, readPid, waitGone } from "../_procs.ts";
 import { dirname, join } from "node:path";
 import { tempDir } from "../_cli.ts";
@@ -96,6 +97,54 @@ Deno.test("runScript() reports a missing shebang interpreter as a start error", 
   const r = await runScript(fixture("bad_interpreter.sh"));
   assert.match(r.error!, /Cannot start .*bad_interpreter\.sh/);
   assert.deepEqual(r.stdout, "");
+});
+
+/** A script at `name` in a fresh dir, executable, with `text`; $MARK names a file beside it. */
+async function script(name: string, text: string): Promise<{ path: string; mark: string }> {
+  const dir = await tempDir();
+  const path = join(dir, name);
+  await Deno.writeTextFile(path, text);
+  await Deno.chmod(path, 0o755);
+  return { path, mark: join(dir, "ran") };
+}
+
+const leavesMark = 'echo ran > "$MARK"\necho ran\n';
+
+Deno.test("runScript() refuses a script without a #! line rather than running it through sh", async () => {
+  for (const text of [leavesMark, "", "#!\n" + leavesMark, "\ufeff#!/bin/sh\n" + leavesMark]) {
+    const { path, mark } = await script("plain.sh", text);
+    const r = await runScript(path, { env: { MARK: mark } });
+    assert.deepEqual([r.pid, r.exit_code, r.stdout], [null, null, ""], JSON.stringify(text));
+    assert.match(r.error!, /^Cannot start ".*plain\.sh": it does not start with a "#!" line/);
+    assert.match(r.error!, /exec format error.*hint: make its first line "#!\/bin\/sh"/);
+    await assert.rejects(Deno.stat(mark), Deno.errors.NotFound, "it never ran");
+  }
+});
+
+Deno.test("spawnIsolated() refuses a file without a #! line on the setsid path and the detached path", async () => {
+  const { path } = await script("plain.sh", leavesMark);
+  for (const forceDetached of [false, true]) {
+    assert.throws(() => spawnIsolated(path, { forceDetached }), ExecFormatError);
+  }
+  // Relative to its cwd, as the spawn resolves it.
+  assert.throws(() => spawnIsolated("./plain.sh", { cwd: dirname(path) }), ExecFormatError);
+});
+
+Deno.test("runScript() still runs a native binary named by its path", async () => {
+  const r = await runScript("/bin/sh", { args: ["-c", "echo binary"] });
+  assert.deepEqual([r.error, r.stdout], [null, "binary\n"]);
+});
+
+Deno.test("runScript() says so when a script cannot start because its #! line ends in a carriage return", async () => {
+  const { path, mark } = await script(
+    "crlf.sh",
+    "#!/bin/sh\r\n" + leavesMark.replaceAll("\n", "\r\n"),
+  );
+  const r = await runScript(path, { env: { MARK: mark } });
+  assert.deepEqual([r.pid, r.exit_code], [null, null]);
+  assert.match(r.error!, /^Cannot start ".*crlf\.sh": its "#!" line ends in a carriage return/);
+  assert.match(r.error!, /hint: dos2unix ".*crlf\.sh", or sed -i 's\/\\r\$\/\/' /);
+  await assert.rejects(Deno.stat(mark), Deno.errors.NotFound, "it never ran");
 });
 
 Deno.test("runScript() cleans NUL bytes out of env values instead of crashing", async () => {
