@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createLogger, QueuedWriter } from "../lib/log.ts";
+import { createLogger, escapeControl, QueuedWriter } from "../lib/log.ts";
 import { cli, makeTree, tempDir } from "./_cli.ts";
 
 Deno.test("text logs escape control characters in messages and fields as \\x1b", () => {
@@ -11,6 +11,8 @@ Deno.test("text logs escape control characters in messages and fields as \\x1b",
     lines[0],
     "tyhooks: warn: Hook said \\x1b]0;pwned\\x07 (path=/p/a\\x1b[31mb detail=x\\x0ay n=1)\n",
   );
+  // Runs of one character and of several, escaped alike.
+  assert.equal(escapeControl("a\0\0\0b\x1b\x07\x1bc"), "a\\x00\\x00\\x00b\\x1b\\x07\\x1bc");
 });
 
 Deno.test("a plugin dir whose name holds ESC reaches stderr escaped, never raw", async () => {
