@@ -8,6 +8,7 @@
 import { describeFailure, failsClosed, prepare } from "./lib/cli/dispatch.ts";
 import { UsageError } from "./lib/cli/commands.ts";
 import { InputError, NotFoundError, RunError } from "./lib/errors.ts";
+import { stderrWriter } from "./lib/log.ts";
 
 const EXIT_BLOCKED = 2;
 const EXIT_USAGE = 64;
@@ -33,14 +34,10 @@ async function write(bytes: Uint8Array): Promise<void> {
   while (written < bytes.length) written += await Deno.stdout.write(bytes.subarray(written));
 }
 
+// In order with the log lines, never waiting on stderr's reader nor failing (a guard's block must
+// stay exit 2); flushed before exit.
 function printError(text: string): void {
-  // A closed or full stderr must not change the exit code (a guard's block must stay exit 2).
-  try {
-    const bytes = encoder.encode(text);
-    for (let at = 0; at < bytes.length;) at += Deno.stderr.writeSync(bytes.subarray(at));
-  } catch {
-    // Nowhere to say it: the exit code still does.
-  }
+  stderrWriter.write(text);
 }
 
 async function main(args: string[]): Promise<number> {
@@ -94,5 +91,7 @@ if (import.meta.main) {
   // A guard wired into Claude Code must never fail open: there, any exit but 0 and 2 lets the
   // tool call through.
   if (failsClosed(Deno.args, onFailure) && code !== 0) code = EXIT_BLOCKED;
+  // What stderr's reader has not taken yet, within a bound: a stalled one must not hold the exit.
+  await stderrWriter.flush();
   Deno.exit(code);
 }

@@ -1,9 +1,12 @@
 /**
- * Logging to stderr, as text or as one JSON object a line. Stdout is never touched: it carries
- * only a command's answer.
+ * Logging to stderr, as text or as one JSON object a line, through one asynchronous writer that
+ * a stalled reader (a paused terminal, a full pipe) never holds back. Stdout is never touched: it
+ * carries only a command's answer.
  *
  * @module
  */
+
+import { within } from "./_timers.ts";
 
 /** A log level. */
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -24,19 +27,197 @@ export interface LoggerOptions {
   format?: "text" | "json";
   /** Lowest level written; default `info`. */
   level?: LogLevel;
-  /** Where lines go; default stderr. */
+  /** Where lines go; default stderr, through {@linkcode stderrWriter}. */
   write?: (line: string) => void;
 }
 
 const encoder = new TextEncoder();
 
-function writeStderr(line: string): void {
-  try {
-    Deno.stderr.writeSync(encoder.encode(line));
-  } catch {
-    // A closed stderr (detached run, broken pipe) must never take a call down.
+/**
+ * Most bytes waiting for stderr. 1 MiB is 16 pipe buffers: a reader paused for seconds (a
+ * terminal scrolled back, a busy log shipper) loses nothing of a chatty service, while a reader
+ * that never comes back costs this much memory, not what the services print meanwhile. A
+ * relayed line (at most 64 KiB, four times that escaped) always fits.
+ */
+export const STDERR_BOUND_BYTES = 1024 * 1024;
+/**
+ * How long {@linkcode QueuedWriter.flush} waits on a write that makes no progress: a reader that
+ * keeps up writes a pipe's worth in far less, one that is stalled would hold the exit forever.
+ */
+export const FLUSH_IDLE_MS = 500;
+const DROPPED = "Dropped output: stderr was not read fast enough";
+// One write takes at most this much of the queue: a few syscalls for a burst of short lines.
+const BATCH_BYTES = 64 * 1024;
+
+/** Options of {@linkcode QueuedWriter}. */
+export interface QueuedWriterOptions {
+  /** Most bytes waiting; default {@linkcode STDERR_BOUND_BYTES}. */
+  maxBytes?: number;
+  /** Writes some of `bytes` and resolves to how many; default `Deno.stderr.write`. */
+  write?: (bytes: Uint8Array) => Promise<number>;
+}
+
+interface Queued {
+  bytes: Uint8Array;
+  /** Lines it holds, for the drop count; 0 for the drop notice itself. */
+  lines: number;
+}
+
+/**
+ * Text for a stream, written in order and asynchronously, so whoever writes never waits on the
+ * reader. At most `maxBytes` wait: past that, texts are dropped and counted, and a notice of how
+ * many lines were dropped is written where they would have been, once it can write again (or at
+ * {@linkcode QueuedWriter.flush}). A reader gone for good (a broken pipe) ends the writing.
+ *
+ * @example
+ * ```ts
+ * import { QueuedWriter } from "./log.ts";
+ * const got: string[] = [];
+ * const out = new QueuedWriter({
+ *   write: (bytes) => Promise.resolve(got.push(new TextDecoder().decode(bytes)) && bytes.length),
+ * });
+ * out.write("one\n");
+ * out.write("two\n");
+ * await out.flush();
+ * console.assert(got.join("") === "one\ntwo\n");
+ * ```
+ */
+export class QueuedWriter {
+  /** The line saying that `count` lines were dropped. */
+  note: (count: number) => string = (count) =>
+    `tyhooks: warn: ${DROPPED} (dropped_lines=${count})\n`;
+  #max: number;
+  #write: (bytes: Uint8Array) => Promise<number>;
+  #queue: Queued[] = [];
+  #bytes = 0;
+  #dropped = 0;
+  #running = false;
+  #closed = false;
+  #progress: { promise: Promise<void>; resolve: () => void } | null = null;
+
+  constructor(options: QueuedWriterOptions = {}) {
+    this.#max = options.maxBytes ?? STDERR_BOUND_BYTES;
+    this.#write = options.write ?? ((bytes) => Deno.stderr.write(bytes));
+  }
+
+  /** Queues `text`, or drops and counts it when the queue is full; never waits, never throws. */
+  write(text: string): void {
+    if (this.#closed) return;
+    const bytes = encoder.encode(text);
+    if (this.#bytes + bytes.length > this.#max) {
+      this.#dropped += lineCount(text);
+      return;
+    }
+    if (this.#dropped > 0) this.#noteDropped();
+    this.#push({ bytes, lines: lineCount(text) });
+    this.#start();
+  }
+
+  /**
+   * Waits until everything queued is written, giving up once `idleMs` (default
+   * {@linkcode FLUSH_IDLE_MS}) pass without a write completing. Dropped lines not yet reported
+   * are reported first.
+   *
+   * @returns Whether everything was written and nothing is left unreported.
+   */
+  async flush(idleMs: number = FLUSH_IDLE_MS): Promise<boolean> {
+    if (this.#dropped > 0 && !this.#closed) {
+      this.#noteDropped();
+      this.#start();
+    }
+    while (this.#running) {
+      this.#progress ??= Promise.withResolvers<void>();
+      if (!await within(this.#progress.promise, idleMs)) return false;
+    }
+    return this.#dropped === 0 && !this.#closed;
+  }
+
+  #push(entry: Queued): void {
+    this.#queue.push(entry);
+    this.#bytes += entry.bytes.length;
+  }
+
+  #noteDropped(): void {
+    // Where the dropped lines were: after everything queued before them.
+    this.#push({ bytes: encoder.encode(this.note(this.#dropped)), lines: 0 });
+    this.#dropped = 0;
+  }
+
+  #start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    void this.#pump();
+  }
+
+  async #pump(): Promise<void> {
+    let failed = false;
+    while (!this.#closed) {
+      if (this.#queue.length === 0) {
+        // A notice only after a write went through: one that fails would be dropped in turn.
+        if (this.#dropped === 0 || failed) break;
+        this.#noteDropped();
+      }
+      const batch = this.#take();
+      try {
+        for (let at = 0; at < batch.bytes.length;) {
+          at += await this.#write(batch.bytes.subarray(at));
+          this.#progressed();
+        }
+        failed = false;
+      } catch (error) {
+        failed = true;
+        this.#dropped += batch.lines;
+        // Nobody will read again: drop everything from now on, at no cost.
+        if (error instanceof Deno.errors.BrokenPipe || error instanceof Deno.errors.BadResource) {
+          this.#closed = true;
+        }
+      }
+      this.#bytes -= batch.bytes.length;
+    }
+    if (this.#closed) this.#queue = [];
+    this.#running = false;
+    this.#progressed();
+  }
+
+  // The first queued texts, up to BATCH_BYTES (or the first alone when it is bigger), as one.
+  #take(): Queued {
+    let count = 0;
+    let size = 0;
+    let lines = 0;
+    for (const entry of this.#queue) {
+      if (count > 0 && size + entry.bytes.length > BATCH_BYTES) break;
+      count++;
+      size += entry.bytes.length;
+      lines += entry.lines;
+    }
+    const taken = this.#queue.splice(0, count);
+    if (count === 1) return taken[0];
+    const bytes = new Uint8Array(size);
+    let at = 0;
+    for (const entry of taken) {
+      bytes.set(entry.bytes, at);
+      at += entry.bytes.length;
+    }
+    return { bytes, lines };
+  }
+
+  #progressed(): void {
+    this.#progress?.resolve();
+    this.#progress = null;
   }
 }
+
+function lineCount(text: string): number {
+  let count = 0;
+  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) count++;
+  return Math.max(1, count);
+}
+
+/**
+ * The one writer for tyhooks' stderr: logs, relayed service lines and the CLI's messages all go
+ * through it, so they stay in order. `main.ts` flushes it before exiting.
+ */
+export const stderrWriter: QueuedWriter = new QueuedWriter();
 
 /**
  * A logger writing to stderr, as text or JSON lines, from a threshold level up.
@@ -54,23 +235,37 @@ function writeStderr(line: string): void {
 export function createLogger(options: LoggerOptions = {}): Logger {
   const format = options.format ?? "text";
   const threshold = LOG_LEVELS.indexOf(options.level ?? "info");
-  const write = options.write ?? writeStderr;
+  const write = options.write ?? toStderr(format);
   return {
     log(level, message, fields = {}) {
-      if (LOG_LEVELS.indexOf(level) < threshold) return;
-      if (format === "json") {
-        write(
-          JSON.stringify({ time: new Date().toISOString(), level, msg: message, ...fields }) + "\n",
-        );
-        return;
+      if (LOG_LEVELS.indexOf(level) >= threshold) {
+        write(formatLine(format, { level, message, fields }));
       }
-      const details = Object.entries(fields)
-        .filter(([, v]) => v !== undefined)
-        .map(([k, v]) => `${escapeControl(k)}=${textValue(v)}`)
-        .join(" ");
-      write(`tyhooks: ${level}: ${escapeControl(message)}${details ? ` (${details})` : ""}\n`);
     },
   };
+}
+
+// Lines for stderrWriter, whose notice of dropped lines then reads like the rest of the log (a
+// JSON log stays parseable).
+function toStderr(format: "text" | "json"): (line: string) => void {
+  stderrWriter.note = (count) =>
+    formatLine(format, { level: "warn", message: DROPPED, fields: { dropped_lines: count } });
+  return (line) => stderrWriter.write(line);
+}
+
+function formatLine(
+  format: "text" | "json",
+  { level, message, fields }: { level: LogLevel; message: string; fields: LogFields },
+): string {
+  if (format === "json") {
+    return JSON.stringify({ time: new Date().toISOString(), level, msg: message, ...fields }) +
+      "\n";
+  }
+  const details = Object.entries(fields)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${escapeControl(k)}=${textValue(v)}`)
+    .join(" ");
+  return `tyhooks: ${level}: ${escapeControl(message)}${details ? ` (${details})` : ""}\n`;
 }
 
 /**
@@ -79,11 +274,27 @@ export function createLogger(options: LoggerOptions = {}): Logger {
  * nor a parser a line break that forges a log line.
  */
 export function escapeControl(text: string): string {
-  return text.replace(CONTROL, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+  return text.replace(CONTROL, escapeRun);
 }
 
 // deno-lint-ignore no-control-regex -- matching control characters is the point
-const CONTROL = /[\x00-\x1f\x7f-\x9f]/g;
+const CONTROL = /[\x00-\x1f\x7f-\x9f]+/g;
+const ESCAPED = Array.from(
+  { length: 0xa0 },
+  (_, code) => `\\x${code.toString(16).padStart(2, "0")}`,
+);
+
+// A run at a time, and a run of one character as one repeat: a service may print hundreds of MB
+// of NULs, which one call per character would take minutes to escape.
+function escapeRun(run: string): string {
+  const first = run.charCodeAt(0);
+  let same = 1;
+  while (same < run.length && run.charCodeAt(same) === first) same++;
+  if (same === run.length) return ESCAPED[first].repeat(run.length);
+  let escaped = "";
+  for (let i = 0; i < run.length; i++) escaped += ESCAPED[run.charCodeAt(i)];
+  return escaped;
+}
 
 // A field value in a text line: bare when it is one word, else quoted as JSON quotes it; control
 // characters as \xNN either way.

@@ -8,8 +8,8 @@
  * so a run that could not start or read its work is the caller's error, not a silent loss.
  *
  * The log is created mode 0600 in a dir of the user's that nobody else can write (made 0700);
- * a log path that is a symlink or not a regular file is never followed: the run then goes
- * without a log, and the caller is told why.
+ * a log path that is a symlink or not a regular file is never followed, and one that cannot be
+ * written is not used: the run then goes without a log, and the caller is told why.
  *
  * @module
  */
@@ -80,7 +80,7 @@ export interface DetachOptions {
 export interface DetachedRun {
   /** Its pid (also its session and group id). */
   pid: number;
-  /** Why it runs without a log (the log path was unsafe), or null when it logs. */
+  /** Why it runs without a log (the log path was unsafe or unwritable), or null when it logs. */
   logProblem: string | null;
 }
 
@@ -278,6 +278,12 @@ function openLog(path: string, maxBytes: number): Log {
         return refuse(`"${path}" belongs to another user (uid ${file.uid})`);
       }
       if (file.mode !== null && (file.mode & 0o077) !== 0) Deno.chmodSync(path, 0o600);
+      // The shell's redirect would fail where nobody sees why (a 0400 log, say).
+      try {
+        Deno.openSync(path, { append: true }).close();
+      } catch (error) {
+        return refuse(`cannot write "${path}": ${(error as Error).message}`);
+      }
       return { path, problem: null };
     }
     return refuse(`"${path}" keeps changing`);

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { escapeControl, stderrWriter } from "../log.ts";
 import { LineReader } from "../process/output_cap.ts";
 
 /** Default longest line relayed in one piece. */
@@ -32,7 +33,6 @@ export interface Relay {
 }
 
 const decoder = new TextDecoder();
-const encoder = new TextEncoder();
 
 /**
  * Reads `stream` and calls `emit` once per line; a trailing `\r` is dropped, a line longer than
@@ -84,24 +84,21 @@ function cutPoint(bytes: Uint8Array, length: number): number {
 }
 
 /**
- * A sink writing to stderr: `[plugin/service] line` as text, or in `json` one object a line
+ * A sink writing to stderr through {@linkcode stderrWriter}, so a stalled reader never holds
+ * the relay (nor the service) back: `[plugin/service] line` as text, control characters escaped
+ * as in any text log, or in `json` one object a line
  * (`{"time","level":"info","msg":line,"plugin","service"}`) so a JSON log stays parseable.
- * A closed stderr is ignored.
  *
  * @param format `text` (default) or `json`.
  */
 export function stderrSink(format: "text" | "json" = "text"): LineSink {
   return (line, source) => {
-    const text = format === "json"
-      ? JSON.stringify({ time: new Date().toISOString(), level: "info", msg: line, ...source })
-      : `[${source.plugin}/${source.service}] ${line}`;
-    const bytes = encoder.encode(text + "\n");
-    try {
-      let written = 0;
-      while (written < bytes.length) written += Deno.stderr.writeSync(bytes.subarray(written));
-    } catch {
-      // A closed stderr (detached run, broken pipe) must never take the supervisor down.
-    }
+    stderrWriter.write(
+      format === "json"
+        ? JSON.stringify({ time: new Date().toISOString(), level: "info", msg: line, ...source }) +
+          "\n"
+        : `[${escapeControl(`${source.plugin}/${source.service}`)}] ${escapeControl(line)}\n`,
+    );
   };
 }
 

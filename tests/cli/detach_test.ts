@@ -144,3 +144,50 @@ Deno.test("tyhooks fire --detach never follows a symlink planted at the log path
     await cleanup(plugins, cache, join(victim, ".."));
   }
 });
+
+// A file its owner cannot write: mode 0400, or as root (whom modes do not stop) immutable.
+function unwritable(path: string, on: boolean): void {
+  if (Deno.uid() !== 0) return Deno.chmodSync(path, on ? 0o400 : 0o600);
+  const args = [on ? "+i" : "-i", path];
+  const { success } = new Deno.Command("chattr", { args, stderr: "null" }).outputSync();
+  if (!success) throw new Error(`chattr ${args.join(" ")} failed`);
+}
+
+// Root can only make a file unwritable with chattr, which some filesystems refuse.
+function canMakeUnwritable(): boolean {
+  if (Deno.uid() !== 0) return true;
+  const path = Deno.makeTempFileSync();
+  try {
+    unwritable(path, true);
+    unwritable(path, false);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    Deno.removeSync(path);
+  }
+}
+
+Deno.test("tyhooks fire --detach with a log it cannot write says why, and the run still happens", {
+  ignore: !canMakeUnwritable(),
+}, async () => {
+  const { plugins, cache, out } = await setup();
+  const log = join(cache, "tyhooks", "detached.log");
+  await Deno.mkdir(join(cache, "tyhooks"), { mode: 0o700 });
+  await Deno.writeTextFile(log, "", { mode: 0o600 });
+  unwritable(log, true);
+  try {
+    const r = await cli(["fire", "task.done", "--detach", "--plugins-dir", plugins], {
+      env: { XDG_CACHE_HOME: cache },
+    });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stderr,
+      /writes no log: cannot write ".*detached\.log": (Permission denied|Operation not permitted)/,
+    );
+    assert.equal(await waitForFile(out), "|0");
+  } finally {
+    unwritable(log, false);
+    await cleanup(plugins, cache);
+  }
+});

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { makeTree, tempDir } from "../_cli.ts";
+import { makeTree, spawnCli, tempDir } from "../_cli.ts";
 import { alive, readPid, waitGone } from "../_procs.ts";
-import { serveOn } from "./_serve.ts";
+import { serveOn, tempSocket } from "./_serve.ts";
+import { within } from "../../lib/_timers.ts";
 
 Deno.test("serve --services supervises the services, lists them at /v1/services, stops them on SIGTERM", async () => {
   const out = await tempDir({ prefix: "tyhooks-svc-" });
@@ -42,4 +43,60 @@ Deno.test("serve --services supervises the services, lists them at /v1/services,
   const { code, stderr } = await d.stop("SIGTERM");
   assert.equal(code, 0, stderr);
   assert.ok(await waitGone(pid, 1000), `service ${pid} still running`);
+});
+
+Deno.test("serve --services relays a service's clipboard write and screen clear escaped, never raw", async () => {
+  const out = await tempDir({ prefix: "tyhooks-svc-" });
+  const plugins = await makeTree({
+    "evil/plugin.yaml": [
+      "name: evil",
+      "services:",
+      "  - name: out",
+      "    command: printf 'A\\033]52;c;aGk=\\007\\033[2J\\n'; echo $$ > \"$OUT/pid\"; exec sleep 60",
+      "",
+    ].join("\n"),
+  });
+  await using d = await serveOn(plugins, ["--services"], { env: { OUT: out } });
+  await readPid(join(out, "pid"), 5000);
+  const { code, stderr } = await d.stop("SIGTERM");
+  assert.equal(code, 0, stderr);
+  assert.ok(!["\x07", "\x1b"].some((c) => stderr.includes(c)), JSON.stringify(stderr));
+  assert.match(stderr, /^\[evil\/out\] A\\x1b\]52;c;aGk=\\x07\\x1b\[2J$/m);
+});
+
+Deno.test("serve --services whose stderr nobody reads stops on SIGTERM within the services' stop timeout + 1 s", async () => {
+  const plugins = await makeTree({
+    "chatty/plugin.yaml": [
+      "name: chatty",
+      "services:",
+      // About 3 MB relayed: far more than the pipe and the writer's bound hold.
+      "  - name: talk",
+      "    command: seq 1 200000; touch printed; exec sleep 60",
+      "",
+    ].join("\n"),
+  });
+  const child = spawnCli(
+    ["serve", "--listen", `unix:${await tempSocket()}`, "--plugins-dir", plugins, "--services"],
+    { stdout: "null" },
+  );
+  try {
+    // Printed, or held back by the stalled stderr after 10 s.
+    const printed = join(plugins, "chatty", "printed");
+    for (let i = 0; i < 500; i++) {
+      if (await Deno.stat(printed).then(() => true, () => false)) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const sent = performance.now();
+    child.kill("SIGTERM");
+    // The bound is 5 s + 1 s; 2 s more for a loaded machine, and past 15 s it is stuck.
+    const exited = await within(child.status, 15_000);
+    const elapsed = performance.now() - sent;
+    assert.ok(exited, "still running 15 s after SIGTERM");
+    assert.equal((await child.status).code, 0);
+    assert.ok(elapsed < 8000, `exited ${Math.round(elapsed)} ms after SIGTERM`);
+  } finally {
+    if (!await within(child.status, 0)) child.kill("SIGKILL");
+    await child.stderr.cancel();
+    await child.status;
+  }
 });

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, makeTree, spawnCli } from "../_cli.ts";
 import { alive, readPid } from "../_procs.ts";
+import { within } from "../../lib/_timers.ts";
 
 /** `tyhooks services run` in the background, so a test can signal it. */
 function serviceRun(
@@ -112,7 +113,9 @@ Deno.test("a service printing 300 MB without a newline leaves the supervisor's p
   await using run = serviceRun(["--plugins-dir", plugins], {}, "null");
   const hwm = join(plugins, "flood", "hwm");
   let text = "";
-  for (let i = 0; i < 1500 && text === ""; i++) {
+  // Relayed escaped ("\x00"), the NULs are 1.2 GB on stderr: tens of seconds on a loaded machine.
+  const deadline = Date.now() + 90_000;
+  while (text === "" && Date.now() < deadline) {
     text = await Deno.readTextFile(hwm).catch(() => "");
     if (text === "") await new Promise((r) => setTimeout(r, 20));
   }
@@ -162,3 +165,121 @@ Deno.test("services run exits 1 by itself once every service was given up", asyn
   assert.match(r.stderr, /Giving up on service "p\/crash"/);
   assert.match(r.stderr, /Every service was given up/);
 });
+
+/**
+ * `services run` with stderr to a pipe this test does not read, its service printing `lines`
+ * numbered lines. Returns once the service has printed them all (the relay took all but a pipe's
+ * worth), or after 10 s when it is held back.
+ */
+async function unreadStderr(lines: number, args: string[] = []) {
+  const plugins = await makeTree({
+    "chatty/plugin.yaml": manifest(
+      "chatty",
+      `  - name: talk\n    command: 'seq 1 ${lines}; touch printed; exec sleep 300'\n`,
+    ),
+  });
+  const child = spawnCli(["services", "run", "--plugins-dir", plugins, ...args], {
+    stdout: "null",
+  });
+  const printed = join(plugins, "chatty", "printed");
+  for (let i = 0; i < 500 && !await exists(printed); i++) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return child;
+}
+
+function exists(path: string): Promise<boolean> {
+  return Deno.stat(path).then(() => true, () => false);
+}
+
+// The exit code, or null when the child is still running after `ms`.
+async function exitWithin(child: Deno.ChildProcess, ms: number): Promise<number | null> {
+  return await within(child.status, ms) ? (await child.status).code : null;
+}
+
+Deno.test("services run whose stderr nobody reads stops on SIGTERM within --stop-timeout + 1 s", async () => {
+  // 200000 relayed lines are about 3 MB: far more than the pipe and the writer's bound hold.
+  const child = await unreadStderr(200_000, ["--stop-timeout", "1s"]);
+  try {
+    const sent = performance.now();
+    child.kill("SIGTERM");
+    // The bound is 2 s; 2 s more for a loaded machine, and past 10 s it is stuck.
+    const code = await exitWithin(child, 10_000);
+    const elapsed = performance.now() - sent;
+    assert.equal(code, 0, "exited 0 after SIGTERM");
+    assert.ok(elapsed < 4000, `exited ${Math.round(elapsed)} ms after SIGTERM`);
+  } finally {
+    if (await exitWithin(child, 0) === null) child.kill("SIGKILL");
+    await child.stderr.cancel();
+    await child.status;
+  }
+});
+
+Deno.test("services run relays a service's clipboard write and screen clear escaped, never raw", async () => {
+  const plugins = await makeTree({
+    "evil/plugin.yaml": manifest(
+      "evil",
+      "  - name: out\n    command: ./out.sh\n",
+    ),
+    "evil/out.sh": "#!/bin/sh\nprintf 'A\\033]52;c;aGk=\\007\\033[2J\\302\\2332J\\177\\n'\n" +
+      'echo "$$" > pid\nexec sleep 300\n',
+  });
+  await using run = serviceRun(["--plugins-dir", plugins]);
+  await readPid(join(plugins, "evil", "pid"), 15_000);
+  run.child.kill("SIGTERM");
+  const { code, stderr } = await run.finish();
+  assert.equal(code, 0);
+  const raw = ["\x07", "\x1b", "\x7f", "\u009b"].filter((c) => stderr.includes(c));
+  assert.deepEqual(raw, [], JSON.stringify(stderr));
+  assert.match(stderr, /^\[evil\/out\] A\\x1b\]52;c;aGk=\\x07\\x1b\[2J\\x9b2J\\x7f$/m);
+});
+
+Deno.test("services run whose stderr reader stalls, then reads again, gets the lines in order and how many were dropped where", async () => {
+  const child = await unreadStderr(200_000);
+  try {
+    let text = "";
+    const decoder = new TextDecoder();
+    const reading = (async () => {
+      for await (const chunk of child.stderr) text += decoder.decode(chunk, { stream: true });
+    })();
+    for (let i = 0; i < 100 && accountedLines(text).next <= 200_000; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    child.kill("SIGTERM");
+    assert.equal((await child.status).code, 0);
+    await reading;
+    const { next, notices } = accountedLines(text);
+    assert.ok(notices > 0, "some lines were dropped");
+    assert.equal(next, 200_001, "every line is relayed or counted as dropped");
+    assert.match(
+      text.slice(text.lastIndexOf("Dropped output")),
+      /Service "chatty\/talk" was killed/,
+    );
+  } finally {
+    if (await exitWithin(child, 0) === null) child.kill("SIGKILL");
+    await child.status;
+  }
+});
+
+/**
+ * Reads the relayed numbers 1, 2, 3 ... in `text`, each notice of dropped lines skipping as many:
+ * throws when a number is not the next one. Returns the next number expected.
+ */
+function accountedLines(text: string): { next: number; notices: number } {
+  let next = 1;
+  let notices = 0;
+  // The last piece is a line still being read, if any.
+  for (const line of text.split("\n").slice(0, -1)) {
+    const dropped = /Dropped output: stderr was not read fast enough \(dropped_lines=(\d+)\)/
+      .exec(line);
+    const relayed = /^\[chatty\/talk\] (\d+)$/.exec(line);
+    if (dropped !== null) {
+      next += Number(dropped[1]);
+      notices++;
+    } else if (relayed !== null) {
+      assert.equal(Number(relayed[1]), next, `line ${next} expected, in order`);
+      next++;
+    }
+  }
+  return { next, notices };
+}
