@@ -464,7 +464,7 @@ class HookPool {
   /**
    * A process timed out, ended, or got out of step: it is ended (its session terminated), its
    * current request fails, the requests behind it are asked again, and the next process starts
-   * after the backoff.
+   * when `#backoff` says (at once, or after a delay).
    */
   async #end(worker: Worker, why: EndReason | "timeout"): Promise<void> {
     if (worker.dead) return;
