@@ -90,6 +90,21 @@ export interface StatusChangeResult {
   runs: RunRecord[];
 }
 
+/**
+ * `line` (a JSON object as `JSON.stringify` writes it, and its newline) with `"id":"<id>"` as its
+ * first key: a persistent hook
+ * echoes it in its answer, and a shell or awk loop finds it without a JSON parser. Spliced in, not
+ * re-serialised: the line may be large, and it is written once per process asked.
+ */
+export function withRequestId(line: string, id: string): string {
+  if (!line.startsWith("{")) return line;
+  const empty = line.startsWith("{}");
+  return `{"id":"${id}"${empty ? "" : ","}${line.slice(1)}`;
+}
+
+// One-shot runs get an id as persistent ones do, so one script serves both.
+let lastRequestId = 0;
+
 /** The variables every plugin script gets. */
 export function pluginEnv(plugin: Plugin): Record<string, string> {
   return { TASK_PLUGIN_NAME: plugin.name, TASK_PLUGIN_DIR: plugin.dir };
@@ -154,7 +169,7 @@ export class Runner {
       this.run(r.script, {
         cwd: r.plugin?.dir,
         env: r.plugin ? { ...r.env, ...pluginEnv(r.plugin) } : r.env,
-        stdin: r.stdin,
+        stdin: r.stdin === undefined ? undefined : withRequestId(r.stdin, `${++lastRequestId}`),
         timeoutMs: r.timeoutMs,
         graceMs: r.graceMs,
         signal: r.signal,

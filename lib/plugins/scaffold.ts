@@ -159,11 +159,12 @@ function hookStub(event: string): string {
     case "pre_tool_call":
       return [
         ...head,
-        '# One request per line on stdin: {"hook","tool","args","platform","user_id"}. One answer',
-        '# per line: {"action":"allow"} or {"action":"block","reason":"..."}. A read-loop serves the',
-        "# daemon's persistent mode and one-shot calls alike.",
+        '# One request per line on stdin: {"id","hook","tool","args","platform","user_id"}. One',
+        '# answer per line, echoing the id: {"id","action":"allow"} or {"id","action":"block",',
+        '# "reason":"..."}. A read-loop serves the daemon\'s persistent mode and one-shot calls alike.',
         "while IFS= read -r request; do",
-        '  printf \'%s\\n\' \'{"action":"allow","reason":""}\'',
+        "  id=${request#*'\"id\":\"'}; id=${id%%'\"'*}",
+        '  printf \'{"id":"%s","action":"allow","reason":""}\\n\' "$id"',
         "done",
         "",
       ].join("\n");

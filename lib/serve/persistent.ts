@@ -6,23 +6,24 @@
  * `max_procs` such processes (default 1).
  *
  * Requests to a busy process are written without waiting for the previous answer (the script
- * reads them as a loop reads lines) and answers are matched to them in order, so on a busy
- * daemon one wake-up of the script answers many requests.
+ * reads them as a loop reads lines), so on a busy daemon one wake-up of the script answers many
+ * requests. Each request line carries an `"id"` (its first key, unique per process) and the
+ * answer must echo it: the answers come in order, and one whose `id` is missing or is not the
+ * oldest unanswered request's (a second answer to one request, a debug print, a banner) puts the
+ * process out of step. That request fails, the process is restarted and the requests behind it
+ * are asked again, so no request is ever handed an answer meant for another (a guard's "allow"
+ * for a command it would block). A blank line (`print(answer + "\n")`) is no answer and is
+ * skipped. Notification lines carry no id, and what their process prints is ignored.
  *
  * Every guarantee of a one-shot run holds per request: it is bounded by the hook's timeout (time
  * spent waiting for a free process included); a process whose oldest unanswered request is past
- * its timeout has its whole session killed, and is started again after the services' backoff;
- * the requests behind it are asked again. A crash is restarted the same way; an answer line
- * longer than the output cap, or not JSON, fails that request only (a guard then follows its
- * failure policy).
- *
- * Answers are matched to requests by their order alone, so a stray line would hand every later
- * request the answer meant for the one before (a guard's "allow" for a command it would block).
- * A blank line (`print(answer + "\n")`) is no answer and is skipped. After a line that is not an
- * answer the hook can give (a debug print or a banner, JSON or not) the process is taken as out
- * of step: that request fails, and the process is restarted like a crashed one, the requests
- * behind it asked again. A script that exits is ended at once with its session, so a child it
- * left holding stdout open cannot hide the exit.
+ * its timeout has its whole session killed, and the requests behind it are asked again. A crash
+ * ends a process the same way; an answer line longer than the output cap, or not JSON, fails that
+ * request (a guard then follows its failure policy) and restarts the process. The first restart
+ * is immediate; the next ones, while no process has answered, wait the services' backoff, and
+ * meanwhile the hook's requests are answered by one-shot runs of its script, so a guard keeps
+ * deciding within its timeout. A script that exits is ended at once with its session, so a child
+ * it left holding stdout open cannot hide the exit.
  *
  * Processes hold no slot of `--max-procs`: the pool is their bound. A reload retires the previous
  * index's pools (requests in flight are answered, then the processes are ended) and `close()`
@@ -32,33 +33,23 @@
  */
 
 import type { AskHandler, AskRequest } from "../consult/consult.ts";
-import { readHostsAnswer, readPlacementAnswer } from "../consult/placement.ts";
-import { readPreAnswer } from "../consult/tool_hooks.ts";
+import { HOSTS_EVENT, PLACEMENT_EVENT } from "../consult/placement.ts";
+import { PRE_TOOL_EVENT } from "../consult/tool_hooks.ts";
 import type { Plugin } from "../plugins/types.ts";
 import { DEFAULT_MAX_PROCS, hookSettings } from "../plugins/hook_settings.ts";
 import { blankResult, DEFAULT_MAX_OUTPUT, type RunResult } from "../process/run_script.ts";
 import { DEFAULT_GRACE_MS, spawnIsolated, terminateGroup } from "../process/group.ts";
 import { LineReader, openReader } from "../process/output_cap.ts";
-import { pluginEnv } from "../hooks/runner.ts";
+import { pluginEnv, withRequestId } from "../hooks/runner.ts";
 import { type BackoffOptions, DEFAULT_BACKOFF, nextStep, NO_STREAK } from "../services/backoff.ts";
 import { onTimeout, sleep } from "../_timers.ts";
 import { type Logger, silentLogger } from "../log.ts";
 
 /** How a process ends or gets out of step on its own. */
-type EndReason = "eof" | "overflow" | "junk" | "unusable";
+type EndReason = "eof" | "overflow" | "junk" | "astray";
 
-/** Whether a JSON line is an answer the hook can give (else the process is out of step). */
-type AnswerCheck = (line: string) => boolean | Promise<boolean>;
-
-/**
- * The consulted hooks, which answer one JSON line (other persistent hooks are notified), and how
- * each answer is checked: by the reading its caller makes.
- */
-const ANSWER_CHECKS: Readonly<Record<string, AnswerCheck>> = {
-  "task.placement": async (line) => (await readPlacementAnswer(line)).ok,
-  "task.hosts": (line) => !("failure" in readHostsAnswer(line)),
-  pre_tool_call: async (line) => (await readPreAnswer(line)).ok,
-};
+/** The consulted hooks, which answer one JSON line; other persistent hooks are notified. */
+const ANSWERING: ReadonlySet<string> = new Set([PLACEMENT_EVENT, HOSTS_EVENT, PRE_TOOL_EVENT]);
 
 /** The tail of a process's stderr kept for the log when it fails. */
 const STDERR_TAIL_BYTES = 2048;
@@ -93,6 +84,8 @@ type Outcome =
  */
 class Pending {
   done = false;
+  /** The id its answer must echo, once written to a process. */
+  id = "";
   readonly deadline: number;
   #signal: AbortSignal;
   #resolve: (outcome: Outcome) => void;
@@ -126,6 +119,7 @@ class Worker {
   /** Notifications not yet written. */
   readonly told: Pending[] = [];
   dead = false;
+  /** Requests it answered in step and notifications it took: a process that did was healthy. */
   answered = 0;
   /** Blank lines skipped: named in the warning if the process then times out. */
   blankLines = 0;
@@ -135,6 +129,7 @@ class Worker {
   #lines: LineReader;
   #outbox: string[] = [];
   #writing = false;
+  #lastId = 0;
 
   /**
    * Starts the process. `onEnd` is called once if it ends or gets out of step on its own
@@ -142,7 +137,7 @@ class Worker {
    */
   constructor(
     script: string,
-    options: { cwd?: string; env: Record<string, string>; cap: number; check?: AnswerCheck },
+    options: { cwd?: string; env: Record<string, string>; cap: number; answers: boolean },
     onEnd: (worker: Worker, why: EndReason) => void,
   ) {
     this.#child = spawnIsolated(script, { cwd: options.cwd, env: options.env, stdin: true });
@@ -157,16 +152,23 @@ class Worker {
       if (!this.dead) void terminateGroup(this.pid, { reaped: this.exited });
     });
     this.#drainStderr();
-    this.#readAnswers(options.cap, options.check, onEnd);
+    this.#readAnswers(options.cap, options.answers, onEnd);
   }
 
   /**
-   * Writes `line` (a request ending in a newline). `pending` gets its answer line, or, for a
-   * notification (`answers` false), an empty answer once the line is written.
+   * Writes `line` (a request ending in a newline), with an id for an answer to echo.
+   * `pending` gets its answer line, or, for a notification (`answers` false), an empty answer
+   * once the line is written.
    */
   send(line: string, pending: Pending, answers: boolean): void {
-    (answers ? this.queue : this.told).push(pending);
-    this.#outbox.push(line);
+    if (answers) {
+      pending.id = `${++this.#lastId}`;
+      this.queue.push(pending);
+      this.#outbox.push(withRequestId(line, pending.id));
+    } else {
+      this.told.push(pending);
+      this.#outbox.push(line);
+    }
     if (!this.#writing) void this.#flush();
   }
 
@@ -180,6 +182,7 @@ class Worker {
         // Kept in `told` while being written, where a stuck write's deadline is seen.
         const count = this.told.length;
         await this.#writer.write(encoder.encode(text));
+        this.answered += count;
         for (const pending of this.told.splice(0, count)) {
           pending.settle({ kind: "answer", line: "", bytes: 0 });
         }
@@ -203,41 +206,38 @@ class Worker {
     await this.exited;
   }
 
+  /**
+   * Hands each answer to the oldest unanswered request when it echoes that request's id (its
+   * caller judges the rest of it); any other line puts the process out of step.
+   */
   async #readAnswers(
     cap: number,
-    check: AnswerCheck | undefined,
+    answers: boolean,
     onEnd: (worker: Worker, why: EndReason) => void,
   ): Promise<void> {
     while (true) {
       const next = await this.#lines.next(cap);
       if (this.dead) return;
       if (!("line" in next)) return onEnd(this, next.end);
-      if (next.line.length <= cap && isBlank(next.line)) {
+      if (!answers) continue;
+      // Too long to be sure whose answer it is: its request fails in `onEnd`.
+      if (next.line.length > cap) return onEnd(this, "overflow");
+      if (isBlank(next.line)) {
         this.blankLines++;
         continue;
       }
-      this.answered++;
-      // A line nobody asked for (a banner, say) is dropped; it cannot be anyone's answer.
+      const line = decoder.decode(next.line);
+      const id = answerId(line);
       const pending = this.queue.shift();
-      if (pending === undefined) continue;
-      if (next.line.length > cap) {
-        pending.settle({ kind: "overflow", bytes: cap });
+      if (pending !== undefined && id === pending.id) {
+        this.answered++;
+        pending.settle({ kind: "answer", line, bytes: next.line.length });
         continue;
       }
-      const line = decoder.decode(next.line);
-      // A line that is not an answer may be a stray one (a banner, a debug print) and the real
-      // answer still to come, to be taken for the next request's: the process is out of step.
-      if (!isJson(line)) {
-        pending.settle({
-          kind: "failed",
-          error: "Persistent hook answered a line that is not JSON",
-        });
-        return onEnd(this, "junk");
+      if (pending !== undefined) {
+        pending.settle({ kind: "failed", error: outOfStep(id, pending.id) });
       }
-      const usable = check === undefined || await check(line);
-      // Its caller words why the answer is unusable.
-      pending.settle({ kind: "answer", line, bytes: next.line.length });
-      if (!usable) return onEnd(this, "unusable");
+      return onEnd(this, id === undefined ? "junk" : "astray");
     }
   }
 
@@ -266,6 +266,8 @@ class HookPool {
   #options: Required<PersistentOptions>;
   #workers: Worker[] = [];
   #streak = NO_STREAK;
+  /** The next restart is the streak's first: it is not delayed. */
+  #fresh = true;
   #restartAt = 0;
   #inFlight = 0;
   #drained: PromiseWithResolvers<void> | null = null;
@@ -273,8 +275,6 @@ class HookPool {
   // One timer for the pool, at the earliest deadline of a request written, not one per request.
   #timer: { clear(): void } | null = null;
   #timerAt = Infinity;
-  #restart: Promise<void> | null = null;
-  #stop = new AbortController();
   closing = false;
 
   constructor(plugin: Plugin, event: string, options: Required<PersistentOptions>) {
@@ -282,19 +282,24 @@ class HookPool {
     this.#event = event;
     this.#script = plugin.hooks[event];
     this.#maxProcs = Math.max(1, hookSettings(plugin, event).maxProcs ?? DEFAULT_MAX_PROCS);
-    this.#notifies = !Object.hasOwn(ANSWER_CHECKS, event);
+    this.#notifies = !ANSWERING.has(event);
     this.#options = options;
   }
 
-  async ask(request: AskRequest): Promise<RunResult> {
+  /** Asks a process of the pool, or, while the pool waits to restart one, runs `once`. */
+  async ask(
+    request: AskRequest,
+    once: (request: AskRequest) => Promise<RunResult>,
+  ): Promise<RunResult> {
     const started = performance.now();
     const deadline = started + request.timeoutMs;
     this.#inFlight++;
     try {
       for (let now = started;; now = performance.now()) {
-        const pick = this.#pick(request, deadline, now);
-        const picked = pick instanceof Promise ? await pick : pick;
-        if (picked === null) continue;
+        const picked = this.#pick(request, deadline, now);
+        if (picked === ONCE) {
+          return await once({ ...request, timeoutMs: Math.ceil(deadline - now) });
+        }
         if (!(picked instanceof Worker)) return this.#result(started, null, picked);
         const worker = picked;
         const outcome = await new Promise<Outcome>((resolve) => {
@@ -323,7 +328,6 @@ class HookPool {
   /** Ends every process now; requests still waiting on one are interrupted. */
   async close(): Promise<void> {
     this.closing = true;
-    this.#stop.abort();
     this.#timer?.clear();
     this.#timer = null;
     const workers = this.#workers.splice(0);
@@ -379,13 +383,10 @@ class HookPool {
 
   /**
    * The process to ask: an idle one, else a new one while the pool has room (and is not backing
-   * off), else the least loaded (the request waits behind its queue); or why there is none.
+   * off), else the least loaded (the request waits behind its queue), else, while the pool backs
+   * off with no process, a one-shot run; or why there is none.
    */
-  #pick(
-    request: AskRequest,
-    deadline: number,
-    now: number,
-  ): Worker | Outcome | Promise<Outcome | null> {
+  #pick(request: AskRequest, deadline: number, now: number): Worker | Outcome | typeof ONCE {
     if (request.signal.aborted || this.closing) return INTERRUPTED;
     if (deadline <= now) return { kind: "timeout" };
     let best: Worker | undefined;
@@ -394,32 +395,8 @@ class HookPool {
     }
     if (best !== undefined && best.queue.length === 0) return best;
     if (this.#workers.length >= this.#maxProcs) return best!;
-    const wait = this.#restartAt - now;
-    if (wait <= 0) return this.#start(request);
-    if (best !== undefined) return best;
-    const left = deadline - now;
-    // Backing off after a crash or a kill: wait, within the request's own time.
-    if (left < wait) return sleep(left, request.signal).then((slept) => slept ? null : INTERRUPTED);
-    return this.#waitRestart(request.signal, wait);
-  }
-
-  /**
-   * Waits `ms` for the restart, then null (pick again). The requests waiting share one wait, so
-   * they pick again, and are written, in the order they came: those asked again after a crash
-   * keep their order.
-   */
-  #waitRestart(signal: AbortSignal, ms: number): Promise<Outcome | null> {
-    const wait = this.#restart ??= sleep(ms, this.#stop.signal).then(() => {
-      this.#restart = null;
-    });
-    return new Promise((resolve) => {
-      const onAbort = () => resolve(INTERRUPTED);
-      signal.addEventListener("abort", onAbort, { once: true });
-      wait.then(() => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(null);
-      });
-    });
+    if (this.#restartAt <= now) return this.#start(request);
+    return best ?? ONCE;
   }
 
   #start(request: AskRequest): Worker | Outcome {
@@ -429,7 +406,7 @@ class HookPool {
         cwd: this.#plugin.dir,
         env: { ...request.env, ...pluginEnv(this.#plugin), TASK_EVENT: this.#event },
         cap: this.#options.maxOutputBytes,
-        check: ANSWER_CHECKS[this.#event],
+        answers: !this.#notifies,
       }, (w, why) => void this.#end(w, why));
     } catch (error) {
       this.#backoff(null);
@@ -487,7 +464,7 @@ class HookPool {
   /**
    * A process timed out, ended, or got out of step: it is ended (its session terminated), its
    * current request fails, the requests behind it are asked again, and the next process starts
-   * after the backoff.
+   * when `#backoff` says (at once, or after a delay).
    */
   async #end(worker: Worker, why: EndReason | "timeout"): Promise<void> {
     if (worker.dead) return;
@@ -497,7 +474,7 @@ class HookPool {
     this.#backoff(worker);
     // The request it was on fails; after a line that was not an answer, that one has already.
     const rest = worker.queue.splice(0);
-    const head = why === "junk" || why === "unusable" ? undefined : rest.shift();
+    const head = why === "junk" || why === "astray" ? undefined : rest.shift();
     for (const pending of rest) pending.settle({ kind: "retry" });
     const killing = worker.kill(DEFAULT_GRACE_MS);
     this.#kills.add(killing);
@@ -530,32 +507,62 @@ class HookPool {
     );
   }
 
+  /**
+   * When the next process may start: at once after a healthy one (it answered, or ran past the
+   * backoff's reset time), else after the services' backoff.
+   */
   #backoff(worker: Worker | null): void {
-    // A process that answered was healthy: the delays start over.
-    if (worker !== null && worker.answered > 0) this.#streak = NO_STREAK;
     const uptimeMs = worker === null ? 0 : performance.now() - worker.startedAt;
+    const backoff = this.#options.backoff;
+    if (worker !== null && (worker.answered > 0 || uptimeMs >= backoff.resetAfterMs)) {
+      this.#streak = NO_STREAK;
+      this.#fresh = true;
+    }
+    if (this.#fresh) {
+      // A process that fails once (a crash, a kill at the timeout) is replaced before the next
+      // request can wait on it; only a failing streak is slowed down.
+      this.#fresh = false;
+      this.#restartAt = 0;
+      return;
+    }
     const step = nextStep(
       "always",
       { failed: true, uptimeMs },
       this.#streak,
-      this.#options.backoff,
+      backoff,
     );
     this.#streak = step.streak;
     // Never given up: a guard that keeps failing keeps blocking, retried at the longest delay.
-    const delayMs = step.kind === "restart" ? step.delayMs : this.#options.backoff.maxMs;
+    const delayMs = step.kind === "restart" ? step.delayMs : backoff.maxMs;
     this.#restartAt = performance.now() + delayMs;
   }
 }
 
 const INTERRUPTED: Outcome = { kind: "interrupted" };
 
-function isJson(line: string): boolean {
+/** Ask a one-shot run instead: the pool waits to restart its process. */
+const ONCE = Symbol("once");
+
+/** The `id` an answer line echoes: null when it has none (or not a string), undefined if not JSON. */
+function answerId(line: string): string | null | undefined {
+  let value: unknown;
   try {
-    JSON.parse(line);
-    return true;
+    value = JSON.parse(line);
   } catch {
-    return false;
+    return undefined;
   }
+  const id = typeof value === "object" && value !== null
+    ? (value as { id?: unknown }).id
+    : undefined;
+  return typeof id === "string" ? id : null;
+}
+
+/** Why an answer line was not the answer to the request `expected`. */
+function outOfStep(id: string | null | undefined, expected: string): string {
+  if (id === undefined) return "Persistent hook answered a line that is not JSON";
+  const why = id === null ? 'it has no "id"' : `its "id" is "${id}"`;
+  return `Persistent hook answered out of step: ${why}, the request's is "${expected}" ` +
+    `(hint: answer each request once, echoing its "id")`;
 }
 
 /** Whether a line holds only spaces, tabs and carriage returns. */
@@ -568,7 +575,7 @@ const WHY = {
   eof: "ended",
   overflow: "answered an overlong line",
   junk: "answered a line that is not JSON",
-  unusable: "answered a line that is not an answer it can give",
+  astray: "answered out of step",
 } as const;
 
 /** The persistent hooks of one plugin index: a pool per persistent hook, made on first use. */
@@ -606,7 +613,7 @@ export class PersistentHooks {
       pool = new HookPool(plugin, request.event, this.#options);
       pools.set(request.event, pool);
     }
-    return pool.closing ? once(request) : pool.ask(request);
+    return pool.closing ? once(request) : pool.ask(request, once);
   };
 
   /** Requests in flight are answered, then every process is ended (the index was replaced). */

@@ -5,7 +5,9 @@
 # mentions `git push --force` is written. It is an example, not a sandbox: a command string handed
 # to another shell (`bash -c "..."`, `eval`) or built at run time is not looked into.
 #
-# Request: {"hook","tool","args":{"command":...},...}. Answer: {"action":"allow"|"block","reason"}.
+# Request: {"id","hook","tool","args":{"command":...},...}, one a line. Answer, one a line:
+# {"id","action":"allow"|"block","reason"}, echoing the request's "id" (the daemon matches answers
+# to requests by it; a one-shot run ignores it).
 
 BEGIN {
   SHELL_TOOLS = "^(bash|sh|shell|zsh|exec|terminal|run_shell_command|run_terminal_cmd|Bash)$"
@@ -17,7 +19,7 @@ BEGIN {
 NF == 0 { next }
 
 {
-  TOOL = ""; CMD = ""; HAVE_CMD = 0; BAD = 0
+  ID = ""; HAVE_ID = 0; TOOL = ""; CMD = ""; HAVE_CMD = 0; BAD = 0
   L = $0; P = 1
   value(0, "")
   ws()
@@ -33,11 +35,13 @@ NF == 0 { next }
 }
 
 function answer(action, reason) {
-  printf "{\"action\":\"%s\",\"reason\":\"%s\"}\n", action, jesc(reason)
+  if (HAVE_ID) printf "{\"id\":\"%s\",", jesc(ID)
+  else printf "{"
+  printf "\"action\":\"%s\",\"reason\":\"%s\"}\n", action, jesc(reason)
   fflush()
 }
 
-# --- a small JSON reader: remembers "tool" at the top and the command inside "args" ---
+# --- a small JSON reader: remembers "id" and "tool" at the top and the command inside "args" ---
 
 function ws() { while (P <= length(L) && substr(L, P, 1) ~ /[ \t\r]/) P++ }
 
@@ -48,6 +52,7 @@ function value(depth, key,    c, s) {
   if (c == "[") return array(depth + 1)
   if (c == "\"") {
     s = string()
+    if (depth == 1 && key == "id") { ID = s; HAVE_ID = 1 }
     if (depth == 1 && key == "tool") TOOL = s
     if (depth == 1 && key == "args") { CMD = s; HAVE_CMD = 1 }
     if (depth == 2 && ARGS && !HAVE_CMD && (key == "command" || key == "cmd" || key == "script")) {

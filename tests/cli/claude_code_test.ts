@@ -52,9 +52,10 @@ Deno.test("tool pre --claude blocks with exit 2, the reason on stderr and nothin
     assert.equal(r.stdout, "");
     // Claude Code gives the model the whole of stderr as the reason: nothing else is on it.
     assert.equal(r.stderr, "no rm, please\n");
-    // The hook got tyhooks' request, mapped from Claude Code's fields.
+    // The hook got tyhooks' request, mapped from Claude Code's fields, after its own id.
     const request = JSON.parse(await Deno.readTextFile(join(dir, "plugins", "request.json")));
     assert.deepEqual(request, {
+      id: "1",
       hook: "pre_tool_call",
       tool: "Bash",
       args: { command: "rm -rf /", description: "clean up" },

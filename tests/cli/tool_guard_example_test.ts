@@ -38,8 +38,8 @@ const ALLOWED: string[] = [
   "dd if=/dev/zero of=./disk.img bs=1M count=1",
 ];
 
-function request(tool: string, args: unknown): string {
-  return JSON.stringify({ hook: "pre_tool_call", tool, args, platform: "test", user_id: "u" });
+function request(tool: string, args: unknown, id = "1"): string {
+  return JSON.stringify({ id, hook: "pre_tool_call", tool, args, platform: "test", user_id: "u" });
 }
 
 async function oneShot(line: string): Promise<string> {
@@ -53,23 +53,28 @@ async function oneShot(line: string): Promise<string> {
   return new TextDecoder().decode(out.stdout);
 }
 
-Deno.test("tool-guard example, one-shot: one request line, then end of input, one answer", async () => {
+Deno.test("tool-guard example, one-shot: one request line, then end of input, one answer echoing its id", async () => {
   assert.equal(
     await oneShot(request("bash", { command: "rm -rf /" })),
-    '{"action":"block","reason":"destructive shell command: recursive rm of /"}\n',
+    '{"id":"1","action":"block","reason":"destructive shell command: recursive rm of /"}\n',
   );
   assert.equal(
     await oneShot(request("bash", { command: "rm -rf /tmp/build" })),
-    '{"action":"allow","reason":""}\n',
+    '{"id":"1","action":"allow","reason":""}\n',
   );
   // Only shell tools are judged: a file that merely mentions a force push is written.
   assert.equal(
     await oneShot(request("write_file", { path: "NOTES.md", content: "never git push --force" })),
+    '{"id":"1","action":"allow","reason":""}\n',
+  );
+  // A request typed by hand, without an id, is answered without one.
+  assert.equal(
+    await oneShot(JSON.stringify({ tool: "bash", args: { command: "ls" } })),
     '{"action":"allow","reason":""}\n',
   );
 });
 
-Deno.test("tool-guard example as a read-loop: one answer per request line, as each arrives", async () => {
+Deno.test("tool-guard example as a read-loop: one answer per request line, as each arrives, echoing its id", async () => {
   const child = new Deno.Command(GUARD, { stdin: "piped", stdout: "piped", stderr: "null" })
     .spawn();
   const writer = child.stdin.getWriter();
@@ -87,16 +92,18 @@ Deno.test("tool-guard example as a read-loop: one answer per request line, as ea
     return answer;
   };
   // Each answer is read before the next request is written: the guard never waits for EOF.
+  let id = 0;
   for (const [command, reason] of BLOCKED) {
-    await writer.write(new TextEncoder().encode(request("bash", { command }) + "\n"));
+    await writer.write(new TextEncoder().encode(request("bash", { command }, `${++id}`) + "\n"));
     assert.deepEqual(await nextAnswer(), {
+      id: `${id}`,
       action: "block",
       reason: `destructive shell command: ${reason}`,
     }, command);
   }
   for (const command of ALLOWED) {
-    await writer.write(new TextEncoder().encode(request("bash", { command }) + "\n"));
-    assert.deepEqual(await nextAnswer(), { action: "allow", reason: "" }, command);
+    await writer.write(new TextEncoder().encode(request("bash", { command }, `${++id}`) + "\n"));
+    assert.deepEqual(await nextAnswer(), { id: `${id}`, action: "allow", reason: "" }, command);
   }
   await writer.write(new TextEncoder().encode("not json\n"));
   assert.equal((await nextAnswer()).action, "block");

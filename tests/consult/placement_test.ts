@@ -42,7 +42,11 @@ Deno.test("resolvePlacement() sends id, title, project, repo_path and executor o
   });
   // SPEC: exit 0 with empty stdout is a deliberate local answer naming its handler.
   assert.deepEqual(await runner.resolvePlacement(TASK), { ...LOCAL_PLACEMENT, handler: "p" });
-  assert.deepEqual(JSON.parse(await Deno.readTextFile(join(trace, "request"))), {
+  const sent = JSON.parse(await Deno.readTextFile(join(trace, "request")));
+  // First the request's own id, which a persistent hook echoes.
+  assert.match(sent.id, /^\d+$/);
+  assert.deepEqual(sent, {
+    id: sent.id,
     event: "task.placement",
     task: { id: 31, title: "Train model", project: "ml", repo_path: "/src/ml", executor: "codex" },
   });

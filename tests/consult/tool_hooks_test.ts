@@ -154,10 +154,10 @@ Deno.test("preToolCall() sends hook, tool, args, platform and user_id on stdin",
     guard: { pre_tool_call: `#!/bin/sh\ncat > ${trace}/request\n` },
   });
   await hooks.preToolCall(CALL);
-  assert.deepEqual(JSON.parse(await Deno.readTextFile(join(trace, "request"))), {
-    hook: "pre_tool_call",
-    ...CALL,
-  });
+  const sent = JSON.parse(await Deno.readTextFile(join(trace, "request")));
+  // First the request's own id, which a persistent hook echoes.
+  assert.match(sent.id, /^\d+$/);
+  assert.deepEqual(sent, { id: sent.id, hook: "pre_tool_call", ...CALL });
 });
 
 Deno.test("preToolCall() under its default deadline returns within it + 1 s with three hung hooks, failing closed", async () => {

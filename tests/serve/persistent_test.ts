@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startDaemon } from "../../lib/serve/server.ts";
 import { PersistentHooks } from "../../lib/serve/persistent.ts";
+import { Runner } from "../../lib/hooks/runner.ts";
 import { loadPlugins } from "../../lib/plugins/load.ts";
 import type { RunResult } from "../../lib/process/run_script.ts";
 import { createLogger } from "../../lib/log.ts";
@@ -17,9 +18,11 @@ import { startServe, tempSocket } from "../cli/_serve.ts";
 
 const GUARD = `#!/bin/sh
 echo $$ >> "$TASK_PLUGIN_DIR/pids"
+answer() { printf '{"id":"%s","action":"%s","reason":"%s"}\\n' "$id" "$1" "$2"; }
 n=0
 while IFS= read -r line; do
   n=$((n+1))
+  id=\${line#*'"id":"'}; id=\${id%%'"'*}
   tool=$(printf '%s' "$line" | sed -n 's/.*"tool":"\\([^"]*\\)".*/\\1/p')
   case "$tool" in
     hang) sleep 60 ;;
@@ -27,10 +30,12 @@ while IFS= read -r line; do
     junk) echo "not json" ;;
     huge) head -c 1100000 /dev/zero | tr '\\0' x; echo ;;
     blank) echo ;;
-    chatty) echo "checking $tool"; echo '{"action":"allow","reason":"'"$tool $n $$"'"}' ;;
-    extra) printf '{"action":"allow","reason":"%s"}\\n\\n' "$tool $n $$" ;;
-    rm) echo '{"action":"block","reason":"'"$tool $n $$"'"}' ;;
-    *) echo '{"action":"allow","reason":"'"$tool $n $$"'"}' ;;
+    chatty) echo "checking $tool"; answer allow "$tool $n $$" ;;
+    extra) answer allow "$tool $n $$"; echo ;;
+    noid) echo '{"action":"allow","reason":"'"$tool $n $$"'"}' ;;
+    dup) answer block "$tool $n $$"; sleep 0.5; answer allow "$tool-2-stale" ;;
+    rm) answer block "$tool $n $$" ;;
+    *) answer allow "$tool $n $$" ;;
   esac
 done
 `;
@@ -38,7 +43,8 @@ done
 const PLACE = `#!/bin/sh
 echo $$ >> "$TASK_PLUGIN_DIR/pids"
 while IFS= read -r line; do
-  echo '{"target":"host-'$$'","workdir":"~/w","reason":"persistent"}'
+  id=\${line#*'"id":"'}; id=\${id%%'"'*}
+  echo '{"id":"'"$id"'","target":"host-'$$'","workdir":"~/w","reason":"persistent"}'
 done
 `;
 
@@ -49,7 +55,10 @@ function manifest(event: string, script: string, settings = "persistent: true"):
 /** A plugins dir with GUARD as its one persistent `pre_tool_call` hook. */
 const GUARD_TREE = { "p/plugin.yaml": manifest("pre_tool_call", "g.sh"), "p/g.sh": GUARD };
 
-async function daemonWith(files: Record<string, string>) {
+async function daemonWith(
+  files: Record<string, string>,
+  timeouts = { tool: 1500, placement: 1500 },
+) {
   const plugins = await makeTree(files);
   const path = `${await tempDir({ prefix: "tyh-" })}/t.sock`;
   const lines: string[] = [];
@@ -57,7 +66,7 @@ async function daemonWith(files: Record<string, string>) {
     listen: { transport: "unix", path },
     pluginsDir: plugins,
     watch: false,
-    timeouts: { tool: 1500, placement: 1500 },
+    timeouts,
     log: createLogger({ format: "json", level: "debug", write: (l) => lines.push(l) }),
   });
   const client = Deno.createHttpClient({ proxy: { transport: "unix", path } });
@@ -93,8 +102,9 @@ async function daemonWith(files: Record<string, string>) {
 async function withDaemon(
   files: Record<string, string>,
   body: (d: Awaited<ReturnType<typeof daemonWith>>) => Promise<void>,
+  timeouts?: { tool: number; placement: number },
 ): Promise<void> {
-  const d = await daemonWith(files);
+  const d = await daemonWith(files, timeouts);
   let pids: number[] = [];
   try {
     await body(d);
@@ -159,6 +169,38 @@ Deno.test("persistent guard: a request arriving as the process crashes is answer
   });
 });
 
+Deno.test("persistent guard: the request after a crash is answered within a 1 s timeout, 20 times of 20", async () => {
+  await withDaemon(GUARD_TREE, async (d) => {
+    for (let run = 1; run <= 20; run++) {
+      const crashed = await d.pre("crash");
+      assert.match(crashed.reason, /Persistent hook exited 3 before answering/, `run ${run}`);
+      const next = await d.pre("ls");
+      assert.equal(next.action, "allow", `run ${run}: ${next.reason}`);
+      assert.match(next.reason, /^ls 1 \d+$/, `run ${run}`);
+    }
+  }, { tool: 1000, placement: 1000 });
+});
+
+Deno.test("persistent guard: while it waits to restart a process that keeps failing, one-shot runs of its script answer", async () => {
+  await withDaemon(GUARD_TREE, async (d) => {
+    // The first failure is replaced at once; the second process never answered, so the third
+    // waits the backoff (1 s).
+    await d.pre("crash");
+    await d.pre("crash");
+    const next = await d.pre("ls");
+    const pids = await d.pids();
+    assert.equal(pids.length, 3, `${pids}`);
+    assert.deepEqual(next, { action: "allow", reason: `ls 1 ${pids[2]}` });
+    assert.ok(await waitGone(pids[2]), "the one-shot run did not end after its line");
+    // After the backoff, a process is started again and kept.
+    await new Promise((r) => setTimeout(r, 1500));
+    const later = await d.pre("ls");
+    const [, , , fourth] = await d.pids();
+    assert.deepEqual(later, { action: "allow", reason: `ls 1 ${fourth}` });
+    assert.ok(alive(fourth), "the process started after the backoff was not kept");
+  }, { tool: 1000, placement: 1000 });
+});
+
 Deno.test("persistent guard: a malformed or oversized answer fails that request only, and the guard blocks", async () => {
   await withDaemon(GUARD_TREE, async (d) => {
     const junk = await d.pre("junk");
@@ -174,9 +216,10 @@ Deno.test("persistent guard: a malformed or oversized answer fails that request 
     const huge = await d.pre("huge");
     assert.equal(huge.action, "block");
     assert.match(huge.reason, /answered a line longer than 1048576 bytes/, huge.reason);
-    // The next request is answered (by the same process when the whole line had arrived by the
-    // cap, else by a new one: the rest of the line is still in the pipe).
-    assert.equal((await d.pre("ls")).action, "allow");
+    // By a new process: whose answer an overlong line was cannot be checked.
+    const last = await d.pre("ls");
+    const [, , third] = await d.pids();
+    assert.deepEqual(last, { action: "allow", reason: `ls 1 ${third}` });
   });
 });
 
@@ -380,7 +423,7 @@ Deno.test("persistent hooks: a line that is not JSON before an answer fails that
   });
 });
 
-Deno.test("persistent hooks: a JSON line that is no answer (a banner) fails the request it was taken for; the ones behind it are answered by a new process", async () => {
+Deno.test("persistent hooks: a JSON line without the request's id (a banner) fails that request; the ones behind it are answered by a new process", async () => {
   // The first process greets before it answers: were it kept, "rm" would get the allow meant
   // for "ls", and "cat" the block meant for "rm".
   const greeting = `#!/bin/sh
@@ -388,7 +431,10 @@ Deno.test("persistent hooks: a JSON line that is no answer (a banner) fails the 
 ${GUARD.slice("#!/bin/sh\n".length)}`;
   await withPool(async (ask) => {
     const [ls, rm, cat] = await Promise.all([ask("ls"), ask("rm"), ask("cat")]);
-    assert.equal(ls.stdout, '{"ready":true}');
+    assert.match(
+      ls.error ?? "",
+      /^Persistent hook answered out of step: it has no "id", the request's is "1"/,
+    );
     assert.ok(await waitGone(ls.pid!), "the process out of step was not ended");
     assert.notEqual(rm.pid, ls.pid);
     assert.equal(JSON.parse(rm.stdout).action, "block");
@@ -461,4 +507,80 @@ Deno.test("persistent hooks: a process stuck on a request its caller gave up on 
     assert.equal(reason(next), `ls 1 ${next.pid}`);
     assert.notEqual(next.pid, (await hung).pid);
   });
+});
+
+/** Whether `result` is `tool`'s own answer, or a failure for answering out of step. */
+function ownOrOutOfStep(result: RunResult, tool: string): boolean {
+  if (result.error !== null) return /^Persistent hook answered out of step/.test(result.error);
+  return reason(result).startsWith(`${tool} `);
+}
+
+Deno.test("persistent hooks: a guard that answers one request twice never hands the second answer to another request", async () => {
+  await withPool(async (ask) => {
+    const dup = await ask("dup");
+    assert.equal(JSON.parse(dup.stdout).action, "block");
+    // Written while the second answer ("allow") is still to come: were answers matched by order,
+    // "victim1" would be allowed by the answer meant for "dup".
+    const [victim1, victim2] = await Promise.all([ask("victim1"), ask("victim2")]);
+    for (const [victim, tool] of [[victim1, "victim1"], [victim2, "victim2"]] as const) {
+      assert.ok(!victim.stdout.includes("stale"), `${tool} got ${victim.stdout}`);
+      assert.ok(ownOrOutOfStep(victim, tool), `${tool}: ${JSON.stringify(victim)}`);
+    }
+    // The one behind the failed request is asked again, of a new process.
+    assert.notEqual(victim2.pid, dup.pid);
+    assert.equal(reason(victim2), `victim2 1 ${victim2.pid}`);
+  });
+});
+
+Deno.test("persistent hooks: an answer without the request's id fails that request; the ones behind it are answered by a new process", async () => {
+  await withPool(async (ask) => {
+    const [noid, a, b] = await Promise.all([ask("noid"), ask("a"), ask("b")]);
+    assert.match(noid.error ?? "", /answered out of step: it has no "id", the request's is "1"/);
+    assert.ok(await waitGone(noid.pid!), "the process out of step was not ended");
+    assert.notEqual(a.pid, noid.pid);
+    assert.equal(reason(a), `a 1 ${a.pid}`);
+    assert.equal(reason(b), `b 2 ${a.pid}`);
+  });
+});
+
+Deno.test("persistent hooks: each request line carries an id of its own, as its first key, and a one-shot run gets one too", async () => {
+  const echo = '#!/bin/sh\necho $$ >> "$TASK_PLUGIN_DIR/pids"\n' +
+    'while IFS= read -r line; do printf \'%s\\n\' "$line" >> "$TASK_PLUGIN_DIR/seen"; ' +
+    'id=${line#*\'"id":"\'}; id=${id%%\'"\'*}; echo \'{"id":"\'"$id"\'"}\'; done\n';
+  const plugins = await makeTree({ ...GUARD_TREE, "p/g.sh": echo });
+  const seen = async () =>
+    (await Deno.readTextFile(join(plugins, "p", "seen"))).split("\n").filter(Boolean);
+  try {
+    const index = await loadPlugins(plugins);
+    const [plugin] = index.plugins;
+    const request = {
+      event: "pre_tool_call",
+      plugin,
+      script: plugin.hooks.pre_tool_call,
+      stdin: JSON.stringify({ hook: "pre_tool_call", tool: "ls" }) + "\n",
+      timeoutMs: 5000,
+      graceMs: 200,
+      signal: new AbortController().signal,
+    };
+    const runner = new Runner(index);
+    const hooks = new PersistentHooks();
+    try {
+      await Promise.all([
+        hooks.ask(request, runner.ask.bind(runner)),
+        hooks.ask(request, runner.ask.bind(runner)),
+      ]);
+    } finally {
+      await hooks.close();
+    }
+    await runner.ask(request);
+    const lines = await seen();
+    assert.equal(lines.length, 3);
+    const ids = lines.map((line) => {
+      assert.match(line, /^\{"id":"\d+","hook":"pre_tool_call","tool":"ls"\}$/);
+      return JSON.parse(line).id;
+    });
+    assert.notEqual(ids[0], ids[1]);
+  } finally {
+    await Deno.remove(plugins, { recursive: true });
+  }
 });
