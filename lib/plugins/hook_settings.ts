@@ -178,6 +178,23 @@ export async function toolMatches(settings: HookSettings, tool: string): Promise
   return matcher === null || matcher.test(tool);
 }
 
+type Engine = typeof import("re2js");
+
+// By its file URL when it has one: Deno's code cache never serves a package's entry module
+// imported by its bare name, so each call would parse re2js's 260 kB afresh and write the cache
+// again (about 15 ms of CPU a call). By name where no file URL is known or the import fails: the
+// bundle carries it inline, and the name keeps it in the graph that `deno compile` embeds.
+function importEngine(): Promise<Engine> {
+  let url: string | undefined;
+  try {
+    url = import.meta.resolve("re2js");
+  } catch {
+    // Not resolvable here (the bundle has no import map): by name, below.
+  }
+  const byName = () => import("re2js");
+  return url?.startsWith("file:") ? (import(url) as Promise<Engine>).catch(byName) : byName();
+}
+
 /** Compiles an expression, or says (in RE2's words) why it is not one. */
 type Compile = (source: string) => RE2JS | { error: string; hint?: string };
 
@@ -194,7 +211,7 @@ const matchers = new Map<string, RE2JS | null>();
 let engine: Promise<Compile> | undefined;
 
 function loadEngine(): Promise<Compile> {
-  return engine ??= import("re2js").then(({ RE2JS, RE2JSSyntaxException }) => (source) => {
+  return engine ??= importEngine().then(({ RE2JS, RE2JSSyntaxException }) => (source) => {
     try {
       return RE2JS.compile(source);
     } catch (error) {
