@@ -26,8 +26,11 @@ import type { PluginIndex } from "./types.ts";
 import type { LoadOptions } from "./load.ts";
 import { readBounded, readBoundedBytes } from "../_util.ts";
 
-/** Bumped whenever the index or the cache layout changes shape. */
-const FORMAT = 4;
+/**
+ * Bumped whenever the index or the cache layout changes shape, or what a valid index may hold
+ * (5: `tools` expressions are RE2's, so one cached as valid before may not be).
+ */
+const FORMAT = 5;
 /** A cache file larger than this is not read: an index of 10,000 plugins is a few MiB. */
 const MAX_CACHE_BYTES = 64 * 1024 * 1024;
 const KEY_FILE = "index.key";

@@ -6,8 +6,8 @@
  *
  * This module loads neither zod nor yaml: the warm path reads settings from the cached index.
  * `tools` expressions run on RE2 (`npm:re2js`), whose matching time is linear in the tool name
- * whatever the pattern; it is imported on first need, so a call whose hooks have no `tools`
- * never loads it.
+ * whatever the expression; it is imported on first need, so a call whose hooks have no `tools`
+ * beyond plain names (see {@linkcode NAMES}) never loads it.
  *
  * @module
  */
@@ -46,7 +46,7 @@ export async function buildHookSettings(
     const reason = `must be a map of event to settings, not ${kindOf(raw)}`;
     return { settings, problems: [ignored('"tyhooks"', reason, ["tyhooks"])] };
   }
-  const compile = hasExpression(raw) ? await loadEngine() : undefined;
+  const compile = needsEngine(raw) ? await loadEngine() : undefined;
   for (const [event, value] of Object.entries(raw)) {
     const at = ["tyhooks", event];
     const what = `settings of hook ${quote(event)}`;
@@ -80,13 +80,16 @@ export async function buildHookSettings(
 
 type SettingProblem = { reason: string; key?: boolean; hint?: string };
 
-// Does any hook's settings give `tools` a string? Only then is the engine loaded to check it.
-function hasExpression(raw: Record<string, unknown>): boolean {
-  return Object.values(raw).some((value) => isRecord(value) && typeof value.tools === "string");
+// Does any hook's settings give `tools` a string beyond plain names? Only then is the engine
+// loaded to check it.
+function needsEngine(raw: Record<string, unknown>): boolean {
+  return Object.values(raw).some((value) =>
+    isRecord(value) && typeof value.tools === "string" && !NAMES.test(value.tools)
+  );
 }
 
 // Stores one valid setting in `hook`, or says why it is not one. `compile` is there whenever
-// the settings hold a `tools` string.
+// the settings hold a `tools` string beyond plain names.
 function readSetting(
   hook: HookSettings,
   { event, key, value, compile }: {
@@ -104,11 +107,10 @@ function readSetting(
       if (typeof value !== "string" || value === "") {
         return { reason: `must be a regular expression, not ${kindOf(value)}` };
       }
-      const compiled = compile?.(value);
-      if (compiled === undefined || "error" in compiled) {
-        const why = compiled?.error ?? "no engine to read it";
-        const reason = `${quote(value)} is not a valid regular expression: ${why}`;
-        return { reason, hint: compiled?.hint };
+      const compiled = NAMES.test(value) ? undefined : compile?.(value) ?? { error: "no engine" };
+      if (compiled !== undefined && "error" in compiled) {
+        const reason = `${quote(value)} is not a valid regular expression: ${compiled.error}`;
+        return { reason, hint: compiled.hint };
       }
       hook.tools = value;
       return null;
@@ -168,15 +170,26 @@ export async function toolMatches(settings: HookSettings, tool: string): Promise
   if (source === undefined) return true;
   let matcher = matchers.get(source);
   if (matcher === undefined) {
-    const compiled = (await loadEngine())(source);
-    // Only a hand-edited index could hold an expression RE2 rejects: ask the hook, as with none.
-    matcher = "error" in compiled ? null : compiled;
+    if (NAMES.test(source)) {
+      matcher = new RegExp(source);
+    } else {
+      const compiled = (await loadEngine())(source);
+      // The loader keeps only expressions RE2 takes; were one not to compile, ask the hook.
+      matcher = "error" in compiled ? null : compiled;
+    }
     // A daemon's plugins may change many times; the few current expressions are what it needs.
     if (matchers.size >= MAX_MATCHERS) matchers.clear();
     matchers.set(source, matcher);
   }
   return matcher === null || matcher.test(tool);
 }
+
+/**
+ * Names (letters, digits, `_`, `-`) in alternation, in at most one group, perhaps anchored, as in
+ * `^(bash|write_file)$`: most matchers. There a `RegExp` means what RE2 does and tries each name
+ * at each position at most, so these need no engine to load.
+ */
+const NAMES = /^\^?(?:[\w-]+(?:\|[\w-]+)*|\((?:\?:)?[\w-]+(?:\|[\w-]+)*\))\$?$/;
 
 type Engine = typeof import("re2js");
 
@@ -207,7 +220,7 @@ const NOT_IN_RE2 = new Set([
 ]);
 
 const MAX_MATCHERS = 256;
-const matchers = new Map<string, RE2JS | null>();
+const matchers = new Map<string, { test(tool: string): boolean } | null>();
 let engine: Promise<Compile> | undefined;
 
 function loadEngine(): Promise<Compile> {

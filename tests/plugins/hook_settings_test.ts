@@ -4,6 +4,7 @@ import { loadPlugins, validatePlugins } from "../../lib/plugins/load.ts";
 import { loadPluginsCached } from "../../lib/plugins/cache.ts";
 import { hookSettings, toolMatches } from "../../lib/plugins/hook_settings.ts";
 import { tempDir, withTree } from "../_cli.ts";
+import { RE2JS } from "re2js";
 
 const SCRIPT = "#!/bin/sh\nexit 0\n";
 
@@ -137,6 +138,28 @@ Deno.test("a tools expression is searched for anywhere in the tool name, as Clau
     ["sh", true],
     ["ssh", false],
   ]);
+});
+
+Deno.test("a matcher of plain names answers as RE2 does, though it is run without it", async () => {
+  const names = ["bash", "Bash", "run_bash", "bash_x", "sh", "x-y", "", "bash\n", "\nbash", "a|b"];
+  for (
+    const tools of [
+      "bash",
+      "bash|sh",
+      "^bash$",
+      "^(bash|Bash|sh)$",
+      "(?:x-y|sh)$",
+      "^a|b$",
+      "(bash)",
+    ]
+  ) {
+    const re2 = RE2JS.compile(tools);
+    assert.deepEqual(
+      await asked(tools, names),
+      names.map((name) => [name, re2.test(name)]),
+      tools,
+    );
+  }
 });
 
 Deno.test("a nested repeat such as ^(B+)+$ answers at once, whatever the tool name", async () => {
