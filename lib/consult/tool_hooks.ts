@@ -133,7 +133,7 @@ export class ToolHooks {
         script,
         timeoutMs: runner.timeoutFor(PRE_TOOL_EVENT, null),
       })),
-      ...this.#plugins(PRE_TOOL_EVENT, call.tool).map((plugin) => ({
+      ...(await this.#plugins(PRE_TOOL_EVENT, call.tool)).map((plugin) => ({
         plugin,
         script: plugin.hooks[PRE_TOOL_EVENT],
         timeoutMs: runner.timeoutFor(PRE_TOOL_EVENT, plugin),
@@ -192,7 +192,7 @@ export class ToolHooks {
         timeoutMs: runner.timeoutFor(POST_TOOL_EVENT, null),
         run: (options: RunOptions) => runner.run(script, options),
       })),
-      ...this.#plugins(POST_TOOL_EVENT, call.tool).map((plugin) => ({
+      ...(await this.#plugins(POST_TOOL_EVENT, call.tool)).map((plugin) => ({
         label: `of plugin "${plugin.name}"`,
         plugin: plugin.name,
         timeoutMs: runner.timeoutFor(POST_TOOL_EVENT, plugin),
@@ -219,10 +219,12 @@ export class ToolHooks {
 
   // The plugins whose hook for `event` judges `tool`: a hook whose `tools` setting does not
   // match is not even started (SPEC: tool matchers).
-  #plugins(event: string, tool: string): Plugin[] {
-    return this.#runner.handlers(event).filter((plugin) =>
-      toolMatches(hookSettings(plugin, event), tool)
+  async #plugins(event: string, tool: string): Promise<Plugin[]> {
+    const plugins = this.#runner.handlers(event);
+    const asked = await Promise.all(
+      plugins.map((plugin) => toolMatches(hookSettings(plugin, event), tool)),
     );
+    return plugins.filter((_, i) => asked[i]);
   }
 }
 

@@ -26,8 +26,8 @@ import type { PluginIndex } from "./types.ts";
 import type { LoadOptions } from "./load.ts";
 import { readBounded, readBoundedBytes } from "../_util.ts";
 
-/** Bumped whenever the index, what a load puts in it, or the cache layout changes. */
-const FORMAT = 5;
+/** Bumped whenever the index, what a load puts in it or a valid index may hold, or the cache layout changes. */
+const FORMAT = 6;
 /** A cache file larger than this is not read: an index of 10,000 plugins is a few MiB. */
 const MAX_CACHE_BYTES = 64 * 1024 * 1024;
 const KEY_FILE = "index.key";

@@ -5,6 +5,9 @@
  * the hook keeps that default; the hook's other settings still apply.
  *
  * This module loads neither zod nor yaml: the warm path reads settings from the cached index.
+ * `tools` expressions run on RE2 (`npm:re2js`), whose matching time is linear in the tool name
+ * whatever the expression; it is imported on first need, so a call whose hooks have no `tools`
+ * beyond plain names (see {@linkcode NAMES}) never loads it.
  *
  * @module
  */
@@ -13,6 +16,7 @@ import type { HookSettings, Plugin } from "./types.ts";
 import { kindOf, type Problem, quote } from "./messages.ts";
 import { closest, isRecord } from "../_util.ts";
 import { parseDuration } from "../_timers.ts";
+import type { RE2JS } from "re2js";
 
 /** The settings a hook may have, as written in the manifest. */
 export const SETTING_KEYS: readonly string[] = ["tools", "timeout", "persistent", "max_procs"];
@@ -31,10 +35,10 @@ const NOT_PERSISTENT = new Set(["task.route"]);
  * out). Events not among `hooked` (as written in `hooks:`), unknown settings and invalid values
  * are problems.
  */
-export function buildHookSettings(
+export async function buildHookSettings(
   raw: unknown,
   hooked: readonly string[],
-): { settings: Record<string, HookSettings>; problems: Problem[] } {
+): Promise<{ settings: Record<string, HookSettings>; problems: Problem[] }> {
   const settings: Record<string, HookSettings> = {};
   const problems: Problem[] = [];
   if (raw === undefined || raw === null) return { settings, problems };
@@ -42,6 +46,7 @@ export function buildHookSettings(
     const reason = `must be a map of event to settings, not ${kindOf(raw)}`;
     return { settings, problems: [ignored('"tyhooks"', reason, ["tyhooks"])] };
   }
+  const compile = needsEngine(raw) ? await loadEngine() : undefined;
   for (const [event, value] of Object.entries(raw)) {
     const at = ["tyhooks", event];
     const what = `settings of hook ${quote(event)}`;
@@ -57,7 +62,7 @@ export function buildHookSettings(
     }
     const hook: HookSettings = {};
     for (const [key, setting] of Object.entries(value)) {
-      const problem = readSetting(hook, event, key, setting);
+      const problem = readSetting(hook, { event, key, value: setting, compile });
       if (problem !== null) {
         const name = `setting ${quote(key)} of hook ${quote(event)}`;
         problems.push(ignored(name, problem.reason, [...at, key], problem.key, problem.hint));
@@ -75,12 +80,24 @@ export function buildHookSettings(
 
 type SettingProblem = { reason: string; key?: boolean; hint?: string };
 
-// Stores one valid setting in `hook`, or says why it is not one.
+// Does any hook's settings give `tools` a string beyond plain names? Only then is the engine
+// loaded to check it.
+function needsEngine(raw: Record<string, unknown>): boolean {
+  return Object.values(raw).some((value) =>
+    isRecord(value) && typeof value.tools === "string" && !NAMES.test(value.tools)
+  );
+}
+
+// Stores one valid setting in `hook`, or says why it is not one. `compile` is there whenever
+// the settings hold a `tools` string beyond plain names.
 function readSetting(
   hook: HookSettings,
-  event: string,
-  key: string,
-  value: unknown,
+  { event, key, value, compile }: {
+    event: string;
+    key: string;
+    value: unknown;
+    compile: Compile | undefined;
+  },
 ): SettingProblem | null {
   switch (key) {
     case "tools": {
@@ -90,10 +107,10 @@ function readSetting(
       if (typeof value !== "string" || value === "") {
         return { reason: `must be a regular expression, not ${kindOf(value)}` };
       }
-      try {
-        new RegExp(value);
-      } catch (error) {
-        return { reason: `${quote(value)} is not a valid regular expression: ${messageOf(error)}` };
+      const compiled = NAMES.test(value) ? undefined : compile?.(value) ?? { error: "no engine" };
+      if (compiled !== undefined && "error" in compiled) {
+        const reason = `${quote(value)} is not a valid regular expression: ${compiled.error}`;
+        return { reason, hint: compiled.hint };
       }
       hook.tools = value;
       return null;
@@ -146,16 +163,82 @@ export function hookSettings(plugin: Pick<Plugin, "settings">, event: string): H
 /**
  * Is a tool hook with these settings asked about `tool`? True when it has no `tools` setting;
  * else the expression is searched for in the tool name (anchor it with `^…$` to match whole
- * names, as in `^(bash|write_file)$`).
+ * names, as in `^(bash|write_file)$`). Each expression is compiled once per process.
  */
-export function toolMatches(settings: HookSettings, tool: string): boolean {
-  if (settings.tools === undefined) return true;
-  try {
-    return new RegExp(settings.tools).test(tool);
-  } catch {
-    // Only a hand-edited index could hold an invalid expression: ask the hook, as with none.
-    return true;
+export async function toolMatches(settings: HookSettings, tool: string): Promise<boolean> {
+  const source = settings.tools;
+  if (source === undefined) return true;
+  let matcher = matchers.get(source);
+  if (matcher === undefined) {
+    if (NAMES.test(source)) {
+      matcher = new RegExp(source);
+    } else {
+      const compiled = (await loadEngine())(source);
+      // The loader keeps only expressions RE2 takes; were one not to compile, ask the hook.
+      matcher = "error" in compiled ? null : compiled;
+    }
+    // A daemon's plugins may change many times; the few current expressions are what it needs.
+    if (matchers.size >= MAX_MATCHERS) matchers.clear();
+    matchers.set(source, matcher);
   }
+  return matcher === null || matcher.test(tool);
+}
+
+/**
+ * Names (letters, digits, `_`, `-`) in alternation, in at most one group, perhaps anchored, as in
+ * `^(bash|write_file)$`: most matchers. There a `RegExp` means what RE2 does and tries each name
+ * at each position at most, so these need no engine to load.
+ */
+const NAMES = /^\^?(?:[\w-]+(?:\|[\w-]+)*|\((?:\?:)?[\w-]+(?:\|[\w-]+)*\))\$?$/;
+
+type Engine = typeof import("re2js");
+
+// By its file URL when it has one: Deno's code cache never serves a package's entry module
+// imported by its bare name, so each call would parse re2js's 260 kB afresh and write the cache
+// again (about 15 ms of CPU a call). By name where no file URL is known or the import fails: the
+// bundle carries it inline, and the name keeps it in the graph that `deno compile` embeds.
+function importEngine(): Promise<Engine> {
+  let url: string | undefined;
+  try {
+    url = import.meta.resolve("re2js");
+  } catch {
+    // Not resolvable here (the bundle has no import map): by name, below.
+  }
+  const byName = () => import("re2js");
+  return url?.startsWith("file:") ? (import(url) as Promise<Engine>).catch(byName) : byName();
+}
+
+/** Compiles an expression, or says (in RE2's words) why it is not one. */
+type Compile = (source: string) => RE2JS | { error: string; hint?: string };
+
+// What RE2 leaves out on purpose, and JavaScript users reach for: lookaround, backreferences,
+// possessive repeats.
+const NOT_IN_RE2 = new Set([
+  "invalid or unsupported Perl syntax",
+  "invalid escape sequence",
+  "invalid nested repetition operator",
+]);
+
+const MAX_MATCHERS = 256;
+const matchers = new Map<string, { test(tool: string): boolean } | null>();
+let engine: Promise<Compile> | undefined;
+
+function loadEngine(): Promise<Compile> {
+  return engine ??= importEngine().then(({ RE2JS, RE2JSSyntaxException }) => (source) => {
+    try {
+      return RE2JS.compile(source);
+    } catch (error) {
+      if (!(error instanceof RE2JSSyntaxException)) return { error: messageOf(error) };
+      const what = error.getDescription();
+      const at = error.getPattern();
+      return {
+        error: at ? `${what}: ${quote(at)}` : what,
+        hint: NOT_IN_RE2.has(what)
+          ? "tools are RE2 expressions: no lookaround, backreferences or possessive repeats"
+          : undefined,
+      };
+    }
+  });
 }
 
 function ignored(

@@ -241,7 +241,7 @@ async function buildPlugin(
   const workflows = findWorkflows(root, has.workflows);
   const routines = findRoutines(root, has.routines);
   // Settings are typed (`persistent: true` is a boolean), unlike ty's string-minded fields.
-  const settings = buildHookSettings(
+  const settings = await buildHookSettings(
     isRecord(typed) ? typed.tyhooks : undefined,
     isRecord(data.hooks) ? Object.keys(data.hooks) : [],
   );

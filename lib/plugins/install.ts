@@ -80,10 +80,16 @@ export async function installPlugin(
 ): Promise<InstallResult> {
   const parsed = await parseInstallSource(source);
   const ref = options.ref === undefined ? undefined : checkRef(options.ref);
-  if (options.name !== undefined && !isSafeDirName(options.name)) {
+  // A leading "-" would make the folder's name read as an option in `plugins remove -rf`.
+  if (
+    options.name !== undefined && (!isSafeDirName(options.name) || options.name.startsWith("-"))
+  ) {
     throw new InputError(
       `Invalid value ${JSON.stringify(options.name)} for flag "--name": expected one folder name`,
-      { input: "--name", hint: "hint: letters, digits, - and _ are safe; no /, no leading dot" },
+      {
+        input: "--name",
+        hint: "hint: letters, digits, - and _ are safe; no /, and no - or . first",
+      },
     );
   }
   if (parsed.kind === "local" && !(await Deno.stat(parsed.path).catch(() => null))?.isDirectory) {

@@ -181,6 +181,25 @@ Deno.test("plugins add refuses sources and refs that are not of an accepted form
   assert.deepEqual(names(root), []);
 });
 
+Deno.test("plugins add --name refuses a name that starts with - or . (usage error naming it), and installs nothing", async () => {
+  const source = await makeTree(pluginFiles("x"));
+  const root = await makeTree({});
+  for (const name of ["-rf", "--force", "-", ".hidden", ".."]) {
+    for (const args of [["--name", name], [`--name=${name}`]]) {
+      const result = await pluginsAdd(root, source, ...args);
+      assert.equal(result.code, 64, `${args.join(" ")}: ${result.stderr}`);
+      assert.match(
+        result.stderr,
+        new RegExp(
+          `^tyhooks: Invalid value ${RegExp.escape(JSON.stringify(name))} for flag "--name"`,
+        ),
+      );
+      assert.equal(result.stdout, "");
+    }
+  }
+  assert.deepEqual(names(root), []);
+});
+
 Deno.test("plugins add reports a failing git clone and leaves nothing behind", async () => {
   const root = await makeTree({});
   const result = await pluginsAdd(root, `file://${root}/no-such-repo`);

@@ -13,7 +13,9 @@ import { cli, MAIN, makeTree, PERMISSION_FLAGS, tempDir, V8_FLAGS } from "../_cl
 
 /** Modules that must never load on a warm call: each costs milliseconds of every start. */
 const COSTLY = [
-  /^npm:|node_modules|\/zod@|\/yaml@/, // zod, yaml: only when something is odd
+  // zod, yaml: only when something is odd; re2js: only for a matcher beyond plain names. Deno's
+  // npm cache is where they load from here (file: URLs, which `own` below would count too).
+  /^npm:|node_modules|\/zod@|\/yaml@|\/registry\.npmjs\.org\//,
   /^ext:deno_node\/fs\.ts$/, // node:fs: ~68 Node modules (process, streams, net)
   /^ext:deno_node\/util\.ts$/, // node:util: ~40 (parseArgs; lib/cli/args.ts reads plain lines)
   /^ext:deno_node\/path\/mod\.ts$/, // node:path: lib/dirs.ts instead
@@ -52,6 +54,12 @@ const CALLS: [string, string[], Record<string, string>, number][] = [
   }, 21],
   ["tool pre", ["tool", "pre", "--tool", "bash"], {
     "g/plugin.yaml": "name: g\nhooks:\n  pre_tool_call: guard.sh\n",
+    "g/guard.sh": '#!/bin/sh\necho \'{"action":"allow"}\'\n',
+  }, 22],
+  // A matcher of plain names, as most are, is run without loading the RE2 engine (npm:re2js).
+  ["tool pre matching names", ["tool", "pre", "--tool", "bash"], {
+    "g/plugin.yaml": "name: g\nhooks:\n  pre_tool_call: guard.sh\n" +
+      'tyhooks:\n  pre_tool_call: {tools: "^(bash|write_file)$"}\n',
     "g/guard.sh": '#!/bin/sh\necho \'{"action":"allow"}\'\n',
   }, 22],
 ];

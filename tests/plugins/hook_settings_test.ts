@@ -4,6 +4,7 @@ import { loadPlugins, validatePlugins } from "../../lib/plugins/load.ts";
 import { loadPluginsCached } from "../../lib/plugins/cache.ts";
 import { hookSettings, toolMatches } from "../../lib/plugins/hook_settings.ts";
 import { tempDir, withTree } from "../_cli.ts";
+import { RE2JS } from "re2js";
 
 const SCRIPT = "#!/bin/sh\nexit 0\n";
 
@@ -38,8 +39,8 @@ Deno.test("loadPlugins() reads each hook's tyhooks settings and keeps hooks as e
       pre_tool_call: { tools: "^(bash|write_file)$", persistent: true, maxProcs: 3 },
       "task.placement": { timeoutMs: 2000, persistent: true },
     });
-    assert.ok(toolMatches(hookSettings(plugin, "pre_tool_call"), "bash"));
-    assert.ok(!toolMatches(hookSettings(plugin, "pre_tool_call"), "read_file"));
+    assert.ok(await toolMatches(hookSettings(plugin, "pre_tool_call"), "bash"));
+    assert.ok(!await toolMatches(hookSettings(plugin, "pre_tool_call"), "read_file"));
     assert.deepEqual(hookSettings(plugin, "task.done"), {});
   });
 });
@@ -92,7 +93,7 @@ Deno.test("loadPlugins() warns about each bad setting by name and keeps the hook
     ]);
     assert.deepEqual(index.warnings.map((w) => `${w.line}:${w.column} ${w.message}`), [
       '4:26 Ignored setting "tools" of hook "pre_tool_call": "(bash" is not a valid ' +
-      "regular expression: Invalid regular expression: /(bash/: Unterminated group",
+      'regular expression: missing closing ): "(bash"',
       '4:35 Ignored setting "toolz" of hook "pre_tool_call": unknown setting, did you mean "tools"?',
       '4:54 Ignored setting "timeout" of hook "pre_tool_call": "soon" is not a duration ' +
       "(hint: 500ms, 15s, 2m or plain seconds, more than 0 and at most 24 days)",
@@ -105,6 +106,98 @@ Deno.test("loadPlugins() warns about each bad setting by name and keeps the hook
       '6:34 Ignored setting "max_procs" of hook "task.route": only persistent hooks take it',
       '7:3 Ignored settings of hook "task.done": the plugin has no hook "task.done"',
     ]);
+  });
+});
+
+// The tool names that `tools` reaches, each as a [name, asked] pair.
+async function asked(tools: string, names: string[]): Promise<[string, boolean][]> {
+  return await Promise.all(
+    names.map(async (
+      name,
+    ): Promise<[string, boolean]> => [name, await toolMatches({ tools }, name)]),
+  );
+}
+
+Deno.test("a tools expression is searched for anywhere in the tool name, as Claude Code's matchers", async () => {
+  assert.deepEqual(
+    await asked("bash|sh", ["bash", "run_bash", "run_shell_command", "ssh", "read_file", "BASH"]),
+    [
+      ["bash", true],
+      ["run_bash", true],
+      // "sh" is found in "run_shell_command": unanchored, as written.
+      ["run_shell_command", true],
+      ["ssh", true],
+      ["read_file", false],
+      ["BASH", false],
+    ],
+  );
+  // Anchors are how a manifest asks for whole names.
+  assert.deepEqual(await asked("^(bash|sh)$", ["bash", "run_bash", "sh", "ssh"]), [
+    ["bash", true],
+    ["run_bash", false],
+    ["sh", true],
+    ["ssh", false],
+  ]);
+});
+
+Deno.test("a matcher of plain names answers as RE2 does, though it is run without it", async () => {
+  const names = ["bash", "Bash", "run_bash", "bash_x", "sh", "x-y", "", "bash\n", "\nbash", "a|b"];
+  for (
+    const tools of [
+      "bash",
+      "bash|sh",
+      "^bash$",
+      "^(bash|Bash|sh)$",
+      "(?:x-y|sh)$",
+      "^a|b$",
+      "(bash)",
+    ]
+  ) {
+    const re2 = RE2JS.compile(tools);
+    assert.deepEqual(
+      await asked(tools, names),
+      names.map((name) => [name, re2.test(name)]),
+      tools,
+    );
+  }
+});
+
+Deno.test("a nested repeat such as ^(B+)+$ answers at once, whatever the tool name", async () => {
+  const started = performance.now();
+  assert.deepEqual(await asked("^(B+)+$", ["B".repeat(39) + "x", "B".repeat(40), "xB"]), [
+    ["B".repeat(39) + "x", false],
+    ["B".repeat(40), true],
+    ["xB", false],
+  ]);
+  // A backtracking engine takes hours here; this bound only catches that.
+  assert.ok(performance.now() - started < 10_000);
+});
+
+Deno.test("loadPlugins() warns about a tools expression RE2 does not take, and the hook is asked about every tool", async () => {
+  await withTree({
+    ...GUARD,
+    "g/plugin.yaml": [
+      "name: g",
+      "hooks: {pre_tool_call: guard.sh, post_tool_call: guard.sh}",
+      "tyhooks:",
+      '  pre_tool_call: {tools: "^(?!read_)", timeout: 2s}',
+      "  post_tool_call: {tools: '(b)\\1'}",
+      "",
+    ].join("\n"),
+  }, async (root) => {
+    const index = await loadPlugins(root);
+    const [plugin] = index.plugins;
+    const hint = "(hint: tools are RE2 expressions: no lookaround, backreferences or possessive " +
+      "repeats)";
+    assert.deepEqual(index.warnings.map((w) => `${w.line}:${w.column} ${w.message}`), [
+      '4:26 Ignored setting "tools" of hook "pre_tool_call": "^(?!read_)" is not a valid ' +
+      `regular expression: invalid or unsupported Perl syntax: "(?!" ${hint}`,
+      '5:27 Ignored setting "tools" of hook "post_tool_call": "(b)\\\\1" is not a valid ' +
+      `regular expression: invalid escape sequence: "\\\\1" ${hint}`,
+    ]);
+    assert.deepEqual(plugin.settings, { pre_tool_call: { timeoutMs: 2000 } });
+    assert.ok(await toolMatches(hookSettings(plugin, "pre_tool_call"), "read_file"));
+    assert.ok(await toolMatches(hookSettings(plugin, "post_tool_call"), "write_file"));
   });
 });
 
