@@ -160,4 +160,4 @@ export const StatusChangeBodySchema: Schema<bodies.StatusChangeBody> =
   bodies.StatusChangeBodySchema;
 
 /** The tyhooks version; a test keeps it equal to `deno.json`'s. */
-export { VERSION } from "./_util.ts";
+export { VERSION } from "./version.ts";

@@ -5,13 +5,15 @@
  * @module
  */
 
-import { cacheDir, hooksDir, join, pluginsDir } from "../dirs.ts";
+import { cacheDir, hooksDir, pluginsDir } from "../dirs.ts";
+import { join } from "../path.ts";
 import { type CommandContext, stringOption, UsageError } from "./commands.ts";
 import { EMPTY_TASK, parseTask, type Task } from "../task.ts";
 import type { PluginIndex } from "../plugins/types.ts";
 import { Runner, type RunnerOptions } from "../hooks/runner.ts";
 import { DETACHED_CHILD_FLAG } from "./dispatch.ts";
-import { createLimit, readBounded } from "../_util.ts";
+import { createLimit } from "../process/limit.ts";
+import { readBounded } from "../fs.ts";
 import { logWarnings } from "../plugins/messages.ts";
 import { clearableTimeout, parseDuration } from "../_timers.ts";
 

@@ -23,7 +23,7 @@ import {
   VERSION_OPTION,
 } from "./args.ts";
 import { createLogger, LOG_LEVELS, type LogLevel } from "../log.ts";
-import { VERSION } from "../_util.ts";
+import { VERSION } from "../version.ts";
 
 /** Where a command's answer goes: stdout, through `main.ts`. */
 export interface Output {

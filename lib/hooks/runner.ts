@@ -6,8 +6,9 @@
  * @module
  */
 
-import { join } from "../dirs.ts";
-import { excerpt } from "../_util.ts";
+import { join } from "../path.ts";
+import { excerpt } from "../text.ts";
+import type { Limit } from "../process/limit.ts";
 import type { Plugin, PluginIndex } from "../plugins/types.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import { EMPTY_TASK, type Task, taskEnv } from "../task.ts";
@@ -41,7 +42,7 @@ export interface RunnerOptions {
   /** Aborting it terminates every running script (tyhooks is shutting down). */
   signal?: AbortSignal;
   /** Gate around every script run, e.g. the daemon's process limit. */
-  limit?: <T>(run: () => Promise<T>) => Promise<T>;
+  limit?: Limit;
   /** How a consulted handler is asked; default: its script is run once per question. */
   ask?: AskHandler;
   /** How a plugin's notified hook (event, `post_tool_call`) is told; default: run once. */
