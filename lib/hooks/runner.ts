@@ -24,7 +24,7 @@ import {
   toRecord,
 } from "../process/run_script.ts";
 import type { AskHandler, AskRequest, ConsultOptions } from "../consult/consult.ts";
-import { route, type RouteOptions, type RouteResult } from "../consult/route.ts";
+import type { RouteOptions, RouteResult } from "../consult/route.ts";
 import type { HostsList, Placement, PlacementInfo } from "../consult/placement.ts";
 
 /** Options of {@linkcode Runner}. */
@@ -233,8 +233,10 @@ export class Runner {
    * Asks the `task.route` handlers, decided in name order, under which profile `task` runs; the
    * first non-empty decision wins (`plugin` is `""` when nobody decided).
    */
-  route(task: Task, options: RouteOptions = {}): Promise<RouteResult> {
-    return route(this, task, options);
+  async route(task: Task, options: RouteOptions = {}): Promise<RouteResult> {
+    // Loaded when asked, as placement is: a warm `place` or `tool pre` does not pay for it.
+    const { route } = await import("../consult/route.ts");
+    return await route(this, task, options);
   }
 
   /** True when some plugin handles `task.route`. Starts no process. */
