@@ -63,6 +63,7 @@ export {
   statusEvent,
   type Timeouts,
 } from "./hooks/runner.ts";
+export type { Limit } from "./process/limit.ts";
 export type { AskHandler, AskRequest, ConsultOptions } from "./consult/consult.ts";
 export {
   parseRouteOutput,
