@@ -37,8 +37,11 @@ interface Armed {
   listening: boolean;
 }
 
-/** The longest delay a timer takes; a later deadline is reached in several such steps. */
-const MAX_DELAY_MS = 2 ** 31 - 1;
+/**
+ * The longest a timer waits: 2^31 - 1 ms, about 24.8 days (timers hold 32-bit milliseconds). A
+ * later deadline is reached in several such steps; a longer duration is not one.
+ */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 const live = new Set<Entry>();
 let armed: Armed | null = null;
@@ -51,7 +54,7 @@ function listen(timer: Armed, on: boolean): void {
 }
 
 function arm(at: number): void {
-  const delay = Math.min(MAX_DELAY_MS, Math.max(0, Math.ceil(at - performance.now())));
+  const delay = Math.min(MAX_TIMER_MS, Math.max(0, Math.ceil(at - performance.now())));
   const next = { at, signal: AbortSignal.timeout(delay), listening: false };
   if (armed !== null) listen(armed, false);
   armed = next;
@@ -141,9 +144,6 @@ export async function within(promise: Promise<unknown>, ms: number): Promise<boo
   return result;
 }
 
-/** The longest duration a timer can wait: 2^31 - 1 ms, about 24.8 days. */
-const MAX_DURATION_MS = 2 ** 31 - 1;
-
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
 
 /** `500ms`, `15s`, `2m` or plain seconds (`1.5`) in milliseconds; undefined when not one. */
@@ -151,6 +151,5 @@ export function parseDuration(text: string): number | undefined {
   const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$/.exec(text);
   if (match === null) return undefined;
   const ms = Number(match[1]) * UNITS[match[2] ?? "s"];
-  // Timers hold 32-bit milliseconds: a longer one (24.8 days) would fire at once.
-  return Number.isFinite(ms) && ms <= MAX_DURATION_MS ? Math.round(ms) : undefined;
+  return Number.isFinite(ms) && ms <= MAX_TIMER_MS ? Math.round(ms) : undefined;
 }

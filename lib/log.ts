@@ -7,6 +7,7 @@
  */
 
 import { within } from "./_timers.ts";
+import { escapeControl } from "./text.ts";
 
 /** A log level. */
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -266,34 +267,6 @@ function formatLine(
     .map(([k, v]) => `${escapeControl(k)}=${textValue(v)}`)
     .join(" ");
   return `tyhooks: ${level}: ${escapeControl(message)}${details ? ` (${details})` : ""}\n`;
-}
-
-/**
- * Escapes control characters (C0, DEL, C1) as `\x1b`: text logs carry names, paths and output
- * from plugins, scripts and probes, and a terminal must never receive their escape sequences,
- * nor a parser a line break that forges a log line.
- */
-export function escapeControl(text: string): string {
-  return text.replace(CONTROL, escapeRun);
-}
-
-// deno-lint-ignore no-control-regex -- matching control characters is the point
-const CONTROL = /[\x00-\x1f\x7f-\x9f]+/g;
-const ESCAPED = Array.from(
-  { length: 0xa0 },
-  (_, code) => `\\x${code.toString(16).padStart(2, "0")}`,
-);
-
-// A run at a time, and a run of one character as one repeat: a service may print hundreds of MB
-// of NULs, which one call per character would take minutes to escape.
-function escapeRun(run: string): string {
-  const first = run.charCodeAt(0);
-  let same = 1;
-  while (same < run.length && run.charCodeAt(same) === first) same++;
-  if (same === run.length) return ESCAPED[first].repeat(run.length);
-  let escaped = "";
-  for (let i = 0; i < run.length; i++) escaped += ESCAPED[run.charCodeAt(i)];
-  return escaped;
 }
 
 // A field value in a text line: bare when it is one word, else quoted as JSON quotes it; control

@@ -63,6 +63,7 @@ export {
   statusEvent,
   type Timeouts,
 } from "./hooks/runner.ts";
+export type { Limit } from "./process/limit.ts";
 export type { AskHandler, AskRequest, ConsultOptions } from "./consult/consult.ts";
 export {
   parseRouteOutput,
@@ -160,4 +161,4 @@ export const StatusChangeBodySchema: Schema<bodies.StatusChangeBody> =
   bodies.StatusChangeBodySchema;
 
 /** The tyhooks version; a test keeps it equal to `deno.json`'s. */
-export { VERSION } from "./_util.ts";
+export { VERSION } from "./version.ts";

@@ -5,7 +5,7 @@
  */
 
 import { InputError } from "./errors.ts";
-import { isRecord, issueText, parseJson } from "./_util.ts";
+import { isRecord, issueText, parseJson } from "./wire/json.ts";
 import type { Task } from "./wire/task.ts";
 
 export type { Task };

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createLogger, escapeControl, QueuedWriter } from "../lib/log.ts";
+import { createLogger, QueuedWriter } from "../lib/log.ts";
+import { escapeControl } from "../lib/text.ts";
 import { cli, makeTree, tempDir } from "./_cli.ts";
 
 Deno.test("text logs escape control characters in messages and fields as \\x1b", () => {

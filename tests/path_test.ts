@@ -1,11 +1,11 @@
 /**
- * lib/dirs.ts path arithmetic gives what node:path (posix) gives, on a corpus of ordinary and odd paths and
+ * lib/path.ts path arithmetic gives what node:path (posix) gives, on a corpus of ordinary and odd paths and
  * every pair of them.
  */
 
 import assert from "node:assert/strict";
 import * as node from "node:path";
-import * as ours from "../lib/dirs.ts";
+import * as ours from "../lib/path.ts";
 
 const CORPUS = [
   "",

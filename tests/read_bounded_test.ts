@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { BoundedReadError, INPUT_CAPS, readBounded, readOpenFile } from "../lib/_util.ts";
+import { BoundedReadError, INPUT_CAPS, readBounded, readOpenFile } from "../lib/fs.ts";
 import { readTokenFile } from "../lib/serve/listen.ts";
 import { readHostsFile } from "../lib/hosts/hosts_file.ts";
 import { cli, tempDir } from "./_cli.ts";

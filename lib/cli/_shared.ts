@@ -5,14 +5,15 @@
  * @module
  */
 
-import { cacheDir, hooksDir, join, pluginsDir } from "../dirs.ts";
+import { cacheDir, hooksDir, pluginsDir } from "../dirs.ts";
+import { join } from "../path.ts";
 import { type CommandContext, stringOption, UsageError } from "./commands.ts";
 import { EMPTY_TASK, parseTask, type Task } from "../task.ts";
 import type { PluginIndex } from "../plugins/types.ts";
 import { Runner, type RunnerOptions } from "../hooks/runner.ts";
 import { DETACHED_CHILD_FLAG } from "./dispatch.ts";
-import { createLimit, readBounded } from "../_util.ts";
-import { logWarnings } from "../plugins/messages.ts";
+import { createLimit } from "../process/limit.ts";
+import { readBounded } from "../fs.ts";
 import { clearableTimeout, parseDuration } from "../_timers.ts";
 
 /** Reads `--task FILE|-` or `--task-json`; undefined when neither is given. */
@@ -60,8 +61,15 @@ export function durationOption(ctx: CommandContext, name: string): number | unde
  */
 export async function loadIndex(ctx: CommandContext): Promise<PluginIndex> {
   const index = await loadIndexQuietly(ctx);
-  logWarnings(ctx.log, index.warnings);
+  await logLoadWarnings(ctx, index);
   return index;
+}
+
+// Their wording is loaded only when there are some: a warm call usually has none.
+async function logLoadWarnings(ctx: CommandContext, index: PluginIndex): Promise<void> {
+  if (index.warnings.length === 0) return;
+  const { logWarnings } = await import("../plugins/messages.ts");
+  logWarnings(ctx.log, index.warnings);
 }
 
 /**
@@ -180,7 +188,7 @@ export async function makeConsultRunner(
   } finally {
     timer.clear();
   }
-  logWarnings(ctx.log, index.warnings);
+  await logLoadWarnings(ctx, index);
   const runner = new Runner(index, runnerOptions(ctx, options));
   return { runner, consult: { deadlineMs, startedAt: started, sequential } };
 }

@@ -15,7 +15,7 @@ import {
   type OptionSpec,
   UsageError,
 } from "./commands.ts";
-import { closest } from "../_util.ts";
+import { closest } from "../text.ts";
 
 /** What the words of a command line name. */
 export type Found =

@@ -23,7 +23,6 @@ import {
   VERSION_OPTION,
 } from "./args.ts";
 import { createLogger, LOG_LEVELS, type LogLevel } from "../log.ts";
-import { VERSION } from "../_util.ts";
 
 /** Where a command's answer goes: stdout, through `main.ts`. */
 export interface Output {
@@ -62,7 +61,7 @@ export async function prepare(args: string[], output: Output): Promise<Prepared>
   const command = await found.entry.load();
   const meta = metaFlags(optionsOf(found.entry, command.spec), found.rest);
   if (meta.help) return { code: 0, stdout: await helpFor(found.typed.split(" ")) };
-  if (meta.version) return { code: 0, stdout: `tyhooks ${VERSION}\n` };
+  if (meta.version) return { code: 0, stdout: await versionLine() };
   const { values, positionals } = await parseCommandArgs(found.entry, command.spec, found.rest);
   const globals = globalsFrom(values);
   const log = createLogger({ format: globals.logFormat, level: globals.logLevel });
@@ -109,7 +108,7 @@ async function noCommand(
   const { groupHelp, helpWidth, topHelp } = await import("./help.ts");
   const meta = metaFlags(GLOBAL_AND_VERSION, args);
   const group = found.words.join(" ");
-  if (meta.version) return { code: 0, stdout: `tyhooks ${VERSION}\n` };
+  if (meta.version) return { code: 0, stdout: await versionLine() };
   if (found.words.length === 0) {
     // No command is a usage error: the help goes where errors go.
     return meta.help
@@ -214,4 +213,10 @@ export function describeFailure(error: unknown, args: string[]): string {
       "\n";
   }
   return `tyhooks: ${message}${fix ? `\n${fix}` : ""}\n`;
+}
+
+// Loaded only for --version: a warm call never asks.
+async function versionLine(): Promise<string> {
+  const { VERSION } = await import("../version.ts");
+  return `tyhooks ${VERSION}\n`;
 }

@@ -25,7 +25,7 @@ import { hooksDir } from "../dirs.ts";
 import { Runner, statusEvent } from "../hooks/runner.ts";
 import { EMPTY_TASK } from "../task.ts";
 import { failureReason, type RunResult, toRecord } from "../process/run_script.ts";
-import { closest } from "../_util.ts";
+import { closest } from "../text.ts";
 
 /** The events ty fires. */
 const TASK_EVENTS = [

@@ -6,7 +6,8 @@
  * @module
  */
 
-import { dirname, pluginsDir, resolve } from "../dirs.ts";
+import { dirname, resolve } from "../path.ts";
+import { pluginsDir } from "../dirs.ts";
 import {
   type CommandContext,
   type CommandModule,
@@ -19,6 +20,7 @@ import { RunError } from "../errors.ts";
 import { clearableTimeout } from "../_timers.ts";
 import type { HostEntry } from "../hosts/hosts_file.ts";
 import type { Strategy } from "../hosts/pick.ts";
+import { quoted } from "../text.ts";
 
 export const probe: CommandModule = {
   spec: {
@@ -166,7 +168,7 @@ export const sync: CommandModule = {
     for (const host of hosts) {
       // A word starting with "-" would be read by ssh as an option.
       if (host === "" || host.startsWith("-") || /[\s\0]/.test(host)) {
-        throw new UsageError(`Invalid host ${JSON.stringify(host)}: expected an ssh destination`);
+        throw new UsageError(`Invalid host ${quoted(host)}: expected an ssh destination`);
       }
     }
     const ssh = sshCommand();

@@ -8,6 +8,7 @@
 import { type CommandContext, type CommandModule, stringOption } from "./commands.ts";
 import { pluginsDir } from "../dirs.ts";
 import { scaffoldPlugin } from "../plugins/scaffold.ts";
+import { quoted } from "../text.ts";
 
 export const create: CommandModule = {
   spec: {
@@ -33,7 +34,7 @@ export const create: CommandModule = {
       actions: list("actions"),
     });
     const files = made.files.map((f) => `  ${f}\n`).join("");
-    await ctx.print(`Created ${JSON.stringify(made.dir)}:\n${files}`);
+    await ctx.print(`Created ${quoted(made.dir)}:\n${files}`);
     return 0;
   },
 };

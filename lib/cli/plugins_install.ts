@@ -13,6 +13,7 @@ import {
   updateInstalls,
 } from "../plugins/install.ts";
 import { logWarnings } from "../plugins/messages.ts";
+import { quoted } from "../text.ts";
 
 export const add: CommandModule = {
   spec: {
@@ -66,7 +67,7 @@ export const update: CommandModule = {
       onProgress: progressSink(),
     });
     if (outcomes.length === 0) {
-      await ctx.print(`Nothing to update in ${JSON.stringify(dir)}\n`);
+      await ctx.print(`Nothing to update in ${quoted(dir)}\n`);
       return 0;
     }
     let failed = 0;
@@ -99,9 +100,9 @@ export const remove: CommandModule = {
     const [name] = ctx.positionals;
     const removed = await removePlugin(pluginsDir(ctx.globals.pluginsDir), name);
     const what = removed.unlinked ? "the symlink " : "";
-    let line = `Removed ${JSON.stringify(name)}: deleted ${what}${JSON.stringify(removed.path)}`;
+    let line = `Removed ${quoted(name)}: deleted ${what}${quoted(removed.path)}`;
     if (removed.keptFolder !== null) {
-      line += `; the rest of ${JSON.stringify(removed.keptFolder)} stays`;
+      line += `; the rest of ${quoted(removed.keptFolder)} stays`;
     }
     await ctx.print(line + "\n");
     return 0;
@@ -112,7 +113,7 @@ export const remove: CommandModule = {
 function installLine(result: InstallResult): string {
   const verb = result.updated ? "Updated" : "Installed";
   const what = result.plugins.length === 1 ? "plugin" : "plugins";
-  return `${verb} ${JSON.stringify(result.folder)} in ${JSON.stringify(result.dir)}: ${what} ${
+  return `${verb} ${quoted(result.folder)} in ${quoted(result.dir)}: ${what} ${
     result.plugins.join(", ")
   }\n`;
 }

@@ -1,10 +1,12 @@
 import type { CommandContext, CommandSpec } from "./commands.ts";
-import { hooksDir, relative } from "../dirs.ts";
+import { hooksDir } from "../dirs.ts";
+import { relative } from "../path.ts";
 import { loadIndexQuietly } from "./_shared.ts";
 import type { Plugin } from "../plugins/types.ts";
 import { logWarnings } from "../plugins/messages.ts";
 import { type LegacyHooks, pluginListJson, readLegacyHooks } from "../plugins/listing.ts";
 import { isInside } from "../plugins/script_path.ts";
+import { escapeControl, quoted } from "../text.ts";
 
 export const spec: CommandSpec = {
   summary: "List the plugins, what each provides and how to use it, the legacy hooks, and the " +
@@ -32,9 +34,9 @@ export async function run(ctx: CommandContext): Promise<number> {
   }
   const parts = [
     index.plugins.length === 0
-      ? `No plugins in ${JSON.stringify(index.dir)}\n` +
+      ? `No plugins in ${quoted(index.dir)}\n` +
         'Add one with "tyhooks plugins add SOURCE" or "tyhooks plugins new NAME".\n'
-      : `Plugins in ${JSON.stringify(index.dir)}:\n\n${index.plugins.map(describe).join("\n")}`,
+      : `Plugins in ${quoted(index.dir)}:\n\n${index.plugins.map(describe).join("\n")}`,
   ];
   if (legacy.hooks.length > 0) parts.push(legacyBlock(legacy));
   await ctx.print(parts.join("\n"));
@@ -42,10 +44,13 @@ export async function run(ctx: CommandContext): Promise<number> {
   return 0;
 }
 
-/** One plugin, as ty lists it: what it provides and how each part is used. */
+/**
+ * One plugin, as ty lists it: what it provides and how each part is used. Every name, path and
+ * command is shown with its control characters escaped, as the log shows them.
+ */
 function describe(p: Plugin): string {
-  const lines = [`  ${p.name} (${p.version || "-"})`];
-  if (p.description) lines.push(`    ${p.description}`);
+  const lines = [`  ${escapeControl(`${p.name} (${p.version || "-"})`)}`];
+  if (p.description) lines.push(`    ${escapeControl(p.description)}`);
   const rows: [string, string, string, string][] = [];
   const script = (path: string) => isInside(p.dir, path) ? relative(p.dir, path) : path;
   for (const event of Object.keys(p.hooks).sort()) {
@@ -65,9 +70,10 @@ function describe(p: Plugin): string {
   }
   for (const w of p.workflows) rows.push(["workflow", w, "", ""]);
   for (const r of p.routines) rows.push(["routine", r, "", ""]);
-  const width = (i: number) => Math.max(0, ...rows.map((r) => r[i].length));
+  const safe = rows.map((row) => row.map(escapeControl));
+  const width = (i: number) => Math.max(0, ...safe.map((r) => r[i].length));
   const [w0, w1, w2] = [width(0), width(1), width(2)];
-  for (const r of rows) {
+  for (const r of safe) {
     lines.push(
       `    ${r[0].padEnd(w0)}  ${r[1].padEnd(w1)}  ${r[2].padEnd(w2)}  ${r[3]}`.trimEnd(),
     );
@@ -76,9 +82,10 @@ function describe(p: Plugin): string {
 }
 
 function legacyBlock(legacy: LegacyHooks): string {
-  const width = Math.max(...legacy.hooks.map((h) => h.event.length));
-  const lines = legacy.hooks.map((h) =>
-    `  ${h.event.padEnd(width)}  ${h.runnable ? "" : "(not runnable) "}-> ${h.path}`
+  const hooks = legacy.hooks.map((h) => ({ ...h, event: escapeControl(h.event) }));
+  const width = Math.max(...hooks.map((h) => h.event.length));
+  const lines = hooks.map((h) =>
+    `  ${h.event.padEnd(width)}  ${h.runnable ? "" : "(not runnable) "}-> ${escapeControl(h.path)}`
   );
-  return `Legacy hooks in ${JSON.stringify(legacy.dir)}:\n\n${lines.join("\n")}\n`;
+  return `Legacy hooks in ${quoted(legacy.dir)}:\n\n${lines.join("\n")}\n`;
 }

@@ -1,6 +1,7 @@
 import { type CommandContext, type CommandSpec, TASK_OPTIONS, UsageError } from "./commands.ts";
 import { durationOption, makeRunner, readTaskOption } from "./_shared.ts";
 import { type RunOptions, toRecord } from "../process/run_script.ts";
+import { quoted } from "../text.ts";
 
 export const spec: CommandSpec = {
   summary:
@@ -26,7 +27,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     // `ty plugins run P A 42` reads task 42 from ty's database; tyhooks has none.
     const id = /^\d+$/.test(extra) ? extra : "42";
     throw new UsageError(
-      `Unexpected argument ${JSON.stringify(extra)} for "plugins run": tyhooks has no task ` +
+      `Unexpected argument ${quoted(extra)} for "plugins run": tyhooks has no task ` +
         "database, so a task is given as JSON",
       `hint: tyhooks plugins run ${plugin} ${action} --task-json '{"id":${id},...}'`,
     );

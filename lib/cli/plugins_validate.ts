@@ -1,8 +1,10 @@
 import { type CommandContext, type CommandSpec, UsageError } from "./commands.ts";
-import { basename, dirname, hooksDir, pluginsDir, resolve } from "../dirs.ts";
+import { basename, dirname, resolve } from "../path.ts";
+import { hooksDir, pluginsDir } from "../dirs.ts";
 import { validatePluginDir, validatePlugins } from "../plugins/load.ts";
 import { readLegacyHooks, warningJson } from "../plugins/listing.ts";
 import type { LoadWarning } from "../plugins/types.ts";
+import { quoted } from "../text.ts";
 
 export const spec: CommandSpec = {
   summary: "Lint plugins strictly (the plugins dir, or each PATH); exit 1 on any problem.",
@@ -42,15 +44,14 @@ export async function run(ctx: CommandContext): Promise<number> {
       message,
     });
     if (await Deno.lstat(resolve(dir, "plugin.yaml")).catch(() => null) !== null) {
-      const quoted = JSON.stringify(dir);
       problems.push(problem(
-        `The plugins dir ${quoted} is itself a plugin, which is not loaded from there ` +
-          `(hint: tyhooks plugins validate ${quoted})`,
+        `The plugins dir ${quoted(dir)} is itself a plugin, which is not loaded from there ` +
+          `(hint: tyhooks plugins validate ${quoted(dir)})`,
       ));
     }
     // A missing plugins dir holds no plugins (SPEC), but say so: it may be a typo.
     const missing = await Deno.stat(dir).then(() => "", () => " (it does not exist)");
-    oks.push(`ok: ${count(result.checked)} in ${JSON.stringify(dir)}${missing}`);
+    oks.push(`ok: ${count(result.checked)} in ${quoted(dir)}${missing}`);
   } else {
     // Every PATH is checked to exist first: a typo must not pass as "nothing to lint".
     const targets = await Promise.all(ctx.positionals.map(target));
@@ -65,10 +66,10 @@ export async function run(ctx: CommandContext): Promise<number> {
           path,
           line: null,
           column: null,
-          message: `No plugin found in ${JSON.stringify(path)}: no plugin.yaml in it or below it`,
+          message: `No plugin found in ${quoted(path)}: no plugin.yaml in it or below it`,
         });
       }
-      oks.push(`ok: ${count(result.checked)} in ${JSON.stringify(path)}`);
+      oks.push(`ok: ${count(result.checked)} in ${quoted(path)}`);
     }
   }
   const ok = problems.length === 0;
@@ -92,14 +93,14 @@ async function target(given: string): Promise<{ path: string; kind: "plugin" | "
   const info = await Deno.stat(path).catch(() => null);
   if (info === null) {
     throw new UsageError(
-      `Path ${JSON.stringify(given)} does not exist`,
+      `Path ${quoted(given)} does not exist`,
       "hint: give a plugin dir, a collection, or a plugin.yaml",
     );
   }
   if (info.isFile) {
     if (basename(path) !== "plugin.yaml") {
       throw new UsageError(
-        `Path ${JSON.stringify(given)} is not a plugin.yaml`,
+        `Path ${quoted(given)} is not a plugin.yaml`,
         "hint: give a plugin dir, a collection, or a plugin.yaml",
       );
     }

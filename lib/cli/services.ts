@@ -10,6 +10,7 @@ import { stderrSink } from "../services/line_relay.ts";
 import { listServices, startServices } from "../services/service_set.ts";
 import { DEFAULT_STOP_TIMEOUT_MS, parseEnvEntry } from "../services/supervisor.ts";
 import type { ServiceEntry } from "../wire/services.ts";
+import { escapeControl } from "../text.ts";
 
 export const supervise: CommandModule = {
   spec: {
@@ -112,23 +113,18 @@ export const list: CommandModule = {
   },
 };
 
+// A multi-line command (a YAML block scalar) must not break the table, nor a terminal escape
+// reach the terminal: control characters are shown escaped.
 const COLUMNS = ["PLUGIN", "SERVICE", "RESTART", "CWD", "COMMAND"];
 
 function table(services: ServiceEntry[]): string {
   const rows = [
     COLUMNS,
-    ...services.map((s) => [s.plugin, s.name, s.restart, s.cwd, s.command].map(oneLine)),
+    ...services.map((s) => [s.plugin, s.name, s.restart, s.cwd, s.command].map(escapeControl)),
   ];
   const widths = COLUMNS.map((_, i) => Math.max(...rows.map((row) => row[i].length)));
   return rows
     .map((row) => row.map((cell, i) => i === row.length - 1 ? cell : cell.padEnd(widths[i])))
     .map((cells) => cells.join("  ") + "\n")
     .join("");
-}
-
-// A multi-line command (a YAML block scalar) must not break the table: control characters are
-// shown escaped.
-function oneLine(text: string): string {
-  // deno-lint-ignore no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1));
 }

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { resolve } from "../dirs.ts";
+import { resolve } from "../path.ts";
 import {
   type CommandContext,
   type CommandModule,
@@ -16,7 +16,8 @@ import {
   UsageError,
 } from "./commands.ts";
 import { durationOption, makeConsultRunner, makeRunner, relaunchDetached } from "./_shared.ts";
-import { INPUT_CAPS, issueText, readBoundedBytes } from "../_util.ts";
+import { INPUT_CAPS, readBoundedBytes } from "../fs.ts";
+import { issueText } from "../wire/json.ts";
 import { clearableTimeout } from "../_timers.ts";
 import { DEFAULT_TIMEOUTS } from "../hooks/runner.ts";
 import type { PostToolCall } from "../wire/tool.ts";

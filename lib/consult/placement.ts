@@ -12,7 +12,8 @@
 import { consult, type ConsultOptions, type ConsultRunner, pluginHandlers } from "./consult.ts";
 import { failureReason, succeeded } from "../process/run_script.ts";
 import type { PlacementAnswer, PlacementInfo } from "../wire/placement.ts";
-import { excerpt, goFields, isRecord, parseJson } from "../_util.ts";
+import { excerpt } from "../text.ts";
+import { goFields, isRecord, parseJson } from "../wire/json.ts";
 
 export type { PlacementInfo };
 

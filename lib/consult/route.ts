@@ -5,8 +5,8 @@
  * @module
  */
 
-import { normalize } from "../dirs.ts";
-import { excerpt } from "../_util.ts";
+import { normalize } from "../path.ts";
+import { excerpt } from "../text.ts";
 import { consult, type ConsultOptions, type ConsultRunner, pluginHandlers } from "./consult.ts";
 import { failureReason, succeeded } from "../process/run_script.ts";
 import { type Task, taskEnv } from "../task.ts";

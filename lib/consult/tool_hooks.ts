@@ -23,8 +23,8 @@ import {
 import { hookSettings, toolMatches } from "../plugins/hook_settings.ts";
 import type { LoadWarning, Plugin, PluginIndex } from "../plugins/types.ts";
 import type { PostToolCall, PreToolAnswer, ToolCall, ToolHookRequest } from "../wire/tool.ts";
-import { basename, dirname } from "../dirs.ts";
-import { isRecord, parseJson } from "../_util.ts";
+import { basename, dirname } from "../path.ts";
+import { isRecord, parseJson } from "../wire/json.ts";
 
 export const PRE_TOOL_EVENT = "pre_tool_call";
 export const POST_TOOL_EVENT = "post_tool_call";

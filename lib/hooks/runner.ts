@@ -6,8 +6,9 @@
  * @module
  */
 
-import { join } from "../dirs.ts";
-import { excerpt } from "../_util.ts";
+import { join } from "../path.ts";
+import { excerpt } from "../text.ts";
+import type { Limit } from "../process/limit.ts";
 import type { Plugin, PluginIndex } from "../plugins/types.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import { EMPTY_TASK, type Task, taskEnv } from "../task.ts";
@@ -23,7 +24,7 @@ import {
   toRecord,
 } from "../process/run_script.ts";
 import type { AskHandler, AskRequest, ConsultOptions } from "../consult/consult.ts";
-import { route, type RouteOptions, type RouteResult } from "../consult/route.ts";
+import type { RouteOptions, RouteResult } from "../consult/route.ts";
 import type { HostsList, Placement, PlacementInfo } from "../consult/placement.ts";
 
 /** Options of {@linkcode Runner}. */
@@ -41,7 +42,7 @@ export interface RunnerOptions {
   /** Aborting it terminates every running script (tyhooks is shutting down). */
   signal?: AbortSignal;
   /** Gate around every script run, e.g. the daemon's process limit. */
-  limit?: <T>(run: () => Promise<T>) => Promise<T>;
+  limit?: Limit;
   /** How a consulted handler is asked; default: its script is run once per question. */
   ask?: AskHandler;
   /** How a plugin's notified hook (event, `post_tool_call`) is told; default: run once. */
@@ -232,8 +233,10 @@ export class Runner {
    * Asks the `task.route` handlers, decided in name order, under which profile `task` runs; the
    * first non-empty decision wins (`plugin` is `""` when nobody decided).
    */
-  route(task: Task, options: RouteOptions = {}): Promise<RouteResult> {
-    return route(this, task, options);
+  async route(task: Task, options: RouteOptions = {}): Promise<RouteResult> {
+    // Loaded when asked, as placement is: a warm `place` or `tool pre` does not pay for it.
+    const { route } = await import("../consult/route.ts");
+    return await route(this, task, options);
   }
 
   /** True when some plugin handles `task.route`. Starts no process. */

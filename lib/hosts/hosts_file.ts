@@ -12,14 +12,8 @@
  */
 
 import { ManifestError, RunError } from "../errors.ts";
-import {
-  foreignLink,
-  type OpenedFile,
-  readBounded,
-  unsafeDirReason,
-  unsafeMode,
-} from "../_util.ts";
-import { dirname, resolve } from "../dirs.ts";
+import { foreignLink, type OpenedFile, readBounded, unsafeDirReason, unsafeMode } from "../fs.ts";
+import { dirname, resolve } from "../path.ts";
 import { sshCommand } from "./ssh.ts";
 
 /** One host of a hosts file. */

@@ -6,12 +6,13 @@
  * @module
  */
 
-import { createLimit } from "../_util.ts";
+import { createLimit } from "../process/limit.ts";
 import type { PlacementAnswer } from "../wire/placement.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import type { HostEntry } from "./hosts_file.ts";
 import { failureReason, type RunResult, runScript, succeeded } from "../process/run_script.ts";
 import type { HostFacts } from "../wire/host_facts.ts";
+import { quoted } from "../text.ts";
 
 export const DEFAULT_PICK_TIMEOUT_MS = 3000;
 export const DEFAULT_PARALLELISM = 64;
@@ -200,7 +201,7 @@ async function check(stdout: string): Promise<HostFacts | string> {
   const text = stdout.trim();
   if (text === "") return "printed nothing";
   const value = decode(text);
-  if (value === undefined) return `printed garbage: ${clip(JSON.stringify(text))}`;
+  if (value === undefined) return `printed garbage: ${clip(quoted(text))}`;
   const { HostFactsSchema } = await import("../wire/host_facts.ts");
   const parsed = HostFactsSchema.safeParse(value);
   if (parsed.success) return parsed.data;

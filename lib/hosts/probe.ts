@@ -7,8 +7,9 @@
 
 import type { HostFacts } from "../wire/host_facts.ts";
 import { type Logger, silentLogger } from "../log.ts";
-import { VERSION } from "../_util.ts";
+import { VERSION } from "../version.ts";
 import { failureReason, runScript, succeeded } from "../process/run_script.ts";
+import { quoted } from "../text.ts";
 
 /** Options of {@linkcode probeHost}. */
 export interface ProbeOptions {
@@ -77,11 +78,11 @@ const DF_LINE = /^(.*?)\s+(\d+|-)\s+(\d+|-)\s+(\d+|-)\s+(\d+%|-)\s+(\S.*)$/;
 /** The free bytes `df -Pk DIR` printed, or why its output could not be read. */
 export function parseDfOutput(output: string): number | string {
   const lines = output.split(/\r?\n/).filter((line) => line.trim() !== "");
-  if (lines.length < 2) return `unexpected df output: ${JSON.stringify(output.slice(0, 200))}`;
+  if (lines.length < 2) return `unexpected df output: ${quoted(output.slice(0, 200))}`;
   // The last line: the header comes first, and nothing follows the one file system asked about.
   const match = DF_LINE.exec(lines[lines.length - 1].trim());
   if (match === null || match[4] === "-") {
-    return `unexpected df output: ${JSON.stringify(lines[lines.length - 1].slice(0, 200))}`;
+    return `unexpected df output: ${quoted(lines[lines.length - 1].slice(0, 200))}`;
   }
   return Number(match[4]) * 1024;
 }

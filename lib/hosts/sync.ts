@@ -14,16 +14,17 @@
  * @module
  */
 
-import { createLimit } from "../_util.ts";
+import { createLimit } from "../process/limit.ts";
 import type { HostFacts } from "../wire/host_facts.ts";
 import { sshCommand } from "./ssh.ts";
 import { failureReason, runScript, succeeded } from "../process/run_script.ts";
 import { askHost, formatBytes, sshFailure } from "./pick.ts";
 import { createHash } from "node:crypto";
-import { basename, dirname, join, relative, resolve } from "../dirs.ts";
+import { basename, dirname, join, relative, resolve } from "../path.ts";
 import { fileURLToPath } from "node:url";
 import denoConfig from "../../deno.json" with { type: "json" };
 import { RunError } from "../errors.ts";
+import { quoted } from "../text.ts";
 
 export const DEFAULT_SYNC_TIMEOUT_MS = 120_000;
 /** Hosts synced at once: each may be sent a 100 MiB runtime. */
@@ -602,7 +603,7 @@ async function listPlugins(
       } else if (!info.isFile) {
         skipped.push(`${rel}: not a regular file`);
       } else if (/[\n\r\\]/.test(rel)) {
-        skipped.push(`${JSON.stringify(rel)}: a newline or backslash in its name`);
+        skipped.push(`${quoted(rel)}: a newline or backslash in its name`);
       } else if (files.length >= MAX_PLUGIN_FILES) {
         skipped.push(`${rel}: more than ${MAX_PLUGIN_FILES} files`);
       } else if (info.size > MAX_PLUGIN_FILE_BYTES) {

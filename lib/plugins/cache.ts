@@ -21,10 +21,11 @@
  * @module
  */
 
-import { dirname, join, normalize, resolve, sep } from "../dirs.ts";
+import { dirname, join, normalize, resolve, sep } from "../path.ts";
 import type { PluginIndex } from "./types.ts";
 import type { LoadOptions } from "./load.ts";
-import { readBounded, readBoundedBytes } from "../_util.ts";
+import { currentUid, modeText, readBounded, readBoundedBytes } from "../fs.ts";
+import { quoted } from "../text.ts";
 
 /** Bumped whenever the index, what a load puts in it or a valid index may hold, or the cache layout changes. */
 const FORMAT = 6;
@@ -150,7 +151,7 @@ function checkCacheDir(cacheDir: string): DirState {
   if (me === null) return untrusted("cannot be checked (the user id is not known)");
   if (info.uid !== me) return untrusted(`is owned by user ${info.uid}, not ${me}`);
   if (info.mode !== null && (info.mode & 0o022) !== 0) {
-    return untrusted(`is writable by group or others (mode ${octal(info.mode)})`);
+    return untrusted(`is writable by group or others (mode ${modeText(info.mode)})`);
   }
   return { ok: true };
 }
@@ -167,7 +168,7 @@ function checkCacheFile(path: string, maxBytes: number): string | null {
   if (!info.isFile) return `the cache file ${quoted(path)} is not a regular file`;
   if (info.uid !== currentUid()) return `the cache file ${quoted(path)} is not owned by the user`;
   if (info.mode !== null && (info.mode & 0o777) !== 0o600) {
-    return `the cache file ${quoted(path)} has mode ${octal(info.mode)}, not 0600`;
+    return `the cache file ${quoted(path)} has mode ${modeText(info.mode)}, not 0600`;
   }
   if (info.size > maxBytes) return `the cache file ${quoted(path)} is too large`;
   return null;
@@ -459,14 +460,6 @@ function newestStamp(signatures: Iterable<Signature>): number {
   return newest;
 }
 
-function currentUid(): number | null {
-  try {
-    return Deno.uid();
-  } catch {
-    return null;
-  }
-}
-
 function toHex(bytes: Uint8Array): string {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
@@ -478,14 +471,6 @@ function decodeHex(text: string): Uint8Array | null {
 
 function randomHex(bytes: number): string {
   return toHex(crypto.getRandomValues(new Uint8Array(bytes)));
-}
-
-function octal(mode: number): string {
-  return `0${(mode & 0o777).toString(8)}`;
-}
-
-function quoted(path: string): string {
-  return JSON.stringify(path);
 }
 
 // FNV-1a: a stable short name for the cache file of a plugins dir (the file also stores the dir).

@@ -13,8 +13,9 @@
  */
 
 import type { HookSettings, Plugin } from "./types.ts";
-import { kindOf, type Problem, quote } from "./messages.ts";
-import { closest, isRecord } from "../_util.ts";
+import type { Problem } from "./messages.ts";
+import { closest, kindOf, quoted } from "../text.ts";
+import { isRecord } from "../wire/json.ts";
 import { parseDuration } from "../_timers.ts";
 import type { RE2JS } from "re2js";
 
@@ -49,9 +50,9 @@ export async function buildHookSettings(
   const compile = needsEngine(raw) ? await loadEngine() : undefined;
   for (const [event, value] of Object.entries(raw)) {
     const at = ["tyhooks", event];
-    const what = `settings of hook ${quote(event)}`;
+    const what = `settings of hook ${quoted(event)}`;
     if (!hooked.includes(event)) {
-      problems.push(ignored(what, `the plugin has no hook ${quote(event)}`, at, true));
+      problems.push(ignored(what, `the plugin has no hook ${quoted(event)}`, at, true));
       continue;
     }
     if (value === null || value === undefined) continue;
@@ -64,12 +65,12 @@ export async function buildHookSettings(
     for (const [key, setting] of Object.entries(value)) {
       const problem = readSetting(hook, { event, key, value: setting, compile });
       if (problem !== null) {
-        const name = `setting ${quote(key)} of hook ${quote(event)}`;
+        const name = `setting ${quoted(key)} of hook ${quoted(event)}`;
         problems.push(ignored(name, problem.reason, [...at, key], problem.key, problem.hint));
       }
     }
     if (hook.maxProcs !== undefined && hook.persistent !== true) {
-      const name = `setting "max_procs" of hook ${quote(event)}`;
+      const name = `setting "max_procs" of hook ${quoted(event)}`;
       problems.push(ignored(name, "only persistent hooks take it", [...at, "max_procs"], true));
       delete hook.maxProcs;
     }
@@ -109,7 +110,7 @@ function readSetting(
       }
       const compiled = NAMES.test(value) ? undefined : compile?.(value) ?? { error: "no engine" };
       if (compiled !== undefined && "error" in compiled) {
-        const reason = `${quote(value)} is not a valid regular expression: ${compiled.error}`;
+        const reason = `${quoted(value)} is not a valid regular expression: ${compiled.error}`;
         return { reason, hint: compiled.hint };
       }
       hook.tools = value;
@@ -148,7 +149,7 @@ function readSetting(
     default: {
       const suggestion = closest(key, SETTING_KEYS);
       return {
-        reason: `unknown setting${suggestion ? `, did you mean ${quote(suggestion)}?` : ""}`,
+        reason: `unknown setting${suggestion ? `, did you mean ${quoted(suggestion)}?` : ""}`,
         key: true,
       };
     }
@@ -232,7 +233,7 @@ function loadEngine(): Promise<Compile> {
       const what = error.getDescription();
       const at = error.getPattern();
       return {
-        error: at ? `${what}: ${quote(at)}` : what,
+        error: at ? `${what}: ${quoted(at)}` : what,
         hint: NOT_IN_RE2.has(what)
           ? "tools are RE2 expressions: no lookaround, backreferences or possessive repeats"
           : undefined,
@@ -252,7 +253,7 @@ function ignored(
 }
 
 function describe(value: unknown): string {
-  if (typeof value === "string") return quote(value);
+  if (typeof value === "string") return quoted(value);
   if (typeof value === "number" || typeof value === "boolean") return String(value);
   return kindOf(value);
 }

@@ -14,18 +14,16 @@
 import {
   describeIssue,
   dropped,
-  kindOf,
   outsideDir,
   pathText,
   type Problem,
-  quote,
   REASONS,
   skipped,
   unknownEvent,
   unknownKey,
 } from "./messages.ts";
-import { checkCwd, checkScript, hasControlCharacters, type PluginRoot } from "./script_path.ts";
-import { dirname, extname, join, relative } from "../dirs.ts";
+import { checkCwd, checkScript, type PluginRoot } from "./script_path.ts";
+import { dirname, extname, join, relative } from "../path.ts";
 import type { FoundDir, Observe } from "./load.ts";
 import {
   ENV_ENTRY,
@@ -43,7 +41,9 @@ import {
   type Position,
   readManifest,
 } from "./read_manifest.ts";
-import { closest, isRecord, unsafeMode } from "../_util.ts";
+import { closest, hasControl, kindOf, quoted, stripControl } from "../text.ts";
+import { isRecord } from "../wire/json.ts";
+import { unsafeMode } from "../fs.ts";
 import { buildHookSettings, SETTING_KEYS } from "./hook_settings.ts";
 import type { ManifestAction, ManifestService } from "./manifest_schema.ts";
 
@@ -141,13 +141,13 @@ export async function inspectPlugin(
     if (unsafe !== null) unsafeParts.push(`${what()} ${unsafe.reason} (hint: ${unsafe.hint})`);
   };
   const strictModes = (realDir: string) => {
-    check(() => `Plugin dir ${quote(relDir)}`, verdict(realDir, found?.info));
+    check(() => `Plugin dir ${quoted(relDir)}`, verdict(realDir, found?.info));
     const info = found?.manifest.isSymlink === false ? found.manifest : null;
     const manifest = join(realDir, "plugin.yaml");
-    check(() => `Manifest ${quote(join(relDir, "plugin.yaml"))}`, verdict(manifest, info));
+    check(() => `Manifest ${quoted(join(relDir, "plugin.yaml"))}`, verdict(manifest, info));
     for (let up = dirname(path); up.length >= root.length && up !== path; up = dirname(up)) {
       if (!above.has(up)) above.set(up, verdict(up));
-      const what = () => `Dir ${quote(relative(root, up) || root)} above plugin ${quote(relDir)}`;
+      const what = () => `Dir ${quoted(relative(root, up) || root)} above plugin ${quoted(relDir)}`;
       check(what, above.get(up) ?? null);
       if (up === root || up === dirname(up)) break;
     }
@@ -168,7 +168,7 @@ export async function inspectPlugin(
     return skip(REASONS.noName, await at(["name"]));
   }
   if (typeof name !== "string") return skip(REASONS.nameNotText, await at(["name"]));
-  if (hasControlCharacters(name)) return skip(REASONS.nameControl, await at(["name"]));
+  if (hasControl(name)) return skip(REASONS.nameControl, await at(["name"]));
   report.name = name;
 
   let realDir = found?.real;
@@ -228,7 +228,7 @@ async function buildPlugin(
     const value = data[key];
     if (value === undefined || value === null) return "";
     // Shown by plugins list: control characters (NUL, terminal escapes) never reach a terminal.
-    if (typeof value === "string") return value.replace(CONTROL, "");
+    if (typeof value === "string") return stripControl(value);
     problems.push(dropped(`"${key}"`, `must be a string, not ${kindOf(value)}`, [key]));
     return "";
   };
@@ -269,8 +269,6 @@ async function buildPlugin(
   };
 }
 
-const CONTROL = /\p{Cc}/gu;
-
 function isUsable(parts: PluginParts): boolean {
   return Object.keys(parts.hooks).length + parts.actions.length + parts.services.length +
       parts.workflows.length + parts.routines.length > 0;
@@ -297,11 +295,11 @@ function buildHooks(
     return { hooks, problems: [dropped('"hooks"', reason, ["hooks"])], notes, scripts };
   }
   for (const [event, script] of Object.entries(raw)) {
-    const what = `hook ${quote(event)}`;
+    const what = `hook ${quoted(event)}`;
     const at = ["hooks", event];
-    if (hasControlCharacters(event)) {
+    if (hasControl(event)) {
       problems.push(
-        dropped(`hook ${JSON.stringify(event)}`, "the event name contains control characters", at),
+        dropped(`hook ${quoted(event)}`, "the event name contains control characters", at),
       );
       continue;
     }
@@ -315,18 +313,18 @@ function buildHooks(
       const check = checkScript(root, script);
       if (check.ok) {
         hooks[event] = check.path;
-        scripts.push({ path: check.path, written: script, what: `Hook ${quote(event)}`, at });
+        scripts.push({ path: check.path, written: script, what: `Hook ${quoted(event)}`, at });
         if (check.unsafe) {
           const { reason, hint } = check.unsafe;
-          const message = `Hook ${quote(event)}: script ${quote(script)} ${reason}`;
+          const message = `Hook ${quoted(event)}: script ${quoted(script)} ${reason}`;
           problems.push({ message: `${message} (hint: ${hint})`, at });
         }
         if (check.outside !== null) {
-          const message = outsideDir(`Hook ${quote(event)}`, "script", script, check.outside);
+          const message = outsideDir(`Hook ${quoted(event)}`, "script", script, check.outside);
           notes.push({ message, at });
         }
       } else {
-        problems.push(dropped(what, `script ${quote(script)} ${check.reason}`, at, check.hint));
+        problems.push(dropped(what, `script ${quoted(script)} ${check.reason}`, at, check.hint));
       }
     }
   }
@@ -360,7 +358,7 @@ async function buildActions(
   for (const [index, item] of raw.entries()) {
     const at = ["actions", index];
     const id = isRecord(item) && isText(item.id) ? item.id : null;
-    const what = id === null ? `action #${index + 1}` : `action ${quote(id)}`;
+    const what = id === null ? `action #${index + 1}` : `action ${quoted(id)}`;
     let action: ManifestAction;
     if (
       isRecord(item) && isText(item.id) && isText(item.command) &&
@@ -377,7 +375,7 @@ async function buildActions(
       }
       action = parsed.data;
     }
-    if (hasControlCharacters(action.id) || hasControlCharacters(action.label ?? "")) {
+    if (hasControl(action.id) || hasControl(action.label ?? "")) {
       problems.push(
         dropped(`action #${index + 1}`, "its id or label contains control characters", at),
       );
@@ -385,18 +383,18 @@ async function buildActions(
     }
     const check = checkScript(root, action.command);
     if (!check.ok) {
-      const reason = `script ${quote(action.command)} ${check.reason}`;
+      const reason = `script ${quoted(action.command)} ${check.reason}`;
       problems.push(dropped(what, reason, [...at, "command"], check.hint));
       continue;
     }
     if (check.unsafe) {
       const { reason, hint } = check.unsafe;
-      const message = `Action ${quote(action.id)}: script ${quote(action.command)} ${reason}`;
+      const message = `Action ${quoted(action.id)}: script ${quoted(action.command)} ${reason}`;
       problems.push({ message: `${message} (hint: ${hint})`, at: [...at, "command"] });
     }
     if (check.outside !== null) {
       const message = outsideDir(
-        `Action ${quote(action.id)}`,
+        `Action ${quoted(action.id)}`,
         "script",
         action.command,
         check.outside,
@@ -404,12 +402,12 @@ async function buildActions(
       notes.push({ message, at: [...at, "command"] });
     }
     if (actions.some((a) => a.id === action.id)) {
-      const message = `Action id ${quote(action.id)} is also used by an earlier action: both ` +
+      const message = `Action id ${quoted(action.id)} is also used by an earlier action: both ` +
         "are listed, as in ty, and running it runs the first (hint: give each its own id)";
       notes.push({ message, at: [...at, "id"] });
     }
     actions.push({ id: action.id, label: action.label || action.id, command: check.path });
-    const named = `Action ${quote(action.id)}`;
+    const named = `Action ${quoted(action.id)}`;
     scripts.push({
       path: check.path,
       written: action.command,
@@ -446,7 +444,7 @@ async function buildServices(
   for (const [index, item] of raw.entries()) {
     const at = ["services", index];
     const name = isRecord(item) && isText(item.name) ? item.name : null;
-    const what = name === null ? `service #${index + 1}` : `service ${quote(name)}`;
+    const what = name === null ? `service #${index + 1}` : `service ${quoted(name)}`;
     const entry = withoutNulls(item);
     if (isRecord(entry) && Array.isArray(entry.env)) {
       const env = entry.env;
@@ -456,7 +454,7 @@ async function buildServices(
         const key = value.includes("=")
           ? " (KEY: letters, digits and _, not starting with a digit)"
           : "";
-        const warning = `Skipped env entry ${quote(value)} of ${what}: it is not KEY=VALUE${key}`;
+        const warning = `Skipped env entry ${quoted(value)} of ${what}: it is not KEY=VALUE${key}`;
         problems.push({ message: warning, at: [...at, "env", j] });
         return false;
       });
@@ -481,7 +479,7 @@ async function buildServices(
       }
       service = parsed.data;
     }
-    if (hasControlCharacters(service.name)) {
+    if (hasControl(service.name)) {
       problems.push(dropped(`service #${index + 1}`, "its name contains control characters", at));
       continue;
     }
@@ -495,12 +493,14 @@ async function buildServices(
     }
     const cwd = checkCwd(root, service.cwd ?? "");
     if (!cwd.ok) {
-      problems.push(dropped(what, `cwd ${quote(service.cwd ?? "")} ${cwd.reason}`, [...at, "cwd"]));
+      problems.push(
+        dropped(what, `cwd ${quoted(service.cwd ?? "")} ${cwd.reason}`, [...at, "cwd"]),
+      );
       continue;
     }
     if (cwd.outside !== null) {
       const message = outsideDir(
-        `Service ${quote(service.name)}`,
+        `Service ${quoted(service.name)}`,
         "cwd",
         service.cwd ?? "",
         cwd.outside,
@@ -531,7 +531,7 @@ function findWorkflows(root: PluginRoot, mayExist: boolean): string[] {
     const ext = extname(entry.name);
     // Names are listed to users: control characters (escapes, newlines) never are.
     if (!WORKFLOW_EXTENSIONS.includes(ext) || entry.name.startsWith(".")) continue;
-    if (hasControlCharacters(entry.name)) continue;
+    if (hasControl(entry.name)) continue;
     const path = join(dir, "workflows", entry.name);
     if (entry.isSymlink) observe?.(path);
     if (entry.isSymlink ? statIsFile(path) : entry.isFile) {
@@ -546,7 +546,7 @@ function findRoutines(root: PluginRoot, mayExist: boolean): string[] {
   const { dir, observe } = root;
   const found: string[] = [];
   for (const entry of listDir(root, "routines", mayExist)) {
-    if (entry.name.startsWith(".") || hasControlCharacters(entry.name)) continue;
+    if (entry.name.startsWith(".") || hasControl(entry.name)) continue;
     const prompt = join(dir, "routines", entry.name, "prompt.md");
     observe?.(prompt);
     if (statIsFile(prompt)) found.push(entry.name);
@@ -646,7 +646,7 @@ export async function strictProblems(report: PluginReport): Promise<LoadWarning[
   const { execFormatProblem } = await import("../process/group.ts");
   for (const { path, written, what, at } of report.scripts) {
     const problem = await execFormatProblem(path);
-    const script = `${what}: script ${quote(written)}`;
+    const script = `${what}: script ${quoted(written)}`;
     if (problem === "no-shebang") {
       add(
         `${script} does not start with a "#!" line naming an interpreter, so it cannot be ` +
@@ -657,7 +657,7 @@ export async function strictProblems(report: PluginReport): Promise<LoadWarning[
     } else if (problem === "crlf") {
       add(
         `${script} has a "#!" line ending in a carriage return (CRLF line ends), so it cannot ` +
-          `be started (hint: dos2unix ${quote(path)}, or sed -i 's/\\r$//' ${quote(path)})`,
+          `be started (hint: dos2unix ${quoted(path)}, or sed -i 's/\\r$//' ${quoted(path)})`,
         at,
       );
     }

@@ -20,9 +20,11 @@
 import { loadPlugins } from "./load.ts";
 import type { LoadWarning, Plugin, PluginIndex } from "./types.ts";
 import { failureReason, runScript, succeeded } from "../process/run_script.ts";
-import { readBounded } from "../_util.ts";
-import { hasControlCharacters, isInside, isSafeDirName } from "./script_path.ts";
-import { basename, dirname, join, relative, resolve, sep } from "../dirs.ts";
+import { readBounded } from "../fs.ts";
+import { isInside } from "./script_path.ts";
+import { isSafeDirName } from "./scaffold.ts";
+import { hasControl, quoted } from "../text.ts";
+import { basename, dirname, join, relative, resolve, sep } from "../path.ts";
 import { InputError, RunError } from "../errors.ts";
 
 /** Options of {@linkcode installPlugin}. */
@@ -85,7 +87,7 @@ export async function installPlugin(
     options.name !== undefined && (!isSafeDirName(options.name) || options.name.startsWith("-"))
   ) {
     throw new InputError(
-      `Invalid value ${JSON.stringify(options.name)} for flag "--name": expected one folder name`,
+      `Invalid value ${quoted(options.name)} for flag "--name": expected one folder name`,
       {
         input: "--name",
         hint: "hint: letters, digits, - and _ are safe; no /, and no - or . first",
@@ -93,20 +95,18 @@ export async function installPlugin(
     );
   }
   if (parsed.kind === "local" && !(await Deno.stat(parsed.path).catch(() => null))?.isDirectory) {
-    throw new RunError(`Cannot install ${JSON.stringify(source)}: no such folder`);
+    throw new RunError(`Cannot install ${quoted(source)}: no such folder`);
   }
   if (ref !== undefined && parsed.kind === "local" && !(await isRepository(parsed.path))) {
     throw new InputError(
-      `Flag "--ref" needs a git source: ${JSON.stringify(source)} is a folder that is copied`,
+      `Flag "--ref" needs a git source: ${quoted(source)} is a folder that is copied`,
       { input: "--ref" },
     );
   }
   const folder = options.name ?? installFolderName(parsed);
   if (!isSafeDirName(folder)) {
     throw new RunError(
-      `Cannot install ${JSON.stringify(source)}: ${
-        JSON.stringify(folder)
-      } is not a safe folder name`,
+      `Cannot install ${quoted(source)}: ${quoted(folder)} is not a safe folder name`,
       { hint: "hint: give one with --name" },
     );
   }
@@ -120,7 +120,7 @@ export async function installPlugin(
     // ty re-adds by pulling the checkout already there; anything else there is never replaced.
     const refuse = (what: string) =>
       new RunError(
-        `Cannot install ${JSON.stringify(source)}: ${JSON.stringify(dest)} ${what}`,
+        `Cannot install ${quoted(source)}: ${quoted(dest)} ${what}`,
         {
           hint: `hint: remove it first (tyhooks plugins remove ${folder}) or install under --name`,
         },
@@ -186,9 +186,9 @@ async function placeInstall(
       const other = others.find((p) => p.name === plugin.name);
       if (other) {
         throw new RunError(
-          `Source ${JSON.stringify(describe(record))} holds plugin ${
-            JSON.stringify(plugin.name)
-          }, already installed in ${JSON.stringify(other.dir)}`,
+          `Source ${quoted(describe(record))} holds plugin ${
+            quoted(plugin.name)
+          }, already installed in ${quoted(other.dir)}`,
           { hint: `hint: remove that one first (tyhooks plugins remove ${plugin.name})` },
         );
       }
@@ -234,14 +234,14 @@ async function updateInPlace(
     await resetCheckout(dest, commit, options);
     if (clash !== undefined) {
       throw new RunError(
-        `Source ${JSON.stringify(describe(record))} now holds plugin ${
-          JSON.stringify(clash.name)
-        }, already installed in ${JSON.stringify(others.get(clash.name))}; ${
-          JSON.stringify(dest)
+        `Source ${quoted(describe(record))} now holds plugin ${
+          quoted(clash.name)
+        }, already installed in ${quoted(others.get(clash.name)!)}; ${
+          quoted(dest)
         } is back where it was`,
       );
     }
-    throw noUsablePlugin(record, warnings, `; ${JSON.stringify(dest)} is back where it was`);
+    throw noUsablePlugin(record, warnings, `; ${quoted(dest)} is back where it was`);
   }
   await saveSource(root, folder, { ...record, installed_at: now() });
   return {
@@ -292,11 +292,11 @@ async function fetchSource(
     via = "copy";
     const real = await Deno.realPath(source.path).catch(() => null);
     if (real === null || !(await Deno.stat(real)).isDirectory) {
-      throw new RunError(`Cannot copy ${JSON.stringify(source.path)}: no such folder`);
+      throw new RunError(`Cannot copy ${quoted(source.path)}: no such folder`);
     }
     if (isInside(real, stage)) {
       throw new RunError(
-        `Cannot install ${JSON.stringify(source.path)}: the plugins dir is inside it`,
+        `Cannot install ${quoted(source.path)}: the plugins dir is inside it`,
       );
     }
     await Deno.mkdir(fetchTo);
@@ -308,7 +308,7 @@ async function fetchSource(
     const base = await Deno.realPath(fetchTo);
     // Never a folder outside the fetched source (a "../" or symlinked subdir), nor all of it.
     if (real === null || !isInside(base, real) || real === base) {
-      throw new RunError(`Source ${JSON.stringify(describe(record))}: no such folder`);
+      throw new RunError(`Source ${quoted(describe(record))}: no such folder`);
     }
     await Deno.mkdir(staged);
     await copyDir(real, staged);
@@ -333,7 +333,7 @@ async function swapIn(staging: string, fresh: string, dest: string): Promise<boo
     return false;
   }
   if (!info.isDirectory) {
-    throw new RunError(`Refusing to replace ${JSON.stringify(dest)}: it is not a folder`);
+    throw new RunError(`Refusing to replace ${quoted(dest)}: it is not a folder`);
   }
   const old = join(staging, `old-${crypto.randomUUID()}`);
   await Deno.rename(dest, old);
@@ -499,12 +499,12 @@ const GITHUB_NAME = /^[A-Za-z0-9_.][A-Za-z0-9_.-]*$/;
 export async function parseInstallSource(source: string): Promise<InstallSource> {
   const text = source.trim();
   const bad = (why: string) =>
-    new InputError(`Invalid plugin source ${JSON.stringify(source)}: ${why}`, {
+    new InputError(`Invalid plugin source ${quoted(source)}: ${why}`, {
       input: "source",
       hint: FORMS,
     });
   if (text === "") throw bad("it is empty");
-  if (hasControlCharacters(text)) throw bad("it holds control characters");
+  if (hasControl(text)) throw bad("it holds control characters");
   if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(text)) return { kind: "git", url: checkUrl(text, bad) };
   if (text.startsWith("github.com/")) {
     return { kind: "git", url: github(text.slice("github.com/".length), bad) };
@@ -535,7 +535,7 @@ function checkUrl(text: string, bad: (why: string) => InputError): string {
   }
   const scheme = url.protocol.slice(0, -1).toLowerCase();
   if (!ALLOWED_PROTOCOLS.split(":").includes(scheme)) {
-    throw bad(`the ${JSON.stringify(scheme)} transport is not allowed (https, ssh or file)`);
+    throw bad(`the ${quoted(scheme)} transport is not allowed (https, ssh or file)`);
   }
   if (scheme !== "file" && (url.hostname === "" || url.hostname.startsWith("-"))) {
     throw bad("its host is empty or starts with -");
@@ -566,9 +566,9 @@ function local(path: string): string {
  * @throws {InputError} When it is empty, starts with `-`, or holds spaces or control characters.
  */
 export function checkRef(ref: string): string {
-  if (ref === "" || ref.startsWith("-") || /\s/.test(ref) || hasControlCharacters(ref)) {
+  if (ref === "" || ref.startsWith("-") || /\s/.test(ref) || hasControl(ref)) {
     throw new InputError(
-      `Invalid value ${JSON.stringify(ref)} for flag "--ref": expected a branch, tag or commit`,
+      `Invalid value ${quoted(ref)} for flag "--ref": expected a branch, tag or commit`,
       { input: "--ref", hint: "hint: a ref never starts with - and holds no spaces" },
     );
   }
@@ -620,7 +620,7 @@ export async function updateInstalls(
   if (root === null) {
     if (name === undefined) return [];
     throw new RunError(
-      `No plugin or install named ${JSON.stringify(name)}: the plugins dir is empty`,
+      `No plugin or install named ${quoted(name)}: the plugins dir is empty`,
     );
   }
   const sources = await loadSources(root);
@@ -638,7 +638,7 @@ export async function updateInstalls(
     const target = await findNamed(await loadPlugins(root), name);
     if (target === null) {
       throw new RunError(
-        `No plugin or install named ${JSON.stringify(name)} in ${JSON.stringify(root)}`,
+        `No plugin or install named ${quoted(name)} in ${quoted(root)}`,
         { hint: 'hint: see "tyhooks plugins list"' },
       );
     }
@@ -668,7 +668,7 @@ async function updateOne(
   if (link !== null) {
     // Updating it would write where the link points, outside the plugins dir.
     throw new RunError(
-      `Cannot update ${JSON.stringify(folder)}: it is a symlink to ${JSON.stringify(link.target)}`,
+      `Cannot update ${quoted(folder)}: it is a symlink to ${quoted(link.target)}`,
       { hint: "hint: update it where it lives" },
     );
   }
@@ -676,7 +676,7 @@ async function updateOne(
     (await isCheckout(dir) ? { source: await originUrl(dir) ?? "" } : { source: "" });
   if (record.source === "") {
     throw new RunError(
-      `Cannot update ${JSON.stringify(folder)}: where it came from is unknown ` +
+      `Cannot update ${quoted(folder)}: where it came from is unknown ` +
         "(no recorded source, no git origin)",
       { hint: `hint: remove it and add it again: tyhooks plugins remove ${folder}` },
     );
@@ -723,7 +723,7 @@ async function firstSymlink(
   path: string,
 ): Promise<{ path: string; target: string } | null> {
   if (!isInside(root, path) || path === root) {
-    throw new RunError(`Refusing to touch ${JSON.stringify(path)}: not inside the plugins dir`);
+    throw new RunError(`Refusing to touch ${quoted(path)}: not inside the plugins dir`);
   }
   let at = root;
   for (const part of relative(root, path).split(sep)) {
@@ -895,7 +895,7 @@ export async function removePlugin(pluginsDir: string, name: string): Promise<Re
   const target = await findNamed(index, name);
   if (target === null) {
     throw new RunError(
-      `No plugin named ${JSON.stringify(name)} in ${JSON.stringify(index.dir)}`,
+      `No plugin named ${quoted(name)} in ${quoted(index.dir)}`,
       { hint: 'hint: see "tyhooks plugins list"' },
     );
   }
@@ -906,13 +906,13 @@ export async function removePlugin(pluginsDir: string, name: string): Promise<Re
     // Deleting through the link would delete where it points: the attack of issue 12.
     const top = installFolderOf(root, link.path);
     throw new RunError(
-      `Refusing to remove ${JSON.stringify(name)}: it lies inside ${
-        JSON.stringify(link.path)
-      }, a symlink to ${JSON.stringify(link.target)}, outside the plugins dir`,
+      `Refusing to remove ${quoted(name)}: it lies inside ${quoted(link.path)}, a symlink to ${
+        quoted(link.target)
+      }, outside the plugins dir`,
       {
         hint: link.path === join(root, top)
           ? `hint: remove the symlink itself with "tyhooks plugins remove ${top}"`
-          : `hint: remove the symlink ${JSON.stringify(link.path)} itself`,
+          : `hint: remove the symlink ${quoted(link.path)} itself`,
       },
     );
   }
@@ -927,7 +927,7 @@ export async function removePlugin(pluginsDir: string, name: string): Promise<Re
       real !== join(realRoot, relative(root, target.dir))
     ) {
       throw new RunError(
-        `Refusing to remove ${JSON.stringify(target.dir)}: not inside the plugins dir`,
+        `Refusing to remove ${quoted(target.dir)}: not inside the plugins dir`,
       );
     }
     await Deno.remove(real, { recursive: true });

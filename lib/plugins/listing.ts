@@ -6,9 +6,9 @@
  * @module
  */
 
-import { join } from "../dirs.ts";
+import { join } from "../path.ts";
 import type { LoadWarning, PluginIndex } from "./types.ts";
-import { closest } from "../_util.ts";
+import { closest } from "../text.ts";
 
 /** One plugin in the listing. */
 export interface PluginJson {

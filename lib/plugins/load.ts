@@ -6,11 +6,12 @@
  * @module
  */
 
-import { dirname, join, relative, resolve } from "../dirs.ts";
+import { dirname, join, relative, resolve } from "../path.ts";
 import type { LoadWarning, Plugin, PluginIndex } from "./types.ts";
 import { inspectPlugin, nameAt, type PluginReport, strictProblems } from "./inspect_plugin.ts";
-import { createLimit } from "../_util.ts";
-import { quote, sharedName } from "./messages.ts";
+import { createLimit } from "../process/limit.ts";
+import { sharedName } from "./messages.ts";
+import { quoted } from "../text.ts";
 
 /** Notes that the load's result depends on `path` (present or missing), before reading it. */
 export type Observe = (path: string) => void;
@@ -139,7 +140,7 @@ export function discoverPluginDirs(root: string, options: DiscoverOptions = {}):
     // passed over in silence. One gone since it was listed holds nothing.
     const unreadable = (error: unknown): Candidate => {
       if (!(error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory)) {
-        warn(path, `Cannot read ${quote(relative(root, path))}: ${(error as Error).message}`);
+        warn(path, `Cannot read ${quoted(relative(root, path))}: ${(error as Error).message}`);
       }
       return { path, real: null, linked };
     };
@@ -152,7 +153,7 @@ export function discoverPluginDirs(root: string, options: DiscoverOptions = {}):
       // A link that leads nowhere (an unmounted disk, a plugin not cloned yet) was meant to hold
       // something: named too.
       const nowhere = leadsNowhere(path, error);
-      if (nowhere !== null) warn(path, `Cannot read ${quote(relative(root, path))}: ${nowhere}`);
+      if (nowhere !== null) warn(path, `Cannot read ${quoted(relative(root, path))}: ${nowhere}`);
       return nowhere === null ? unreadable(error) : { path, real: null, linked };
     }
     const manifest = join(path, "plugin.yaml");
@@ -206,7 +207,7 @@ export function discoverPluginDirs(root: string, options: DiscoverOptions = {}):
         entries = [...Deno.readDirSync(dir.path)];
       } catch (error) {
         if (depth === 1 && error instanceof Deno.errors.NotFound) return [];
-        const what = depth === 1 ? "the plugins dir" : quote(relative(root, dir.path));
+        const what = depth === 1 ? "the plugins dir" : quoted(relative(root, dir.path));
         warn(dir.path, `Cannot read ${what}: ${(error as Error).message}`);
         return [];
       }
@@ -246,7 +247,9 @@ function leadsNowhere(path: string, error: unknown): string | null {
   } catch {
     return null;
   }
-  return `it is a link to ${quote(target)}, which ${loop ? "is a loop of links" : "leads nowhere"}`;
+  return `it is a link to ${quoted(target)}, which ${
+    loop ? "is a loop of links" : "leads nowhere"
+  }`;
 }
 
 /**

@@ -9,6 +9,7 @@
 import type { Logger } from "../log.ts";
 import type { LoadWarning } from "./types.ts";
 import type { z } from "zod";
+import { kindOf, quoted } from "../text.ts";
 
 /** A problem found in one manifest, before it is given a line and column. */
 export interface Problem {
@@ -20,11 +21,6 @@ export interface Problem {
   key?: boolean;
   /** For a dropped entry, the short form used when the whole plugin is skipped. */
   dropped?: string;
-}
-
-/** Quotes a value for a message. */
-export function quote(value: string): string {
-  return JSON.stringify(value);
 }
 
 /** A dropped entry (`what`: `hook "task.done"`, `action #2`): `Dropped hook "task.done": ...`. */
@@ -40,7 +36,7 @@ export function dropped(
 
 /** The one warning of a skipped plugin: `Skipped plugin "x" in "team/x": reason`. */
 export function skipped(name: string | null, dir: string, reason: string): string {
-  return `Skipped plugin${name === null ? "" : ` ${quote(name)}`} in ${quote(dir)}: ${reason}`;
+  return `Skipped plugin${name === null ? "" : ` ${quoted(name)}`} in ${quoted(dir)}: ${reason}`;
 }
 
 /** Why a plugin is skipped, as the text after `Skipped plugin ... :`. */
@@ -64,21 +60,21 @@ export const REASONS = {
  * command naming the plugin takes the first.
  */
 export function sharedName(name: string, first: string): string {
-  return `Plugin name ${quote(name)} is also used by the plugin in ${quote(first)}: both load, ` +
+  return `Plugin name ${quoted(name)} is also used by the plugin in ${quoted(first)}: both load, ` +
     `as in ty, and "plugins run" (or any command naming it) takes that one (hint: rename one)`;
 }
 
 /** An unknown key, with a suggestion when one is close. */
 export function unknownKey(key: string, where: string, suggestion?: string): string {
-  const place = where === "" ? "" : ` in ${quote(where)}`;
-  return `Unknown key ${quote(key)}${place}${
-    suggestion ? `: did you mean ${quote(suggestion)}?` : ""
+  const place = where === "" ? "" : ` in ${quoted(where)}`;
+  return `Unknown key ${quoted(key)}${place}${
+    suggestion ? `: did you mean ${quoted(suggestion)}?` : ""
   }`;
 }
 
 /** A hook event name close to, but not equal to, a known event: probably a typo. */
 export function unknownEvent(event: string, suggestion: string): string {
-  return `Unknown event ${quote(event)}: did you mean ${quote(suggestion)}?`;
+  return `Unknown event ${quoted(event)}: did you mean ${quoted(suggestion)}?`;
 }
 
 /**
@@ -86,8 +82,8 @@ export function unknownEvent(event: string, suggestion: string): string {
  * `real`: loaded, as ty loads it, but reported by `plugins validate`.
  */
 export function outsideDir(what: string, field: string, written: string, real: string): string {
-  return `${what}: ${field} ${quote(written)} resolves outside the plugin dir (to ${
-    quote(real)
+  return `${what}: ${field} ${quoted(written)} resolves outside the plugin dir (to ${
+    quoted(real)
   }), so it does not travel with the plugin`;
 }
 
@@ -112,14 +108,6 @@ export function pathText(path: readonly PropertyKey[]): string {
     .join("");
 }
 
-/** What kind of YAML value `value` is, for "must be a map, not a list". */
-export function kindOf(value: unknown): string {
-  if (value === null || value === undefined) return "empty";
-  if (Array.isArray(value)) return "a list";
-  if (typeof value === "object") return "a map";
-  return `a ${typeof value}`;
-}
-
 const EXPECTED: Record<string, string> = {
   string: "a string",
   array: "a list",
@@ -135,7 +123,7 @@ const EXPECTED: Record<string, string> = {
  */
 export function describeIssue(issue: Issue, prefix: readonly PropertyKey[] = []): string {
   const path = [...prefix, ...issue.path];
-  const field = path.length ? quote(pathText(path)) : "plugin.yaml";
+  const field = path.length ? quoted(pathText(path)) : "plugin.yaml";
   const input = (issue as { input?: unknown }).input;
   switch (issue.code) {
     case "invalid_type":
@@ -146,16 +134,16 @@ export function describeIssue(issue: Issue, prefix: readonly PropertyKey[] = [])
         ? `${field} must not be empty`
         : `${field} is too small: ${issue.message}`;
     case "invalid_value":
-      return `${field} must be one of ${issue.values.map((v) => quote(String(v))).join(", ")}` +
-        (typeof input === "string" ? `, not ${quote(input)}` : "");
+      return `${field} must be one of ${issue.values.map((v) => quoted(String(v))).join(", ")}` +
+        (typeof input === "string" ? `, not ${quoted(input)}` : "");
     case "invalid_format":
       return `${field} ${issue.message}` +
-        (typeof input === "string" ? `, not ${quote(input)}` : "");
+        (typeof input === "string" ? `, not ${quoted(input)}` : "");
     case "invalid_key":
-      return `Invalid key ${quote(String(path.at(-1)))} in ${quote(pathText(path.slice(0, -1)))}`;
+      return `Invalid key ${quoted(String(path.at(-1)))} in ${quoted(pathText(path.slice(0, -1)))}`;
     case "unrecognized_keys":
       return `Unknown ${issue.keys.length === 1 ? "key" : "keys"} ${
-        issue.keys.map(quote).join(", ")
+        issue.keys.map(quoted).join(", ")
       }${path.length ? ` in ${field}` : ""}`;
     default:
       return `${field}: ${issue.message}`;

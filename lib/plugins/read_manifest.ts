@@ -11,7 +11,7 @@
 
 import type { Document, LineCounter } from "yaml";
 import type { Observe } from "./load.ts";
-import { BoundedReadError, INPUT_CAPS, readBoundedBytes } from "../_util.ts";
+import { BoundedReadError, INPUT_CAPS, readBoundedBytes } from "../fs.ts";
 
 // Real manifests are a few hundred bytes and nest four levels; parsing a deeply nested document
 // costs time and memory out of proportion to its size, so deeper ones are refused before it.

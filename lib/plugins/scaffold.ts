@@ -6,9 +6,9 @@
  * @module
  */
 
-import { join } from "../dirs.ts";
+import { join } from "../path.ts";
 import { InputError, RunError } from "../errors.ts";
-import { isSafeDirName } from "./script_path.ts";
+import { hasControl, quoted } from "../text.ts";
 
 /** What to scaffold. */
 export interface ScaffoldOptions {
@@ -39,7 +39,7 @@ export async function scaffoldPlugin(
 ): Promise<{ dir: string; files: string[] }> {
   if (!isSafeDirName(name) || !WORD.test(name)) {
     throw new InputError(
-      `Invalid plugin name ${JSON.stringify(name)}: expected letters, digits, ".", "-" and "_"`,
+      `Invalid plugin name ${quoted(name)}: expected letters, digits, ".", "-" and "_"`,
       { input: "name", hint: "hint: e.g. tyhooks plugins new my-notifier" },
     );
   }
@@ -49,7 +49,7 @@ export async function scaffoldPlugin(
     const bad = words.find((w) => !WORD.test(w));
     if (bad !== undefined) {
       throw new InputError(
-        `Invalid value ${JSON.stringify(bad)} for flag "${flag}": expected a comma-separated ` +
+        `Invalid value ${quoted(bad)} for flag "${flag}": expected a comma-separated ` +
           'list of names (letters, digits, ".", "-", "_")',
         { input: flag },
       );
@@ -62,7 +62,7 @@ export async function scaffoldPlugin(
   } catch (error) {
     if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
     throw new RunError(
-      `Cannot create plugin ${JSON.stringify(name)}: ${JSON.stringify(dir)} exists`,
+      `Cannot create plugin ${quoted(name)}: ${quoted(dir)} exists`,
       {
         hint: "hint: pick another name or --dir",
       },
@@ -194,4 +194,16 @@ function actionStub(id: string): string {
     `echo "${id}: task \${TASK_ID:-none}"`,
     "",
   ].join("\n");
+}
+
+// Plugin folder names: `plugins add` installs into `<plugins-dir>/<name>`, so a name must be one
+// safe path segment.
+
+/**
+ * Can `name` be a plugin's folder name? One path segment, not `.`/`..`, not hidden (discovery
+ * skips dot-folders), no control characters, at most 255 bytes.
+ */
+export function isSafeDirName(name: string): boolean {
+  return name !== "" && !name.startsWith(".") && !/[/\\]/.test(name) && !hasControl(name) &&
+    new TextEncoder().encode(name).length <= 255;
 }

@@ -14,9 +14,10 @@
  * @module
  */
 
-import { dirname } from "../dirs.ts";
+import { dirname } from "../path.ts";
 import { RunError } from "../errors.ts";
-import { concat, readBounded } from "../_util.ts";
+import { concat } from "./output_cap.ts";
+import { currentUid, readBounded } from "../fs.ts";
 import { clearableTimeout } from "../_timers.ts";
 import { signalGroup } from "./group.ts";
 
@@ -252,7 +253,7 @@ function openLog(path: string, maxBytes: number): Log {
     Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
     const info = Deno.lstatSync(dir);
     if (!info.isDirectory) return refuse(`"${dir}" is not a directory`);
-    if (info.uid !== null && info.uid !== Deno.uid()) {
+    if (info.uid !== null && info.uid !== currentUid()) {
       return refuse(`"${dir}" belongs to another user (uid ${info.uid})`);
     }
     if (info.mode !== null && (info.mode & 0o077) !== 0) Deno.chmodSync(dir, 0o700);
@@ -274,7 +275,7 @@ function openLog(path: string, maxBytes: number): Log {
       }
       if (file.isSymlink) return refuse(`"${path}" is a symbolic link, not followed`);
       if (!file.isFile) return refuse(`"${path}" is not a regular file`);
-      if (file.uid !== null && file.uid !== Deno.uid()) {
+      if (file.uid !== null && file.uid !== currentUid()) {
         return refuse(`"${path}" belongs to another user (uid ${file.uid})`);
       }
       if (file.mode !== null && (file.mode & 0o077) !== 0) Deno.chmodSync(path, 0o600);

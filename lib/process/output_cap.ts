@@ -7,8 +7,6 @@
  * @module
  */
 
-import { concat } from "../_util.ts";
-
 /** What was read from one stream. */
 export interface Captured {
   /** The first `cap` bytes. */
@@ -176,4 +174,16 @@ export class LineReader {
   cancel(): void {
     this.#reader.cancel().catch(() => {});
   }
+}
+
+/** Concatenates `chunks` (whose lengths add up to `length`); a single chunk is returned as is. */
+export function concat(chunks: Uint8Array[], length: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(length);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return out;
 }

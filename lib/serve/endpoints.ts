@@ -20,7 +20,7 @@ import type { ServiceStatus } from "../wire/services.ts";
 import { type EventQueue, StopDrop } from "./limits.ts";
 import type { IndexHolder, Snapshot } from "./index_holder.ts";
 import type { DaemonRunners } from "./server.ts";
-import { VERSION } from "../_util.ts";
+import { VERSION } from "../version.ts";
 import { errorResponse, HttpError, json, parseBody, parseSizedBody } from "./http.ts";
 import { EMPTY_TASK } from "../task.ts";
 import { NotFoundError } from "../errors.ts";

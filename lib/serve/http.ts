@@ -8,7 +8,7 @@
  */
 
 import type { z } from "zod";
-import { concat } from "../_util.ts";
+import { concat } from "../process/output_cap.ts";
 import { onTimeout } from "../_timers.ts";
 
 /** A request the daemon refuses, with its status (400, 401, 404, 405, 413, 503). */

@@ -18,6 +18,7 @@
 
 import { RunError } from "../errors.ts";
 import { type Logger, silentLogger } from "../log.ts";
+import type { Limit } from "../process/limit.ts";
 
 // A FIFO with O(1) shift: Array#shift is O(n), and the event queue may hold 10,000 entries.
 class Fifo<T> {
@@ -54,9 +55,6 @@ class Fifo<T> {
 
 /** Default `--max-procs`. */
 export const DEFAULT_MAX_PROCS = 64;
-
-/** A gate: runs `run` once a slot is free, and frees the slot when it settles. */
-export type Gate = <T>(run: () => Promise<T>) => Promise<T>;
 
 /** Options of {@linkcode ProcLimit}. */
 export interface ProcLimitOptions {
@@ -98,10 +96,10 @@ export class ProcLimit {
   }
 
   /** The gate of consulted calls; pass it as a Runner's `limit`. */
-  readonly consulted: Gate = (run) => this.#gate("consulted", run);
+  readonly consulted: Limit = (run) => this.#gate("consulted", run);
 
   /** The gate of event hooks; pass it as a Runner's `limit`. */
-  readonly event: Gate = (run) => this.#gate("event", run);
+  readonly event: Limit = (run) => this.#gate("event", run);
 
   async #gate<T>(kind: Kind, run: () => Promise<T>): Promise<T> {
     if (this.#mayStart(kind)) this.#take(kind);

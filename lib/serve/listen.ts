@@ -12,9 +12,10 @@
  * @module
  */
 
-import { dirname, isAbsolute, join, resolve, runtimeDir } from "../dirs.ts";
+import { dirname, isAbsolute, join, resolve } from "../path.ts";
+import { runtimeDir } from "../dirs.ts";
 import { InputError, RunError } from "../errors.ts";
-import { foreignLink, readBounded, unsafeDirReason } from "../_util.ts";
+import { currentUid, foreignLink, modeText, readBounded, unsafeDirReason } from "../fs.ts";
 import { errorResponse } from "./http.ts";
 import { ConnServer, type ConnServerOptions, openFilesLimit } from "./conn_server.ts";
 
@@ -96,7 +97,7 @@ export async function readTokenFile(path: string): Promise<string> {
     }
     const info = await Deno.stat(path);
     if (!info.isFile) throw new InputError(`Invalid ${what}: not a regular file`, { input });
-    const uid = Deno.uid();
+    const uid = currentUid();
     if (uid !== null && info.uid !== null && info.uid !== uid) {
       throw new InputError(
         `Invalid ${what}: owned by user ${info.uid}, not by the current user ${uid}`,
@@ -106,7 +107,7 @@ export async function readTokenFile(path: string): Promise<string> {
     const mode = (info.mode ?? 0) & 0o777;
     if ((mode & 0o077) !== 0) {
       throw new InputError(
-        `Invalid ${what}: mode ${mode.toString(8).padStart(4, "0")} lets group or others ` +
+        `Invalid ${what}: mode ${modeText(mode)} lets group or others ` +
           "access it",
         { input, hint: `hint: chmod 600 ${path}` },
       );

@@ -7,7 +7,8 @@
  * @module
  */
 
-import { escapeControl, stderrWriter } from "../log.ts";
+import { stderrWriter } from "../log.ts";
+import { escapeControl } from "../text.ts";
 import { LineReader } from "../process/output_cap.ts";
 
 /** Default longest line relayed in one piece. */

@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import type { Same } from "./schema.ts";
-import { goFields, isRecord, parseAnswer } from "../_util.ts";
+import { goFields, isRecord, parseAnswer } from "./json.ts";
 
 /**
  * What a placement question is about, and what a handler reads as the request's `task`: a whole

@@ -7,7 +7,7 @@
 
 import { z } from "zod";
 import type { Same } from "./schema.ts";
-import { parseAnswer } from "../_util.ts";
+import { parseAnswer } from "./json.ts";
 
 /**
  * Zod schema of a tool call as a host describes it (`POST /v1/tool/pre` bodies, the `tool pre`

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { MAIN, PERMISSION_FLAGS, ROOT, tempDir, V8_FLAGS } from "../_cli.ts";
-import { VERSION } from "../../lib/_util.ts";
+import { VERSION } from "../../lib/version.ts";
 import { assertPlaced } from "./_trees.ts";
 
 const EXAMPLES = join(ROOT, "plugins-example");

@@ -213,3 +213,40 @@ Deno.test("plugins list reads a warm index cache, and prints the same document a
   const text = ["plugins", "list", "--plugins-dir", dir];
   assert.deepEqual(await cli(text, { env }), await cli(text, { env: { TYHOOKS_NO_CACHE: "1" } }));
 });
+
+Deno.test("plugins list shows control characters (C0, DEL, C1) escaped as its log does, \\x1b and \\x9b, never raw", async () => {
+  // YAML escapes: a raw control character makes the manifest unreadable, an escaped one does not.
+  const root = await makeTree({
+    "svc/plugin.yaml": [
+      "name: svc",
+      'description: "calm\\e[31m\\x7f\\x9b2Jred"',
+      "services:",
+      "  - name: paint",
+      "    command: \"printf '\\e[31mred\\x9b2J\\x7f'\"",
+    ].join("\n") + "\n",
+    "esc/plugin.yaml": 'name: "evil\\e[31mred"\nservices:\n  - {name: idle, command: sleep 9}\n',
+    "csi/plugin.yaml": 'name: "evil\\x9b2Jred"\nservices:\n  - {name: idle, command: sleep 9}\n',
+  });
+  const result = await cli([
+    "plugins",
+    "list",
+    "--plugins-dir",
+    root,
+    "--hooks-dir",
+    join(root, "no-hooks"),
+  ]);
+  assert.equal(result.code, 0);
+  // deno-lint-ignore no-control-regex -- finding raw control characters is the point
+  const raw = /[\x00-\x09\x0b-\x1f\x7f-\x9f]/;
+  assert.doesNotMatch(result.stdout, raw, JSON.stringify(result.stdout));
+  assert.doesNotMatch(result.stderr, raw, JSON.stringify(result.stderr));
+  // A service command is the user's own words: shown, escaped.
+  assert.match(result.stdout, /-> printf '\\x1b\[31mred\\x9b2J\\x7f'/);
+  // A description is shown without them.
+  assert.match(result.stdout, /\n {4}calm\[31m2Jred\n/);
+  // A name holding one, C0 or C1, is refused, and the log says so.
+  assert.doesNotMatch(result.stdout, /evil/);
+  for (const dir of ["esc", "csi"]) {
+    assert.match(result.stderr, new RegExp(`Skipped plugin in "${dir}": "name" contains control`));
+  }
+});

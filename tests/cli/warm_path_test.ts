@@ -18,7 +18,7 @@ const COSTLY = [
   /^npm:|node_modules|\/zod@|\/yaml@|\/registry\.npmjs\.org\//,
   /^ext:deno_node\/fs\.ts$/, // node:fs: ~68 Node modules (process, streams, net)
   /^ext:deno_node\/util\.ts$/, // node:util: ~40 (parseArgs; lib/cli/args.ts reads plain lines)
-  /^ext:deno_node\/path\/mod\.ts$/, // node:path: lib/dirs.ts instead
+  /^ext:deno_node\/path\/mod\.ts$/, // node:path: lib/path.ts instead
   /^ext:deno_node\/async_hooks\.ts$/, // only a cold load records what it read
 ];
 
@@ -47,21 +47,21 @@ const CALLS: [string, string[], Record<string, string>, number][] = [
   ["route", ["route", "--task-json", '{"id":1}'], {
     "r/plugin.yaml": "name: r\nhooks:\n  task.route: route.sh\n",
     "r/route.sh": "#!/bin/sh\necho CLAUDE_CONFIG_DIR=/profiles/a\n",
-  }, 20],
+  }, 23],
   ["place", ["place", "--task-json", '{"id":1}'], {
     "p/plugin.yaml": "name: p\nhooks:\n  task.placement: place.sh\n",
     "p/place.sh": '#!/bin/sh\necho \'{"target":"h"}\'\n',
-  }, 21],
+  }, 23],
   ["tool pre", ["tool", "pre", "--tool", "bash"], {
     "g/plugin.yaml": "name: g\nhooks:\n  pre_tool_call: guard.sh\n",
     "g/guard.sh": '#!/bin/sh\necho \'{"action":"allow"}\'\n',
-  }, 22],
+  }, 24],
   // A matcher of plain names, as most are, is run without loading the RE2 engine (npm:re2js).
   ["tool pre matching names", ["tool", "pre", "--tool", "bash"], {
     "g/plugin.yaml": "name: g\nhooks:\n  pre_tool_call: guard.sh\n" +
       'tyhooks:\n  pre_tool_call: {tools: "^(bash|write_file)$"}\n',
     "g/guard.sh": '#!/bin/sh\necho \'{"action":"allow"}\'\n',
-  }, 22],
+  }, 24],
 ];
 
 for (const [name, args, files, atMost] of CALLS) {

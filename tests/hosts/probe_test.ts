@@ -3,7 +3,7 @@ import { PROBE_FIELDS as FIELDS } from "./_probe_fields.ts";
 import { HostFactsSchema } from "../../lib/wire/host_facts.ts";
 import { diskFree, parseDfOutput, probeHost } from "../../lib/hosts/probe.ts";
 import { createLogger } from "../../lib/log.ts";
-import { VERSION } from "../../lib/_util.ts";
+import { VERSION } from "../../lib/version.ts";
 import { tempDir, valueIn } from "../_cli.ts";
 
 Deno.test("probeHost() describes this machine with answers its own schema accepts", async () => {

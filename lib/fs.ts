@@ -1,0 +1,374 @@
+/**
+ * Files someone else may have written (a manifest, a task, a hosts file, a token, a cache file):
+ * how tyhooks reads them (regular files only, bounded, abortable) and when it trusts them (sshd's
+ * `StrictModes`: what another user could write is not trusted to decide what runs), with the one
+ * lookup of the user id and the one way a message writes a file mode.
+ *
+ * @module
+ */
+
+import { dirname, resolve } from "./path.ts";
+import { concat } from "./process/output_cap.ts";
+import { quoted } from "./text.ts";
+
+// The one way tyhooks reads a file someone else may have written (a manifest, a task, a hosts
+// file, a token, a cache file): it must be a regular file, checked before it is opened, so a
+// FIFO, socket or device is an error naming it instead of a hang or an endless read; the read
+// is capped, so `--task /dev/urandom` or a 10 GB manifest ends in a clear error instead of
+// eating memory; and it takes an abort signal, so SIGINT/SIGTERM ends a read from a stdin that
+// never closes. Opening runs off the main thread (`Deno.open` is async), so even an open that
+// blocks never keeps the signal handlers from running.
+/** The default cap: 1 MiB, like the daemon's request bodies. */
+export const MAX_INPUT_BYTES = 1024 * 1024;
+
+/** The caps of SPEC "Trust boundaries": what each kind of input may weigh. */
+export const INPUT_CAPS = {
+  /** `plugin.yaml`: real ones are a few hundred bytes. */
+  manifest: 256 * 1024,
+  /** `--task FILE|-`. */
+  task: MAX_INPUT_BYTES,
+  /** `pick-host --hosts FILE`. */
+  hosts: MAX_INPUT_BYTES,
+  /** `serve --token-file FILE`. */
+  token: 4096,
+  /**
+   * A tool call on stdin (`tool pre|post --claude` or `--request -`): a Write carries the whole
+   * file and a result the whole output, routinely over 1 MiB; past this it fails closed.
+   */
+  toolCall: 64 * 1024 * 1024,
+} as const;
+
+/** Why a bounded read failed: the input is not a regular file, or is larger than the cap. */
+export class BoundedReadError extends Error {
+  override name = "BoundedReadError";
+  /** What was wrong, for callers that word it their own way. */
+  readonly reason: "not-regular" | "too-large";
+  constructor(message: string, reason: "not-regular" | "too-large") {
+    super(message);
+    this.reason = reason;
+  }
+}
+
+/** The owner and mode of the file a read opened (not of whatever its path names now). */
+export interface OpenedFile {
+  mode: number | null;
+  uid: number | null;
+}
+
+/** Options of {@linkcode readBounded}. */
+export interface ReadBoundedOptions {
+  /** Bytes allowed; default {@linkcode MAX_INPUT_BYTES}. */
+  maxBytes?: number;
+  /** Stops the read (it then rejects with the signal's reason). */
+  signal?: AbortSignal;
+  /**
+   * The caller has seen (lstat) that `path` is a regular file of at most `maxBytes` that no
+   * other user can write or replace (so it cannot become a FIFO or grow past the cap by anyone
+   * else's doing): it is read whole in one call on the main thread, several times faster than an
+   * open, stat, read and close through Deno's thread pool.
+   */
+  knownRegular?: boolean;
+  /** Sees the owner and mode of the file opened, before it is read (a path, not knownRegular). */
+  onOpen?: (opened: OpenedFile) => void;
+}
+
+/**
+ * Reads `path` (`-` = stdin) as UTF-8 text, at most `maxBytes`; a path must name a regular file
+ * (symlinks followed). Requires `--allow-read` for a path.
+ *
+ * @throws {BoundedReadError} When the path is not a regular file, or the input is over the cap.
+ * @throws {Deno.errors.NotFound} And the other file-system errors, unchanged.
+ */
+export async function readBounded(path: string, options: ReadBoundedOptions = {}): Promise<string> {
+  return new TextDecoder().decode(await readBoundedBytes(path, options));
+}
+
+/** {@linkcode readBounded}, returning the bytes undecoded (for callers that refuse bad UTF-8). */
+export async function readBoundedBytes(
+  path: string,
+  options: ReadBoundedOptions = {},
+): Promise<Uint8Array> {
+  const maxBytes = options.maxBytes ?? MAX_INPUT_BYTES;
+  options.signal?.throwIfAborted();
+  if (path !== "-" && options.knownRegular) {
+    const bytes = Deno.readFileSync(path);
+    if (bytes.length > maxBytes) throw tooLarge(maxBytes);
+    return bytes;
+  }
+  if (path !== "-") {
+    // stat, not open, decides first: opening a FIFO would wait for a writer.
+    checkRegular(Deno.statSync(path), maxBytes);
+    // Only someone who can change its dir can put a FIFO there after the stat: then the open goes
+    // through node:fs, with O_NONBLOCK. Loading node:fs costs a call about 50 ms, so only then.
+    if (mayBeReplaced(path)) {
+      return await readOpenFile(path, maxBytes, options.signal, options.onOpen);
+    }
+    const file = await Deno.open(path, { read: true });
+    try {
+      options.signal?.throwIfAborted();
+      // What was opened may not be what was checked: check the open file itself.
+      const info = checkRegular(file.statSync(), maxBytes);
+      options.onOpen?.(info);
+      return readRegular((buffer) => file.readSync(buffer), maxBytes, info.size);
+    } finally {
+      file.close();
+    }
+  }
+  const reader = Deno.stdin.readable.getReader();
+  const onAbort = () => reader.cancel().catch(() => {});
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    while (true) {
+      const { done, value } = await reader.read();
+      options.signal?.throwIfAborted();
+      if (done) break;
+      total += value.length;
+      if (total > maxBytes) throw tooLarge(maxBytes);
+      chunks.push(value);
+    }
+  } finally {
+    options.signal?.removeEventListener("abort", onAbort);
+    await reader.cancel().catch(() => {});
+  }
+  return concat(chunks, total);
+}
+
+/**
+ * Whether someone other than the user (or root) could replace `path` or, if a link, its target,
+ * or point a link on the way elsewhere.
+ */
+function mayBeReplaced(path: string): boolean {
+  try {
+    return unsafeDirReason(dirname(resolve(path))) !== null ||
+      unsafeDirReason(dirname(Deno.realPathSync(path))) !== null || foreignLink(path) !== null;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Reads `path`, which a stat found to be a regular file, checking the file it opens: whoever can
+ * write the dir can put a FIFO there after the stat. Opened with O_NONBLOCK, a FIFO opens at once
+ * (and is refused) instead of waiting for a writer in one of Deno's threads, where no signal
+ * reaches (`Deno.open` has no such flag; `node:fs` passes it on).
+ */
+export async function readOpenFile(
+  path: string,
+  maxBytes: number,
+  signal?: AbortSignal,
+  onOpen?: (opened: OpenedFile) => void,
+): Promise<Uint8Array> {
+  const fs = await import("node:fs");
+  const fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  try {
+    signal?.throwIfAborted();
+    const info = fs.fstatSync(fd);
+    if (!info.isFile()) {
+      const kind = fileKind({
+        isDirectory: info.isDirectory(),
+        isFifo: info.isFIFO(),
+        isSocket: info.isSocket(),
+        isCharDevice: info.isCharacterDevice(),
+        isBlockDevice: info.isBlockDevice(),
+        isSymlink: false,
+      });
+      throw new BoundedReadError(`not a regular file (${kind})`, "not-regular");
+    }
+    if (info.size > maxBytes) throw tooLarge(maxBytes);
+    onOpen?.({ mode: info.mode, uid: info.uid });
+    return readRegular((buffer) => fs.readSync(fd, buffer) || null, maxBytes, info.size);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function checkRegular(info: Deno.FileInfo, maxBytes: number): Deno.FileInfo {
+  if (!info.isFile) {
+    throw new BoundedReadError(`not a regular file (${fileKind(info)})`, "not-regular");
+  }
+  if (info.size > maxBytes) throw tooLarge(maxBytes);
+  return info;
+}
+
+// A regular file is read synchronously: its reads never wait, and a stream per file (a few
+// hundred microseconds each) was most of the cost of loading 1,000 manifests.
+function readRegular(
+  readSync: (buffer: Uint8Array) => number | null,
+  maxBytes: number,
+  size: number,
+): Uint8Array {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  // Sized by the stat (a 64 KiB buffer per manifest was most of a cold load's garbage); a file
+  // that grew since is read on in more chunks.
+  const buffer = new Uint8Array(Math.min(maxBytes + 1, 64 * 1024, Math.max(1024, size + 1)));
+  while (true) {
+    const n = readSync(buffer);
+    if (n === null) break;
+    total += n;
+    if (total > maxBytes) throw tooLarge(maxBytes);
+    chunks.push(buffer.slice(0, n));
+  }
+  return concat(chunks, total);
+}
+
+function tooLarge(maxBytes: number): BoundedReadError {
+  return new BoundedReadError(`larger than ${maxBytes} bytes`, "too-large");
+}
+
+/** What kind of file `info` describes, for "not a regular file (a FIFO)". */
+export function fileKind(
+  info: Pick<
+    Deno.FileInfo,
+    "isDirectory" | "isFifo" | "isSocket" | "isCharDevice" | "isBlockDevice" | "isSymlink"
+  >,
+): string {
+  if (info.isDirectory) return "a directory";
+  if (info.isFifo) return "a FIFO";
+  if (info.isSocket) return "a socket";
+  if (info.isCharDevice) return "a character device";
+  if (info.isBlockDevice) return "a block device";
+  if (info.isSymlink) return "a symlink";
+  return "not a file";
+}
+
+// sshd's `StrictModes`: what another user could write is not trusted to decide what runs. For a
+// plugin dir or script the loader still loads it (as ty does) but warns, and `plugins validate`
+// reports it; the daemon refuses a socket dir another user could change.
+
+/**
+ * Why `info` (of a plugin dir or script at `path`) is not safe, and the fix; null when it is:
+ * writable by group or others, or owned by a user other than the current one or root. Without
+ * the user id (`--allow-sys`) only the mode is checked.
+ */
+export function unsafeMode(
+  info: { mode: number | null; uid: number | null },
+  path: string,
+): { reason: string; hint: string } | null {
+  const mode = info.mode ?? 0;
+  if ((mode & 0o022) !== 0) {
+    return {
+      reason: `is writable by group or others (mode ${modeText(mode)})`,
+      hint: `chmod go-w ${quoted(path)}`,
+    };
+  }
+  const me = currentUid();
+  if (me !== null && info.uid !== null && info.uid !== me && info.uid !== 0) {
+    return {
+      reason: `is owned by user ${info.uid}, not by the current user (${me}) or root`,
+      hint: `chown ${me} ${quoted(path)}`,
+    };
+  }
+  return null;
+}
+
+/**
+ * Why someone other than the user (or root) could replace an entry of `dir`, or null when nobody
+ * can. Every directory on the way, as written and as resolved, must be owned by the user or root
+ * and, when group or others may write to it, sticky (as `/tmp` is, so only an entry's owner can
+ * remove or rename it); a symbolic link on the way must be the user's or root's. Requires `--allow-read`.
+ */
+export function unsafeDirReason(dir: string): string | null {
+  const me = currentUid();
+  if (me === null) return "the user id is not known";
+  let real: string;
+  try {
+    real = Deno.realPathSync(dir);
+  } catch (error) {
+    return `"${dir}" cannot be resolved: ${(error as Error).message}`;
+  }
+  for (const path of new Set([...chain(resolve(dir)), ...chain(real)])) {
+    let info: Deno.FileInfo;
+    try {
+      info = Deno.lstatSync(path);
+    } catch (error) {
+      return `"${path}" cannot be checked: ${(error as Error).message}`;
+    }
+    if (info.uid !== null && info.uid !== me && info.uid !== 0) {
+      return `"${path}" belongs to another user (uid ${info.uid})`;
+    }
+    if (info.isSymlink || info.mode === null) continue;
+    const sticky = (info.mode & 0o1000) !== 0;
+    if ((info.mode & 0o022) !== 0 && !sticky) {
+      return `"${path}" is writable by group or others and not sticky (mode ${
+        modeText(info.mode)
+      })`;
+    }
+  }
+  return null;
+}
+
+/**
+ * The first symbolic link on the way to what `path` names (the path itself or a directory on
+ * it, and the links those lead through) owned by someone other than the user or root, who could
+ * point it elsewhere at any time; null when there is none. A path that cannot be followed to
+ * the end gives null: reading it fails anyway. Requires `--allow-read`.
+ */
+export function foreignLink(path: string): { link: string; uid: number } | null {
+  const me = currentUid();
+  if (me === null) return null;
+  let at = path.startsWith("/") ? "/" : Deno.cwd();
+  const rest = path.split("/").reverse();
+  // At most 40 links, as Linux follows (ELOOP past that).
+  for (let links = 0; rest.length > 0;) {
+    const name = rest.pop()!;
+    if (name === "" || name === ".") continue;
+    if (name === "..") {
+      at = dirname(at);
+      continue;
+    }
+    const next = at === "/" ? `/${name}` : `${at}/${name}`;
+    let info: Deno.FileInfo;
+    try {
+      info = Deno.lstatSync(next);
+    } catch {
+      return null;
+    }
+    if (!info.isSymlink) {
+      at = next;
+      continue;
+    }
+    if (info.uid !== null && info.uid !== me && info.uid !== 0) {
+      return { link: next, uid: info.uid };
+    }
+    if (++links > 40) return null;
+    let target: string;
+    try {
+      target = Deno.readLinkSync(next);
+    } catch {
+      return null;
+    }
+    // `at` is a real path (every link before was followed), so ".." in the target is its parent.
+    if (target.startsWith("/")) at = "/";
+    rest.push(...target.split("/").reverse());
+  }
+  return null;
+}
+
+function chain(dir: string): string[] {
+  const paths = [dir];
+  for (let up = dirname(dir); up !== paths.at(-1); up = dirname(up)) paths.push(up);
+  return paths;
+}
+
+let uid: number | null | undefined;
+
+/**
+ * The user's id, or null when it cannot be known (no `--allow-sys`). Asked for every plugin dir
+ * and script a load checks: the op is looked up once.
+ */
+export function currentUid(): number | null {
+  if (uid !== undefined) return uid;
+  try {
+    return uid = Deno.uid();
+  } catch {
+    return null;
+  }
+}
+
+/** A file mode as messages and `chmod` write it: `0644`, `1777`. */
+export function modeText(mode: number): string {
+  return (mode & 0o7777).toString(8).padStart(4, "0");
+}
