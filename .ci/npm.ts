@@ -1,0 +1,223 @@
+/**
+ * `deno task npm [OUT_DIR]`: builds the npm package `tyhooks` in dist/npm/ (or OUT_DIR), for
+ * `npm pack` and `npm install -g` (README "Install"). It holds:
+ *
+ * - `lib/main.js` and its chunks: tyhooks bundled with code splitting, so a call loads only the
+ *   chunks its command needs (zod, yaml and re2js stay lazy, as from source);
+ * - `lib/tyhooks.js`: the single-file bundle, what `hosts sync` sends to a host;
+ * - `bin/tyhooks`: a POSIX sh launcher that runs `lib/main.js` with the Deno binary of the
+ *   package's pinned `deno` dependency, with the grants and V8 flags of the binary;
+ * - `package.json` (version from deno.json) and a short README.
+ *
+ * Needs only what `deno bundle` needs: the npm packages in Deno's cache; no network.
+ */
+
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import config from "../deno.json" with { type: "json" };
+import { RUN_FLAGS } from "../lib/hosts/sync.ts";
+
+/** The Deno the package depends on: the one CI runs and the bundles are built with. */
+const DENO_VERSION = "2.9.6";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+const out = resolve(Deno.args[0] ?? join(ROOT, "dist", "npm"));
+
+if (Deno.version.deno !== DENO_VERSION) {
+  console.error(
+    `npm package: built with Deno ${Deno.version.deno}, but the package runs Deno ` +
+      `${DENO_VERSION}\nhint: npx --yes deno@${DENO_VERSION} task npm`,
+  );
+  Deno.exit(1);
+}
+
+async function deno(args: string[]): Promise<void> {
+  const run = await new Deno.Command(Deno.execPath(), {
+    args,
+    cwd: ROOT,
+    env: { NO_COLOR: "1" },
+    stdout: "inherit",
+    stderr: "inherit",
+  }).output();
+  if (!run.success) {
+    console.error(`npm package: "deno ${args.join(" ")}" failed`);
+    Deno.exit(1);
+  }
+}
+
+/**
+ * Turns each `import("./chunk.js")` into `import(String("./chunk.js"))`. Deno builds the graph of
+ * every literal import, dynamic ones included, at each start: with the chunks in it, every call
+ * reads and hashes all of them (zod's 760 kB too), which made the warm `route` slower than from
+ * source; a computed specifier is loaded only when the call reaches it. Checks afterwards that
+ * every chunk is still named somewhere and every named chunk exists.
+ */
+async function lazyChunks(dir: string): Promise<void> {
+  const files = [...Deno.readDirSync(dir)].map((e) => e.name).filter((n) => n.endsWith(".js"));
+  const named = new Set<string>();
+  for (const name of files) {
+    const path = join(dir, name);
+    const code = (await Deno.readTextFile(path)).replace(
+      /\bimport\("\.\/([\w.-]+\.js)"\)/g,
+      (_, chunk: string) => `import(String("./${chunk}"))`,
+    );
+    await Deno.writeTextFile(path, code);
+    for (
+      const [, chunk] of code.matchAll(
+        /(?:\bfrom |\bimport |\bimport\(String\()"\.\/([\w.-]+\.js)"/g,
+      )
+    ) named.add(chunk);
+  }
+  const unnamed = files.filter((name) => name !== "main.js" && !named.has(name));
+  const missing = [...named].filter((name) => !files.includes(name));
+  if (unnamed.length > 0 || missing.length > 0) {
+    console.error(
+      `npm package: the split bundle does not hold together: never imported ${
+        JSON.stringify(unnamed)
+      }, missing ${JSON.stringify(missing)}`,
+    );
+    Deno.exit(1);
+  }
+}
+
+function launcher(): string {
+  const flags = ["--quiet", "--no-prompt", "--no-config", "--no-lock", "--no-remote", "--no-npm"];
+  return `#!/bin/sh
+# tyhooks from npm: runs lib/main.js with the Deno of this package's "deno" dependency, with the
+# grants and V8 flags of the tyhooks binary. Written by .ci/npm.ts.
+
+# npm links this file into its bin dir: follow the links to the package.
+self=$0
+while [ -L "$self" ]; do
+  link=$(readlink -- "$self") || break
+  case $link in
+  /*) self=$link ;;
+  *) case $self in */*) self=\${self%/*}/$link ;; *) self=$link ;; esac ;;
+  esac
+done
+case $self in */*) bin=\${self%/*} ;; *) bin=. ;; esac
+pkg=$(cd -P -- "$bin/.." && pwd -P) || exit 1
+
+# Where npm put "deno", as Node resolves it: in the package's own node_modules (a global install),
+# or in an ancestor's (a project's, hoisted). Its install script links the binary into the package;
+# without install scripts it is only in the platform package.
+case $(uname -s)-$(uname -m) in
+Linux-x86_64 | Linux-amd64) platform=linux-x64-glibc ;;
+Linux-aarch64 | Linux-arm64) platform=linux-arm64-glibc ;;
+Darwin-x86_64) platform=darwin-x64 ;;
+Darwin-arm64) platform=darwin-arm64 ;;
+*) platform=none ;;
+esac
+deno=
+dir=$pkg
+while :; do
+  for candidate in "$dir/node_modules/deno/deno" "$dir/node_modules/@deno/$platform/deno"; do
+    if [ -f "$candidate" ] && [ -x "$candidate" ]; then
+      deno=$candidate
+      break 2
+    fi
+  done
+  [ "$dir" = / ] && break
+  dir=\${dir%/*}
+  [ -n "$dir" ] || dir=/
+done
+
+if [ -z "$deno" ]; then
+  echo "tyhooks: Cannot find the Deno binary of the npm package \\"deno\\" ${DENO_VERSION} from \\"$pkg\\"" >&2
+  echo "hint: reinstall tyhooks with npm, which installs it for this platform" >&2
+  # A guard for an agent (--claude) must block when tyhooks cannot run, unless told to allow.
+  claude=no
+  previous=
+  for arg; do
+    case $arg in
+    --) break ;;
+    --claude | --claude=*) claude=yes ;;
+    --on-failure=allow) claude=allowed ;;
+    allow) [ "$previous" = --on-failure ] && claude=allowed ;;
+    esac
+    previous=$arg
+  done
+  [ "$claude" = yes ] && exit 2
+  exit 1
+fi
+
+export DENO_NO_UPDATE_CHECK=1
+exec "$deno" run ${[...flags, ...RUN_FLAGS].join(" ")} "$pkg/lib/main.js" "$@"
+`;
+}
+
+function packageJson(): string {
+  return JSON.stringify(
+    {
+      name: "tyhooks",
+      version: config.version,
+      description:
+        "Runs the plugins and hooks of ty (taskyou) outside of ty: task events, routing, placement, tool-call guards",
+      bin: { tyhooks: "bin/tyhooks" },
+      files: ["bin/", "lib/", "README.md"],
+      os: ["linux", "darwin"],
+      dependencies: { deno: DENO_VERSION },
+    },
+    null,
+    2,
+  ) + "\n";
+}
+
+function readme(): string {
+  return `# tyhooks
+
+tyhooks runs the plugin and hook system of [ty](https://github.com/bborn/taskyou) outside of ty: a
+host program calls it to fire task events, to ask under which profile and on which host a task
+runs, and to ask whether an agent's tool call is allowed (\`tyhooks tool pre --claude\` for Claude
+Code). Plugins written for ty work unchanged, from the same place (\`~/.config/task/plugins/\`).
+
+This package carries its own Deno (the npm package \`deno@${DENO_VERSION}\`): it needs no \`deno\` on
+PATH and no network once installed. \`bin/tyhooks\` is a shell script that runs tyhooks' bundled
+code (\`lib/\`) with that Deno.
+
+\`\`\`sh
+npm install -g tyhooks-${config.version}.tgz
+tyhooks --help
+tyhooks plugins list
+\`\`\`
+
+Everything else (a first plugin in five minutes, every command, the security model, the guides) is
+in the README at the root of the tyhooks repository, which this package is built from with
+\`deno task npm\`.
+`;
+}
+
+await Deno.remove(out, { recursive: true }).catch((error) => {
+  if (!(error instanceof Deno.errors.NotFound)) throw error;
+});
+const lib = join(out, "lib");
+// `--platform browser` takes yaml's ES module build: its Node build reaches node:process through
+// a `require` helper that lands in the chunk every other chunk imports, so each start would load
+// Deno's Node compatibility layer (~60 modules). tyhooks' own `node:` imports stay as they are.
+await deno([
+  "bundle",
+  "--quiet",
+  "--platform",
+  "browser",
+  "--code-splitting",
+  "--outdir",
+  lib,
+  "main.ts",
+]);
+await lazyChunks(lib);
+// As `deno task bundle` builds it.
+await deno([
+  "bundle",
+  "--quiet",
+  "--platform",
+  "deno",
+  "--output",
+  join(lib, "tyhooks.js"),
+  "main.ts",
+]);
+await Deno.mkdir(join(out, "bin"));
+await Deno.writeTextFile(join(out, "bin", "tyhooks"), launcher(), { mode: 0o755 });
+await Deno.chmod(join(out, "bin", "tyhooks"), 0o755);
+await Deno.writeTextFile(join(out, "package.json"), packageJson());
+await Deno.writeTextFile(join(out, "README.md"), readme());
+console.log(`npm package tyhooks ${config.version} in ${out}`);
