@@ -99,24 +99,24 @@ case $self in */*) bin=\${self%/*} ;; *) bin=. ;; esac
 pkg=$(cd -P -- "$bin/.." && pwd -P) || exit 1
 
 # Where npm put "deno", as Node resolves it: in the package's own node_modules (a global install),
-# or in an ancestor's (a project's, hoisted). Its install script links the binary into the package;
-# without install scripts it is only in the platform package.
-case $(uname -s)-$(uname -m) in
-Linux-x86_64 | Linux-amd64) platform=linux-x64-glibc ;;
-Linux-aarch64 | Linux-arm64) platform=linux-arm64-glibc ;;
-Darwin-x86_64) platform=darwin-x64 ;;
-Darwin-arm64) platform=darwin-arm64 ;;
-*) platform=none ;;
-esac
+# or in an ancestor's (a project's, hoisted). Its install script links the binary into it; without
+# install scripts the binary is only in the platform package beside it.
 deno=
 dir=$pkg
 while :; do
-  for candidate in "$dir/node_modules/deno/deno" "$dir/node_modules/@deno/$platform/deno"; do
-    if [ -f "$candidate" ] && [ -x "$candidate" ]; then
-      deno=$candidate
-      break 2
-    fi
-  done
+  if [ -d "$dir/node_modules/deno" ]; then
+    deno=$dir/node_modules/deno/deno
+    [ -f "$deno" ] && [ -x "$deno" ] && break
+    case $(uname -s)-$(uname -m) in
+    Linux-x86_64 | Linux-amd64) deno=$dir/node_modules/@deno/linux-x64-glibc/deno ;;
+    Linux-aarch64 | Linux-arm64) deno=$dir/node_modules/@deno/linux-arm64-glibc/deno ;;
+    Darwin-x86_64) deno=$dir/node_modules/@deno/darwin-x64/deno ;;
+    Darwin-arm64) deno=$dir/node_modules/@deno/darwin-arm64/deno ;;
+    esac
+    [ -f "$deno" ] && [ -x "$deno" ] && break
+    deno=
+    break
+  fi
   [ "$dir" = / ] && break
   dir=\${dir%/*}
   [ -n "$dir" ] || dir=/
@@ -127,17 +127,18 @@ if [ -z "$deno" ]; then
   echo "hint: reinstall tyhooks with npm, which installs it for this platform" >&2
   # A guard for an agent (--claude) must block when tyhooks cannot run, unless told to allow.
   claude=no
+  allow=no
   previous=
   for arg; do
     case $arg in
     --) break ;;
     --claude | --claude=*) claude=yes ;;
-    --on-failure=allow) claude=allowed ;;
-    allow) [ "$previous" = --on-failure ] && claude=allowed ;;
+    --on-failure=allow) allow=yes ;;
+    allow) [ "$previous" = --on-failure ] && allow=yes ;;
     esac
     previous=$arg
   done
-  [ "$claude" = yes ] && exit 2
+  [ "$claude" = yes ] && [ "$allow" = no ] && exit 2
   exit 1
 fi
 
