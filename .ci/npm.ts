@@ -86,17 +86,25 @@ function launcher(): string {
 # tyhooks from npm: runs lib/main.js with the Deno of this package's "deno" dependency, with the
 # grants and V8 flags of the tyhooks binary. Written by .ci/npm.ts.
 
-# npm links this file into its bin dir: follow the links to the package.
-self=$0
-while [ -L "$self" ]; do
-  link=$(readlink -- "$self") || break
-  case $link in
-  /*) self=$link ;;
-  *) case $self in */*) self=\${self%/*}/$link ;; *) self=$link ;; esac ;;
-  esac
-done
-case $self in */*) bin=\${self%/*} ;; *) bin=. ;; esac
-pkg=$(cd -P -- "$bin/.." && pwd -P) || exit 1
+# npm links this file into its bin dir: <prefix>/bin for a global install, node_modules/.bin for a
+# project's. Those two links are recognised without starting a process (each costs milliseconds of
+# every call); any other is followed with readlink.
+case $0 in */*) here=\${0%/*} ;; *) here=. ;; esac
+if [ "$here/../lib/node_modules/tyhooks/bin/tyhooks" -ef "$0" ]; then
+  pkg=$here/../lib/node_modules/tyhooks
+elif [ "$here/../tyhooks/bin/tyhooks" -ef "$0" ]; then
+  pkg=$here/../tyhooks
+else
+  self=$0
+  while [ -L "$self" ]; do
+    link=$(readlink -- "$self") || break
+    case $link in
+    /*) self=$link ;;
+    *) case $self in */*) self=\${self%/*}/$link ;; *) self=$link ;; esac ;;
+    esac
+  done
+  case $self in */*) pkg=\${self%/*}/.. ;; *) pkg=.. ;; esac
+fi
 
 # Where npm put "deno", as Node resolves it: in the package's own node_modules (a global install),
 # or in an ancestor's (a project's, hoisted). Its install script links the binary into it; without
@@ -118,12 +126,15 @@ while :; do
     break
   fi
   [ "$dir" = / ] && break
+  # Up by names, from the package's absolute path without ".." or links.
+  if [ "$dir" = "$pkg" ]; then dir=$(cd -P -- "$dir" && pwd -P) || break; fi
   dir=\${dir%/*}
   [ -n "$dir" ] || dir=/
 done
 
 if [ -z "$deno" ]; then
-  echo "tyhooks: Cannot find the Deno binary of the npm package \\"deno\\" ${DENO_VERSION} from \\"$pkg\\"" >&2
+  where=$(cd -P -- "$pkg" 2>/dev/null && pwd -P) || where=$pkg
+  echo "tyhooks: Cannot find the Deno binary of the npm package \\"deno\\" ${DENO_VERSION} from \\"$where\\"" >&2
   echo "hint: reinstall tyhooks with npm, which installs it for this platform" >&2
   # A guard for an agent (--claude) must block when tyhooks cannot run, unless told to allow.
   claude=no
