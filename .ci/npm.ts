@@ -25,8 +25,8 @@ const out = resolve(Deno.args[0] ?? join(ROOT, "dist", "npm"));
 
 if (Deno.version.deno !== DENO_VERSION) {
   console.error(
-    `npm package: built with Deno ${Deno.version.deno}, but the package runs Deno ` +
-      `${DENO_VERSION}\nhint: npx --yes deno@${DENO_VERSION} task npm`,
+    `Cannot build the npm package with Deno ${Deno.version.deno}: it runs Deno ${DENO_VERSION}` +
+      `\nhint: npx --yes deno@${DENO_VERSION} task npm`,
   );
   Deno.exit(1);
 }
@@ -40,7 +40,7 @@ async function deno(args: string[]): Promise<void> {
     stderr: "inherit",
   }).output();
   if (!run.success) {
-    console.error(`npm package: "deno ${args.join(" ")}" failed`);
+    console.error(`Cannot build the npm package: "deno ${args.join(" ")}" failed`);
     Deno.exit(1);
   }
 }
@@ -73,7 +73,7 @@ async function lazyChunks(dir: string): Promise<void> {
   const missing = [...named].filter((name) => !files.includes(name));
   if (unnamed.length > 0 || missing.length > 0) {
     console.error(
-      `npm package: the split bundle does not hold together: never imported ${
+      `Cannot build the npm package: its split bundle does not hold together: never imported ${
         JSON.stringify(unnamed)
       }, missing ${JSON.stringify(missing)}`,
     );
@@ -189,7 +189,7 @@ PATH and no network once installed. \`bin/tyhooks\` is a shell script that runs 
 code (\`lib/\`) with that Deno.
 
 \`\`\`sh
-npm install -g tyhooks-${config.version}.tgz
+npm install -g ./tyhooks-${config.version}.tgz   # or: npm install -g tyhooks
 tyhooks --help
 tyhooks plugins list
 \`\`\`
