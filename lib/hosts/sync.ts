@@ -499,7 +499,11 @@ async function bundleOf(moduleUrl: string, scratch: string, options: PayloadOpti
       `Cannot send tyhooks to a host: it runs from "${moduleUrl}", not a local file`,
     );
   }
-  if (url.pathname.endsWith(".js")) return fileURLToPath(url);
+  if (url.pathname.endsWith(".js")) {
+    // A chunk of a split bundle (the npm package's lib/) has the whole one beside it.
+    const whole = fileURLToPath(new URL("./tyhooks.js", url));
+    return await isFile(whole) ? whole : fileURLToPath(url);
+  }
   const main = fileURLToPath(new URL("../../main.ts", url));
   const out = join(scratch, "tyhooks.js");
   const config = join(dirname(main), "deno.json");

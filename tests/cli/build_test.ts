@@ -104,3 +104,65 @@ Deno.test("deno task compile builds a binary that answers --version, route and p
     fn: () => checkBuild([binary]),
   });
 });
+
+/**
+ * `deno task compile`'s command, run from the repository with the binary written under `out`
+ * instead of dist/.
+ */
+async function compileTask(out: string, env: Record<string, string>, wrap: string[] = []) {
+  const config = JSON.parse(await Deno.readTextFile(join(ROOT, "deno.json")));
+  const [deno, ...args] = (config.tasks.compile.command as string).split(" ");
+  assert.equal(deno, "deno");
+  const cmd = [...wrap, Deno.execPath(), ...args.map((a) => a === "dist/tyhooks" ? out : a)];
+  const child = await new Deno.Command(cmd[0], {
+    args: cmd.slice(1),
+    cwd: ROOT,
+    env: { NO_COLOR: "1", ...env },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder();
+  return { code: child.code, stdout: text.decode(child.stdout), stderr: text.decode(child.stderr) };
+}
+
+Deno.test("deno task compile with DENORT_BIN naming a missing file says so in one line and leaves no output dir", async () => {
+  const dir = await tempDir();
+  const r = await compileTask(join(dir, "dist", "tyhooks"), {
+    DENORT_BIN: join(dir, "no-denort"),
+  });
+  assert.equal(r.code, 1);
+  assert.match(
+    r.stderr,
+    /^deno task compile: Cannot get the runtime base of deno compile \(denort [\d.]+\): DENORT_BIN names ".*no-denort", which is missing \(hint: [^\n]*\)\n$/,
+  );
+  assert.deepEqual([...Deno.readDirSync(dir)], []);
+});
+
+const noNetns = (() => {
+  try {
+    const out = new Deno.Command("unshare", { args: ["-n", "true"], stderr: "piped" }).outputSync();
+    return out.success ? undefined : new TextDecoder().decode(out.stderr).trim();
+  } catch (error) {
+    return (error as Error).message;
+  }
+})();
+
+Deno.test({
+  name: noNetns === undefined
+    ? "deno task compile offline, with no runtime base cached, says so in one line and leaves no output dir"
+    : `deno task compile offline (skipped: unshare -n cannot cut the network here: ${noNetns})`,
+  ignore: noNetns !== undefined,
+  fn: async () => {
+    const dir = await tempDir();
+    // Deno's cache of its own, without a denort in it; the task's script needs no other module.
+    const r = await compileTask(join(dir, "dist", "tyhooks"), {
+      DENO_DIR: join(dir, "deno-dir"),
+    }, ["unshare", "-n"]);
+    assert.equal(r.code, 1);
+    assert.match(
+      r.stderr,
+      /^deno task compile: Cannot get the runtime base of deno compile \(denort [\d.]+\): "https:\/\/dl\.deno\.land\/release\/v[\d.]+\/denort-[\w-]+\.zip" cannot be reached \([^\n]+\) \(hint: set DENORT_BIN [^\n]*\)\n$/,
+    );
+    assert.ok(!(await Deno.stat(join(dir, "dist")).catch(() => null)), "no dist/ left");
+  },
+});
