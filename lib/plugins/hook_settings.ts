@@ -5,9 +5,10 @@
  * the hook keeps that default; the hook's other settings still apply.
  *
  * This module loads neither zod nor yaml: the warm path reads settings from the cached index.
- * `tools` expressions run on RE2 (`npm:re2js`), whose matching time is linear in the tool name
- * whatever the expression; it is imported on first need, so a call whose hooks have no `tools`
- * beyond plain names (see {@linkcode NAMES}) never loads it.
+ * `tools` expressions have RE2's syntax and meaning, and match in time linear in the tool name
+ * whatever the expression: most run on our own matcher for RE2's common subset (see
+ * ./tool_matcher.ts); the rest, and any this matcher cannot parse, on RE2 itself (`npm:re2js`),
+ * imported on first need.
  *
  * @module
  */
@@ -16,7 +17,7 @@ import type { HookSettings, Plugin } from "./types.ts";
 import { kindOf, type Problem, quote } from "./messages.ts";
 import { closest, isRecord } from "../_util.ts";
 import { parseDuration } from "../_timers.ts";
-import type { RE2JS } from "re2js";
+import { compileToolMatcher, type ToolMatcher } from "./tool_matcher.ts";
 
 /** The settings a hook may have, as written in the manifest. */
 export const SETTING_KEYS: readonly string[] = ["tools", "timeout", "persistent", "max_procs"];
@@ -80,16 +81,17 @@ export async function buildHookSettings(
 
 type SettingProblem = { reason: string; key?: boolean; hint?: string };
 
-// Does any hook's settings give `tools` a string beyond plain names? Only then is the engine
-// loaded to check it.
+// Does any hook's settings give `tools` a string our matcher does not take? Only then is the
+// engine loaded, to judge it.
 function needsEngine(raw: Record<string, unknown>): boolean {
   return Object.values(raw).some((value) =>
-    isRecord(value) && typeof value.tools === "string" && !NAMES.test(value.tools)
+    isRecord(value) && typeof value.tools === "string" && value.tools !== "" &&
+    compileToolMatcher(value.tools) === undefined
   );
 }
 
 // Stores one valid setting in `hook`, or says why it is not one. `compile` is there whenever
-// the settings hold a `tools` string beyond plain names.
+// the settings hold a `tools` string our matcher does not take.
 function readSetting(
   hook: HookSettings,
   { event, key, value, compile }: {
@@ -107,8 +109,8 @@ function readSetting(
       if (typeof value !== "string" || value === "") {
         return { reason: `must be a regular expression, not ${kindOf(value)}` };
       }
-      const compiled = NAMES.test(value) ? undefined : compile?.(value) ?? { error: "no engine" };
-      if (compiled !== undefined && "error" in compiled) {
+      const compiled = compileToolMatcher(value) ?? compile?.(value) ?? { error: "no engine" };
+      if ("error" in compiled) {
         const reason = `${quote(value)} is not a valid regular expression: ${compiled.error}`;
         return { reason, hint: compiled.hint };
       }
@@ -170,26 +172,15 @@ export async function toolMatches(settings: HookSettings, tool: string): Promise
   if (source === undefined) return true;
   let matcher = matchers.get(source);
   if (matcher === undefined) {
-    if (NAMES.test(source)) {
-      matcher = new RegExp(source);
-    } else {
-      const compiled = (await loadEngine())(source);
-      // The loader keeps only expressions RE2 takes; were one not to compile, ask the hook.
-      matcher = "error" in compiled ? null : compiled;
-    }
+    const compiled = compileToolMatcher(source) ?? (await loadEngine())(source);
+    // The loader keeps only expressions RE2 takes; were one not to compile, ask the hook.
+    matcher = "error" in compiled ? null : compiled;
     // A daemon's plugins may change many times; the few current expressions are what it needs.
     if (matchers.size >= MAX_MATCHERS) matchers.clear();
     matchers.set(source, matcher);
   }
   return matcher === null || matcher.test(tool);
 }
-
-/**
- * Names (letters, digits, `_`, `-`) in alternation, in at most one group, perhaps anchored, as in
- * `^(bash|write_file)$`: most matchers. There a `RegExp` means what RE2 does and tries each name
- * at each position at most, so these need no engine to load.
- */
-const NAMES = /^\^?(?:[\w-]+(?:\|[\w-]+)*|\((?:\?:)?[\w-]+(?:\|[\w-]+)*\))\$?$/;
 
 type Engine = typeof import("re2js");
 
@@ -209,7 +200,7 @@ function importEngine(): Promise<Engine> {
 }
 
 /** Compiles an expression, or says (in RE2's words) why it is not one. */
-type Compile = (source: string) => RE2JS | { error: string; hint?: string };
+type Compile = (source: string) => ToolMatcher | { error: string; hint?: string };
 
 // What RE2 leaves out on purpose, and JavaScript users reach for: lookaround, backreferences,
 // possessive repeats.
@@ -220,7 +211,7 @@ const NOT_IN_RE2 = new Set([
 ]);
 
 const MAX_MATCHERS = 256;
-const matchers = new Map<string, { test(tool: string): boolean } | null>();
+const matchers = new Map<string, ToolMatcher | null>();
 let engine: Promise<Compile> | undefined;
 
 function loadEngine(): Promise<Compile> {
