@@ -7,8 +7,8 @@
  * This module loads neither zod nor yaml: the warm path reads settings from the cached index.
  * `tools` expressions have RE2's syntax and meaning, and match in time linear in the tool name
  * whatever the expression: most run on our own matcher for RE2's common subset (see
- * ./tool_matcher.ts); the rest, and any this matcher cannot parse, on RE2 itself (`npm:re2js`),
- * imported on first need.
+ * ./tool_matcher.ts); the rest, and any this matcher cannot parse, on RE2 itself (`npm:re2js`).
+ * Both are imported on first need, so a call whose hooks have no `tools` loads neither.
  *
  * @module
  */
@@ -17,7 +17,7 @@ import type { HookSettings, Plugin } from "./types.ts";
 import { kindOf, type Problem, quote } from "./messages.ts";
 import { closest, isRecord } from "../_util.ts";
 import { parseDuration } from "../_timers.ts";
-import { compileToolMatcher, type ToolMatcher } from "./tool_matcher.ts";
+import type { ToolMatcher } from "./tool_matcher.ts";
 
 /** The settings a hook may have, as written in the manifest. */
 export const SETTING_KEYS: readonly string[] = ["tools", "timeout", "persistent", "max_procs"];
@@ -47,7 +47,7 @@ export async function buildHookSettings(
     const reason = `must be a map of event to settings, not ${kindOf(raw)}`;
     return { settings, problems: [ignored('"tyhooks"', reason, ["tyhooks"])] };
   }
-  const compile = needsEngine(raw) ? await loadEngine() : undefined;
+  const compiled = await compileTools(raw);
   for (const [event, value] of Object.entries(raw)) {
     const at = ["tyhooks", event];
     const what = `settings of hook ${quote(event)}`;
@@ -63,7 +63,7 @@ export async function buildHookSettings(
     }
     const hook: HookSettings = {};
     for (const [key, setting] of Object.entries(value)) {
-      const problem = readSetting(hook, { event, key, value: setting, compile });
+      const problem = readSetting(hook, { event, key, value: setting, compiled });
       if (problem !== null) {
         const name = `setting ${quote(key)} of hook ${quote(event)}`;
         problems.push(ignored(name, problem.reason, [...at, key], problem.key, problem.hint));
@@ -81,24 +81,26 @@ export async function buildHookSettings(
 
 type SettingProblem = { reason: string; key?: boolean; hint?: string };
 
-// Does any hook's settings give `tools` a string our matcher does not take? Only then is the
-// engine loaded, to judge it.
-function needsEngine(raw: Record<string, unknown>): boolean {
-  return Object.values(raw).some((value) =>
-    isRecord(value) && typeof value.tools === "string" && value.tools !== "" &&
-    compileToolMatcher(value.tools) === undefined
-  );
+// Each `tools` string in the settings, compiled ahead of the synchronous reading below.
+async function compileTools(raw: Record<string, unknown>): Promise<Map<string, Compiled>> {
+  const compiled = new Map<string, Compiled>();
+  for (const value of Object.values(raw)) {
+    if (isRecord(value) && typeof value.tools === "string" && value.tools !== "") {
+      compiled.set(value.tools, await compile(value.tools));
+    }
+  }
+  return compiled;
 }
 
-// Stores one valid setting in `hook`, or says why it is not one. `compile` is there whenever
-// the settings hold a `tools` string our matcher does not take.
+// Stores one valid setting in `hook`, or says why it is not one. `compiled` holds every
+// non-empty `tools` string of the settings.
 function readSetting(
   hook: HookSettings,
-  { event, key, value, compile }: {
+  { event, key, value, compiled }: {
     event: string;
     key: string;
     value: unknown;
-    compile: Compile | undefined;
+    compiled: Map<string, Compiled>;
   },
 ): SettingProblem | null {
   switch (key) {
@@ -109,10 +111,10 @@ function readSetting(
       if (typeof value !== "string" || value === "") {
         return { reason: `must be a regular expression, not ${kindOf(value)}` };
       }
-      const compiled = compileToolMatcher(value) ?? compile?.(value) ?? { error: "no engine" };
-      if ("error" in compiled) {
-        const reason = `${quote(value)} is not a valid regular expression: ${compiled.error}`;
-        return { reason, hint: compiled.hint };
+      const matcher = compiled.get(value)!;
+      if ("error" in matcher) {
+        const reason = `${quote(value)} is not a valid regular expression: ${matcher.error}`;
+        return { reason, hint: matcher.hint };
       }
       hook.tools = value;
       return null;
@@ -170,16 +172,29 @@ export function hookSettings(plugin: Pick<Plugin, "settings">, event: string): H
 export async function toolMatches(settings: HookSettings, tool: string): Promise<boolean> {
   const source = settings.tools;
   if (source === undefined) return true;
-  let matcher = matchers.get(source);
-  if (matcher === undefined) {
-    const compiled = compileToolMatcher(source) ?? (await loadEngine())(source);
-    // The loader keeps only expressions RE2 takes; were one not to compile, ask the hook.
-    matcher = "error" in compiled ? null : compiled;
+  const matcher = await compile(source);
+  // The loader keeps only expressions RE2 takes; were one not to compile, ask the hook.
+  return "error" in matcher || matcher.test(tool);
+}
+
+type Compiled = ToolMatcher | { error: string; hint?: string };
+
+const MAX_MATCHERS = 256;
+const matchers = new Map<string, Compiled>();
+let ownMatcher: Promise<typeof import("./tool_matcher.ts")> | undefined;
+
+// Ours when it takes the expression, else RE2's, which also words why one is invalid. Once per
+// expression and process: the loader's compiling serves the calls that follow.
+async function compile(source: string): Promise<Compiled> {
+  let compiled = matchers.get(source);
+  if (compiled === undefined) {
+    const { compileToolMatcher } = await (ownMatcher ??= import("./tool_matcher.ts"));
+    compiled = compileToolMatcher(source) ?? (await loadEngine())(source);
     // A daemon's plugins may change many times; the few current expressions are what it needs.
     if (matchers.size >= MAX_MATCHERS) matchers.clear();
-    matchers.set(source, matcher);
+    matchers.set(source, compiled);
   }
-  return matcher === null || matcher.test(tool);
+  return compiled;
 }
 
 type Engine = typeof import("re2js");
@@ -199,8 +214,8 @@ function importEngine(): Promise<Engine> {
   return url?.startsWith("file:") ? (import(url) as Promise<Engine>).catch(byName) : byName();
 }
 
-/** Compiles an expression, or says (in RE2's words) why it is not one. */
-type Compile = (source: string) => ToolMatcher | { error: string; hint?: string };
+/** Compiles an expression on RE2, or says in its words why it is not one. */
+type Compile = (source: string) => Compiled;
 
 // What RE2 leaves out on purpose, and JavaScript users reach for: lookaround, backreferences,
 // possessive repeats.
@@ -210,8 +225,6 @@ const NOT_IN_RE2 = new Set([
   "invalid nested repetition operator",
 ]);
 
-const MAX_MATCHERS = 256;
-const matchers = new Map<string, ToolMatcher | null>();
 let engine: Promise<Compile> | undefined;
 
 function loadEngine(): Promise<Compile> {
