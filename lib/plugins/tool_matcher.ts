@@ -25,16 +25,15 @@ export interface ToolMatcher {
 
 /** The matcher for `source`, or undefined when it is outside the subset or not valid RE2. */
 export function compileToolMatcher(source: string): ToolMatcher | undefined {
+  const chars = Array.from(source); // code points
+  if (/\p{Surrogate}/u.test(source)) return undefined; // not UTF-8, as RE2 reads patterns
   try {
-    const parser = { chars: Array.from(source, (c) => c.codePointAt(0)!), at: 0 };
-    if (parser.chars.some((c) => c >= 0xd800 && c <= 0xdfff)) return undefined; // not UTF-8
+    const parser = { chars, at: 0 };
     const tree = parseAlternation(parser, 0);
-    if (parser.at < parser.chars.length) return undefined; // an unmatched `)`
+    if (parser.at < chars.length) return undefined; // an unmatched `)`
     const states: State[] = [{ op: "match" }];
     const start = emit(tree, { states, next: 0 });
-    return {
-      test: (tool) => search(states, { start, text: Array.from(tool, (c) => c.codePointAt(0)!) }),
-    };
+    return { test: (tool) => search(states, { start, text: Array.from(tool, codePoint) }) };
   } catch (error) {
     if (error instanceof NotTaken) return undefined;
     throw error;
@@ -47,13 +46,12 @@ type Node =
   | { op: "set"; ranges: number[]; negated: boolean } // one character in (or out of) the ranges
   | { op: "begin" | "end" }
   | { op: "cat" | "alt"; subs: Node[] }
-  // max -1: no upper bound; counted: written with braces, which RE2 limits
-  | { op: "repeat"; sub: Node; min: number; max: number; counted: boolean };
+  | { op: "repeat"; sub: Node; min: number; max: number }; // max -1: no upper bound
 
-type Parser = { chars: number[]; at: number };
+type Parser = { chars: string[]; at: number };
 
 const MAX_RUNE = 0x10ffff;
-// RE2's limits: a count in braces, and the copies nested counted repeats make in all.
+// RE2's limit on a count in braces, and on the copies nested counted repeats make in all.
 const MAX_REPEAT = 1000;
 // Ours, far below RE2's own: past them RE2 decides (and may refuse).
 const MAX_DEPTH = 100;
@@ -76,14 +74,13 @@ function notTaken(): never {
   throw new NotTaken();
 }
 
-function peek(p: Parser, ahead = 0): string | undefined {
-  const c = p.chars[p.at + ahead];
-  return c === undefined ? undefined : String.fromCodePoint(c);
+function codePoint(c: string): number {
+  return c.codePointAt(0)!;
 }
 
 function parseAlternation(p: Parser, depth: number): Node {
   const subs = [parseConcatenation(p, depth)];
-  while (peek(p) === "|") {
+  while (p.chars[p.at] === "|") {
     p.at++;
     subs.push(parseConcatenation(p, depth));
   }
@@ -92,25 +89,23 @@ function parseAlternation(p: Parser, depth: number): Node {
 
 function parseConcatenation(p: Parser, depth: number): Node {
   const subs: Node[] = [];
-  for (let c = peek(p); c !== undefined && c !== "|" && c !== ")"; c = peek(p)) {
+  for (let c = p.chars[p.at]; c !== undefined && c !== "|" && c !== ")"; c = p.chars[p.at]) {
     subs.push(parseRepeat(p, parseAtom(p, depth)));
   }
   return { op: "cat", subs };
 }
 
 function parseAtom(p: Parser, depth: number): Node {
-  const c = peek(p)!;
-  p.at++;
+  const c = p.chars[p.at++];
   switch (c) {
     case "(": {
       if (depth >= MAX_DEPTH) notTaken();
-      if (peek(p) === "?") {
-        if (peek(p, 1) !== ":") notTaken(); // flags, named groups, lookaround
+      if (p.chars[p.at] === "?") {
+        if (p.chars[p.at + 1] !== ":") notTaken(); // flags, named groups, lookaround
         p.at += 2;
       }
       const sub = parseAlternation(p, depth + 1);
-      if (peek(p) !== ")") notTaken();
-      p.at++;
+      if (p.chars[p.at++] !== ")") notTaken();
       return sub;
     }
     case "[":
@@ -121,52 +116,46 @@ function parseAtom(p: Parser, depth: number): Node {
       return { op: "begin" };
     case "$":
       return { op: "end" };
-    case "*":
-    case "+":
-    case "?":
-    case "{": // a repeat with nothing to repeat, or `{` as a literal: rare either way
-      return notTaken();
     case "\\": {
-      const e = peek(p);
+      const e = p.chars[p.at];
       if (e === "A" || e === "z") {
         p.at++;
         return { op: e === "A" ? "begin" : "end" };
       }
-      if (e !== undefined && e in PERL_CLASSES) {
+      if (e in PERL_CLASSES) {
         p.at++;
         return { op: "set", ranges: PERL_CLASSES[e], negated: false };
       }
       const char = parseEscape(p);
       return { op: "set", ranges: [char, char], negated: false };
     }
-    default:
-      return { op: "set", ranges: [c.codePointAt(0)!, c.codePointAt(0)!], negated: false };
   }
+  // A repeat with nothing to repeat, or `{` as a literal: rare either way.
+  if (["*", "+", "?", "{"].includes(c)) notTaken();
+  return { op: "set", ranges: [codePoint(c), codePoint(c)], negated: false };
 }
 
 // The quantifier after an atom, if any. Laziness changes which match is found, never whether.
 function parseRepeat(p: Parser, sub: Node): Node {
-  const c = peek(p);
+  const c = p.chars[p.at];
   let min = 0, max = -1;
   if (c === "+") min = 1;
   else if (c === "?") max = 1;
   else if (c === "{") [min, max] = parseCount(p);
   else if (c !== "*") return sub;
   p.at++;
-  if (peek(p) === "?") p.at++;
+  if (p.chars[p.at] === "?") p.at++;
   // RE2 refuses a repeat of a repeat (`a**`); a `{` literal there is left to it too.
-  if (["*", "+", "?", "{"].includes(peek(p)!)) notTaken();
-  const node: Node = { op: "repeat", sub, min, max, counted: c === "{" };
-  if ((min >= 2 || max >= 2) && c === "{" && !withinRepeatLimit(node, MAX_REPEAT)) notTaken();
+  if (["*", "+", "?", "{"].includes(p.chars[p.at])) notTaken();
+  const node: Node = { op: "repeat", sub, min, max };
+  if ((min >= 2 || max >= 2) && !withinRepeatLimit(node, MAX_REPEAT)) notTaken();
   return node;
 }
 
 // `{n}`, `{n,}` or `{n,m}` (RE2 reads `{` as a literal unless its digits have no leading
 // zero), leaving `at` on its `}`.
 function parseCount(p: Parser): [number, number] {
-  const match = /^\{(0|[1-9]\d*)(,(0|[1-9]\d*)?)?\}/.exec(
-    String.fromCodePoint(...p.chars.slice(p.at, p.at + 12)),
-  );
+  const match = /^\{(0|[1-9]\d*)(,(0|[1-9]\d*)?)?\}/.exec(p.chars.slice(p.at, p.at + 12).join(""));
   if (match === null) notTaken();
   const min = Number(match[1]);
   const max = match[2] === undefined ? min : match[3] === undefined ? -1 : Number(match[3]);
@@ -175,12 +164,12 @@ function parseCount(p: Parser): [number, number] {
   return [min, max];
 }
 
-// RE2's rule for counted repeats inside counted repeats: the copies they make in all stay
-// within the limit, counting an unbounded repeat by its minimum.
+// RE2's rule for repeats inside repeats: the copies they make in all stay within the limit,
+// counting an unbounded repeat by its minimum (so `*`, `+` and `?` count for nothing).
 function withinRepeatLimit(node: Node, limit: number): boolean {
-  if (node.op === "repeat" && node.counted) {
-    const copies = node.max < 0 ? node.min : node.max;
+  if (node.op === "repeat") {
     if (node.max === 0) return true;
+    const copies = node.max < 0 ? node.min : node.max;
     if (copies > limit) return false;
     if (copies > 0) limit = Math.trunc(limit / copies);
   }
@@ -191,22 +180,21 @@ function withinRepeatLimit(node: Node, limit: number): boolean {
 // After `[`: RE2's Perl-mode class, where `]` first is a literal and `-` is one wherever it
 // cannot make a range. A negated class matches newline too.
 function parseClass(p: Parser): Node {
-  const negated = peek(p) === "^";
+  const negated = p.chars[p.at] === "^";
   if (negated) p.at++;
   const ranges: number[] = [];
   for (let first = true;; first = false) {
-    const c = peek(p);
-    if (c === undefined || (c === "[" && peek(p, 1) === ":")) notTaken(); // unclosed, POSIX
+    const [c, after] = [p.chars[p.at], p.chars[p.at + 1]];
+    if (c === undefined || (c === "[" && after === ":")) notTaken(); // unclosed; POSIX classes
     if (c === "]" && !first) break;
-    const e = peek(p, 1);
-    if (c === "\\" && e !== undefined && e in PERL_CLASSES) {
-      ranges.push(...PERL_CLASSES[e]);
+    if (c === "\\" && after in PERL_CLASSES) {
+      ranges.push(...PERL_CLASSES[after]);
       p.at += 2;
       continue;
     }
     const lo = parseClassChar(p);
     let hi = lo;
-    if (peek(p) === "-" && peek(p, 1) !== "]" && peek(p, 1) !== undefined) {
+    if (p.chars[p.at] === "-" && p.chars[p.at + 1] !== "]" && p.chars[p.at + 1] !== undefined) {
       p.at++;
       hi = parseClassChar(p);
       if (hi < lo) notTaken();
@@ -219,16 +207,15 @@ function parseClass(p: Parser): Node {
 
 function parseClassChar(p: Parser): number {
   const c = p.chars[p.at++];
-  return c === 0x5c ? parseEscape(p) : c;
+  return c === "\\" ? parseEscape(p) : codePoint(c);
 }
 
 // After `\`: ASCII punctuation stands for itself, as do RE2's control escapes; the rest
 // (`\b`, `\pL`, `\x41`, octal, backreferences) is RE2's to judge.
 function parseEscape(p: Parser): number {
-  const c = p.chars[p.at++];
-  if (c === undefined) notTaken();
-  if (c < 0x80 && !/[0-9A-Za-z]/.test(String.fromCharCode(c))) return c;
-  return CONTROL_ESCAPES[String.fromCharCode(c)] ?? notTaken();
+  const c = p.chars[p.at++] ?? notTaken();
+  if (codePoint(c) < 0x80 && !/^[0-9A-Za-z]$/.test(c)) return codePoint(c);
+  return CONTROL_ESCAPES[c] ?? notTaken();
 }
 
 function complement(ranges: number[]): number[] {
