@@ -26,7 +26,8 @@ export interface ToolMatcher {
 /** The matcher for `source`, or undefined when it is outside the subset or not valid RE2. */
 export function compileToolMatcher(source: string): ToolMatcher | undefined {
   const chars = Array.from(source); // code points
-  if (/\p{Surrogate}/u.test(source)) return undefined; // not UTF-8, as RE2 reads patterns
+  // A lone surrogate is not UTF-8, which RE2 reads patterns as.
+  if (chars.some((c) => codePoint(c) >= 0xd800 && codePoint(c) <= 0xdfff)) return undefined;
   try {
     const parser = { chars, at: 0 };
     const tree = parseAlternation(parser, 0);
