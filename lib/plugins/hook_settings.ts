@@ -5,9 +5,10 @@
  * the hook keeps that default; the hook's other settings still apply.
  *
  * This module loads neither zod nor yaml: the warm path reads settings from the cached index.
- * `tools` expressions run on RE2 (`npm:re2js`), whose matching time is linear in the tool name
- * whatever the expression; it is imported on first need, so a call whose hooks have no `tools`
- * beyond plain names (see {@linkcode NAMES}) never loads it.
+ * `tools` expressions have RE2's syntax and meaning, and match in time linear in the tool name
+ * whatever the expression: most run on our own matcher for RE2's common subset (see
+ * ./tool_matcher.ts); the rest, and any this matcher cannot parse, on RE2 itself (`npm:re2js`).
+ * Both are imported on first need, so a call whose hooks have no `tools` loads neither.
  *
  * @module
  */
@@ -17,7 +18,7 @@ import type { Problem } from "./messages.ts";
 import { closest, kindOf, quoted } from "../text.ts";
 import { isRecord } from "../wire/json.ts";
 import { parseDuration } from "../_timers.ts";
-import type { RE2JS } from "re2js";
+import type { ToolMatcher } from "./tool_matcher.ts";
 
 /** The settings a hook may have, as written in the manifest. */
 export const SETTING_KEYS: readonly string[] = ["tools", "timeout", "persistent", "max_procs"];
@@ -47,7 +48,7 @@ export async function buildHookSettings(
     const reason = `must be a map of event to settings, not ${kindOf(raw)}`;
     return { settings, problems: [ignored('"tyhooks"', reason, ["tyhooks"])] };
   }
-  const compile = needsEngine(raw) ? await loadEngine() : undefined;
+  const compiled = await compileTools(raw);
   for (const [event, value] of Object.entries(raw)) {
     const at = ["tyhooks", event];
     const what = `settings of hook ${quoted(event)}`;
@@ -63,7 +64,7 @@ export async function buildHookSettings(
     }
     const hook: HookSettings = {};
     for (const [key, setting] of Object.entries(value)) {
-      const problem = readSetting(hook, { event, key, value: setting, compile });
+      const problem = readSetting(hook, { event, key, value: setting, compiled });
       if (problem !== null) {
         const name = `setting ${quoted(key)} of hook ${quoted(event)}`;
         problems.push(ignored(name, problem.reason, [...at, key], problem.key, problem.hint));
@@ -81,23 +82,26 @@ export async function buildHookSettings(
 
 type SettingProblem = { reason: string; key?: boolean; hint?: string };
 
-// Does any hook's settings give `tools` a string beyond plain names? Only then is the engine
-// loaded to check it.
-function needsEngine(raw: Record<string, unknown>): boolean {
-  return Object.values(raw).some((value) =>
-    isRecord(value) && typeof value.tools === "string" && !NAMES.test(value.tools)
-  );
+// Each `tools` string in the settings, compiled ahead of the synchronous reading below.
+async function compileTools(raw: Record<string, unknown>): Promise<Map<string, Compiled>> {
+  const compiled = new Map<string, Compiled>();
+  for (const value of Object.values(raw)) {
+    if (isRecord(value) && typeof value.tools === "string" && value.tools !== "") {
+      compiled.set(value.tools, await compile(value.tools));
+    }
+  }
+  return compiled;
 }
 
-// Stores one valid setting in `hook`, or says why it is not one. `compile` is there whenever
-// the settings hold a `tools` string beyond plain names.
+// Stores one valid setting in `hook`, or says why it is not one. `compiled` holds every
+// non-empty `tools` string of the settings.
 function readSetting(
   hook: HookSettings,
-  { event, key, value, compile }: {
+  { event, key, value, compiled }: {
     event: string;
     key: string;
     value: unknown;
-    compile: Compile | undefined;
+    compiled: Map<string, Compiled>;
   },
 ): SettingProblem | null {
   switch (key) {
@@ -108,10 +112,10 @@ function readSetting(
       if (typeof value !== "string" || value === "") {
         return { reason: `must be a regular expression, not ${kindOf(value)}` };
       }
-      const compiled = NAMES.test(value) ? undefined : compile?.(value) ?? { error: "no engine" };
-      if (compiled !== undefined && "error" in compiled) {
-        const reason = `${quoted(value)} is not a valid regular expression: ${compiled.error}`;
-        return { reason, hint: compiled.hint };
+      const matcher = compiled.get(value)!;
+      if ("error" in matcher) {
+        const reason = `${quoted(value)} is not a valid regular expression: ${matcher.error}`;
+        return { reason, hint: matcher.hint };
       }
       hook.tools = value;
       return null;
@@ -169,28 +173,30 @@ export function hookSettings(plugin: Pick<Plugin, "settings">, event: string): H
 export async function toolMatches(settings: HookSettings, tool: string): Promise<boolean> {
   const source = settings.tools;
   if (source === undefined) return true;
-  let matcher = matchers.get(source);
-  if (matcher === undefined) {
-    if (NAMES.test(source)) {
-      matcher = new RegExp(source);
-    } else {
-      const compiled = (await loadEngine())(source);
-      // The loader keeps only expressions RE2 takes; were one not to compile, ask the hook.
-      matcher = "error" in compiled ? null : compiled;
-    }
-    // A daemon's plugins may change many times; the few current expressions are what it needs.
-    if (matchers.size >= MAX_MATCHERS) matchers.clear();
-    matchers.set(source, matcher);
-  }
-  return matcher === null || matcher.test(tool);
+  const matcher = await compile(source);
+  // The loader keeps only expressions RE2 takes; were one not to compile, ask the hook.
+  return "error" in matcher || matcher.test(tool);
 }
 
-/**
- * Names (letters, digits, `_`, `-`) in alternation, in at most one group, perhaps anchored, as in
- * `^(bash|write_file)$`: most matchers. There a `RegExp` means what RE2 does and tries each name
- * at each position at most, so these need no engine to load.
- */
-const NAMES = /^\^?(?:[\w-]+(?:\|[\w-]+)*|\((?:\?:)?[\w-]+(?:\|[\w-]+)*\))\$?$/;
+type Compiled = ToolMatcher | { error: string; hint?: string };
+
+const MAX_MATCHERS = 256;
+const matchers = new Map<string, Compiled>();
+let ownMatcher: Promise<typeof import("./tool_matcher.ts")> | undefined;
+
+// Ours when it takes the expression, else RE2's, which also words why one is invalid. Once per
+// expression and process: the loader's compiling serves the calls that follow.
+async function compile(source: string): Promise<Compiled> {
+  let compiled = matchers.get(source);
+  if (compiled === undefined) {
+    const { compileToolMatcher } = await (ownMatcher ??= import("./tool_matcher.ts"));
+    compiled = compileToolMatcher(source) ?? (await loadEngine())(source);
+    // A daemon's plugins may change many times; the few current expressions are what it needs.
+    if (matchers.size >= MAX_MATCHERS) matchers.clear();
+    matchers.set(source, compiled);
+  }
+  return compiled;
+}
 
 type Engine = typeof import("re2js");
 
@@ -209,8 +215,8 @@ function importEngine(): Promise<Engine> {
   return url?.startsWith("file:") ? (import(url) as Promise<Engine>).catch(byName) : byName();
 }
 
-/** Compiles an expression, or says (in RE2's words) why it is not one. */
-type Compile = (source: string) => RE2JS | { error: string; hint?: string };
+/** Compiles an expression on RE2, or says in its words why it is not one. */
+type Compile = (source: string) => Compiled;
 
 // What RE2 leaves out on purpose, and JavaScript users reach for: lookaround, backreferences,
 // possessive repeats.
@@ -220,8 +226,6 @@ const NOT_IN_RE2 = new Set([
   "invalid nested repetition operator",
 ]);
 
-const MAX_MATCHERS = 256;
-const matchers = new Map<string, { test(tool: string): boolean } | null>();
 let engine: Promise<Compile> | undefined;
 
 function loadEngine(): Promise<Compile> {

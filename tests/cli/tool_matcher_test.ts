@@ -1,6 +1,7 @@
 /**
  * `tools` matchers seen from the command line: the expression is searched for in the tool name,
- * and no expression can make `tool pre` hang (RE2 runs in time linear in the name).
+ * and no expression can make `tool pre` hang (both our matcher and RE2, for the syntax ours does
+ * not take, run in time linear in the name).
  */
 
 import assert from "node:assert/strict";
@@ -70,4 +71,26 @@ Deno.test("tyhooks tool pre asks a hook whose tools expression is found inside t
     ["run_bash", "block"],
     ["read_file", "allow"],
   ]);
+});
+
+Deno.test("tyhooks tool pre asks a hook whose tools expression is beyond the common subset as RE2 would", async () => {
+  // Case folding and word boundaries are RE2's alone.
+  const plugins = await guardedBy("(?i)^bash$|\\bsh\\b");
+  const home = await tempDir();
+  const env = { HOME: home, XDG_CACHE_HOME: join(home, "cache") };
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  for (const round of ["cold", "warm"]) {
+    const verdicts = [];
+    for (const tool of ["BASH", "run_bash", "sh", "ssh"]) {
+      const r = await pre(plugins, tool, env);
+      assert.doesNotMatch(r.stderr, /Ignored/, `${round} ${tool}`);
+      verdicts.push([tool, r.verdict?.action]);
+    }
+    assert.deepEqual(verdicts, [
+      ["BASH", "block"],
+      ["run_bash", "allow"],
+      ["sh", "block"],
+      ["ssh", "allow"],
+    ], round);
+  }
 });

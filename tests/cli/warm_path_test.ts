@@ -13,8 +13,9 @@ import { cli, MAIN, makeTree, PERMISSION_FLAGS, tempDir, V8_FLAGS } from "../_cl
 
 /** Modules that must never load on a warm call: each costs milliseconds of every start. */
 const COSTLY = [
-  // zod, yaml: only when something is odd; re2js: only for a matcher beyond plain names. Deno's
-  // npm cache is where they load from here (file: URLs, which `own` below would count too).
+  // zod, yaml: only when something is odd; re2js: only for a matcher beyond RE2's common
+  // subset. Deno's npm cache is where they load from here (file: URLs, which `own` below would
+  // count too).
   /^npm:|node_modules|\/zod@|\/yaml@|\/registry\.npmjs\.org\//,
   /^ext:deno_node\/fs\.ts$/, // node:fs: ~68 Node modules (process, streams, net)
   /^ext:deno_node\/util\.ts$/, // node:util: ~40 (parseArgs; lib/cli/args.ts reads plain lines)
@@ -56,12 +57,19 @@ const CALLS: [string, string[], Record<string, string>, number][] = [
     "g/plugin.yaml": "name: g\nhooks:\n  pre_tool_call: guard.sh\n",
     "g/guard.sh": '#!/bin/sh\necho \'{"action":"allow"}\'\n',
   }, 24],
-  // A matcher of plain names, as most are, is run without loading the RE2 engine (npm:re2js).
+  // A matcher of plain names, as most are, runs on our own matcher (one module more), without
+  // loading the RE2 engine (npm:re2js)...
   ["tool pre matching names", ["tool", "pre", "--tool", "bash"], {
     "g/plugin.yaml": "name: g\nhooks:\n  pre_tool_call: guard.sh\n" +
       'tyhooks:\n  pre_tool_call: {tools: "^(bash|write_file)$"}\n',
     "g/guard.sh": '#!/bin/sh\necho \'{"action":"allow"}\'\n',
-  }, 24],
+  }, 25],
+  // ...and so does any in RE2's common subset (repeats, classes, anchors), however it nests.
+  ["tool pre with a nested-repeat matcher", ["tool", "pre", "--tool", "B".repeat(40)], {
+    "g/plugin.yaml": "name: g\nhooks:\n  pre_tool_call: guard.sh\n" +
+      'tyhooks:\n  pre_tool_call: {tools: "^(B+)+$|^mcp__\\\\w+__(read|write)_[a-z]{2,8}$"}\n',
+    "g/guard.sh": '#!/bin/sh\necho \'{"action":"allow"}\'\n',
+  }, 25],
 ];
 
 for (const [name, args, files, atMost] of CALLS) {

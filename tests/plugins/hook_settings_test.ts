@@ -173,6 +173,29 @@ Deno.test("a nested repeat such as ^(B+)+$ answers at once, whatever the tool na
   assert.ok(performance.now() - started < 10_000);
 });
 
+Deno.test("loadPlugins() keeps a tools expression beyond the common subset, and RE2 runs it", async () => {
+  await withTree({
+    ...GUARD,
+    "g/plugin.yaml": [
+      "name: g",
+      "hooks: {pre_tool_call: guard.sh}",
+      "tyhooks:",
+      "  pre_tool_call: {tools: '(?i)^bash$|\\bsh\\b'}",
+      "",
+    ].join("\n"),
+  }, async (root) => {
+    const index = await loadPlugins(root);
+    assert.deepEqual(index.warnings, []);
+    const settings = hookSettings(index.plugins[0], "pre_tool_call");
+    assert.deepEqual(settings, { tools: "(?i)^bash$|\\bsh\\b" });
+    const names = ["BASH", "Bash", "run_bash", "sh", "run sh", "ssh"];
+    assert.deepEqual(
+      await Promise.all(names.map((name) => toolMatches(settings, name))),
+      [true, true, false, true, true, false],
+    );
+  });
+});
+
 Deno.test("loadPlugins() warns about a tools expression RE2 does not take, and the hook is asked about every tool", async () => {
   await withTree({
     ...GUARD,
