@@ -21,7 +21,7 @@ import * as facts from "./wire/host_facts.ts";
 import * as services from "./wire/services.ts";
 import * as bodies from "./wire/bodies.ts";
 
-export { InputError, ManifestError, NotFoundError, RunError } from "./errors.ts";
+export { HostsFileError, InputError, NotFoundError, RunError } from "./errors.ts";
 export {
   createLogger,
   type LogFields,
