@@ -265,13 +265,10 @@ true satisfies Same<Infer<typeof placementAnswer>, PlacementAnswer>;
 /** A `task.placement` handler's answer: strings, missing or null = empty, keys in any case. */
 export const PlacementAnswerSchema: Schema<PlacementAnswer> = placementAnswer;
 
+const host = object({ name: trimmed, target: trimmed, workdir: trimmed, detail: trimmed }, {
+  go: true,
+});
+
 /** A `task.hosts` handler's answer, each field trimmed (a null entry reads as an empty one). */
-export const HostsAnswerSchema = object({
-  hosts: orDefault(
-    array(object({ name: trimmed, target: trimmed, workdir: trimmed, detail: trimmed }, {
-      go: true,
-    })),
-    [],
-  ),
-}, { go: true });
+export const HostsAnswerSchema = object({ hosts: orDefault(array(host), []) }, { go: true });
 true satisfies Same<Infer<typeof HostsAnswerSchema>, HostsList>;

@@ -60,6 +60,7 @@ export interface Task {
   /** When the task was last updated, as the host wrote it. */
   updated_at: string;
 }
+
 // Missing or null reads as empty, as Go's encoding/json (ty) leaves the zero value for a null.
 const text = orDefault(string(), "", { orNull: true });
 const integer = orDefault(number({ integer: true }), 0, { orNull: true });
