@@ -78,30 +78,27 @@ export class NotFoundError extends Error {
 }
 
 /**
- * A `plugin.yaml` (or another file read by tyhooks) that cannot be used, with where.
+ * A hosts file (`pick-host --hosts`, `hosts sync`) with a line that cannot be used.
  *
  * @example
  * ```ts
- * import { ManifestError } from "./errors.ts";
- * const err = new ManifestError("/p/x/plugin.yaml", '"hooks" must be a map', { line: 3, column: 7 });
- * console.assert(err.line === 3);
+ * import { HostsFileError } from "./errors.ts";
+ * const err = new HostsFileError("/etc/hosts.txt", 'Invalid line in hosts file "/etc/hosts.txt:3"', 3);
+ * console.assert(err.line === 3 && err.path === "/etc/hosts.txt");
  * ```
  */
-export class ManifestError extends Error {
-  /** Always `"ManifestError"`. */
-  override name = "ManifestError";
+export class HostsFileError extends Error {
+  /** Always `"HostsFileError"`. */
+  override name = "HostsFileError";
   /** The file. */
   readonly path: string;
-  /** 1-based line, or null when unknown. */
-  readonly line: number | null;
-  /** 1-based column, or null when unknown. */
-  readonly column: number | null;
-  /** `message` says what is wrong with the file at `path`; `where` is its line and column. */
-  constructor(path: string, message: string, where: { line?: number; column?: number } = {}) {
+  /** The 1-based line. */
+  readonly line: number;
+  /** `message` says what is wrong with line `line` of the file at `path`. */
+  constructor(path: string, message: string, line: number) {
     super(message);
     this.path = path;
-    this.line = where.line ?? null;
-    this.column = where.column ?? null;
+    this.line = line;
   }
 }
 

@@ -12,16 +12,7 @@
  * @module
  */
 
-import type { Schema } from "./wire/schema.ts";
-import * as task from "./wire/task.ts";
-import * as manifest from "./plugins/manifest_schema.ts";
-import * as placement from "./wire/placement.ts";
-import * as tool from "./wire/tool.ts";
-import * as facts from "./wire/host_facts.ts";
-import * as services from "./wire/services.ts";
-import * as bodies from "./wire/bodies.ts";
-
-export { InputError, ManifestError, NotFoundError, RunError } from "./errors.ts";
+export { HostsFileError, InputError, NotFoundError, RunError } from "./errors.ts";
 export {
   createLogger,
   type LogFields,
@@ -30,9 +21,9 @@ export {
   type LogLevel,
 } from "./log.ts";
 export { hooksDir, pluginsDir } from "./dirs.ts";
-export { EMPTY_TASK, parseTask, type Task, validateTask } from "./task.ts";
+export { VERSION } from "./version.ts";
 
-// Plugins: loading, checking, listing, installing.
+// Plugins: loading, checking, installing.
 export type {
   HookSettings,
   LoadWarning,
@@ -48,19 +39,26 @@ export {
   validatePlugins,
   type ValidationResult,
 } from "./plugins/load.ts";
-export { type PluginJson, type PluginListJson, pluginListJson } from "./plugins/listing.ts";
-export { manifestJsonSchema } from "./plugins/manifest_schema.ts";
-export { type InstallOptions, installPlugin, type InstallResult } from "./plugins/install.ts";
-export { removePlugin, type RemoveResult } from "./plugins/install.ts";
+export {
+  type InstallOptions,
+  installPlugin,
+  type InstallResult,
+  removePlugin,
+  type RemoveResult,
+} from "./plugins/install.ts";
 
 // Running hooks: the one runner, events, actions and the consulted calls.
-export { type RunMode, type RunOptions, runScript } from "./process/run_script.ts";
-export type { RunRecord, RunResult } from "./process/run_script.ts";
+export {
+  type RunMode,
+  type RunOptions,
+  type RunRecord,
+  type RunResult,
+  runScript,
+} from "./process/run_script.ts";
 export {
   Runner,
   type RunnerOptions,
   type StatusChangeResult,
-  statusEvent,
   type Timeouts,
 } from "./hooks/runner.ts";
 export type { Limit } from "./process/limit.ts";
@@ -71,14 +69,6 @@ export {
   type RouteOptions,
   type RouteResult,
 } from "./consult/route.ts";
-export type { HostCandidate, HostsList, Placement } from "./consult/placement.ts";
-export {
-  type FailurePolicy,
-  type PreToolOptions,
-  ToolHooks,
-  type ToolHooksOptions,
-  type ToolVerdict,
-} from "./consult/tool_hooks.ts";
 
 // Services and the daemon.
 export {
@@ -88,8 +78,6 @@ export {
   type StopOptions,
 } from "./services/service_set.ts";
 export { type Daemon, type DaemonOptions, startDaemon } from "./serve/server.ts";
-export type { ServiceSupervisor } from "./serve/endpoints.ts";
-export type { WatchDirOptions } from "./serve/index_holder.ts";
 export type { ListenAddress } from "./serve/listen.ts";
 
 // Agent hosts.
@@ -103,62 +91,60 @@ export {
   type Strategy,
 } from "./hosts/pick.ts";
 
-// Every format tyhooks reads or writes, as a documented interface and the zod schema tyhooks
-// validates it with, typed as a `Schema` of the interface so that no zod type is part of the
-// API. Importing the library loads zod; the CLI never imports this module.
-export type { SafeParse, Schema, SchemaIssue } from "./wire/schema.ts";
-export type {
-  Manifest,
-  ManifestAction,
-  ManifestHookSettings,
-  ManifestService,
+// Every format tyhooks reads or writes, as a documented interface and the schema tyhooks reads it
+// with, typed as a `Schema` of the interface (for the manifest, the zod schema that also
+// generates its JSON Schema, with `manifestJsonSchema`).
+export type { SafeParse, Schema, SchemaIssue } from "./wire/json.ts";
+export { SchemaError } from "./wire/json.ts";
+export {
+  EMPTY_TASK,
+  type EventBody,
+  parseTask,
+  type PlacementBody,
+  type StatusChangeBody,
+  type Task,
+  type TaskBody,
+  TaskSchema,
+} from "./wire/task.ts";
+export {
+  LibraryManifestSchema as ManifestSchema,
+  type Manifest,
+  type ManifestAction,
+  type ManifestHookSettings,
+  manifestJsonSchema,
+  type ManifestService,
 } from "./plugins/manifest_schema.ts";
-export type { PlacementAnswer, PlacementInfo, PlacementRequest } from "./wire/placement.ts";
-export type { PostToolCall, PreToolAnswer, ToolCall, ToolHookRequest } from "./wire/tool.ts";
-export type { HostFacts } from "./wire/host_facts.ts";
-export type {
-  LastExit,
-  ServiceEntry,
-  ServicesList,
-  ServicesStatus,
-  ServiceState,
-  ServiceStatus,
+export {
+  type HostCandidate,
+  type HostsList,
+  type Placement,
+  type PlacementAnswer,
+  PlacementAnswerSchema,
+  type PlacementInfo,
+  type PlacementRequest,
+  PlacementRequestSchema,
+} from "./consult/placement.ts";
+export {
+  type FailurePolicy,
+  type PostToolCall,
+  type PreToolAnswer,
+  PreToolAnswerSchema,
+  type PreToolOptions,
+  type ToolCall,
+  type ToolHookRequest,
+  ToolHookRequestSchema,
+  ToolHooks,
+  type ToolHooksOptions,
+  type ToolVerdict,
+} from "./consult/tool_hooks.ts";
+export { type HostFacts, HostFactsSchema } from "./wire/host_facts.ts";
+export {
+  type LastExit,
+  type ServiceEntry,
+  type ServicesList,
+  ServicesListSchema,
+  type ServicesStatus,
+  ServicesStatusSchema,
+  type ServiceState,
+  type ServiceStatus,
 } from "./wire/services.ts";
-export type { EventBody, PlacementBody, StatusChangeBody, TaskBody } from "./wire/bodies.ts";
-
-/** A task (`--task`, `--task-json`, the daemon's bodies): unknown fields dropped, missing ones empty. */
-export const TaskSchema: Schema<task.Task> = task.TaskSchema;
-/** A `plugin.yaml`, strict: an unknown key is an issue (`plugins validate`). */
-export const ManifestSchema: Schema<manifest.Manifest> = manifest.ManifestSchema;
-/** The request a `task.placement` handler reads on stdin. */
-export const PlacementRequestSchema: Schema<placement.PlacementRequest> =
-  placement.PlacementRequestSchema;
-/** A `task.placement` handler's answer: strings, trimmed, missing or null = empty; extra keys dropped. */
-export const PlacementAnswerSchema: Schema<placement.PlacementAnswer> =
-  placement.PlacementAnswerSchema;
-/** A tool call as a host describes it (`POST /v1/tool/pre`); parsing fills in the defaults. */
-export const ToolCallSchema: Schema<Required<tool.ToolCall>> = tool.ToolCallSchema;
-/** A finished tool call (`POST /v1/tool/post`); parsing fills in the defaults. */
-export const PostToolCallSchema: Schema<Required<tool.PostToolCall>> = tool.PostToolCallSchema;
-/** The request a `pre_tool_call` or `post_tool_call` hook reads on stdin. */
-export const ToolHookRequestSchema: Schema<tool.ToolHookRequest> = tool.ToolHookRequestSchema;
-/** A `pre_tool_call` hook's answer; the action is trimmed and lower-cased first. */
-export const PreToolAnswerSchema: Schema<tool.PreToolAnswer> = tool.PreToolAnswerSchema;
-/** What `tyhooks probe` prints and `pick-host` reads; unknown keys dropped (newer hosts add facts). */
-export const HostFactsSchema: Schema<facts.HostFacts> = facts.HostFactsSchema;
-/** The `services list --json` document. */
-export const ServicesListSchema: Schema<services.ServicesList> = services.ServicesListSchema;
-/** The `GET /v1/services` document. */
-export const ServicesStatusSchema: Schema<services.ServicesStatus> = services.ServicesStatusSchema;
-/** The body of `POST /v1/route` and `POST /v1/actions/{plugin}/{action}`. */
-export const TaskBodySchema: Schema<bodies.TaskBody> = bodies.TaskBodySchema;
-/** The body of `POST /v1/placement`. */
-export const PlacementBodySchema: Schema<bodies.PlacementBody> = bodies.PlacementBodySchema;
-/** The body of `POST /v1/events/{event}`. */
-export const EventBodySchema: Schema<bodies.EventBody> = bodies.EventBodySchema;
-/** The body of `POST /v1/status-change`: `status` is required. */
-export const StatusChangeBodySchema: Schema<bodies.StatusChangeBody> =
-  bodies.StatusChangeBodySchema;
-
-/** The tyhooks version; a test keeps it equal to `deno.json`'s. */
-export { VERSION } from "./version.ts";

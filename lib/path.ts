@@ -23,7 +23,7 @@ export function normalize(path: string): string {
   if (path === "") return ".";
   if (!NOT_NORMAL.test(path)) return path;
   const absolute = isAbsolute(path);
-  const folded = fold(path, absolute);
+  const folded = collapseDots(path, absolute);
   const trailing = path.endsWith("/");
   if (folded === "") return absolute ? "/" : trailing ? "./" : ".";
   return (absolute ? "/" : "") + folded + (trailing ? "/" : "");
@@ -49,7 +49,7 @@ export function resolve(...parts: string[]): string {
     path = path === "" ? part : `${part}/${path}`;
     absolute = isAbsolute(part);
   }
-  const folded = fold(path, absolute);
+  const folded = collapseDots(path, absolute);
   return absolute ? `/${folded}` : folded === "" ? "." : folded;
 }
 
@@ -96,7 +96,7 @@ function parts(absolute: string): string[] {
 }
 
 /** The parts of `path` with `.` and empty parts dropped and `..` applied, joined with `/`. */
-function fold(path: string, absolute: boolean): string {
+function collapseDots(path: string, absolute: boolean): string {
   const out: string[] = [];
   for (const part of path.split("/")) {
     if (part === "" || part === ".") continue;

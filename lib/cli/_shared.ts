@@ -8,7 +8,7 @@
 import { cacheDir, hooksDir, pluginsDir } from "../dirs.ts";
 import { join } from "../path.ts";
 import { type CommandContext, stringOption, UsageError } from "./commands.ts";
-import { EMPTY_TASK, parseTask, type Task } from "../task.ts";
+import { EMPTY_TASK, parseTask, type Task } from "../wire/task.ts";
 import type { PluginIndex } from "../plugins/types.ts";
 import { Runner, type RunnerOptions } from "../hooks/runner.ts";
 import { DETACHED_CHILD_FLAG } from "./dispatch.ts";
@@ -23,7 +23,7 @@ export async function readTaskOption(ctx: CommandContext): Promise<Task | undefi
   if (file !== undefined && inline !== undefined) {
     throw new UsageError('Flags "--task" and "--task-json" cannot be used together');
   }
-  if (inline !== undefined) return await parseTask(inline, "--task-json");
+  if (inline !== undefined) return parseTask(inline, "--task-json");
   if (file === undefined) return undefined;
   let text: string;
   try {
@@ -32,7 +32,7 @@ export async function readTaskOption(ctx: CommandContext): Promise<Task | undefi
     if (ctx.signal.aborted) throw error;
     throw new UsageError(`Cannot read --task "${file}": ${(error as Error).message}`);
   }
-  return await parseTask(text, file === "-" ? "--task - (stdin)" : `--task "${file}"`);
+  return parseTask(text, file === "-" ? "--task - (stdin)" : `--task "${file}"`);
 }
 
 /** Reads the task, or the empty task. */

@@ -23,7 +23,7 @@ import {
 } from "./_shared.ts";
 import { hooksDir } from "../dirs.ts";
 import { Runner, statusEvent } from "../hooks/runner.ts";
-import { EMPTY_TASK } from "../task.ts";
+import { EMPTY_TASK } from "../wire/task.ts";
 import { failureReason, type RunResult, toRecord } from "../process/run_script.ts";
 import { closest } from "../text.ts";
 

@@ -20,7 +20,7 @@ import { INPUT_CAPS, readBoundedBytes } from "../fs.ts";
 import { issueText } from "../wire/json.ts";
 import { clearableTimeout } from "../_timers.ts";
 import { DEFAULT_TIMEOUTS } from "../hooks/runner.ts";
-import type { PostToolCall } from "../wire/tool.ts";
+import type { PostToolCall } from "../consult/tool_hooks.ts";
 
 /** Flags describing the tool call. */
 const TOOL_CALL_OPTIONS: Record<string, OptionSpec> = {
@@ -176,7 +176,7 @@ function fromClaudeCode(value: unknown): ToolCallInput {
 
 /** tyhooks' own request: `{"tool","args","platform","user_id"}`, plus `result`, `error`. */
 async function fromRequest(value: unknown, command: string): Promise<ToolCallInput> {
-  const { PostToolCallSchema } = await import("../wire/tool.ts");
+  const { PostToolCallSchema } = await import("../consult/tool_hooks.ts");
   const parsed = PostToolCallSchema.safeParse(value);
   if (!parsed.success) {
     throw new UsageError(

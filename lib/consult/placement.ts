@@ -2,20 +2,35 @@
  * Where a task runs: `task.placement` ("on which host does this task run", the first named
  * target wins) and `task.hosts` ("where could it go", every handler's list merged). Handlers'
  * JSON answers are read as Go's `encoding/json` reads ty's structs: keys in any case, `null` as
- * empty, extra keys ignored. A well-formed placement answer is built directly; anything else goes
- * to the zod schema (`lib/wire/placement.ts`), which says precisely what is wrong; a test keeps
- * both readings equal.
+ * empty, extra keys ignored. Also the wire formats of both: each request and answer as an
+ * interface and its reader.
  *
  * @module
  */
 
-import { consult, type ConsultOptions, type ConsultRunner, pluginHandlers } from "./consult.ts";
+import {
+  type Answer,
+  consult,
+  type ConsultOptions,
+  type ConsultRunner,
+  pluginHandlers,
+} from "./consult.ts";
 import { failureReason, succeeded } from "../process/run_script.ts";
-import type { PlacementAnswer, PlacementInfo } from "../wire/placement.ts";
 import { excerpt } from "../text.ts";
-import { goFields, isRecord, parseJson } from "../wire/json.ts";
-
-export type { PlacementInfo };
+import {
+  array,
+  boolean,
+  type Infer,
+  number,
+  object,
+  oneOf,
+  optional,
+  orDefault,
+  parseAnswer,
+  type Same,
+  type Schema,
+  string,
+} from "../wire/json.ts";
 
 export const PLACEMENT_EVENT = "task.placement";
 
@@ -56,48 +71,45 @@ export async function resolvePlacement(
 ): Promise<Placement> {
   const handlers = pluginHandlers(runner, PLACEMENT_EVENT);
   if (handlers.length === 0) return { ...LOCAL_PLACEMENT };
-  const decided = await consult<PlacementMeaning>(runner, {
+  const decided = await consult<Reading<PlacementAnswer>>(runner, {
     event: PLACEMENT_EVENT,
     handlers,
     stdin: JSON.stringify(handlerRequest(PLACEMENT_EVENT, info)) + "\n",
     // As ty: the task is in the request, not the environment.
     env: { TASK_EVENT: PLACEMENT_EVENT },
-    async read(answer) {
-      if (!answer.ran) return { failure: answer.reason };
-      const { result } = answer;
-      if (!succeeded(result)) {
-        return { failure: failureReason(result, answer.timeoutMs), stderr: excerpt(result.stderr) };
-      }
-      // Silence is a deliberate "run locally" (ty: an empty target by another spelling).
-      if (result.stdout.trim() === "") return { answer: { target: "", workdir: "", reason: "" } };
-      const parsed = await readPlacementAnswer(result.stdout);
-      if (!parsed.ok) return { failure: parsed.error, stdout: excerpt(result.stdout) };
-      return { answer: parsed.answer };
-    },
-    settles: (meaning) => meaning.answer !== undefined && meaning.answer.target !== "",
+    // Silence is a deliberate "run locally" (ty: an empty target by another spelling).
+    read: (answer) => readAnswer(answer, PlacementAnswerSchema, LOCAL_PLACEMENT),
+    settles: (meaning) => "answer" in meaning && meaning.answer.target !== "",
   }, options);
   let local: Placement | undefined;
   for (const { handler, meaning } of decided) {
     const name = handler.plugin!.name;
-    if (meaning.answer === undefined) {
-      runner.log.log(
-        "error",
-        `Placement handler "${name}" failed: ${meaning.failure}; treated as local`,
-        { plugin: name, stderr: meaning.stderr, stdout: meaning.stdout },
-      );
+    if (!("answer" in meaning)) {
+      const { failure, stderr, stdout } = meaning;
+      const message = `Placement handler "${name}" failed: ${failure}; treated as local`;
+      runner.log.log("error", message, { plugin: name, stderr, stdout });
       continue;
     }
-    if (meaning.answer.target !== "") return { ...meaning.answer, handler: name };
-    local ??= { ...meaning.answer, handler: name };
+    const { target, workdir, reason } = meaning.answer;
+    if (target !== "") return { target, workdir, reason, handler: name };
+    local ??= { target, workdir, reason, handler: name };
   }
   return local ?? { ...LOCAL_PLACEMENT };
 }
 
-interface PlacementMeaning {
-  answer?: PlacementAnswer;
-  failure?: string;
-  stderr?: string;
-  stdout?: string;
+/** What a handler's run meant: its answer, or why it gave none, with what it printed. */
+type Reading<T> = { answer: T } | { failure: string; stderr?: string; stdout?: string };
+
+function readAnswer<T>(answer: Answer, schema: Schema<T>, silence: T): Reading<T> {
+  if (!answer.ran) return { failure: answer.reason };
+  const { result } = answer;
+  if (!succeeded(result)) {
+    return { failure: failureReason(result, answer.timeoutMs), stderr: excerpt(result.stderr) };
+  }
+  if (result.stdout.trim() === "") return { answer: silence };
+  const parsed = parseAnswer(schema, result.stdout);
+  if (parsed.ok) return { answer: parsed.answer };
+  return { failure: parsed.error, stdout: excerpt(result.stdout) };
 }
 
 // Only the fields SPEC lists: a handler must not learn the task body by accident.
@@ -118,59 +130,10 @@ function handlerRequest(
   };
 }
 
-const PLACEMENT_FIELDS = ["target", "workdir", "reason"] as const;
-
-/**
- * Parses a placement handler's stdout (known not to be blank), without loading zod when it is
- * well formed: the answer, or why it is not one (`malformed JSON: ...`, `wrong type: ...`).
- */
-export async function readPlacementAnswer(
-  stdout: string,
-): Promise<{ ok: true; answer: PlacementAnswer } | { ok: false; error: string }> {
-  const json = parseJson(stdout);
-  if (!json.ok) return json;
-  const value = json.value;
-  if (value === null) return { ok: true, answer: { target: "", workdir: "", reason: "" } };
-  if (isRecord(value)) {
-    const fields = goFields(value, PLACEMENT_FIELDS);
-    const answer = { target: "", workdir: "", reason: "" };
-    let wellFormed = true;
-    for (const field of PLACEMENT_FIELDS) {
-      const text = fields[field] ?? "";
-      // As ty: target and workdir trimmed, the reason shown as the handler wrote it.
-      if (typeof text === "string") answer[field] = field === "reason" ? text : text.trim();
-      else wellFormed = false;
-    }
-    if (wellFormed) return { ok: true, answer };
-  }
-  const { parsePlacementAnswer } = await import("../wire/placement.ts");
-  return parsePlacementAnswer(stdout);
-}
-
 // `task.hosts`: ty's second placement question, "where COULD this task go", asked while a person
 // picks a host. Every handler is asked and the lists are merged.
 
 export const HOSTS_EVENT = "task.hosts";
-
-/** One machine a task could be placed on (`hosts` prints a list of these). */
-export interface HostCandidate {
-  /** What a person reads; filled from `target` when the handler gave none. */
-  name: string;
-  /** The ssh destination a placement records; filled from `name` when the handler gave none. */
-  target: string;
-  /** The task's directory on that host (a leading `~` is left alone); may be empty. */
-  workdir: string;
-  /** A one-liner shown beside the name; may be empty. */
-  detail: string;
-}
-
-/** The `hosts` document: `{"hosts":[...]}`. */
-export interface HostsList {
-  /** The candidates, in plugin-name order. */
-  hosts: HostCandidate[];
-}
-
-const HOST_FIELDS = ["name", "target", "workdir", "detail"] as const;
 
 /**
  * Asks every plugin handling `task.hosts` (all started together, or one after another with
@@ -186,17 +149,12 @@ export async function listHosts(
 ): Promise<HostsList> {
   const handlers = pluginHandlers(runner, HOSTS_EVENT);
   if (handlers.length === 0) return { hosts: [] };
-  const decided = await consult<{ hosts: HostCandidate[] } | { failure: string }>(runner, {
+  const decided = await consult<Reading<HostsList>>(runner, {
     event: HOSTS_EVENT,
     handlers,
     stdin: JSON.stringify(handlerRequest(HOSTS_EVENT, info)) + "\n",
     env: { TASK_EVENT: HOSTS_EVENT },
-    read(answer) {
-      if (!answer.ran) return { failure: answer.reason };
-      const { result } = answer;
-      if (!succeeded(result)) return { failure: failureReason(result, answer.timeoutMs) };
-      return readHostsAnswer(result.stdout);
-    },
+    read: (answer) => readAnswer(answer, HostsAnswerSchema, { hosts: [] }),
     // Never decisive: every handler is asked, and the lists add up.
     settles: () => false,
   }, options);
@@ -204,48 +162,113 @@ export async function listHosts(
   const seen = new Set<string>();
   for (const { handler, meaning } of decided) {
     const name = handler.plugin!.name;
-    if ("failure" in meaning) {
-      const failure = `Hosts handler "${name}" failed: ${meaning.failure}; no hosts from it`;
-      runner.log.log("error", failure, { plugin: name });
+    if (!("answer" in meaning)) {
+      const { failure, stderr, stdout } = meaning;
+      const message = `Hosts handler "${name}" failed: ${failure}; no hosts from it`;
+      runner.log.log("error", message, { plugin: name, stderr, stdout });
       continue;
     }
-    for (const host of meaning.hosts) {
-      if (seen.has(host.target)) continue;
-      seen.add(host.target);
-      hosts.push(host);
+    for (const host of meaning.answer.hosts) {
+      // Each name or target fills the other; an entry with neither is dropped.
+      const target = host.target || host.name;
+      if (target === "" || seen.has(target)) continue;
+      seen.add(target);
+      hosts.push({ ...host, target, name: host.name || target });
     }
   }
   return { hosts };
 }
 
+// The wire formats: what a handler reads on stdin and what it answers.
+
 /**
- * Reads a hosts handler's stdout as ty does (Go's `encoding/json`: keys in any case, `null` as
- * empty): its candidates, cleaned, or why the answer is unusable. Empty stdout: no candidates.
+ * What a placement question is about, and what a handler reads as the request's `task`: a whole
+ * `Task` will do (only these fields are sent).
  */
-export function readHostsAnswer(stdout: string): { hosts: HostCandidate[] } | { failure: string } {
-  if (stdout.trim() === "") return { hosts: [] };
-  const json = parseJson(stdout);
-  if (!json.ok) return { failure: json.error };
-  if (json.value === null) return { hosts: [] };
-  if (!isRecord(json.value)) return { failure: `wrong type: answer: expected an object` };
-  const list = goFields(json.value, ["hosts"] as const).hosts ?? [];
-  if (!Array.isArray(list)) return { failure: `wrong type: "hosts": expected an array` };
-  const hosts: HostCandidate[] = [];
-  for (const [i, entry] of list.entries()) {
-    if (entry === null) continue; // Go decodes null into an empty entry, which is dropped.
-    if (!isRecord(entry)) return { failure: `wrong type: "hosts.${i}": expected an object` };
-    const fields = goFields(entry, HOST_FIELDS);
-    const host = { name: "", target: "", workdir: "", detail: "" };
-    for (const field of HOST_FIELDS) {
-      const text = fields[field] ?? "";
-      if (typeof text !== "string") {
-        return { failure: `wrong type: "hosts.${i}.${field}": expected a string` };
-      }
-      host[field] = text.trim();
-    }
-    host.target ||= host.name;
-    host.name ||= host.target;
-    if (host.target !== "") hosts.push(host);
-  }
-  return { hosts };
+export interface PlacementInfo {
+  /** The task's id. */
+  id: number;
+  /** The task's title. */
+  title: string;
+  /** The task's project. */
+  project: string;
+  /** The repository the task works on. */
+  repo_path: string;
+  /** The agent that runs it, e.g. `claude`. */
+  executor: string;
+  /** The task must run on a remote host (sent to handlers only when true). */
+  remote_required?: boolean;
 }
+
+/** The request a placement handler reads on stdin, as sent (`remote_required` only when true). */
+export interface PlacementRequest {
+  /** Always `task.placement`. */
+  event: "task.placement";
+  /** The task to place: only these fields, so that a handler never learns its body. */
+  task: PlacementInfo;
+}
+
+/**
+ * A placement handler's answer, read: every field a string, `""` when missing or null; target
+ * and workdir trimmed, reason as written.
+ */
+export interface PlacementAnswer {
+  /** The host to run on; `""` = run locally. */
+  target: string;
+  /** A path on the target host (a leading `~` is left alone); may be empty. */
+  workdir: string;
+  /** Why, in words a person can read, as written; may be empty. */
+  reason: string;
+}
+
+/** One machine a task could be placed on (`hosts` prints a list of these). */
+export interface HostCandidate {
+  /** What a person reads; filled from `target` when the handler gave none. */
+  name: string;
+  /** The ssh destination a placement records; filled from `name` when the handler gave none. */
+  target: string;
+  /** The task's directory on that host (a leading `~` is left alone); may be empty. */
+  workdir: string;
+  /** A one-liner shown beside the name; may be empty. */
+  detail: string;
+}
+
+/** A hosts handler's answer, and the `hosts` document: `{"hosts":[...]}`. */
+export interface HostsList {
+  /** The candidates, in plugin-name order. */
+  hosts: HostCandidate[];
+}
+
+const text = orDefault(string(), "");
+const trimmed = orDefault(string({ trim: true }), "");
+
+const placementRequest = object({
+  event: oneOf([PLACEMENT_EVENT]),
+  task: object({
+    id: orDefault(number({ integer: true, min: 0 }), 0),
+    title: text,
+    project: text,
+    repo_path: text,
+    executor: text,
+    remote_required: optional(boolean()),
+  }),
+});
+true satisfies Same<Infer<typeof placementRequest>, PlacementRequest>;
+
+/** The request a `task.placement` handler reads on stdin. */
+export const PlacementRequestSchema: Schema<PlacementRequest> = placementRequest;
+
+// As ty: target and workdir trimmed, the reason shown as the handler wrote it.
+const placementAnswer = object({ target: trimmed, workdir: trimmed, reason: text }, { go: true });
+true satisfies Same<Infer<typeof placementAnswer>, PlacementAnswer>;
+
+/** A `task.placement` handler's answer: strings, missing or null = empty, keys in any case. */
+export const PlacementAnswerSchema: Schema<PlacementAnswer> = placementAnswer;
+
+const host = object({ name: trimmed, target: trimmed, workdir: trimmed, detail: trimmed }, {
+  go: true,
+});
+
+/** A `task.hosts` handler's answer, each field trimmed (a null entry reads as an empty one). */
+export const HostsAnswerSchema = object({ hosts: orDefault(array(host), []) }, { go: true });
+true satisfies Same<Infer<typeof HostsAnswerSchema>, HostsList>;

@@ -9,7 +9,7 @@ import { normalize } from "../path.ts";
 import { excerpt } from "../text.ts";
 import { consult, type ConsultOptions, type ConsultRunner, pluginHandlers } from "./consult.ts";
 import { failureReason, succeeded } from "../process/run_script.ts";
-import { type Task, taskEnv } from "../task.ts";
+import { type Task, taskEnv } from "../wire/task.ts";
 
 export const ROUTE_EVENT = "task.route";
 

@@ -1,7 +1,8 @@
 /**
  * The tool-call guards: `pre_tool_call` hooks decide whether an agent's tool call may run,
  * `post_tool_call` hooks are told about it afterwards. Here too: what one pre hook's run means,
- * and the guards a failed load lost (a guard that could not be loaded fails closed).
+ * the guards a failed load lost (a guard that could not be loaded fails closed), and the wire
+ * formats of tool calls, each as an interface and its reader.
  *
  * @module
  */
@@ -22,9 +23,20 @@ import {
 } from "../process/run_script.ts";
 import { hookSettings, toolMatches } from "../plugins/hook_settings.ts";
 import type { LoadWarning, Plugin, PluginIndex } from "../plugins/types.ts";
-import type { PostToolCall, PreToolAnswer, ToolCall, ToolHookRequest } from "../wire/tool.ts";
 import { basename, dirname } from "../path.ts";
-import { isRecord, parseJson } from "../wire/json.ts";
+import {
+  type Infer,
+  isRecord,
+  object,
+  oneOf,
+  optional,
+  orDefault,
+  parseAnswer,
+  type Same,
+  type Schema,
+  string,
+  unknown,
+} from "../wire/json.ts";
 
 export const PRE_TOOL_EVENT = "pre_tool_call";
 export const POST_TOOL_EVENT = "post_tool_call";
@@ -254,7 +266,7 @@ export const BLOCK_EXIT_CODE = 2;
  * timeout, signal, another exit code, malformed JSON, unknown action) is a failure, worded with
  * the timeout it ran under.
  */
-export async function judgePreRun(result: RunResult, timeoutMs: number): Promise<PreOutcome> {
+export function judgePreRun(result: RunResult, timeoutMs: number): PreOutcome {
   if (result.error === null && !result.timed_out && result.exit_code === BLOCK_EXIT_CODE) {
     return { kind: "block", reason: result.stderr.trim() };
   }
@@ -262,33 +274,9 @@ export async function judgePreRun(result: RunResult, timeoutMs: number): Promise
     return { kind: "failure", reason: failureReason(result, timeoutMs) };
   }
   if (result.stdout.trim() === "") return { kind: "allow", reason: "" };
-  const parsed = await readPreAnswer(result.stdout);
+  const parsed = parseAnswer(PreToolAnswerSchema, result.stdout);
   if (!parsed.ok) return { kind: "failure", reason: parsed.error };
   return { kind: parsed.answer.action, reason: parsed.answer.reason };
-}
-
-/**
- * Parses a pre hook's stdout (known not to be blank) without loading zod: a well-formed answer
- * (`action` allow or block in any case and spacing, `reason` a string, null or missing) is built
- * directly; anything else goes to the zod schema for the precise error. A test keeps both
- * readings equal.
- */
-export async function readPreAnswer(
-  stdout: string,
-): Promise<{ ok: true; answer: PreToolAnswer } | { ok: false; error: string }> {
-  const json = parseJson(stdout);
-  if (!json.ok) return json;
-  const value = json.value;
-  if (isRecord(value)) {
-    const { action, reason } = value;
-    const verb = typeof action === "string" ? action.trim().toLowerCase() : undefined;
-    const text = reason ?? "";
-    if ((verb === "allow" || verb === "block") && typeof text === "string") {
-      return { ok: true, answer: { action: verb, reason: text.trim() } };
-    }
-  }
-  const { parsePreAnswer } = await import("../wire/tool.ts");
-  return parsePreAnswer(stdout);
 }
 
 // Guards fail closed on load failures too (SPEC, "Trust boundaries"): a hook that could not be
@@ -384,3 +372,100 @@ async function declares(
   if (!isRecord(hooks)) return "hooks not a map";
   return Object.hasOwn(hooks, event) ? "yes" : "no";
 }
+
+// The wire formats: the call a host asks about, what a hook reads on stdin, and what a
+// `pre_tool_call` hook answers.
+
+/**
+ * A tool call as a host describes it: every field but `tool` may be left out (`ToolCallSchema`
+ * fills in the defaults).
+ */
+export interface ToolCall {
+  /** The tool's name, e.g. `bash`; not empty. */
+  tool: string;
+  /** Its arguments, any JSON value; default `{}`. */
+  args?: unknown;
+  /** Where the call comes from, e.g. `cli`; default `""`. */
+  platform?: string;
+  /** Who made it; default `""`. */
+  user_id?: string;
+}
+/**
+ * A finished tool call: the call, its result and its error (`PostToolCallSchema` fills in the
+ * defaults).
+ */
+export interface PostToolCall extends ToolCall {
+  /** What the tool returned; default `""`. */
+  result?: string;
+  /** Why it failed; default `""`, no error. */
+  error?: string;
+}
+
+/** The request a tool hook reads on stdin. */
+export interface ToolHookRequest {
+  /** Which hook is asked: `pre_tool_call` may block the call, `post_tool_call` is told of it. */
+  hook: "pre_tool_call" | "post_tool_call";
+  /** The tool's name. */
+  tool: string;
+  /** Its arguments, any JSON value. */
+  args: unknown;
+  /** What the tool returned: sent to post hooks only. */
+  result?: string;
+  /** Why the tool failed: sent to post hooks only, and only when it did. */
+  error?: string;
+  /** Where the call comes from; may be empty. */
+  platform: string;
+  /** Who made it; may be empty. */
+  user_id: string;
+}
+
+/** A `pre_tool_call` hook's answer, as read. */
+export interface PreToolAnswer {
+  /** The verdict, trimmed and lower-cased from what the hook printed. */
+  action: "allow" | "block";
+  /** Why, trimmed; `""` when the hook gave no reason. */
+  reason: string;
+}
+
+const call = {
+  tool: string({ nonEmpty: true }),
+  args: orDefault(unknown(), {}),
+  platform: orDefault(string(), ""),
+  user_id: orDefault(string(), ""),
+};
+/** A tool call as a host describes it (`POST /v1/tool/pre`); reading fills in the defaults. */
+export const ToolCallSchema = object(call);
+true satisfies Same<Infer<typeof ToolCallSchema>, Required<ToolCall>>;
+
+/** A finished tool call (`POST /v1/tool/post`); reading fills in the defaults. */
+export const PostToolCallSchema = object({
+  ...call,
+  result: orDefault(string(), ""),
+  error: orDefault(string(), ""),
+});
+true satisfies Same<Infer<typeof PostToolCallSchema>, Required<PostToolCall>>;
+
+const toolHookRequest = object({
+  hook: oneOf([PRE_TOOL_EVENT, POST_TOOL_EVENT]),
+  tool: string(),
+  args: unknown(),
+  result: optional(string()),
+  error: optional(string()),
+  platform: string(),
+  user_id: string(),
+});
+true satisfies Same<Infer<typeof toolHookRequest>, ToolHookRequest>;
+
+/** The request a `pre_tool_call` or `post_tool_call` hook reads on stdin. */
+export const ToolHookRequestSchema: Schema<ToolHookRequest> = toolHookRequest;
+
+// The action is trimmed and lower-cased first: an answer meaning "Block" must never pass as a
+// failure that the `allow` policy would let through.
+const preToolAnswer = object({
+  action: oneOf(["allow", "block"], (action) => action.trim().toLowerCase()),
+  reason: orDefault(string({ trim: true }), "", { orNull: true }),
+});
+true satisfies Same<Infer<typeof preToolAnswer>, PreToolAnswer>;
+
+/** A `pre_tool_call` hook's answer; the action is trimmed and lower-cased first. */
+export const PreToolAnswerSchema: Schema<PreToolAnswer> = preToolAnswer;

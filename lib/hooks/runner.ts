@@ -11,7 +11,7 @@ import { excerpt } from "../text.ts";
 import type { Limit } from "../process/limit.ts";
 import type { Plugin, PluginIndex } from "../plugins/types.ts";
 import { type Logger, silentLogger } from "../log.ts";
-import { EMPTY_TASK, type Task, taskEnv } from "../task.ts";
+import { EMPTY_TASK, type Task, taskEnv } from "../wire/task.ts";
 import { NotFoundError } from "../errors.ts";
 import {
   DEFAULT_GRACE_MS,

@@ -11,7 +11,7 @@
  * @module
  */
 
-import { ManifestError, RunError } from "../errors.ts";
+import { HostsFileError, RunError } from "../errors.ts";
 import { foreignLink, type OpenedFile, readBounded, unsafeDirReason, unsafeMode } from "../fs.ts";
 import { dirname, resolve } from "../path.ts";
 import { sshCommand } from "./ssh.ts";
@@ -44,7 +44,7 @@ const SHAPE = "expected NAME [WORKDIR] [-- PROBE COMMAND]";
  * Parses a hosts file. Blank lines and lines starting with `#` are skipped; everything after a
  * ` -- ` word is the probe command, run with `sh -c`. Any other shape is an error naming `path`.
  *
- * @throws {ManifestError} Naming `FILE:LINE`, for a line of another shape, a name starting with
+ * @throws {HostsFileError} Naming `FILE:LINE`, for a line of another shape, a name starting with
  * `-` (ssh would read it as an option), a repeated name, or a NUL byte.
  * @throws {RunError} When a host uses the default probe and `$TYHOOKS_SSH` cannot be split.
  */
@@ -55,9 +55,11 @@ export function parseHostsFile(text: string, path: string): HostEntry[] {
   text.split("\n").forEach((raw, index) => {
     const line = index + 1;
     const fail = (detail: string): never => {
-      throw new ManifestError(path, `Invalid line in hosts file "${path}:${line}": ${detail}`, {
+      throw new HostsFileError(
+        path,
+        `Invalid line in hosts file "${path}:${line}": ${detail}`,
         line,
-      });
+      );
     };
     const content = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
     if (content.trim() === "" || content.trimStart().startsWith("#")) return;
@@ -94,7 +96,7 @@ export function parseHostsFile(text: string, path: string): HostEntry[] {
  * Reads and parses a hosts file. Requires `--allow-read`.
  *
  * @throws {RunError} When the file cannot be read.
- * @throws {ManifestError} For a bad line (see {@linkcode parseHostsFile}).
+ * @throws {HostsFileError} For a bad line (see {@linkcode parseHostsFile}).
  * @example
  * ```ts
  * import { readHostsFile } from "./hosts_file.ts";

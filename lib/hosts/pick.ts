@@ -7,11 +7,12 @@
  */
 
 import { createLimit } from "../process/limit.ts";
-import type { PlacementAnswer } from "../wire/placement.ts";
+import type { PlacementAnswer } from "../consult/placement.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import type { HostEntry } from "./hosts_file.ts";
 import { failureReason, type RunResult, runScript, succeeded } from "../process/run_script.ts";
-import type { HostFacts } from "../wire/host_facts.ts";
+import { type HostFacts, HostFactsSchema } from "../wire/host_facts.ts";
+import { issueText } from "../wire/json.ts";
 import { quoted } from "../text.ts";
 
 export const DEFAULT_PICK_TIMEOUT_MS = 3000;
@@ -181,7 +182,7 @@ export async function askHost(host: HostEntry, options: AskOptions): Promise<Hos
     reason = `printed more than ${PROBE_OUTPUT_CAP / 1024} KiB`;
   }
   if (reason !== null) return { ...outcome, facts: null, reason };
-  const checked = await check(result.stdout);
+  const checked = check(result.stdout);
   return typeof checked === "string"
     ? { ...outcome, facts: null, reason: checked }
     : { ...outcome, facts: checked, reason: null };
@@ -197,20 +198,16 @@ export function sshFailure(result: RunResult, timeoutMs: number): string {
   return result.error === null && last ? `${reason}: ${clip(last)}` : reason;
 }
 
-async function check(stdout: string): Promise<HostFacts | string> {
+function check(stdout: string): HostFacts | string {
   const text = stdout.trim();
   if (text === "") return "printed nothing";
   const value = decode(text);
   if (value === undefined) return `printed garbage: ${clip(quoted(text))}`;
-  const { HostFactsSchema } = await import("../wire/host_facts.ts");
   const parsed = HostFactsSchema.safeParse(value);
   if (parsed.success) return parsed.data;
   const [issue, ...more] = parsed.error.issues;
-  const field = issue.path.join(".") || "(answer)";
   const rest = more.length ? ` (and ${more.length} more)` : "";
-  // zod words a missing field as a type mismatch with undefined; say it plainly.
-  const what = issue.message.endsWith("received undefined") ? "missing" : issue.message;
-  return `wrong probe answer: "${field}": ${what}${rest}`;
+  return `wrong probe answer: ${issueText(issue)}${rest}`;
 }
 
 // The whole output, else its last line: a login shell's rc file may print before the answer.

@@ -9,7 +9,7 @@
  */
 
 import { z } from "zod";
-import type { Same } from "../wire/schema.ts";
+import type { Same, Schema } from "../wire/json.ts";
 import { ENV_ENTRY, RESTART_POLICIES, type RestartPolicy } from "./types.ts";
 
 /** The events ty and tyhooks send; `hooks` may name others (`fire` accepts any string). */
@@ -109,6 +109,12 @@ export const ManifestSchema = z.strictObject({
   title: "tyhooks plugin manifest (plugin.yaml)",
   description: "A ty plugin: a directory holding this file and executable scripts",
 }) satisfies z.ZodType<Manifest>;
+
+/**
+ * A `plugin.yaml`, strict: an unknown key is an issue (`plugins validate`). The library exports
+ * it as `ManifestSchema`, typed as its `Schema` so that its API names no zod type.
+ */
+export const LibraryManifestSchema: Schema<Manifest> = ManifestSchema;
 
 /** An action's fields, unknown keys ignored (the forgiving loader leaves them to the lint). */
 export const LooseActionSchema = z.object(ActionSchema.shape);

@@ -22,10 +22,15 @@ import type { IndexHolder, Snapshot } from "./index_holder.ts";
 import type { DaemonRunners } from "./server.ts";
 import { VERSION } from "../version.ts";
 import { errorResponse, HttpError, json, parseBody, parseSizedBody } from "./http.ts";
-import { EMPTY_TASK } from "../task.ts";
+import {
+  EMPTY_TASK,
+  EventBodySchema,
+  PlacementBodySchema,
+  StatusChangeBodySchema,
+  TaskBodySchema,
+} from "../wire/task.ts";
 import { NotFoundError } from "../errors.ts";
 import { type RunRecord, toRecord } from "../process/run_script.ts";
-import type { ToolCall } from "../wire/tool.ts";
 
 // A memoized dynamic import: `import()` of a loaded module still costs a module-map lookup and a
 // promise per call, measurable on a hot endpoint; this pays it once, and once loaded `value`
@@ -37,11 +42,7 @@ function lazy<T>(load: () => Promise<T>): { (): Promise<T>; value?: T } {
   return get;
 }
 
-const schemas = lazy(() => import("../wire/bodies.ts"));
-const toolcalls = lazy(async () => ({
-  ...(await import("../wire/tool.ts")),
-  ...(await import("../consult/tool_hooks.ts")),
-}));
+const toolcalls = lazy(() => import("../consult/tool_hooks.ts"));
 
 /** The services the daemon supervises (`--services`): a `ServiceSet`. */
 export interface ServiceSupervisor {
@@ -108,7 +109,7 @@ function services(call: Call): Promise<Response> {
 
 /** `POST /v1/route` `{"task"?}` -> the `route --json` document. */
 async function route(call: Call): Promise<Response> {
-  const body = await parseBody(call.request, (await schemas()).TaskBodySchema);
+  const body = await parseBody(call.request, TaskBodySchema);
   const decision = await call.snapshot.built.decide.route(body.task ?? EMPTY_TASK);
   return json(200, {
     plugin: decision.plugin,
@@ -120,7 +121,7 @@ async function route(call: Call): Promise<Response> {
 
 /** `POST /v1/placement` -> the `place` document; no target (run locally) is still 200. */
 async function placement(call: Call): Promise<Response> {
-  const body = await parseBody(call.request, (await schemas()).PlacementBodySchema);
+  const body = await parseBody(call.request, PlacementBodySchema);
   const answer = await call.snapshot.built.decide.resolvePlacement({
     ...(body.task ?? EMPTY_TASK),
     remote_required: body.remote_required,
@@ -135,7 +136,7 @@ async function placement(call: Call): Promise<Response> {
 
 /** `POST /v1/hosts` `{"task"?}` -> the `hosts` document, every handler's candidates merged. */
 async function hosts(call: Call): Promise<Response> {
-  const body = await parseBody(call.request, (await schemas()).TaskBodySchema);
+  const body = await parseBody(call.request, TaskBodySchema);
   const list = await call.snapshot.built.decide.listHosts(body.task ?? EMPTY_TASK);
   return json(200, { hosts: list.hosts });
 }
@@ -145,7 +146,7 @@ async function hosts(call: Call): Promise<Response> {
  * exit code; 404 for an unknown plugin or action.
  */
 async function runAction(call: Call): Promise<Response> {
-  const body = await parseBody(call.request, (await schemas()).TaskBodySchema);
+  const body = await parseBody(call.request, TaskBodySchema);
   const { plugin, action } = call.params;
   try {
     const result = await call.snapshot.built.act.runAction(plugin, action, body.task);
@@ -191,7 +192,7 @@ async function enqueue(call: Call, job: QueuedJob): Promise<Response> {
 
 /** `POST /v1/events/{event}` -> 202; with `?wait=1`, 200 and the `fire --json` document. */
 async function fireEvent(call: Call): Promise<Response> {
-  const { body, bytes } = await parseSizedBody(call.request, (await schemas()).EventBodySchema);
+  const { body, bytes } = await parseSizedBody(call.request, EventBodySchema);
   const event = call.params.event;
   const runner = call.snapshot.built.fire;
   return await enqueue(call, {
@@ -209,7 +210,7 @@ async function fireEvent(call: Call): Promise<Response> {
 async function statusChange(call: Call): Promise<Response> {
   const { body, bytes } = await parseSizedBody(
     call.request,
-    (await schemas()).StatusChangeBodySchema,
+    StatusChangeBodySchema,
   );
   const runner = call.snapshot.built.fire;
   return await enqueue(call, {
@@ -230,7 +231,7 @@ async function statusChange(call: Call): Promise<Response> {
 /** `POST /v1/tool/pre` -> `{"action","reason"}`; failing hooks block (the default policy). */
 async function toolPre(call: Call): Promise<Response> {
   const { ToolCallSchema, ToolHooks } = toolcalls.value ?? await toolcalls();
-  const body = await parseBody(call.request, ToolCallSchema, { read: readToolCall });
+  const body = await parseBody(call.request, ToolCallSchema);
   const verdict = await new ToolHooks(call.snapshot.built.decide).preToolCall(body);
   return json(200, { action: verdict.action, reason: verdict.reason });
 }
@@ -246,23 +247,6 @@ async function toolPost(call: Call): Promise<Response> {
     wait: false,
     run: () => hooks.postToolCall(body),
   });
-}
-
-/**
- * A well-formed tool call read as `ToolCallSchema` reads it (the same defaults), without zod:
- * undefined when anything is odd, for the schema to word the error. A test keeps the two equal.
- */
-export function readToolCall(value: Record<string, unknown>): Required<ToolCall> | undefined {
-  const { tool, args, platform, user_id } = value;
-  if (typeof tool !== "string" || tool === "") return undefined;
-  if (platform !== undefined && typeof platform !== "string") return undefined;
-  if (user_id !== undefined && typeof user_id !== "string") return undefined;
-  return {
-    tool,
-    args: args === undefined ? {} : args,
-    platform: platform ?? "",
-    user_id: user_id ?? "",
-  };
 }
 
 /** One endpoint. `:name` path segments are parameters. */

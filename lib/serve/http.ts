@@ -1,13 +1,14 @@
 /**
  * The daemon's HTTP layer below the endpoints: reading a request's JSON body (capped at 1 MiB,
- * 413 past it without reading the rest; decoded, 400 when malformed; validated against a zod
+ * 413 past it without reading the rest; decoded, 400 when malformed; read by its wire format's
  * schema, 400 naming the field), JSON responses, and the one error type: every failure a client
  * sees is `{"error": message}` with a status that says whose fault it was.
  *
  * @module
  */
 
-import type { z } from "zod";
+import type { Schema } from "../wire/json.ts";
+import { issueText } from "../wire/json.ts";
 import { concat } from "../process/output_cap.ts";
 import { onTimeout } from "../_timers.ts";
 
@@ -128,37 +129,23 @@ export async function readBody(
   return concat(chunks, total);
 }
 
-/** Options of {@linkcode parseBody}. */
-export interface ParseBodyOptions<T> {
-  /**
-   * Reads a well-formed body without zod (a hot endpoint's), giving what the schema would;
-   * undefined for anything odd, which the schema then reads for the precise error.
-   */
-  read?: (value: Record<string, unknown>) => T | undefined;
-}
-
 /**
- * Reads, decodes and validates a JSON body: 413 past 1 MiB; 400 for malformed JSON, a
- * non-object, or a bad field (named). An empty body counts as `{}`, so endpoints whose fields
- * are all optional can be called without one.
+ * Reads, decodes and validates a JSON body: 413 past 1 MiB; 400 for malformed JSON or a value
+ * `schema` refuses (a non-object, a bad field: named). An empty body counts as `{}`, so endpoints
+ * whose fields are all optional can be called without one.
  */
-export async function parseBody<S extends z.ZodType>(
-  request: Request,
-  schema: S,
-  options: ParseBodyOptions<z.output<S>> = {},
-): Promise<z.output<S>> {
-  return (await parseSizedBody(request, schema, options)).body;
+export async function parseBody<T>(request: Request, schema: Schema<T>): Promise<T> {
+  return (await parseSizedBody(request, schema)).body;
 }
 
 // JSON is UTF-8 (RFC 8259): bytes that are not must not turn into replacement characters.
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** {@linkcode parseBody}, also giving the body's size in bytes (what queued work holds). */
-export async function parseSizedBody<S extends z.ZodType>(
+export async function parseSizedBody<T>(
   request: Request,
-  schema: S,
-  options: ParseBodyOptions<z.output<S>> = {},
-): Promise<{ body: z.output<S>; bytes: number }> {
+  schema: Schema<T>,
+): Promise<{ body: T; bytes: number }> {
   const bytes = await readBody(request);
   let text: string;
   try {
@@ -174,14 +161,7 @@ export async function parseSizedBody<S extends z.ZodType>(
       throw new HttpError(400, `Malformed JSON in request body: ${(error as Error).message}`);
     }
   }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw new HttpError(400, "Invalid request body: expected a JSON object");
-  }
-  const read = options.read?.(value as Record<string, unknown>);
-  if (read !== undefined) return { body: read, bytes: bytes.length };
   const result = schema.safeParse(value);
   if (result.success) return { body: result.data, bytes: bytes.length };
-  const issue = result.error.issues[0];
-  const field = issue.path.map(String).join(".") || "(body)";
-  throw new HttpError(400, `Invalid request body: "${field}": ${issue.message}`);
+  throw new HttpError(400, `Invalid request body: ${issueText(result.error.issues[0])}`);
 }

@@ -117,7 +117,7 @@ class Worker {
   /** Requests written and not yet answered, oldest first. */
   readonly queue: Pending[] = [];
   /** Notifications not yet written. */
-  readonly told: Pending[] = [];
+  readonly unwritten: Pending[] = [];
   dead = false;
   /** Requests it answered in step and notifications it took: a process that did was healthy. */
   answered = 0;
@@ -166,7 +166,7 @@ class Worker {
       this.queue.push(pending);
       this.#outbox.push(withRequestId(line, pending.id));
     } else {
-      this.told.push(pending);
+      this.unwritten.push(pending);
       this.#outbox.push(line);
     }
     if (!this.#writing) void this.#flush();
@@ -179,11 +179,11 @@ class Worker {
       while (this.#outbox.length > 0) {
         const text = this.#outbox.length === 1 ? this.#outbox[0] : this.#outbox.join("");
         this.#outbox.length = 0;
-        // Kept in `told` while being written, where a stuck write's deadline is seen.
-        const count = this.told.length;
+        // Kept in `unwritten` while being written, where a stuck write's deadline is seen.
+        const count = this.unwritten.length;
         await this.#writer.write(encoder.encode(text));
         this.answered += count;
-        for (const pending of this.told.splice(0, count)) {
+        for (const pending of this.unwritten.splice(0, count)) {
           pending.settle({ kind: "answer", line: "", bytes: 0 });
         }
       }
@@ -191,7 +191,7 @@ class Worker {
       // The process is gone: its end is seen on stdout, and its requests fail or retry there;
       // notifications it never got go to the next one.
       this.#outbox.length = 0;
-      for (const pending of this.told.splice(0)) pending.settle({ kind: "retry" });
+      for (const pending of this.unwritten.splice(0)) pending.settle({ kind: "retry" });
     } finally {
       this.#writing = false;
     }
@@ -449,7 +449,7 @@ class HookPool {
         else if (i === 0) stuck = true;
         else pending.settle({ kind: "timeout" });
       });
-      for (const pending of worker.told) {
+      for (const pending of worker.unwritten) {
         if (pending.deadline > now) next = Math.min(next, pending.deadline);
         else {
           stuck = true;
@@ -482,11 +482,15 @@ class HookPool {
     const blanks = worker.blankLines > 0
       ? ` (it wrote ${worker.blankLines} blank line(s), which are not answers)`
       : "";
-    this.#options.log.log("warn", `Persistent hook ${WHY[why]}${blanks}: it is started again`, {
-      plugin: this.#plugin.name,
-      event: this.#event,
-      pid: worker.pid,
-    });
+    this.#options.log.log(
+      "warn",
+      `Persistent hook ${HOW_IT_ENDED[why]}${blanks}: it is started again`,
+      {
+        plugin: this.#plugin.name,
+        event: this.#event,
+        pid: worker.pid,
+      },
+    );
     if (why === "timeout") return head?.settle({ kind: "timeout" });
     if (why === "overflow") {
       return head?.settle({ kind: "overflow", bytes: this.#options.maxOutputBytes });
@@ -570,7 +574,7 @@ function isBlank(line: Uint8Array): boolean {
   return line.every((byte) => byte === 0x20 || byte === 0x09 || byte === 0x0d);
 }
 
-const WHY = {
+const HOW_IT_ENDED = {
   timeout: "timed out",
   eof: "ended",
   overflow: "answered an overlong line",

@@ -28,8 +28,9 @@ import {
 } from "./listen.ts";
 import { within } from "../_timers.ts";
 import { DEFAULT_MAX_PROCS, EventQueue, ProcLimit } from "./limits.ts";
-import { type HolderLoadOptions, IndexHolder, type WatchDirOptions } from "./index_holder.ts";
-import { type DaemonState, requestHandler, type ServiceSupervisor } from "./endpoints.ts";
+import { type HolderLoadOptions, IndexHolder } from "./index_holder.ts";
+import { type DaemonState, requestHandler } from "./endpoints.ts";
+import type { ServiceSet } from "../services/service_set.ts";
 import { PersistentHooks } from "./persistent.ts";
 
 /** Options of {@linkcode startDaemon}. */
@@ -59,10 +60,10 @@ export interface DaemonOptions {
    * is reloaded only when one of those changes, one that does not at any change.
    */
   load?: (dir: string, options: { observe(path: string): void }) => Promise<PluginIndex>;
-  /** Plugins dir watch settings, or false for none. */
-  watch?: WatchDirOptions | false;
-  /** Starts the service supervisor over the first index (`--services`). */
-  startServices?: (index: PluginIndex) => ServiceSupervisor | Promise<ServiceSupervisor>;
+  /** Reload when the plugins dir changes; default true (SIGHUP and `reload()` work either way). */
+  watch?: boolean;
+  /** Starts the services of the first index (`--services`), e.g. with `startServices`. */
+  startServices?: (index: PluginIndex) => ServiceSet | Promise<ServiceSet>;
   /** Services' SIGTERM-to-SIGKILL wait at stop; default 5 s. */
   stopTimeoutMs?: number;
 }
@@ -122,7 +123,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const holder = new IndexHolder(options.pluginsDir, {
     load: options.load ?? defaultLoad,
     log,
-    watch: options.watch,
+    watch: options.watch === false ? false : undefined,
     build: (index) =>
       buildRunners(index, {
         limit,

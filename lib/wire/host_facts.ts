@@ -1,36 +1,11 @@
 /**
- * The wire format of `tyhooks probe`: one JSON object of host facts. `pick-host` validates every
- * host's answer with this schema, so it is the single source of truth for both ends. Loaded
- * lazily: `tyhooks probe` itself never needs zod, only the side that reads answers does.
+ * The wire format of `tyhooks probe`: one JSON object of host facts. `pick-host` reads every
+ * host's answer with {@linkcode HostFactsSchema}, the single source of truth for both ends.
  *
  * @module
  */
 
-import { z } from "zod";
-import type { Same } from "./schema.ts";
-
-const bytes = z.number().int().nonnegative();
-
-/**
- * Zod schema of a probe answer, a {@linkcode HostFacts}. Unknown keys are stripped rather than refused, so a control host
- * keeps reading answers from agent hosts that run a newer tyhooks with more facts.
- */
-export const HostFactsSchema = z.object({
-  hostname: z.string(),
-  os: z.string(),
-  arch: z.string(),
-  // At least one: least-loaded divides the load by it.
-  cpus: z.number().int().positive(),
-  load_avg: z.tuple([z.number().nonnegative(), z.number().nonnegative(), z.number().nonnegative()]),
-  mem_total_bytes: bytes,
-  mem_available_bytes: bytes,
-  disk_free_bytes: bytes,
-  uptime_s: z.number().nonnegative(),
-  version: z.string(),
-}) satisfies z.ZodType<HostFacts>;
-
-// The schema validates, the interface documents: neither may gain a field the other lacks.
-true satisfies Same<z.output<typeof HostFactsSchema>, HostFacts>;
+import { type Infer, number, object, type Same, type Schema, string, tuple } from "./json.ts";
 
 /**
  * One host's facts, as `tyhooks probe` prints them (in this order) and `pick-host` reads them.
@@ -57,3 +32,27 @@ export interface HostFacts {
   /** The tyhooks version that answered. */
   version: string;
 }
+
+const bytes = number({ integer: true, min: 0 });
+const load = number({ min: 0 });
+
+const hostFacts = object({
+  hostname: string(),
+  os: string(),
+  arch: string(),
+  // At least one: least-loaded divides the load by it.
+  cpus: number({ integer: true, min: 1 }),
+  load_avg: tuple([load, load, load]),
+  mem_total_bytes: bytes,
+  mem_available_bytes: bytes,
+  disk_free_bytes: bytes,
+  uptime_s: number({ min: 0 }),
+  version: string(),
+});
+true satisfies Same<Infer<typeof hostFacts>, HostFacts>;
+
+/**
+ * What `tyhooks probe` prints and `pick-host` reads. Unknown keys are dropped rather than refused,
+ * so a control host keeps reading answers from agent hosts that run a newer tyhooks with more facts.
+ */
+export const HostFactsSchema: Schema<HostFacts> = hostFacts;

@@ -1,12 +1,59 @@
 /**
- * How tyhooks reads the JSON it is given (a script's answer, a task, a request body): one wording
- * for malformed JSON and for a wrong field, and Go's way of matching field names, since that is
- * how ty reads the same answers.
+ * How tyhooks reads the JSON it is given (a task, a script's answer, a request body), and the
+ * readers every wire format is declared with. A format's reader is its only validator: it builds
+ * the value and words what is wrong (`"task.id": expected an integer, got "3"`), so the warm path
+ * and the error path cannot disagree, and it is the `Schema` the library exports. Objects may be
+ * read as Go's `encoding/json` reads ty's structs, since ty reads the same answers.
+ *
+ * And the compile-time proof that a reader and the interface documenting it agree: each format
+ * states `true satisfies Same<Infer<typeof reader>, X>;`, so a field added to one of the two and
+ * not the other fails `deno check` (a statement, as `noUnusedLocals` rejects an unused alias).
  *
  * @module
  */
 
-import type { Schema, SchemaIssue } from "./schema.ts";
+import { quoted } from "../text.ts";
+
+/** One thing wrong with a value. */
+export interface SchemaIssue {
+  /** Where, from the top: object keys and array indexes; empty for the value itself. */
+  readonly path: readonly PropertyKey[];
+  /** What is wrong, in words, e.g. `expected an integer, got "3"`. */
+  readonly message: string;
+}
+
+/** What {@linkcode Schema.safeParse} returns: the value, or everything wrong with it. */
+export type SafeParse<T> =
+  | { success: true; data: T }
+  | { success: false; error: { issues: readonly SchemaIssue[] } };
+
+/**
+ * A schema of the library: reads a decoded JSON (or YAML) value as a `T`. Every format's is its
+ * reader; the manifest's is the zod schema that also generates its JSON Schema.
+ */
+export interface Schema<T> {
+  /**
+   * Reads `value`: the result has the schema's defaults filled in and, unless the schema is
+   * strict, unknown keys dropped.
+   *
+   * @throws {Error} What is wrong, with its `issues` (a `SchemaError`; zod's for the manifest).
+   */
+  parse(value: unknown): T;
+  /** Reads `value` without throwing: the result says whether it passed. */
+  safeParse(value: unknown): SafeParse<T>;
+}
+
+/**
+ * `true` when a reader's type and its interface are the same type: stricter than assignability
+ * both ways (an optional field is not a required one, `readonly` counts, `any` equals only
+ * `any`). Otherwise an object naming the fields only one side has, for `deno check`'s error (both
+ * `never`: a field they share differs in type or optionality).
+ */
+export type Same<Reader, Interface> = (<T>() => T extends Reader ? 1 : 2) extends
+  (<T>() => T extends Interface ? 1 : 2) ? true : {
+  only_in_reader: Exclude<keyof Reader, keyof Interface>;
+  only_in_interface: Exclude<keyof Interface, keyof Reader>;
+};
 
 /** Parses `text` as JSON: the value, or `malformed JSON: <why>`. */
 export function parseJson(
@@ -19,72 +66,269 @@ export function parseJson(
   }
 }
 
-/** Folds one character as Go's case-insensitive field match does, for the letters of our fields. */
-function foldChar(c: string): string {
-  if (c === "\u017f") return "s";
-  if (c === "\u212a") return "k";
-  return c.toLowerCase();
-}
-
-function fold(key: string): string {
-  let out = "";
-  for (const c of key) out += foldChar(c);
-  return out;
-}
-
-/**
- * The values of `fields` (lower case) in `object`, matched as Go's `encoding/json` matches struct
- * fields, since that is how ty reads handler answers: a key matches a field exactly or, failing
- * that, case-insensitively with Unicode simple folding (`ſ` is an `s`, the Kelvin sign a `k`); the
- * last matching key wins; a `null` leaves the field absent. Other keys are ignored.
- */
-export function goFields<F extends string>(
-  object: Record<string, unknown>,
-  fields: readonly F[],
-): Partial<Record<F, unknown>> {
-  const out: Partial<Record<F, unknown>> = {};
-  for (const [key, value] of Object.entries(object)) {
-    if (value === null) continue;
-    const exact = fields.find((f) => f === key);
-    const field = exact ?? fields.find((f) => f === fold(key));
-    if (field !== undefined) out[field] = value;
-  }
-  return out;
-}
-
 /** True for a JSON object or YAML map (not an array, not null). */
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
-/**
- * A rejected value's first problem as every reader words it: `"path.to.field": message`, or
- * `whole` and the message when the value itself is wrong.
- */
-export function issueText(
-  issue: { readonly path: readonly PropertyKey[]; readonly message: string },
-  whole: string,
-): string {
+/** An issue as every reader words it: `"path.to.field": message`, or `whole: message`. */
+export function issueText(issue: SchemaIssue, whole?: string): string {
   const path = issue.path.map(String).join(".");
-  return `${path === "" ? whole : `"${path}"`}: ${issue.message}`;
+  if (path !== "") return `"${path}": ${issue.message}`;
+  return whole === undefined ? issue.message : `${whole}: ${issue.message}`;
 }
 
 /**
  * Reads a handler's stdout (known not to be blank) as a `T`: the answer, or why it is not one
- * (`malformed JSON: ...`, `wrong type: "field": ...`, or what `explain` says of the first issue).
+ * (`malformed JSON: ...`, `wrong answer: "field": ...`).
  */
 export function parseAnswer<T>(
   schema: Schema<T>,
   stdout: string,
-  explain: (issue: SchemaIssue, value: unknown) => string | undefined = () => undefined,
 ): { ok: true; answer: T } | { ok: false; error: string } {
   const json = parseJson(stdout);
   if (!json.ok) return json;
   const result = schema.safeParse(json.value);
   if (result.success) return { ok: true, answer: result.data };
-  const issue = result.error.issues[0];
-  return {
-    ok: false,
-    error: explain(issue, json.value) ?? `wrong type: ${issueText(issue, "answer")}`,
+  return { ok: false, error: `wrong answer: ${issueText(result.error.issues[0])}` };
+}
+
+/**
+ * A value that does not have the shape a schema asks for, thrown by `parse` (`safeParse` returns
+ * the same issues). The message words the first issue.
+ *
+ * @example
+ * ```ts
+ * import { SchemaError } from "./json.ts";
+ * const err = new SchemaError([{ path: ["id"], message: 'expected an integer, got "3"' }]);
+ * console.assert(err.message === '"id": expected an integer, got "3"');
+ * ```
+ */
+export class SchemaError extends Error {
+  /** Always `"SchemaError"`. */
+  override name = "SchemaError";
+  /** Everything wrong with the value, at least one issue. */
+  readonly issues: readonly SchemaIssue[];
+  /** `issues` as the schema found them. */
+  constructor(issues: readonly SchemaIssue[]) {
+    super(issueText(issues[0]));
+    this.issues = issues;
+  }
+}
+
+// The readers. Each reads a value at a path and pushes what is wrong onto a list, so one pass
+// builds the value and finds every problem (a probe answer names them all); once it has pushed
+// an issue, what it returns is meaningless.
+
+type Path = readonly PropertyKey[];
+
+/** A wire format's reader: its `Schema`, and the piece larger readers are built of. */
+export interface Reader<T> extends Schema<T> {
+  /** Reads `value`, found at `path`, pushing what is wrong onto `issues`. */
+  read(value: unknown, path: Path, issues: SchemaIssue[]): T;
+}
+
+/** What a reader gives. */
+export type Infer<R> = R extends Reader<infer T> ? T : never;
+
+function reader<T>(read: Reader<T>["read"]): Reader<T> {
+  const safeParse = (value: unknown): SafeParse<T> => {
+    const issues: SchemaIssue[] = [];
+    const data = read(value, [], issues);
+    return issues.length === 0 ? { success: true, data } : { success: false, error: { issues } };
   };
+  const parse = (value: unknown): T => {
+    const result = safeParse(value);
+    if (!result.success) throw new SchemaError(result.error.issues);
+    return result.data;
+  };
+  return { read, safeParse, parse };
+}
+
+// Numbers and short texts as written, anything else by its kind.
+function expected(what: string, value: unknown, path: Path, issues: SchemaIssue[]): void {
+  const got = typeof value === "string"
+    ? quoted(value.length > 60 ? `${value.slice(0, 59)}…` : value)
+    : typeof value === "number" || typeof value === "boolean" || value === null
+    ? String(value)
+    : Array.isArray(value)
+    ? `an array of ${value.length}`
+    : `an ${typeof value}`;
+  issues.push({ path, message: value === undefined ? "missing" : `expected ${what}, got ${got}` });
+}
+
+/** A string; `trim` trims it, `nonEmpty` refuses `""`. */
+export function string(options: { trim?: boolean; nonEmpty?: boolean } = {}): Reader<string> {
+  const what = options.nonEmpty ? "a non-empty string" : "a string";
+  return reader((value, path, issues) => {
+    if (typeof value === "string" && !(options.nonEmpty && value === "")) {
+      return options.trim ? value.trim() : value;
+    }
+    expected(what, value, path, issues);
+    return "";
+  });
+}
+
+/** A number of at least `min`; with `integer`, a safe integer. */
+export function number(options: { integer?: boolean; min?: number } = {}): Reader<number> {
+  const { integer, min } = options;
+  const what = (integer ? "an integer" : "a number") +
+    (min === undefined ? "" : ` of at least ${min}`);
+  return reader((value, path, issues) => {
+    if (
+      typeof value === "number" && (integer ? Number.isSafeInteger(value) : isFinite(value)) &&
+      (min === undefined || value >= min)
+    ) return value;
+    expected(what, value, path, issues);
+    return 0;
+  });
+}
+
+/** `true` or `false`. */
+export function boolean(): Reader<boolean> {
+  return reader((value, path, issues) => {
+    if (typeof value === "boolean") return value;
+    expected("a boolean", value, path, issues);
+    return false;
+  });
+}
+
+/** One of `values`, after `normalize` (trimming, say) when given. */
+export function oneOf<const V extends readonly string[]>(
+  values: V,
+  normalize: (text: string) => string = (text) => text,
+): Reader<V[number]> {
+  const list = values.map((v) => `"${v}"`);
+  const what = list.length === 1 ? list[0] : `${list.slice(0, -1).join(", ")} or ${list.at(-1)}`;
+  return reader((value, path, issues) => {
+    const text = typeof value === "string" ? normalize(value) : "";
+    if (!values.includes(text)) expected(what, value, path, issues);
+    return text;
+  });
+}
+
+/** Any value, kept as it is. */
+export function unknown(): Reader<unknown> {
+  return reader((value) => value);
+}
+
+/** A JSON object of any keys and values, kept as it is. */
+export function record(): Reader<Record<string, unknown>> {
+  return reader((value, path, issues) => {
+    if (isRecord(value)) return value;
+    expected("an object", value, path, issues);
+    return {};
+  });
+}
+
+/** An array of `item`s. */
+export function array<T>(item: Reader<T>): Reader<T[]> {
+  return reader((value, path, issues) => {
+    if (Array.isArray(value)) return value.map((v, i) => item.read(v, [...path, i], issues));
+    expected("an array", value, path, issues);
+    return [];
+  });
+}
+
+/** An array of exactly these items. */
+export function tuple<const T extends readonly unknown[]>(
+  items: { [K in keyof T]: Reader<T[K]> },
+): Reader<{ -readonly [K in keyof T]: T[K] }> {
+  return reader((value, path, issues) => {
+    const fits = Array.isArray(value) && value.length === items.length;
+    if (!fits) expected(`an array of ${items.length}`, value, path, issues);
+    const read = fits ? items.map((item, i) => item.read(value[i], [...path, i], issues)) : [];
+    return read as { -readonly [K in keyof T]: T[K] };
+  });
+}
+
+/** `inner`, or null. */
+export function nullable<T>(inner: Reader<T>): Reader<T | null> {
+  return reader((value, path, issues) => value === null ? null : inner.read(value, path, issues));
+}
+
+/**
+ * `inner`, or `fallback` when the value is left out; with `orNull`, when it is null too (Go's
+ * `encoding/json` leaves a field's zero value for a null).
+ */
+export function orDefault<T>(
+  inner: Reader<T>,
+  fallback: NoInfer<T>,
+  options: { orNull?: boolean } = {},
+): Reader<T> {
+  return reader((value, path, issues) =>
+    value === undefined || (options.orNull && value === null)
+      ? fallback
+      : inner.read(value, path, issues)
+  );
+}
+
+/** A field that may be left out. */
+interface Optional<T> extends Reader<T | undefined> {
+  readonly optional: true;
+}
+
+/** `inner`, or nothing: an object leaves the key out when the value is left out. */
+export function optional<T>(inner: Reader<T>): Optional<T> {
+  return { ...orDefault<T | undefined>(inner, undefined), optional: true };
+}
+
+type Shape = Record<string, Reader<unknown>>;
+type OptionalKeys<S> = { [K in keyof S]: S[K] extends { optional: true } ? K : never }[keyof S];
+type Flat<T> = { [K in keyof T]: T[K] };
+type ObjectOf<S extends Shape> = Flat<
+  & { [K in Exclude<keyof S, OptionalKeys<S>>]: Infer<S[K]> }
+  & { [K in OptionalKeys<S>]?: Exclude<Infer<S[K]>, undefined> }
+>;
+
+/** Options of {@linkcode object}. */
+export interface ObjectOptions {
+  /** A key the shape does not name is an issue; by default it is dropped. */
+  strict?: boolean;
+  /**
+   * Keys are matched as Go's `encoding/json` matches struct fields: exactly, or else in any case
+   * with simple folding (`ſ` is an `s`, the Kelvin sign a `k`), the last match winning, a `null`
+   * leaving the field out; a `null` object reads as `{}`.
+   */
+  go?: boolean;
+}
+
+/** An object of the fields of `shape`, each read by its reader. */
+export function object<S extends Shape>(
+  shape: S,
+  options: ObjectOptions = {},
+): Reader<ObjectOf<S>> {
+  const keys = Object.keys(shape);
+  return reader((value, path, issues) => {
+    if (options.go && value === null) value = {};
+    if (!isRecord(value)) {
+      expected("an object", value, path, issues);
+      return {} as ObjectOf<S>;
+    }
+    const fields = options.go ? goFields(value, keys) : value;
+    const out: Record<string, unknown> = {};
+    for (const key of keys) {
+      const read = shape[key].read(fields[key], [...path, key], issues);
+      if (read !== undefined) out[key] = read;
+    }
+    for (const key of options.strict ? Object.keys(value) : []) {
+      if (!Object.hasOwn(shape, key)) issues.push({ path, message: `unknown key ${quoted(key)}` });
+    }
+    return out as ObjectOf<S>;
+  });
+}
+
+function goFields(object: Record<string, unknown>, fields: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(object)) {
+    if (value === null) continue;
+    let field = fields.find((f) => f === key);
+    if (field === undefined) {
+      let folded = "";
+      for (const c of key) folded += c === "\u017f" ? "s" : c === "\u212a" ? "k" : c.toLowerCase();
+      field = fields.find((f) => f === folded);
+    }
+    if (field !== undefined) out[field] = value;
+  }
+  return out;
 }

@@ -1,13 +1,22 @@
 /**
  * Wire formats of services: the `services list --json` document and the status the daemon
- * serves at `GET /v1/services`, each as an interface, its zod schema, and one compile-time check
- * that they agree. Import the interfaces with `import type` (erased): only the schemas load zod.
+ * serves at `GET /v1/services`, each as an interface, its reader, and one compile-time check that
+ * they agree.
  *
  * @module
  */
 
-import { z } from "zod";
-import type { Same } from "./schema.ts";
+import {
+  array,
+  type Infer,
+  nullable,
+  number,
+  object,
+  oneOf,
+  type Same,
+  type Schema,
+  string,
+} from "./json.ts";
 
 /** Restart policies of a service. */
 export type RestartPolicy = "always" | "on-failure" | "never";
@@ -73,50 +82,41 @@ export interface ServicesStatus {
   services: ServiceStatus[];
 }
 
-/** Validates a {@linkcode ServiceEntry}. */
-export const ServiceEntrySchema = z.strictObject({
-  plugin: z.string(),
-  name: z.string(),
-  command: z.string().meta({ description: "Run with sh -c" }),
-  cwd: z.string().meta({ description: "Absolute working directory" }),
-  restart: z.enum(["always", "on-failure", "never"]),
-});
+// Strict: these documents are tyhooks' own output, so an unknown key means the two ends drifted.
+const strict = { strict: true };
+const count = number({ integer: true, min: 0 });
 
-/** Validates a {@linkcode ServicesList}. */
-export const ServicesListSchema = z.strictObject({
-  services: z.array(ServiceEntrySchema),
-});
+const servicesList = object({
+  services: array(object({
+    plugin: string(),
+    name: string(),
+    command: string(),
+    cwd: string(),
+    restart: oneOf(["always", "on-failure", "never"]),
+  }, strict)),
+}, strict);
+true satisfies Same<Infer<typeof servicesList>, ServicesList>;
 
-/** Validates a {@linkcode LastExit}. */
-export const LastExitSchema = z.strictObject({
-  code: z.number().int().nullable(),
-  signal: z.string().nullable(),
-  error: z.string().nullable(),
-  uptime_ms: z.number().int().nonnegative(),
-});
+/** The `services list --json` document. */
+export const ServicesListSchema: Schema<ServicesList> = servicesList;
 
-/** Validates a {@linkcode ServiceState}. */
-export const ServiceStateSchema = z.enum(["starting", "running", "backoff", "given_up", "stopped"]);
+const lastExit = object({
+  code: nullable(number({ integer: true })),
+  signal: nullable(string()),
+  error: nullable(string()),
+  uptime_ms: count,
+}, strict);
+const servicesStatus = object({
+  services: array(object({
+    plugin: string(),
+    name: string(),
+    state: oneOf(["starting", "running", "backoff", "given_up", "stopped"]),
+    pid: nullable(number({ integer: true, min: 1 })),
+    restarts: count,
+    last_exit: nullable(lastExit),
+  }, strict)),
+}, strict);
+true satisfies Same<Infer<typeof servicesStatus>, ServicesStatus>;
 
-/** Validates a {@linkcode ServiceStatus}. */
-export const ServiceStatusSchema = z.strictObject({
-  plugin: z.string(),
-  name: z.string(),
-  state: ServiceStateSchema,
-  pid: z.number().int().positive().nullable(),
-  restarts: z.number().int().nonnegative(),
-  last_exit: LastExitSchema.nullable(),
-});
-
-/** Validates a {@linkcode ServicesStatus}. */
-export const ServicesStatusSchema = z.strictObject({
-  services: z.array(ServiceStatusSchema),
-});
-
-// The schemas validate, the interfaces document: neither may gain a field the other lacks.
-true satisfies Same<z.output<typeof ServiceEntrySchema>, ServiceEntry>;
-true satisfies Same<z.output<typeof ServicesListSchema>, ServicesList>;
-true satisfies Same<z.output<typeof LastExitSchema>, LastExit>;
-true satisfies Same<z.output<typeof ServiceStateSchema>, ServiceState>;
-true satisfies Same<z.output<typeof ServiceStatusSchema>, ServiceStatus>;
-true satisfies Same<z.output<typeof ServicesStatusSchema>, ServicesStatus>;
+/** The `GET /v1/services` document. */
+export const ServicesStatusSchema: Schema<ServicesStatus> = servicesStatus;

@@ -114,7 +114,7 @@ Deno.test("tyhooks pick-host names failed hosts in the log, and in the reason wh
     answer.reason,
     "no host answered: down (exited 255: ssh: connect to host x port 22: Connection refused), " +
       'noisy (printed garbage: "Welcome to the machine"), empty (printed nothing), ' +
-      'wrong (wrong probe answer: "cpus": Too small: expected number to be >0 (and 6 more))',
+      'wrong (wrong probe answer: "cpus": expected an integer of at least 1, got 0 (and 6 more))',
   );
   for (const name of ["down", "noisy", "empty", "wrong"]) {
     assert.match(r.stderr, new RegExp(`tyhooks: warn: Host "${name}" dropped: `));

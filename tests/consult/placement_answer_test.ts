@@ -1,73 +1,83 @@
 import assert from "node:assert/strict";
-import { readPlacementAnswer } from "../../lib/consult/placement.ts";
-import { parsePlacementAnswer } from "../../lib/wire/placement.ts";
-import { readPreAnswer } from "../../lib/consult/tool_hooks.ts";
-import { parsePreAnswer } from "../../lib/wire/tool.ts";
+import { parseAnswer } from "../../lib/wire/json.ts";
+import {
+  HostsAnswerSchema,
+  PlacementAnswerSchema,
+  PlacementRequestSchema,
+} from "../../lib/consult/placement.ts";
 
-const PLACEMENT_ANSWERS = [
-  '{"target":" gpu-1 ","workdir":"~/src","reason":"free"}',
-  '{"target":" gpu-1 ","workdir":" ~/src ","reason":"  most free memory:\\n 12 GiB "}',
-  '{"target":"","reason":"stay local"}',
-  '{"target":null,"workdir":null}',
-  "{}",
-  '{"target":"a","extra":{"x":1}}',
-  '{"target":7}',
-  '{"workdir":["x"]}',
-  "[]",
-  '"gpu-1"',
-  "null",
-  "{oops",
-  // As Go's encoding/json reads ty's struct: keys in any case, the last match wins, null keeps.
-  '{"Target":"gpu-1","WORKDIR":"~/w","Reason":"why"}',
-  '{"target":"a","TARGET":"b"}',
-  '{"target":"a","Target":null}',
-  '{"\u017ftarget":"x","reaſon":"long s"}',
-  '{"TARGET":7}',
-];
+function placement(stdout: string) {
+  const read = parseAnswer(PlacementAnswerSchema, stdout);
+  return read.ok ? read.answer : read.error;
+}
 
-Deno.test("readPlacementAnswer() reads answers as Go's encoding/json does", async () => {
-  const read = async (stdout: string) => {
-    const got = await readPlacementAnswer(stdout);
-    return got.ok ? got.answer : got.error;
-  };
-  const local = { target: "", workdir: "", reason: "" };
-  assert.deepEqual(await read("null"), local);
-  assert.deepEqual(await read('{"Target":" gpu-1 ","WORKDIR":"~/w"}'), {
-    ...local,
+const LOCAL = { target: "", workdir: "", reason: "" };
+
+Deno.test("a placement answer is read as Go's encoding/json reads ty's struct", () => {
+  assert.deepEqual(placement("null"), LOCAL);
+  assert.deepEqual(placement("{}"), LOCAL);
+  assert.deepEqual(placement('{"target":null,"workdir":null}'), LOCAL);
+  assert.deepEqual(placement('{"target":"a","extra":{"x":1}}'), { ...LOCAL, target: "a" });
+  // Keys in any case (ſ is an s), the last match wins, and a null leaves the earlier value.
+  assert.deepEqual(placement('{"Target":" gpu-1 ","WORKDIR":"~/w","Reason":"why"}'), {
     target: "gpu-1",
     workdir: "~/w",
+    reason: "why",
   });
-  assert.deepEqual(await read('{"target":"a","TARGET":"b"}'), { ...local, target: "b" });
-  assert.deepEqual(await read('{"target":"a","Target":null}'), { ...local, target: "a" });
-  assert.deepEqual(await read('{"reaſon":"long s"}'), { ...local, reason: "long s" });
-  // As ty: target and workdir trimmed, the reason kept as the handler wrote it; by the schema too.
-  const padded = '{"target":" gpu-1 ","workdir":" ~/w ","reason":"  free \\n"}';
-  const kept = { target: "gpu-1", workdir: "~/w", reason: "  free \n" };
-  assert.deepEqual(await read(padded), kept);
-  assert.deepEqual(parsePlacementAnswer(padded), { ok: true, answer: kept });
-  assert.match(String(await read('{"TARGET":7}')), /^wrong type: "target"/);
+  assert.deepEqual(placement('{"target":"a","TARGET":"b"}'), { ...LOCAL, target: "b" });
+  assert.deepEqual(placement('{"target":"a","Target":null}'), { ...LOCAL, target: "a" });
+  assert.deepEqual(placement('{"\u017ftarget":"x","rea\u017fon":"long s"}'), {
+    ...LOCAL,
+    reason: "long s",
+  });
 });
 
-Deno.test("readPlacementAnswer() reads every answer exactly as the zod schema does", async () => {
-  for (const stdout of PLACEMENT_ANSWERS) {
-    assert.deepEqual(await readPlacementAnswer(stdout), parsePlacementAnswer(stdout), stdout);
-  }
+Deno.test("a placement answer keeps its reason as written and trims target and workdir", () => {
+  assert.deepEqual(placement('{"target":" gpu-1 ","workdir":" ~/w ","reason":"  free \\n"}'), {
+    target: "gpu-1",
+    workdir: "~/w",
+    reason: "  free \n",
+  });
 });
 
-const PRE_ANSWERS = [
-  '{"action":"allow"}',
-  '{"action":" Block ","reason":" rm -rf "}',
-  '{"action":"block","reason":null}',
-  '{"action":"maybe"}',
-  '{"reason":"no action"}',
-  '{"action":"block","reason":5}',
-  '{"action":1}',
-  "[]",
-  "{oops",
-];
+Deno.test("a placement answer of the wrong shape is refused, naming the field and what it got", () => {
+  assert.equal(placement('{"TARGET":7}'), 'wrong answer: "target": expected a string, got 7');
+  assert.equal(
+    placement('{"workdir":["x"]}'),
+    'wrong answer: "workdir": expected a string, got an array of 1',
+  );
+  assert.equal(placement("[]"), "wrong answer: expected an object, got an array of 0");
+  assert.equal(placement('"gpu-1"'), 'wrong answer: expected an object, got "gpu-1"');
+  assert.match(String(placement("{oops")), /^malformed JSON: /);
+});
 
-Deno.test("readPreAnswer() reads every answer exactly as the zod schema does", async () => {
-  for (const stdout of PRE_ANSWERS) {
-    assert.deepEqual(await readPreAnswer(stdout), parsePreAnswer(stdout), stdout);
-  }
+Deno.test("a hosts answer is read as Go's encoding/json reads it, each field trimmed", () => {
+  const read = (stdout: string) => {
+    const got = parseAnswer(HostsAnswerSchema, stdout);
+    return got.ok ? got.answer : got.error;
+  };
+  const empty = { name: "", target: "", workdir: "", detail: "" };
+  assert.deepEqual(read("null"), { hosts: [] });
+  assert.deepEqual(read('{"HOSTS":null}'), { hosts: [] });
+  assert.deepEqual(read('{"hosts":[{"Name":" a ","extra":1},null,{"target":"b","detail":"x"}]}'), {
+    hosts: [{ ...empty, name: "a" }, empty, { ...empty, target: "b", detail: "x" }],
+  });
+  assert.equal(read('{"hosts":{}}'), 'wrong answer: "hosts": expected an array, got an object');
+  assert.equal(
+    read('{"hosts":[{"name":"a"},{"name":1}]}'),
+    'wrong answer: "hosts.1.name": expected a string, got 1',
+  );
+});
+
+Deno.test("PlacementRequestSchema reads the request a handler gets, and fills in what is left out", () => {
+  assert.deepEqual(PlacementRequestSchema.parse({ event: "task.placement", task: { id: 4 } }), {
+    event: "task.placement",
+    task: { id: 4, title: "", project: "", repo_path: "", executor: "" },
+  });
+  const wrong = PlacementRequestSchema.safeParse({ event: "task.hosts", task: { id: -1 } });
+  assert.ok(!wrong.success);
+  assert.deepEqual(wrong.error.issues, [
+    { path: ["event"], message: 'expected "task.placement", got "task.hosts"' },
+    { path: ["task", "id"], message: "expected an integer of at least 0, got -1" },
+  ]);
 });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { Runner } from "../../lib/hooks/runner.ts";
-import { EMPTY_TASK } from "../../lib/task.ts";
+import { EMPTY_TASK } from "../../lib/wire/task.ts";
 import { LOCAL_PLACEMENT } from "../../lib/consult/placement.ts";
 import { groupGone, readPid, waitGone, waitGroupGone } from "../_procs.ts";
 import { pluginIndex, type PluginScripts, recordingLogger, traceDir } from "./_consult.ts";
@@ -94,11 +94,17 @@ Deno.test("resolvePlacement() logs malformed JSON, wrong types, crashes and time
   assert.deepEqual(errors.map((l) => l.plugin), ["a", "b", "c", "d", "e", "f"]);
   const reasons = errors.map((l) => l.msg);
   assert.match(reasons[0], /^Placement handler "a" failed: malformed JSON/);
-  assert.match(reasons[1], /^Placement handler "b" failed: wrong type: "target"/);
+  assert.match(
+    reasons[1],
+    /^Placement handler "b" failed: wrong answer: "target": expected a string, got 7/,
+  );
   assert.match(reasons[2], /^Placement handler "c" failed: killed by SIGKILL/);
   assert.match(reasons[3], /^Placement handler "d" failed: exited 3/);
   assert.match(reasons[4], /^Placement handler "e" failed: timed out after 300 ms/);
-  assert.match(reasons[5], /^Placement handler "f" failed: wrong type: answer/);
+  assert.match(
+    reasons[5],
+    /^Placement handler "f" failed: wrong answer: expected an object, got an array/,
+  );
 });
 
 Deno.test("resolvePlacement() returns the first deliberate local answer with its reason as written when nobody names a target", async () => {

@@ -65,7 +65,10 @@ const FAILING: Record<string, [string, RegExp]> = {
   "exit 1": ["#!/bin/sh\nexit 1\n", /exited 1/],
   "timeout": ["#!/bin/sh\nexec sleep 30\n", /timed out after \d+ ms/],
   "malformed JSON": ["#!/bin/sh\necho '{action: block'\n", /malformed JSON/],
-  "unknown action": [`#!/bin/sh\necho '{"action":"maybe"}'\n`, /unknown action "maybe"/],
+  "unknown action": [
+    `#!/bin/sh\necho '{"action":"maybe"}'\n`,
+    /"action": expected "allow" or "block", got "maybe"/,
+  ],
 };
 
 for (const [what, [script, why]] of Object.entries(FAILING)) {

@@ -4,7 +4,7 @@
  * typed), and every export has an `@example`.
  *
  * No finding is tolerated, not even a reference to a dependency's type: Deno calls those private
- * (denoland/deno#27364), which is why the schemas are exported as `Schema<T>` (lib/wire/schema.ts)
+ * (denoland/deno#27364), which is why the schemas are exported as `Schema<T>` (lib/wire/json.ts)
  * rather than with zod's types.
  */
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { Runner, statusEvent } from "../../lib/hooks/runner.ts";
-import { EMPTY_TASK, type Task } from "../../lib/task.ts";
+import { EMPTY_TASK, type Task } from "../../lib/wire/task.ts";
 import { NotFoundError } from "../../lib/errors.ts";
 import { createLogger } from "../../lib/log.ts";
 import { indexOf } from "./_index.ts";

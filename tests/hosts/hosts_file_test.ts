@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { defaultProbe, parseHostsFile, readHostsFile } from "../../lib/hosts/hosts_file.ts";
-import { ManifestError, RunError } from "../../lib/errors.ts";
+import { HostsFileError, RunError } from "../../lib/errors.ts";
 import { tempDir } from "../_cli.ts";
 
 const SSH = ["ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=2"];
@@ -43,11 +43,11 @@ Deno.test("parseHostsFile() of an empty file lists no host", () => {
   assert.deepEqual(parseHostsFile("\n# nothing yet\n", "hosts"), []);
 });
 
-function badLine(text: string): ManifestError {
+function badLine(text: string): HostsFileError {
   try {
     parseHostsFile(text, "/etc/fleet/hosts");
   } catch (error) {
-    assert.ok(error instanceof ManifestError);
+    assert.ok(error instanceof HostsFileError);
     return error;
   }
   throw new Error("no error");

@@ -3,8 +3,6 @@ import { join } from "node:path";
 import { loadPluginsCached } from "../../lib/plugins/cache.ts";
 import { loadPlugins } from "../../lib/plugins/load.ts";
 import { cli, makeTree, tempDir, writeTree } from "../_cli.ts";
-import { TASK_TEXT_FIELDS } from "../../lib/task.ts";
-import { TaskSchema } from "../../lib/wire/task.ts";
 
 const ROUTER = {
   "r/plugin.yaml": "name: r\nhooks:\n  task.route: route.sh\n",
@@ -172,13 +170,6 @@ Deno.test("warm tyhooks place and tool pre with answering handlers run with npm 
   const blocked = await cli(pre, { env, denoFlags: ["--no-npm"] });
   assert.equal(blocked.code, 2, blocked.stderr);
   assert.deepEqual(JSON.parse(blocked.stdout), { action: "block", reason: "no" });
-});
-
-Deno.test("the zod-free task fast path knows the same fields as TaskSchema", () => {
-  assert.deepEqual(
-    [...TASK_TEXT_FIELDS, "id", "port", "metadata"].sort(),
-    Object.keys(TaskSchema.shape).sort(),
-  );
 });
 
 Deno.test("loadPluginsCached() keeps the warning of a link that leads nowhere, and reloads once its target appears", async () => {

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
-import { ENDPOINTS, matchEndpoint, readToolCall } from "../../lib/serve/endpoints.ts";
-import { ToolCallSchema } from "../../lib/wire/tool.ts";
+import { ENDPOINTS, matchEndpoint } from "../../lib/serve/endpoints.ts";
 import { HttpError } from "../../lib/serve/http.ts";
 
 Deno.test("matchEndpoint() finds every endpoint SPEC lists", () => {
@@ -44,26 +43,4 @@ Deno.test("matchEndpoint() answers 405 with Allow for a known path and the wrong
     assert.deepEqual(e.headers, { allow: "POST" });
     return true;
   });
-});
-
-Deno.test("readToolCall() reads a tool call as ToolCallSchema does, and leaves the odd ones to it", () => {
-  const bodies: Record<string, unknown>[] = [
-    { tool: "bash" },
-    { tool: "bash", args: { command: "ls" }, platform: "cli", user_id: "me" },
-    { tool: "bash", args: null, extra: 1 },
-    { tool: "bash", args: [1, "two"], platform: "" },
-    { tool: "" },
-    {},
-    { tool: 7 },
-    { tool: "bash", platform: null },
-    { tool: "bash", user_id: 42 },
-    { tool: ["bash"] },
-  ];
-  for (const body of bodies) {
-    const fast = readToolCall(body);
-    const zod = ToolCallSchema.safeParse(body);
-    if (fast === undefined) {
-      assert.ok(!zod.success, JSON.stringify(body));
-    } else assert.deepEqual(fast, zod.data, JSON.stringify(body));
-  }
 });
