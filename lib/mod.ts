@@ -30,7 +30,7 @@ export {
   type LogLevel,
 } from "./log.ts";
 export { hooksDir, pluginsDir } from "./dirs.ts";
-export { EMPTY_TASK, parseTask, type Task, validateTask } from "./task.ts";
+export { EMPTY_TASK, parseTask, type Task, validateTask } from "./events.ts";
 
 // Plugins: loading, checking, listing, installing.
 export type {
@@ -56,13 +56,8 @@ export { removePlugin, type RemoveResult } from "./plugins/install.ts";
 // Running hooks: the one runner, events, actions and the consulted calls.
 export { type RunMode, type RunOptions, runScript } from "./process/run_script.ts";
 export type { RunRecord, RunResult } from "./process/run_script.ts";
-export {
-  Runner,
-  type RunnerOptions,
-  type StatusChangeResult,
-  statusEvent,
-  type Timeouts,
-} from "./hooks/runner.ts";
+export { Runner, type RunnerOptions, type StatusChangeResult } from "./hooks/runner.ts";
+export { statusEvent, type Timeouts } from "./events.ts";
 export type { Limit } from "./process/limit.ts";
 export type { AskHandler, AskRequest, ConsultOptions } from "./consult/consult.ts";
 export {

@@ -8,7 +8,7 @@
 import { cacheDir, hooksDir, pluginsDir } from "../dirs.ts";
 import { join } from "../path.ts";
 import { type CommandContext, stringOption, UsageError } from "./commands.ts";
-import { EMPTY_TASK, parseTask, type Task } from "../task.ts";
+import { EMPTY_TASK, parseTask, type Task } from "../events.ts";
 import type { PluginIndex } from "../plugins/types.ts";
 import { Runner, type RunnerOptions } from "../hooks/runner.ts";
 import { DETACHED_CHILD_FLAG } from "./dispatch.ts";

@@ -14,10 +14,9 @@ import { failureReason, succeeded } from "../process/run_script.ts";
 import type { PlacementAnswer, PlacementInfo } from "../wire/placement.ts";
 import { excerpt } from "../text.ts";
 import { goFields, isRecord, parseJson } from "../wire/json.ts";
+import { TASK_HOSTS, TASK_PLACEMENT } from "../events.ts";
 
 export type { PlacementInfo };
-
-export const PLACEMENT_EVENT = "task.placement";
 
 /** The placement (`place` prints exactly this). */
 export interface Placement {
@@ -54,14 +53,14 @@ export async function resolvePlacement(
   info: PlacementInfo,
   options: ConsultOptions = {},
 ): Promise<Placement> {
-  const handlers = pluginHandlers(runner, PLACEMENT_EVENT);
+  const handlers = pluginHandlers(runner, TASK_PLACEMENT);
   if (handlers.length === 0) return { ...LOCAL_PLACEMENT };
   const decided = await consult<PlacementMeaning>(runner, {
-    event: PLACEMENT_EVENT,
+    event: TASK_PLACEMENT,
     handlers,
-    stdin: JSON.stringify(handlerRequest(PLACEMENT_EVENT, info)) + "\n",
+    stdin: JSON.stringify(handlerRequest(TASK_PLACEMENT, info)) + "\n",
     // As ty: the task is in the request, not the environment.
-    env: { TASK_EVENT: PLACEMENT_EVENT },
+    env: { TASK_EVENT: TASK_PLACEMENT },
     async read(answer) {
       if (!answer.ran) return { failure: answer.reason };
       const { result } = answer;
@@ -102,7 +101,7 @@ interface PlacementMeaning {
 
 // Only the fields SPEC lists: a handler must not learn the task body by accident.
 function handlerRequest(
-  event: typeof PLACEMENT_EVENT | typeof HOSTS_EVENT,
+  event: typeof TASK_PLACEMENT | typeof TASK_HOSTS,
   info: Partial<PlacementInfo>,
 ): { event: string; task: PlacementInfo } {
   return {
@@ -150,8 +149,6 @@ export async function readPlacementAnswer(
 // `task.hosts`: ty's second placement question, "where COULD this task go", asked while a person
 // picks a host. Every handler is asked and the lists are merged.
 
-export const HOSTS_EVENT = "task.hosts";
-
 /** One machine a task could be placed on (`hosts` prints a list of these). */
 export interface HostCandidate {
   /** What a person reads; filled from `target` when the handler gave none. */
@@ -184,13 +181,13 @@ export async function listHosts(
   info: Partial<PlacementInfo>,
   options: ConsultOptions = {},
 ): Promise<HostsList> {
-  const handlers = pluginHandlers(runner, HOSTS_EVENT);
+  const handlers = pluginHandlers(runner, TASK_HOSTS);
   if (handlers.length === 0) return { hosts: [] };
   const decided = await consult<{ hosts: HostCandidate[] } | { failure: string }>(runner, {
-    event: HOSTS_EVENT,
+    event: TASK_HOSTS,
     handlers,
-    stdin: JSON.stringify(handlerRequest(HOSTS_EVENT, info)) + "\n",
-    env: { TASK_EVENT: HOSTS_EVENT },
+    stdin: JSON.stringify(handlerRequest(TASK_HOSTS, info)) + "\n",
+    env: { TASK_EVENT: TASK_HOSTS },
     read(answer) {
       if (!answer.ran) return { failure: answer.reason };
       const { result } = answer;

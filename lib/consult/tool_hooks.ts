@@ -25,9 +25,7 @@ import type { LoadWarning, Plugin, PluginIndex } from "../plugins/types.ts";
 import type { PostToolCall, PreToolAnswer, ToolCall, ToolHookRequest } from "../wire/tool.ts";
 import { basename, dirname } from "../path.ts";
 import { isRecord, parseJson } from "../wire/json.ts";
-
-export const PRE_TOOL_EVENT = "pre_tool_call";
-export const POST_TOOL_EVENT = "post_tool_call";
+import { POST_TOOL_CALL, PRE_TOOL_CALL } from "../events.ts";
 
 /** What a failing pre hook (timeout, crash, bad answer) means: `block` (fail closed) or `allow`. */
 export type FailurePolicy = "block" | "allow";
@@ -98,12 +96,12 @@ export class ToolHooks {
 
   /** True when any pre hook is configured. Starts no process. */
   hasPreHook(): boolean {
-    return this.#pre.length > 0 || this.#runner.handlers(PRE_TOOL_EVENT).length > 0;
+    return this.#pre.length > 0 || this.#runner.handlers(PRE_TOOL_CALL).length > 0;
   }
 
   /** True when any post hook is configured. Starts no process. */
   hasPostHook(): boolean {
-    return this.#post.length > 0 || this.#runner.handlers(POST_TOOL_EVENT).length > 0;
+    return this.#post.length > 0 || this.#runner.handlers(POST_TOOL_CALL).length > 0;
   }
 
   /**
@@ -131,19 +129,19 @@ export class ToolHooks {
       ...this.#pre.map((script) => ({
         plugin: null,
         script,
-        timeoutMs: runner.timeoutFor(PRE_TOOL_EVENT, null),
+        timeoutMs: runner.timeoutFor(PRE_TOOL_CALL, null),
       })),
-      ...(await this.#plugins(PRE_TOOL_EVENT, call.tool)).map((plugin) => ({
+      ...(await this.#plugins(PRE_TOOL_CALL, call.tool)).map((plugin) => ({
         plugin,
-        script: plugin.hooks[PRE_TOOL_EVENT],
-        timeoutMs: runner.timeoutFor(PRE_TOOL_EVENT, plugin),
+        script: plugin.hooks[PRE_TOOL_CALL],
+        timeoutMs: runner.timeoutFor(PRE_TOOL_CALL, plugin),
       })),
     ];
     if (handlers.length === 0) return { action: "allow", reason: "" };
     const decided = await consult<PreOutcome>(runner, {
-      event: PRE_TOOL_EVENT,
+      event: PRE_TOOL_CALL,
       handlers,
-      stdin: JSON.stringify(request(PRE_TOOL_EVENT, call)) + "\n",
+      stdin: JSON.stringify(request(PRE_TOOL_CALL, call)) + "\n",
       read: (answer) =>
         answer.ran
           ? judgePreRun(answer.result, answer.timeoutMs)
@@ -189,18 +187,18 @@ export class ToolHooks {
       ...this.#post.map((script) => ({
         label: `"${script}"`,
         plugin: null,
-        timeoutMs: runner.timeoutFor(POST_TOOL_EVENT, null),
+        timeoutMs: runner.timeoutFor(POST_TOOL_CALL, null),
         run: (options: RunOptions) => runner.run(script, options),
       })),
-      ...(await this.#plugins(POST_TOOL_EVENT, call.tool)).map((plugin) => ({
+      ...(await this.#plugins(POST_TOOL_CALL, call.tool)).map((plugin) => ({
         label: `of plugin "${plugin.name}"`,
         plugin: plugin.name,
-        timeoutMs: runner.timeoutFor(POST_TOOL_EVENT, plugin),
-        run: (options: RunOptions) => runner.runHook(plugin, POST_TOOL_EVENT, options),
+        timeoutMs: runner.timeoutFor(POST_TOOL_CALL, plugin),
+        run: (options: RunOptions) => runner.runHook(plugin, POST_TOOL_CALL, options),
       })),
     ];
     if (hooks.length === 0) return [];
-    const stdin = JSON.stringify(request(POST_TOOL_EVENT, call)) + "\n";
+    const stdin = JSON.stringify(request(POST_TOOL_CALL, call)) + "\n";
     const results = await Promise.all(
       hooks.map((hook) => hook.run({ stdin, timeoutMs: hook.timeoutMs, mode: "notify" })),
     );
@@ -233,8 +231,8 @@ function request(hook: ToolHookRequest["hook"], call: PostToolCall): ToolHookReq
     hook,
     tool: call.tool,
     args: call.args ?? {},
-    ...(hook === POST_TOOL_EVENT ? { result: call.result ?? "" } : {}),
-    ...(hook === POST_TOOL_EVENT && call.error ? { error: call.error } : {}),
+    ...(hook === POST_TOOL_CALL ? { result: call.result ?? "" } : {}),
+    ...(hook === POST_TOOL_CALL && call.error ? { error: call.error } : {}),
     platform: call.platform ?? "",
     user_id: call.user_id ?? "",
   };
@@ -304,7 +302,7 @@ export async function readPreAnswer(
  */
 export function lostGuard(
   index: PluginIndex,
-  event: string = PRE_TOOL_EVENT,
+  event: string = PRE_TOOL_CALL,
 ): Promise<string | null> {
   // Once per index and event: the daemon asks for every tool call over the same snapshot.
   let byEvent = judged.get(index);

@@ -46,6 +46,7 @@ import { isRecord } from "../wire/json.ts";
 import { unsafeMode } from "../fs.ts";
 import { buildHookSettings, SETTING_KEYS } from "./hook_settings.ts";
 import type { ManifestAction, ManifestService } from "./manifest_schema.ts";
+import { KNOWN_EVENTS } from "../events.ts";
 
 /** Everything learned about one plugin dir. */
 export interface PluginReport {
@@ -597,7 +598,7 @@ function statIsFile(path: string): boolean {
 export async function strictProblems(report: PluginReport): Promise<LoadWarning[]> {
   const parsed = report.parsed;
   if (parsed === null) return [];
-  const { ActionSchema, KNOWN_EVENTS, MANIFEST_KEYS, ManifestSchema, ServiceSchema } = await import(
+  const { ActionSchema, MANIFEST_KEYS, ManifestSchema, ServiceSchema } = await import(
     "./manifest_schema.ts"
   );
   const positions = await located(parsed);

@@ -22,7 +22,7 @@ import type { IndexHolder, Snapshot } from "./index_holder.ts";
 import type { DaemonRunners } from "./server.ts";
 import { VERSION } from "../version.ts";
 import { errorResponse, HttpError, json, parseBody, parseSizedBody } from "./http.ts";
-import { EMPTY_TASK } from "../task.ts";
+import { EMPTY_TASK, POST_TOOL_CALL } from "../events.ts";
 import { NotFoundError } from "../errors.ts";
 import { type RunRecord, toRecord } from "../process/run_script.ts";
 import type { ToolCall } from "../wire/tool.ts";
@@ -241,7 +241,7 @@ async function toolPost(call: Call): Promise<Response> {
   const { body, bytes } = await parseSizedBody(call.request, PostToolCallSchema);
   const hooks = new ToolHooks(call.snapshot.built.fire);
   return await enqueue(call, {
-    what: "post_tool_call",
+    what: POST_TOOL_CALL,
     bytes,
     wait: false,
     run: () => hooks.postToolCall(body),

@@ -9,7 +9,7 @@
 
 import { z } from "zod";
 import type { Same } from "./schema.ts";
-import type { Task } from "../task.ts";
+import type { Task } from "../events.ts";
 import { TaskSchema } from "./task.ts";
 
 const task = TaskSchema.optional();

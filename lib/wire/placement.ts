@@ -8,6 +8,7 @@
 import { z } from "zod";
 import type { Same } from "./schema.ts";
 import { goFields, isRecord, parseAnswer } from "./json.ts";
+import { TASK_PLACEMENT } from "../events.ts";
 
 /**
  * What a placement question is about, and what a handler reads as the request's `task`: a whole
@@ -30,7 +31,7 @@ export interface PlacementInfo {
 
 /** Zod schema of the request a placement handler reads on stdin. */
 export const PlacementRequestSchema = z.object({
-  event: z.literal("task.placement"),
+  event: z.literal(TASK_PLACEMENT),
   task: z.object({
     id: z.number().int().nonnegative().default(0),
     title: z.string().default(""),
@@ -45,7 +46,7 @@ export const PlacementRequestSchema = z.object({
 /** The request a placement handler reads on stdin, as sent (`remote_required` only when true). */
 export interface PlacementRequest {
   /** Always `task.placement`. */
-  event: "task.placement";
+  event: typeof TASK_PLACEMENT;
   /** The task to place: only these fields, so that a handler never learns its body. */
   task: PlacementInfo;
 }

@@ -8,6 +8,7 @@
 import { z } from "zod";
 import type { Same } from "./schema.ts";
 import { parseAnswer } from "./json.ts";
+import { POST_TOOL_CALL, PRE_TOOL_CALL } from "../events.ts";
 
 /**
  * Zod schema of a tool call as a host describes it (`POST /v1/tool/pre` bodies, the `tool pre`
@@ -59,7 +60,7 @@ export interface PostToolCall extends ToolCall {
  * only when there is one.
  */
 export const ToolHookRequestSchema = z.object({
-  hook: z.enum(["pre_tool_call", "post_tool_call"]),
+  hook: z.enum([PRE_TOOL_CALL, POST_TOOL_CALL]),
   tool: z.string(),
   args: z.unknown(),
   result: z.string().optional(),
@@ -71,7 +72,7 @@ export const ToolHookRequestSchema = z.object({
 /** The request a tool hook reads on stdin. */
 export interface ToolHookRequest {
   /** Which hook is asked: `pre_tool_call` may block the call, `post_tool_call` is told of it. */
-  hook: "pre_tool_call" | "post_tool_call";
+  hook: typeof PRE_TOOL_CALL | typeof POST_TOOL_CALL;
   /** The tool's name. */
   tool: string;
   /** Its arguments, any JSON value. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { Runner } from "../../lib/hooks/runner.ts";
-import { EMPTY_TASK } from "../../lib/task.ts";
+import { EMPTY_TASK } from "../../lib/events.ts";
 import { LOCAL_PLACEMENT } from "../../lib/consult/placement.ts";
 import { groupGone, readPid, waitGone, waitGroupGone } from "../_procs.ts";
 import { pluginIndex, type PluginScripts, recordingLogger, traceDir } from "./_consult.ts";

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { loadPluginsCached } from "../../lib/plugins/cache.ts";
 import { loadPlugins } from "../../lib/plugins/load.ts";
 import { cli, makeTree, tempDir, writeTree } from "../_cli.ts";
-import { TASK_TEXT_FIELDS } from "../../lib/task.ts";
+import { TASK_TEXT_FIELDS } from "../../lib/events.ts";
 import { TaskSchema } from "../../lib/wire/task.ts";
 
 const ROUTER = {
