@@ -298,7 +298,8 @@ export async function readPreAnswer(
  * null when none can be missing. One may be missing when the plugins dir or a folder below it
  * could not be read (a link leading nowhere included), or when a plugin was skipped or had an
  * entry dropped, unless its manifest parses to a map whose `hooks` is a map (or absent) without
- * `event`, or the plugin was loaded with its `event` hook. Requires `--allow-read`.
+ * `event` and that has no `event` key beside `hooks` either, or the plugin was loaded with its
+ * `event` hook. Requires `--allow-read`.
  */
 export function lostGuard(
   index: PluginIndex,
@@ -364,9 +365,10 @@ async function judgeLoad(index: PluginIndex, event: string): Promise<string | nu
 }
 
 /**
- * Whether the manifest at `path`, read as the loader reads it, declares a hook for `event`: "yes",
- * "no" (a map whose `hooks` is a map without it), "no hooks" (a map without `hooks`); otherwise
- * why it cannot tell (whatever does not decode or parse as the loader reads it is "unreadable").
+ * Whether the manifest at `path`, read as the loader reads it, declares a hook for `event`: "yes"
+ * (under `hooks`, or beside it), "no" (a map whose `hooks` is a map without it), "no hooks" (a map
+ * without `hooks`); otherwise why it cannot tell (whatever does not decode or parse as the loader
+ * reads it is "unreadable").
  */
 async function declares(
   path: string,
@@ -377,8 +379,10 @@ async function declares(
   if (!read.ok) return "unreadable";
   const data = read.lenient;
   if (!isRecord(data)) return "not a map";
-  if (!Object.hasOwn(data, "hooks")) return "no hooks";
   const hooks = data.hooks;
-  if (!isRecord(hooks)) return "hooks not a map";
+  if (Object.hasOwn(data, "hooks") && !isRecord(hooks)) return "hooks not a map";
+  // Written beside `hooks:` rather than under it, it was meant as a hook all the same.
+  if (Object.hasOwn(data, event)) return "yes";
+  if (!isRecord(hooks)) return "no hooks";
   return Object.hasOwn(hooks, event) ? "yes" : "no";
 }

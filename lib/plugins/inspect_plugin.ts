@@ -46,7 +46,7 @@ import { isRecord } from "../wire/json.ts";
 import { unsafeMode } from "../fs.ts";
 import { buildHookSettings, SETTING_KEYS } from "./hook_settings.ts";
 import type { ManifestAction, ManifestService } from "./manifest_schema.ts";
-import { KNOWN_EVENTS } from "../events.ts";
+import { isKnownEvent, KNOWN_EVENTS } from "../events.ts";
 
 /** Everything learned about one plugin dir. */
 export interface PluginReport {
@@ -236,6 +236,16 @@ async function buildPlugin(
   const version = text("version");
   const description = text("description");
   const hooks = buildHooks(root, data.hooks);
+  // An event written beside `hooks:` rather than under it (an indentation slip) is no hook of
+  // the plugin: said so where ty would be silent, and a lost guard then fails closed.
+  for (const key of Object.keys(data)) {
+    if (!isKnownEvent(key)) continue;
+    const hint = 'indent it under "hooks:"';
+    problems.push({
+      ...dropped(`hook ${quoted(key)}`, 'it is outside "hooks:"', [key], hint),
+      key: true,
+    });
+  }
   const actions = await buildActions(root, data.actions);
   const services = await buildServices(root, data.services);
   const has = conventionDirs(root.dir);
