@@ -69,11 +69,11 @@ export type EventSpec =
     readonly task?: boolean;
   };
 
-// The names the code refers to; the rest are in the table only.
-export const TASK_STARTED = "task.started";
+const TASK_STARTED = "task.started";
+const TASK_BLOCKED = "task.blocked";
+const TASK_FAILED = "task.failed";
+// The names code elsewhere refers to; the rest are in the table only.
 export const TASK_DONE = "task.done";
-export const TASK_BLOCKED = "task.blocked";
-export const TASK_FAILED = "task.failed";
 export const TASK_ROUTE = "task.route";
 export const TASK_PLACEMENT = "task.placement";
 export const TASK_HOSTS = "task.hosts";
