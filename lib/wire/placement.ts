@@ -46,7 +46,7 @@ export const PlacementRequestSchema = z.object({
 /** The request a placement handler reads on stdin, as sent (`remote_required` only when true). */
 export interface PlacementRequest {
   /** Always `task.placement`. */
-  event: typeof TASK_PLACEMENT;
+  event: "task.placement";
   /** The task to place: only these fields, so that a handler never learns its body. */
   task: PlacementInfo;
 }

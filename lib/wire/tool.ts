@@ -72,7 +72,7 @@ export const ToolHookRequestSchema = z.object({
 /** The request a tool hook reads on stdin. */
 export interface ToolHookRequest {
   /** Which hook is asked: `pre_tool_call` may block the call, `post_tool_call` is told of it. */
-  hook: typeof PRE_TOOL_CALL | typeof POST_TOOL_CALL;
+  hook: "pre_tool_call" | "post_tool_call";
   /** The tool's name. */
   tool: string;
   /** Its arguments, any JSON value. */
