@@ -55,12 +55,8 @@ export {
   type RunResult,
   runScript,
 } from "./process/run_script.ts";
-export {
-  Runner,
-  type RunnerOptions,
-  type StatusChangeResult,
-  type Timeouts,
-} from "./hooks/runner.ts";
+export { Runner, type RunnerOptions, type StatusChangeResult } from "./hooks/runner.ts";
+export { type Timeouts } from "./events.ts";
 export type { Limit } from "./process/limit.ts";
 export type { AskHandler, AskRequest, ConsultOptions } from "./consult/consult.ts";
 export {

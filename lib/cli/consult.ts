@@ -14,6 +14,7 @@ import {
 import { makeConsultRunner, taskOrEmpty } from "./_shared.ts";
 import type { RouteResult } from "../consult/route.ts";
 import type { Logger } from "../log.ts";
+import { TASK_PLACEMENT } from "../events.ts";
 
 /** Exit code of `place --remote-required` when nobody named a target. */
 const EXIT_NO_TARGET = 3;
@@ -80,7 +81,7 @@ export const place: CommandModule = {
     await ctx.print(JSON.stringify(placement) + "\n");
     if (remoteRequired && placement.target === "") {
       ctx.log.log("error", "No placement handler named a target, and --remote-required was given", {
-        handlers: runner.handlers("task.placement").length,
+        handlers: runner.handlers(TASK_PLACEMENT).length,
       });
       return EXIT_NO_TARGET;
     }

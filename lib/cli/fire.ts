@@ -22,22 +22,11 @@ import {
   runnerOptions,
 } from "./_shared.ts";
 import { hooksDir } from "../dirs.ts";
-import { Runner, statusEvent } from "../hooks/runner.ts";
+import { Runner } from "../hooks/runner.ts";
 import { EMPTY_TASK } from "../wire/task.ts";
+import { STATUS_EVENTS, statusEvent, TASK_EVENTS } from "../events.ts";
 import { failureReason, type RunResult, toRecord } from "../process/run_script.ts";
 import { closest } from "../text.ts";
-
-/** The events ty fires. */
-const TASK_EVENTS = [
-  "task.started",
-  "task.done",
-  "task.blocked",
-  "task.failed",
-  "task.auth_required",
-];
-
-/** The statuses that fire an event. */
-const STATUSES = ["queued", "processing", "done", "blocked"];
 
 /** Flags of `fire` and `status-change`. */
 const EVENT_OPTIONS: Record<string, OptionSpec> = {
@@ -91,7 +80,7 @@ export const statusChange: CommandModule = {
       'when the message contains "fail" or "error" (any case), else task.blocked; other ' +
       "statuses fire nothing (one close to a known status, such as Done, is warned about).",
   },
-  run: (ctx) => fireEvent(ctx, "status", STATUSES, statusEvent),
+  run: (ctx) => fireEvent(ctx, "status", Object.keys(STATUS_EVENTS), statusEvent),
 };
 
 /** Fires the event the first word names (null: none), or hands the call to `--detach`. */

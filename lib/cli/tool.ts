@@ -19,7 +19,7 @@ import { durationOption, makeConsultRunner, makeRunner, relaunchDetached } from 
 import { INPUT_CAPS, readBoundedBytes } from "../fs.ts";
 import { issueText } from "../wire/json.ts";
 import { clearableTimeout } from "../_timers.ts";
-import { DEFAULT_TIMEOUTS } from "../hooks/runner.ts";
+import { DEFAULT_TIMEOUTS } from "../events.ts";
 import type { PostToolCall } from "../consult/tool_hooks.ts";
 
 /** Flags describing the tool call. */

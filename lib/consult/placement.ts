@@ -31,8 +31,7 @@ import {
   type Schema,
   string,
 } from "../wire/json.ts";
-
-export const PLACEMENT_EVENT = "task.placement";
+import { TASK_HOSTS, TASK_PLACEMENT } from "../events.ts";
 
 /** The placement (`place` prints exactly this). */
 export interface Placement {
@@ -69,14 +68,14 @@ export async function resolvePlacement(
   info: PlacementInfo,
   options: ConsultOptions = {},
 ): Promise<Placement> {
-  const handlers = pluginHandlers(runner, PLACEMENT_EVENT);
+  const handlers = pluginHandlers(runner, TASK_PLACEMENT);
   if (handlers.length === 0) return { ...LOCAL_PLACEMENT };
   const decided = await consult<Reading<PlacementAnswer>>(runner, {
-    event: PLACEMENT_EVENT,
+    event: TASK_PLACEMENT,
     handlers,
-    stdin: JSON.stringify(handlerRequest(PLACEMENT_EVENT, info)) + "\n",
+    stdin: JSON.stringify(handlerRequest(TASK_PLACEMENT, info)) + "\n",
     // As ty: the task is in the request, not the environment.
-    env: { TASK_EVENT: PLACEMENT_EVENT },
+    env: { TASK_EVENT: TASK_PLACEMENT },
     // Silence is a deliberate "run locally" (ty: an empty target by another spelling).
     read: (answer) => readAnswer(answer, PlacementAnswerSchema, LOCAL_PLACEMENT),
     settles: (meaning) => "answer" in meaning && meaning.answer.target !== "",
@@ -114,7 +113,7 @@ function readAnswer<T>(answer: Answer, schema: Schema<T>, silence: T): Reading<T
 
 // Only the fields SPEC lists: a handler must not learn the task body by accident.
 function handlerRequest(
-  event: typeof PLACEMENT_EVENT | typeof HOSTS_EVENT,
+  event: typeof TASK_PLACEMENT | typeof TASK_HOSTS,
   info: Partial<PlacementInfo>,
 ): { event: string; task: PlacementInfo } {
   return {
@@ -133,8 +132,6 @@ function handlerRequest(
 // `task.hosts`: ty's second placement question, "where COULD this task go", asked while a person
 // picks a host. Every handler is asked and the lists are merged.
 
-export const HOSTS_EVENT = "task.hosts";
-
 /**
  * Asks every plugin handling `task.hosts` (all started together, or one after another with
  * `sequential`) and merges their lists in plugin-name order: each field trimmed, an empty
@@ -147,13 +144,13 @@ export async function listHosts(
   info: Partial<PlacementInfo>,
   options: ConsultOptions = {},
 ): Promise<HostsList> {
-  const handlers = pluginHandlers(runner, HOSTS_EVENT);
+  const handlers = pluginHandlers(runner, TASK_HOSTS);
   if (handlers.length === 0) return { hosts: [] };
   const decided = await consult<Reading<HostsList>>(runner, {
-    event: HOSTS_EVENT,
+    event: TASK_HOSTS,
     handlers,
-    stdin: JSON.stringify(handlerRequest(HOSTS_EVENT, info)) + "\n",
-    env: { TASK_EVENT: HOSTS_EVENT },
+    stdin: JSON.stringify(handlerRequest(TASK_HOSTS, info)) + "\n",
+    env: { TASK_EVENT: TASK_HOSTS },
     read: (answer) => readAnswer(answer, HostsAnswerSchema, { hosts: [] }),
     // Never decisive: every handler is asked, and the lists add up.
     settles: () => false,
@@ -243,7 +240,7 @@ const text = orDefault(string(), "");
 const trimmed = orDefault(string({ trim: true }), "");
 
 const placementRequest = object({
-  event: oneOf([PLACEMENT_EVENT]),
+  event: oneOf([TASK_PLACEMENT]),
   task: object({
     id: orDefault(number({ integer: true, min: 0 }), 0),
     title: text,

@@ -10,8 +10,7 @@ import { excerpt } from "../text.ts";
 import { consult, type ConsultOptions, type ConsultRunner, pluginHandlers } from "./consult.ts";
 import { failureReason, succeeded } from "../process/run_script.ts";
 import { type Task, taskEnv } from "../wire/task.ts";
-
-export const ROUTE_EVENT = "task.route";
+import { TASK_ROUTE } from "../events.ts";
 
 /** A routing decision and the plugin that made it (`route --json` prints exactly this). */
 export interface RouteResult extends RouteDecision {
@@ -49,7 +48,7 @@ export async function route(
   task: Task,
   options: RouteOptions = {},
 ): Promise<RouteResult> {
-  const handlers = pluginHandlers(runner, ROUTE_EVENT);
+  const handlers = pluginHandlers(runner, TASK_ROUTE);
   if (handlers.length === 0) return { ...NO_ROUTE };
   const unrouted = options.force ? null : whyNotRouted(task);
   if (unrouted !== null) {
@@ -57,9 +56,9 @@ export async function route(
     return { ...NO_ROUTE };
   }
   const decided = await consult<RouterMeaning>(runner, {
-    event: ROUTE_EVENT,
+    event: TASK_ROUTE,
     handlers,
-    env: taskEnv(task, { event: ROUTE_EVENT, route: true }),
+    env: taskEnv(task, { event: TASK_ROUTE, route: true }),
     read(answer) {
       if (!answer.ran) return { failure: answer.reason };
       const { result } = answer;

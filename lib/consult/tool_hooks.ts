@@ -37,9 +37,7 @@ import {
   string,
   unknown,
 } from "../wire/json.ts";
-
-export const PRE_TOOL_EVENT = "pre_tool_call";
-export const POST_TOOL_EVENT = "post_tool_call";
+import { POST_TOOL_CALL, PRE_TOOL_CALL } from "../events.ts";
 
 /** What a failing pre hook (timeout, crash, bad answer) means: `block` (fail closed) or `allow`. */
 export type FailurePolicy = "block" | "allow";
@@ -110,12 +108,12 @@ export class ToolHooks {
 
   /** True when any pre hook is configured. Starts no process. */
   hasPreHook(): boolean {
-    return this.#pre.length > 0 || this.#runner.handlers(PRE_TOOL_EVENT).length > 0;
+    return this.#pre.length > 0 || this.#runner.handlers(PRE_TOOL_CALL).length > 0;
   }
 
   /** True when any post hook is configured. Starts no process. */
   hasPostHook(): boolean {
-    return this.#post.length > 0 || this.#runner.handlers(POST_TOOL_EVENT).length > 0;
+    return this.#post.length > 0 || this.#runner.handlers(POST_TOOL_CALL).length > 0;
   }
 
   /**
@@ -143,19 +141,19 @@ export class ToolHooks {
       ...this.#pre.map((script) => ({
         plugin: null,
         script,
-        timeoutMs: runner.timeoutFor(PRE_TOOL_EVENT, null),
+        timeoutMs: runner.timeoutFor(PRE_TOOL_CALL, null),
       })),
-      ...(await this.#plugins(PRE_TOOL_EVENT, call.tool)).map((plugin) => ({
+      ...(await this.#plugins(PRE_TOOL_CALL, call.tool)).map((plugin) => ({
         plugin,
-        script: plugin.hooks[PRE_TOOL_EVENT],
-        timeoutMs: runner.timeoutFor(PRE_TOOL_EVENT, plugin),
+        script: plugin.hooks[PRE_TOOL_CALL],
+        timeoutMs: runner.timeoutFor(PRE_TOOL_CALL, plugin),
       })),
     ];
     if (handlers.length === 0) return { action: "allow", reason: "" };
     const decided = await consult<PreOutcome>(runner, {
-      event: PRE_TOOL_EVENT,
+      event: PRE_TOOL_CALL,
       handlers,
-      stdin: JSON.stringify(request(PRE_TOOL_EVENT, call)) + "\n",
+      stdin: JSON.stringify(request(PRE_TOOL_CALL, call)) + "\n",
       read: (answer) =>
         answer.ran
           ? judgePreRun(answer.result, answer.timeoutMs)
@@ -201,18 +199,18 @@ export class ToolHooks {
       ...this.#post.map((script) => ({
         label: `"${script}"`,
         plugin: null,
-        timeoutMs: runner.timeoutFor(POST_TOOL_EVENT, null),
+        timeoutMs: runner.timeoutFor(POST_TOOL_CALL, null),
         run: (options: RunOptions) => runner.run(script, options),
       })),
-      ...(await this.#plugins(POST_TOOL_EVENT, call.tool)).map((plugin) => ({
+      ...(await this.#plugins(POST_TOOL_CALL, call.tool)).map((plugin) => ({
         label: `of plugin "${plugin.name}"`,
         plugin: plugin.name,
-        timeoutMs: runner.timeoutFor(POST_TOOL_EVENT, plugin),
-        run: (options: RunOptions) => runner.runHook(plugin, POST_TOOL_EVENT, options),
+        timeoutMs: runner.timeoutFor(POST_TOOL_CALL, plugin),
+        run: (options: RunOptions) => runner.runHook(plugin, POST_TOOL_CALL, options),
       })),
     ];
     if (hooks.length === 0) return [];
-    const stdin = JSON.stringify(request(POST_TOOL_EVENT, call)) + "\n";
+    const stdin = JSON.stringify(request(POST_TOOL_CALL, call)) + "\n";
     const results = await Promise.all(
       hooks.map((hook) => hook.run({ stdin, timeoutMs: hook.timeoutMs, mode: "notify" })),
     );
@@ -245,8 +243,8 @@ function request(hook: ToolHookRequest["hook"], call: PostToolCall): ToolHookReq
     hook,
     tool: call.tool,
     args: call.args ?? {},
-    ...(hook === POST_TOOL_EVENT ? { result: call.result ?? "" } : {}),
-    ...(hook === POST_TOOL_EVENT && call.error ? { error: call.error } : {}),
+    ...(hook === POST_TOOL_CALL ? { result: call.result ?? "" } : {}),
+    ...(hook === POST_TOOL_CALL && call.error ? { error: call.error } : {}),
     platform: call.platform ?? "",
     user_id: call.user_id ?? "",
   };
@@ -288,11 +286,12 @@ export function judgePreRun(result: RunResult, timeoutMs: number): PreOutcome {
  * null when none can be missing. One may be missing when the plugins dir or a folder below it
  * could not be read (a link leading nowhere included), or when a plugin was skipped or had an
  * entry dropped, unless its manifest parses to a map whose `hooks` is a map (or absent) without
- * `event`, or the plugin was loaded with its `event` hook. Requires `--allow-read`.
+ * `event` and that has no `event` key beside `hooks` either, or the plugin was loaded with its
+ * `event` hook. Requires `--allow-read`.
  */
 export function lostGuard(
   index: PluginIndex,
-  event: string = PRE_TOOL_EVENT,
+  event: string = PRE_TOOL_CALL,
 ): Promise<string | null> {
   // Once per index and event: the daemon asks for every tool call over the same snapshot.
   let byEvent = judged.get(index);
@@ -354,9 +353,10 @@ async function judgeLoad(index: PluginIndex, event: string): Promise<string | nu
 }
 
 /**
- * Whether the manifest at `path`, read as the loader reads it, declares a hook for `event`: "yes",
- * "no" (a map whose `hooks` is a map without it), "no hooks" (a map without `hooks`); otherwise
- * why it cannot tell (whatever does not decode or parse as the loader reads it is "unreadable").
+ * Whether the manifest at `path`, read as the loader reads it, declares a hook for `event`: "yes"
+ * (under `hooks`, or beside it), "no" (a map whose `hooks` is a map without it), "no hooks" (a map
+ * without `hooks`); otherwise why it cannot tell (whatever does not decode or parse as the loader
+ * reads it is "unreadable").
  */
 async function declares(
   path: string,
@@ -367,9 +367,11 @@ async function declares(
   if (!read.ok) return "unreadable";
   const data = read.lenient;
   if (!isRecord(data)) return "not a map";
-  if (!Object.hasOwn(data, "hooks")) return "no hooks";
   const hooks = data.hooks;
-  if (!isRecord(hooks)) return "hooks not a map";
+  if (Object.hasOwn(data, "hooks") && !isRecord(hooks)) return "hooks not a map";
+  // Written beside `hooks:` rather than under it, it was meant as a hook all the same.
+  if (Object.hasOwn(data, event)) return "yes";
+  if (!isRecord(hooks)) return "no hooks";
   return Object.hasOwn(hooks, event) ? "yes" : "no";
 }
 
@@ -446,7 +448,7 @@ export const PostToolCallSchema = object({
 true satisfies Same<Infer<typeof PostToolCallSchema>, Required<PostToolCall>>;
 
 const toolHookRequest = object({
-  hook: oneOf([PRE_TOOL_EVENT, POST_TOOL_EVENT]),
+  hook: oneOf([PRE_TOOL_CALL, POST_TOOL_CALL]),
   tool: string(),
   args: unknown(),
   result: optional(string()),

@@ -14,6 +14,15 @@ import { type Logger, silentLogger } from "../log.ts";
 import { EMPTY_TASK, type Task, taskEnv } from "../wire/task.ts";
 import { NotFoundError } from "../errors.ts";
 import {
+  DEFAULT_TIMEOUTS,
+  eventSpec,
+  statusEvent,
+  TASK_HOSTS,
+  TASK_PLACEMENT,
+  TASK_ROUTE,
+  type Timeouts,
+} from "../events.ts";
+import {
   DEFAULT_GRACE_MS,
   failureReason,
   type RunOptions,
@@ -48,40 +57,6 @@ export interface RunnerOptions {
   /** How a plugin's notified hook (event, `post_tool_call`) is told; default: run once. */
   notify?: AskHandler;
 }
-
-/** Per-call timeouts, in milliseconds, as SPEC sets them. */
-export interface Timeouts {
-  /** Event hooks (`fire`, `status-change`): 30 s. */
-  event: number;
-  /** Actions (`plugins run`): 60 s. */
-  action: number;
-  /** `task.route` handlers: 15 s. */
-  route: number;
-  /** `task.placement` handlers: 5 s. */
-  placement: number;
-  /** `task.hosts` handlers: 5 s. */
-  hosts: number;
-  /** `pre_tool_call` / `post_tool_call` hooks: 30 s. */
-  tool: number;
-}
-
-/** The timeouts SPEC sets. */
-export const DEFAULT_TIMEOUTS: Readonly<Timeouts> = Object.freeze({
-  event: 30_000,
-  action: 60_000,
-  route: 15_000,
-  placement: 5_000,
-  hosts: 5_000,
-  tool: 30_000,
-});
-
-const CONSULTED_TIMEOUTS: Record<string, keyof Timeouts> = {
-  "task.route": "route",
-  "task.placement": "placement",
-  "task.hosts": "hosts",
-  pre_tool_call: "tool",
-  post_tool_call: "tool",
-};
 
 /** What a status change did. */
 export interface StatusChangeResult {
@@ -155,7 +130,7 @@ export class Runner {
    * (`--timeout`), else the hook's own `timeout` setting, else the default.
    */
   timeoutFor(event: string, plugin: Plugin | null): number {
-    const kind = CONSULTED_TIMEOUTS[event] ?? "event";
+    const kind = eventSpec(event).timeout;
     // Read directly rather than through hook_settings.ts: the warm path stays a few modules.
     const own = plugin?.settings?.[event]?.timeoutMs;
     return this.#options.timeouts?.[kind] ?? own ?? this.timeouts[kind];
@@ -241,7 +216,7 @@ export class Runner {
 
   /** True when some plugin handles `task.route`. Starts no process. */
   handlesRoute(): boolean {
-    return this.handlers("task.route").length > 0;
+    return this.handlers(TASK_ROUTE).length > 0;
   }
 
   /**
@@ -256,7 +231,7 @@ export class Runner {
 
   /** True when some plugin handles `task.placement`. Starts no process. */
   hasPlacementHandler(): boolean {
-    return this.handlers("task.placement").length > 0;
+    return this.handlers(TASK_PLACEMENT).length > 0;
   }
 
   /** Asks every `task.hosts` handler where the task could run; their lists merged in name order. */
@@ -270,7 +245,7 @@ export class Runner {
 
   /** True when some plugin handles `task.hosts`. Starts no process. */
   hasHostsHandler(): boolean {
-    return this.handlers("task.hosts").length > 0;
+    return this.handlers(TASK_HOSTS).length > 0;
   }
 
   /**
@@ -373,31 +348,5 @@ export class Runner {
     } catch {
       return null;
     }
-  }
-}
-
-/**
- * The event a status (and its message) fires, or null for none: `queued`/`processing` ->
- * `task.started`; `done` -> `task.done`; `blocked` -> `task.failed` when the message mentions
- * "fail" or "error" (any case), else `task.blocked`.
- *
- * @example
- * ```ts
- * import { statusEvent } from "./runner.ts";
- * console.assert(statusEvent("blocked", "Build ERROR") === "task.failed");
- * console.assert(statusEvent("backlog") === null);
- * ```
- */
-export function statusEvent(status: string, message = ""): string | null {
-  switch (status) {
-    case "queued":
-    case "processing":
-      return "task.started";
-    case "done":
-      return "task.done";
-    case "blocked":
-      return /fail|error/i.test(message) ? "task.failed" : "task.blocked";
-    default:
-      return null;
   }
 }

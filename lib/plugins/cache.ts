@@ -28,7 +28,7 @@ import { currentUid, modeText, readBounded, readBoundedBytes } from "../fs.ts";
 import { quoted } from "../text.ts";
 
 /** Bumped whenever the index, what a load puts in it or a valid index may hold, or the cache layout changes. */
-const FORMAT = 6;
+const FORMAT = 7;
 /** A cache file larger than this is not read: an index of 10,000 plugins is a few MiB. */
 const MAX_CACHE_BYTES = 64 * 1024 * 1024;
 const KEY_FILE = "index.key";

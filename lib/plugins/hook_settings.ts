@@ -19,18 +19,13 @@ import { closest, kindOf, quoted } from "../text.ts";
 import { isRecord } from "../wire/json.ts";
 import { parseDuration } from "../_timers.ts";
 import type { ToolMatcher } from "./tool_matcher.ts";
+import { eventSpec, mayBePersistent, TOOL_EVENTS } from "../events.ts";
 
 /** The settings a hook may have, as written in the manifest. */
 export const SETTING_KEYS: readonly string[] = ["tools", "timeout", "persistent", "max_procs"];
 
-/** The events whose hooks judge tool calls, the only ones that take `tools`. */
-export const TOOL_EVENTS: readonly string[] = ["pre_tool_call", "post_tool_call"];
-
 /** A persistent hook's pool size when `max_procs` is not given. */
 export const DEFAULT_MAX_PROCS = 1;
-
-// task.route answers KEY=VALUE lines, not one JSON line, so it cannot be a persistent hook.
-const NOT_PERSISTENT = new Set(["task.route"]);
 
 /**
  * Reads the typed value of `tyhooks:` into event -> settings (events with no valid setting left
@@ -106,7 +101,7 @@ function readSetting(
 ): SettingProblem | null {
   switch (key) {
     case "tools": {
-      if (!TOOL_EVENTS.includes(event)) {
+      if (!eventSpec(event).tools) {
         return { reason: `only tool hooks (${TOOL_EVENTS.join(", ")}) take it`, key: true };
       }
       if (typeof value !== "string" || value === "") {
@@ -139,7 +134,7 @@ function readSetting(
       if (typeof value !== "boolean") {
         return { reason: `must be true or false, not ${describe(value)}` };
       }
-      if (value && NOT_PERSISTENT.has(event)) {
+      if (value && !mayBePersistent(event)) {
         return { reason: "only hooks that answer in JSON can be persistent" };
       }
       hook.persistent = value;

@@ -47,6 +47,7 @@ import { isRecord } from "../wire/json.ts";
 import { unsafeMode } from "../fs.ts";
 import { buildHookSettings, SETTING_KEYS } from "./hook_settings.ts";
 import type { ManifestAction, ManifestService } from "./manifest_schema.ts";
+import { isKnownEvent, KNOWN_EVENTS } from "../events.ts";
 
 /** Everything learned about one plugin dir. */
 export interface PluginReport {
@@ -236,6 +237,16 @@ async function buildPlugin(
   const version = text("version");
   const description = text("description");
   const hooks = buildHooks(root, data.hooks);
+  // An event written beside `hooks:` rather than under it (an indentation slip) is no hook of
+  // the plugin: said so where ty would be silent, and a lost guard then fails closed.
+  for (const key of Object.keys(data)) {
+    if (!isKnownEvent(key)) continue;
+    const hint = 'indent it under "hooks:"';
+    problems.push({
+      ...dropped(`hook ${quoted(key)}`, 'it is outside "hooks:"', [key], hint),
+      key: true,
+    });
+  }
   const actions = await buildActions(root, data.actions);
   const services = await buildServices(root, data.services);
   const has = conventionDirs(root.dir);
@@ -607,7 +618,7 @@ function statIsFile(path: string): boolean {
 export async function strictProblems(report: PluginReport): Promise<LoadWarning[]> {
   const parsed = report.parsed;
   if (parsed === null) return [];
-  const { ActionSchema, KNOWN_EVENTS, MANIFEST_KEYS, ManifestSchema, ServiceSchema } = await import(
+  const { ActionSchema, MANIFEST_KEYS, ManifestSchema, ServiceSchema } = await import(
     "./manifest_schema.ts"
   );
   const positions = await located(parsed);

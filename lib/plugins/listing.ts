@@ -9,6 +9,7 @@
 import { join } from "../path.ts";
 import type { LoadWarning, PluginIndex } from "./types.ts";
 import { closest } from "../text.ts";
+import { TASK_EVENTS } from "../events.ts";
 
 /** One plugin in the listing. */
 export interface PluginJson {
@@ -82,15 +83,6 @@ export function warningJson(w: LoadWarning): LoadWarning {
 // The legacy hooks dir (`<config>/task/hooks/<event>`, ty's first hook system) as `plugins list`
 // and `plugins validate` show it: which events have a hook, and what would keep one from running.
 
-/** Events a legacy hook may be named after (ty fires these into the hooks dir). */
-const LEGACY_EVENTS = [
-  "task.started",
-  "task.done",
-  "task.blocked",
-  "task.failed",
-  "task.auth_required",
-];
-
 /** One file in the hooks dir. */
 export interface LegacyHook {
   /** The event it answers: its file name. */
@@ -133,10 +125,10 @@ export async function readLegacyHooks(dir: string): Promise<LegacyHooks> {
     const info = await Deno.stat(path).catch(() => null);
     const runnable = info !== null && info.isFile && ((info.mode ?? 0o111) & 0o111) !== 0;
     hooks.push({ event: entry.name, path, runnable });
-    if (!LEGACY_EVENTS.includes(entry.name)) {
+    if (!TASK_EVENTS.includes(entry.name)) {
       // Any event name may be fired (a README may sit there too): only a near miss of a known
       // event is a problem.
-      const near = closest(entry.name, LEGACY_EVENTS);
+      const near = closest(entry.name, TASK_EVENTS);
       if (near !== undefined) {
         problem(path, `Legacy hook "${entry.name}" is not a known event: did you mean "${near}"?`);
       }

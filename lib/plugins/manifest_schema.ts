@@ -11,19 +11,7 @@
 import { z } from "zod";
 import type { Same, Schema } from "../wire/json.ts";
 import { ENV_ENTRY, RESTART_POLICIES, type RestartPolicy } from "./types.ts";
-
-/** The events ty and tyhooks send; `hooks` may name others (`fire` accepts any string). */
-export const KNOWN_EVENTS: readonly string[] = [
-  "task.started",
-  "task.done",
-  "task.blocked",
-  "task.failed",
-  "task.auth_required",
-  "task.route",
-  "task.placement",
-  "pre_tool_call",
-  "post_tool_call",
-];
+import { KNOWN_EVENTS } from "../events.ts";
 
 const text = z.string().min(1);
 
@@ -206,9 +194,7 @@ export interface Manifest {
   description?: string;
   /**
    * Event -> script, an executable file relative to the plugin dir (it must stay inside it).
-   * Events ty and tyhooks send: `task.started`, `task.done`, `task.blocked`, `task.failed`,
-   * `task.auth_required`, `task.route`, `task.placement`, `pre_tool_call`, `post_tool_call`;
-   * `fire` sends any other name too.
+   * Events ty and tyhooks send are listed in `lib/events.ts`; `fire` sends any other name too.
    */
   hooks?: Record<string, string>;
   /** Actions a user runs. */

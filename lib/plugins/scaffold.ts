@@ -9,10 +9,18 @@
 import { join } from "../path.ts";
 import { InputError, RunError } from "../errors.ts";
 import { hasControl, quoted } from "../text.ts";
+import {
+  POST_TOOL_CALL,
+  PRE_TOOL_CALL,
+  TASK_DONE,
+  TASK_HOSTS,
+  TASK_PLACEMENT,
+  TASK_ROUTE,
+} from "../events.ts";
 
 /** What to scaffold. */
 export interface ScaffoldOptions {
-  /** Events to hook; default `["task.done"]` when no action is asked for either. */
+  /** Events to hook; default `task.done` alone when no action is asked for either. */
   hooks?: string[];
   /** Action ids. */
   actions?: string[];
@@ -44,7 +52,7 @@ export async function scaffoldPlugin(
     );
   }
   const actions = unique(options.actions ?? []);
-  const hooks = unique(options.hooks ?? (actions.length === 0 ? ["task.done"] : []));
+  const hooks = unique(options.hooks ?? (actions.length === 0 ? [TASK_DONE] : []));
   for (const [flag, words] of [["--hooks", hooks], ["--actions", actions]] as const) {
     const bad = words.find((w) => !WORD.test(w));
     if (bad !== undefined) {
@@ -131,7 +139,7 @@ function readme(name: string, hooks: string[], actions: string[]): string {
 function hookStub(event: string): string {
   const head = ["#!/bin/sh", `# ${event} hook. Runs from the plugin dir.`];
   switch (event) {
-    case "task.route":
+    case TASK_ROUTE:
       return [
         ...head,
         "# Answer KEY=VALUE lines on stdout: CLAUDE_CONFIG_DIR=~/.claude-work, HOLD=1, REASON=...",
@@ -139,7 +147,7 @@ function hookStub(event: string): string {
         "exit 0",
         "",
       ].join("\n");
-    case "task.placement":
+    case TASK_PLACEMENT:
       return [
         ...head,
         '# The request is one JSON line on stdin: {"event","task":{...}}. Answer',
@@ -148,7 +156,7 @@ function hookStub(event: string): string {
         "exit 0",
         "",
       ].join("\n");
-    case "task.hosts":
+    case TASK_HOSTS:
       return [
         ...head,
         '# The request is one JSON line on stdin. Answer {"hosts":[{"name","target","workdir","detail"}]}.',
@@ -156,7 +164,7 @@ function hookStub(event: string): string {
         "printf '%s\\n' '{\"hosts\":[]}'",
         "",
       ].join("\n");
-    case "pre_tool_call":
+    case PRE_TOOL_CALL:
       return [
         ...head,
         '# One request per line on stdin: {"id","hook","tool","args","platform","user_id"}. One',
@@ -168,7 +176,7 @@ function hookStub(event: string): string {
         "done",
         "",
       ].join("\n");
-    case "post_tool_call":
+    case POST_TOOL_CALL:
       return [
         ...head,
         "# Each finished tool call arrives as one JSON line on stdin; nothing is answered.",

@@ -29,6 +29,7 @@ import {
   StatusChangeBodySchema,
   TaskBodySchema,
 } from "../wire/task.ts";
+import { POST_TOOL_CALL } from "../events.ts";
 import { NotFoundError } from "../errors.ts";
 import { type RunRecord, toRecord } from "../process/run_script.ts";
 
@@ -242,7 +243,7 @@ async function toolPost(call: Call): Promise<Response> {
   const { body, bytes } = await parseSizedBody(call.request, PostToolCallSchema);
   const hooks = new ToolHooks(call.snapshot.built.fire);
   return await enqueue(call, {
-    what: "post_tool_call",
+    what: POST_TOOL_CALL,
     bytes,
     wait: false,
     run: () => hooks.postToolCall(body),

@@ -33,8 +33,7 @@
  */
 
 import type { AskHandler, AskRequest } from "../consult/consult.ts";
-import { HOSTS_EVENT, PLACEMENT_EVENT } from "../consult/placement.ts";
-import { PRE_TOOL_EVENT } from "../consult/tool_hooks.ts";
+import { eventSpec, mayBePersistent } from "../events.ts";
 import type { Plugin } from "../plugins/types.ts";
 import { DEFAULT_MAX_PROCS, hookSettings } from "../plugins/hook_settings.ts";
 import { blankResult, DEFAULT_MAX_OUTPUT, type RunResult } from "../process/run_script.ts";
@@ -47,9 +46,6 @@ import { type Logger, silentLogger } from "../log.ts";
 
 /** How a process ends or gets out of step on its own. */
 type EndReason = "eof" | "overflow" | "junk" | "astray";
-
-/** The consulted hooks, which answer one JSON line; other persistent hooks are notified. */
-const ANSWERING: ReadonlySet<string> = new Set([PLACEMENT_EVENT, HOSTS_EVENT, PRE_TOOL_EVENT]);
 
 /** The tail of a process's stderr kept for the log when it fails. */
 const STDERR_TAIL_BYTES = 2048;
@@ -282,7 +278,8 @@ class HookPool {
     this.#event = event;
     this.#script = plugin.hooks[event];
     this.#maxProcs = Math.max(1, hookSettings(plugin, event).maxProcs ?? DEFAULT_MAX_PROCS);
-    this.#notifies = !ANSWERING.has(event);
+    // Consulted hooks answer one JSON line per request; notified ones are only told.
+    this.#notifies = eventSpec(event).kind === "notified";
     this.#options = options;
   }
 
@@ -606,7 +603,7 @@ export class PersistentHooks {
     // Retired or closed: a call still on the old index runs the script once rather than start a
     // process nobody would end.
     if (
-      plugin === null || this.#closed || request.event === "task.route" ||
+      plugin === null || this.#closed || !mayBePersistent(request.event) ||
       hookSettings(plugin, request.event).persistent !== true ||
       plugin.hooks[request.event] !== request.script
     ) return once(request);

@@ -16,7 +16,8 @@
 
 import type { PluginIndex } from "../plugins/types.ts";
 import { type Logger, silentLogger } from "../log.ts";
-import { DEFAULT_TIMEOUTS, Runner, type Timeouts } from "../hooks/runner.ts";
+import { Runner } from "../hooks/runner.ts";
+import { DEFAULT_TIMEOUTS, type Timeouts } from "../events.ts";
 import { DRAIN_MS } from "../process/run_script.ts";
 import { DEFAULT_GRACE_MS } from "../process/group.ts";
 import {

@@ -229,6 +229,41 @@ Deno.test("tyhooks tool pre blocks when a manifest's hooks is not a map: an inde
   }
 });
 
+Deno.test("tyhooks tool pre blocks when a guard is written beside hooks: while another entry keeps its plugin loaded", async () => {
+  const action = "actions: [{id: a, command: guard.sh}]\n";
+  for (
+    const [manifest, why] of [
+      [`name: blockall\nhooks:\npre_tool_call: guard.sh\n${action}`, /is not a map/],
+      ["name: blockall\nhooks:\n  task.done: guard.sh\npre_tool_call: guard.sh\n", /declares/],
+      [`name: blockall\npre_tool_call: guard.sh\n${action}`, /declares/],
+    ] as const
+  ) {
+    const plugins = await makeTree({
+      "blockall/plugin.yaml": manifest,
+      "blockall/guard.sh": BLOCKS,
+    });
+    await assertBlocked(plugins, why);
+    await assertBlocked(plugins, /Dropped hook "pre_tool_call": it is outside "hooks:"/);
+  }
+});
+
+Deno.test("tyhooks tool pre allows beside a plugin whose unknown top-level key names no event", async () => {
+  for (const extra of ["", "  task.failed: gone.sh\n"]) {
+    const plugins = await makeTree({
+      "site/plugin.yaml":
+        `name: site\nhomepage: https://example.com\nhooks:\n  task.done: d.sh\n${extra}`,
+      "site/d.sh": GUARD,
+    });
+    const claude = await cli(["tool", "pre", "--claude", "--plugins-dir", plugins], {
+      stdin: CLAUDE_INPUT,
+      env: { TYHOOKS_NO_CACHE: "1" },
+    });
+    assert.deepEqual([claude.code, claude.stdout, claude.stderr], [0, "", ""], extra);
+    const r = await pre(plugins);
+    assert.deepEqual([r.code, r.verdict], [0, { action: "allow", reason: "" }], r.stderr);
+  }
+});
+
 Deno.test("tyhooks tool pre blocks when a guard's manifest is UTF-16 without a byte order mark, or UTF-32, which ty does not read either", async () => {
   const plugins = await makeTree({ "blockall/guard.sh": BLOCKS });
   for (const encoding of ["utf-16le", "utf-16be", "utf-32le", "utf-32be"] as const) {

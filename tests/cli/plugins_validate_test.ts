@@ -34,6 +34,20 @@ Deno.test("plugins validate reports the unknown key hook: that loading ignores",
   );
 });
 
+Deno.test("plugins validate reports an event beside hooks: once, as the loader words it", async () => {
+  const root = await makeTree({
+    "p/plugin.yaml": "name: p\nhooks:\n  task.done: a.sh\npre_tool_call: a.sh\n",
+    "p/a.sh": SCRIPT,
+  });
+  const result = await cli(["plugins", "validate", "--plugins-dir", root]);
+  assert.equal(result.code, 1);
+  assert.equal(
+    result.stdout,
+    `${join(root, "p/plugin.yaml")}:4:1: Dropped hook "pre_tool_call": it is outside "hooks:" ` +
+      '(hint: indent it under "hooks:")\n',
+  );
+});
+
 Deno.test("plugins validate exits 0 with an ok line on a clean dir", async () => {
   const root = await makeTree({
     "p/plugin.yaml": "name: p\nversion: 0.1.0\nhooks:\n  task.done: a.sh\n",

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { Runner, statusEvent } from "../../lib/hooks/runner.ts";
+import { Runner } from "../../lib/hooks/runner.ts";
 import { EMPTY_TASK, type Task } from "../../lib/wire/task.ts";
 import { NotFoundError } from "../../lib/errors.ts";
 import { createLogger } from "../../lib/log.ts";
@@ -99,17 +99,6 @@ Deno.test("fire() cleans NUL bytes and keeps newlines in task fields", async () 
   const [run] = await new Runner(index).fire("task.done", hostile);
   assert.equal(run.error, null);
   assert.equal(await Deno.readTextFile(join(out, "t")), "line one\nlinetwo");
-});
-
-Deno.test("statusEvent() maps statuses exactly as ty does", () => {
-  assert.equal(statusEvent("queued"), "task.started");
-  assert.equal(statusEvent("processing"), "task.started");
-  assert.equal(statusEvent("done"), "task.done");
-  assert.equal(statusEvent("blocked", "needs review"), "task.blocked");
-  assert.equal(statusEvent("blocked", "Build FAILED"), "task.failed");
-  assert.equal(statusEvent("blocked", "an Error occurred"), "task.failed");
-  assert.equal(statusEvent("backlog", "error"), null);
-  assert.equal(statusEvent("Done"), null);
 });
 
 Deno.test("onStatusChange() fires the mapped event and nothing for other statuses", async () => {

@@ -193,6 +193,34 @@ Deno.test("loadPlugins() leaves unknown keys out of the plugin without a warning
   ]);
 });
 
+Deno.test("loadPlugins() warns about an event written beside hooks: rather than under it, and keeps the rest of the plugin", async () => {
+  const root = await makeTree({
+    "p/plugin.yaml": "name: p\nhooks:\n  task.done: a.sh\npre_tool_call: a.sh\nhomepage: x\n",
+    "p/a.sh": SCRIPT,
+    "q/plugin.yaml": "name: q\nhooks:\ntask.done: a.sh\n",
+    "q/a.sh": SCRIPT,
+  });
+  const index = await loadPlugins(root);
+  assert.deepEqual(index.plugins.map((p) => [p.name, Object.keys(p.hooks)]), [["p", [
+    "task.done",
+  ]]]);
+  assert.deepEqual(index.warnings, [{
+    plugin: "p",
+    path: join(root, "p", "plugin.yaml"),
+    line: 4,
+    column: 1,
+    message:
+      'Dropped hook "pre_tool_call": it is outside "hooks:" (hint: indent it under "hooks:")',
+  }, {
+    plugin: "q",
+    path: join(root, "q", "plugin.yaml"),
+    line: 1,
+    column: 7,
+    message: 'Skipped plugin "q" in "q": no usable hook, action, service, workflow or routine ' +
+      '(dropped hook "task.done": it is outside "hooks:")',
+  }]);
+});
+
 Deno.test("loadPlugins() skips a plugin with invalid YAML with the line and column of the error", async () => {
   const root = await makeTree({
     "bad/plugin.yaml": "name: bad\nhooks:\n  task.done: a.sh\n task.route: b.sh\n",
