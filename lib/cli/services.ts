@@ -10,6 +10,7 @@ import { stderrSink } from "../services/line_relay.ts";
 import { listServices, startServices } from "../services/service_set.ts";
 import { DEFAULT_STOP_TIMEOUT_MS, parseEnvEntry } from "../services/supervisor.ts";
 import type { ServiceEntry } from "../wire/services.ts";
+import { table } from "./table.ts";
 
 export const supervise: CommandModule = {
   spec: {
@@ -106,7 +107,7 @@ export const list: CommandModule = {
     } else if (services.length === 0) {
       ctx.log.log("info", "No services", { plugins_dir: index.dir });
     } else {
-      await ctx.print(table(services));
+      await ctx.print(serviceTable(services));
     }
     return 0;
   },
@@ -114,21 +115,6 @@ export const list: CommandModule = {
 
 const COLUMNS = ["PLUGIN", "SERVICE", "RESTART", "CWD", "COMMAND"];
 
-function table(services: ServiceEntry[]): string {
-  const rows = [
-    COLUMNS,
-    ...services.map((s) => [s.plugin, s.name, s.restart, s.cwd, s.command].map(oneLine)),
-  ];
-  const widths = COLUMNS.map((_, i) => Math.max(...rows.map((row) => row[i].length)));
-  return rows
-    .map((row) => row.map((cell, i) => i === row.length - 1 ? cell : cell.padEnd(widths[i])))
-    .map((cells) => cells.join("  ") + "\n")
-    .join("");
-}
-
-// A multi-line command (a YAML block scalar) must not break the table: control characters are
-// shown escaped.
-function oneLine(text: string): string {
-  // deno-lint-ignore no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1));
+function serviceTable(services: ServiceEntry[]): string {
+  return table(COLUMNS, services.map((s) => [s.plugin, s.name, s.restart, s.cwd, s.command]));
 }

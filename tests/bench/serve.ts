@@ -447,9 +447,115 @@ async function askDirectly(inFlight: number) {
   }
 }
 
+/** One run of {@linkcode benchEvents}. */
+interface EventsRun {
+  /** Each 202's latency, ms. */
+  accept: number[];
+  /** From the first request until every hook has run, ms. */
+  wallMs: number;
+  /** The daemon's CPU (its own, not its hooks'), ms. */
+  daemonCpuMs: number;
+  errors: string[];
+}
+
+/**
+ * The daemon taking events: `total` `POST /v1/events/task.done` over `inFlight` kept-alive
+ * connections (raw HTTP/1.1), each run by one trivial hook (`printf x >> count`: no process but
+ * the hook's own). The 202's latency is what accepting costs the caller (the spool: the event
+ * written, fsynced, renamed and its dir fsynced before the answer); events/s counts from the
+ * first request until every hook has run. `main` runs another checkout's daemon.
+ */
+export async function benchEvents(
+  options: { total?: number; inFlight?: number; main?: string } = {},
+): Promise<EventsRun> {
+  const total = options.total ?? 2000;
+  const inFlight = options.inFlight ?? 16;
+  const plugins = await Deno.makeTempDir({ prefix: "tyhooks-bench-" });
+  await writeTree(plugins, {
+    "n/plugin.yaml": "name: n\nhooks:\n  task.done: done.sh\n",
+    "n/done.sh": '#!/bin/sh\nprintf x >> "$TASK_PLUGIN_DIR/count"\n',
+  });
+  const count = `${plugins}/n/count`;
+  const daemon = await startServe(
+    ["--listen", `unix:${await tempSocket()}`, "--plugins-dir", plugins],
+    { main: options.main },
+  );
+  const request = RawHttp.request("POST", "/v1/events/task.done", '{"task":{"id":1}}');
+  const conns = await Promise.all(
+    Array.from({ length: inFlight }, () => RawHttp.connect(daemon.socket!)),
+  );
+  try {
+    const cpu = cpuMs(daemon.pid);
+    const started = performance.now();
+    const sent = await load(total, inFlight, async (worker) => {
+      const answer = await conns[worker].send(request);
+      if (answer.status !== 202) throw new Error(`HTTP ${answer.status}: ${answer.body}`);
+    });
+    const deadline = Date.now() + 120_000;
+    while (Date.now() < deadline) {
+      const size = await Deno.stat(count).then((i) => i.size, () => 0);
+      if (size >= total - sent.errors.length) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    return {
+      accept: sent.times,
+      wallMs: performance.now() - started,
+      daemonCpuMs: cpuMs(daemon.pid) - cpu,
+      errors: sent.errors,
+    };
+  } finally {
+    for (const conn of conns) conn.close();
+    await daemon.stop();
+    await Deno.remove(plugins, { recursive: true });
+  }
+}
+
+/** {@linkcode benchEvents} as table rows; with `other`, alternating with that checkout's daemon. */
+export async function eventRows(other?: string, rounds = 5): Promise<string[][]> {
+  const runs: Record<"this" | "other", EventsRun[]> = { this: [], other: [] };
+  for (let i = 0; i < (other === undefined ? 1 : rounds); i++) {
+    runs.this.push(await benchEvents());
+    if (other !== undefined) runs.other.push(await benchEvents({ main: `${other}/main.ts` }));
+  }
+  const rate = (r: EventsRun) => (r.accept.length / r.wallMs) * 1000;
+  const rows = (name: string, list: EventsRun[]) => {
+    const rates = list.map(rate);
+    const accept = list.flatMap((r) => r.accept);
+    const cpu = list.map((r) => (r.daemonCpuMs / r.accept.length) * 1000);
+    return [
+      [
+        `events (${name}): events/s, 2,000 at 16 in flight`,
+        `${Math.round(median(rates))}/s`,
+        `runs: ${rates.map(Math.round).join(", ")}`,
+      ],
+      [
+        `events (${name}): 202 p50 / p99`,
+        `${ms(median(accept))} / ${ms(quantile(accept, 0.99))}`,
+        `daemon CPU ${Math.round(median(cpu))} us per event; errors ${
+          list.reduce((n, r) => n + r.errors.length, 0)
+        }`,
+      ],
+    ];
+  };
+  if (other === undefined) return rows("this tree", runs.this);
+  const ratioRow = [
+    "events/s this / other",
+    ratio(median(runs.this.map(rate)), median(runs.other.map(rate))),
+    `${rounds} alternating rounds`,
+  ];
+  return [...rows("this tree", runs.this), ...rows(other, runs.other), ratioRow];
+}
+
 if (import.meta.main) {
   if (Deno.args[0] === "--pipe-floor") {
     console.log(JSON.stringify(await askDirectly(Number(Deno.args[1]))));
+  } else if (Deno.args[0] === "--events") {
+    // deno run -A tests/bench/serve.ts --events [OTHER_CHECKOUT [ROUNDS]]
+    const rounds = Number(Deno.args[2] ?? 5);
+    console.log("serve: POST /v1/events/task.done with a trivial hook:");
+    for (const row of await eventRows(Deno.args[1], rounds)) {
+      console.log(`  ${row[0].padEnd(46)} ${row[1].padStart(24)}  ${row[2]}`);
+    }
   } else {
     const rows = await benchServe();
     console.log("serve: POST /v1/route with a trivial router (ratios to a bare spawn's p50):");
@@ -458,6 +564,10 @@ if (import.meta.main) {
       "serve: POST /v1/tool/pre, persistent guard and one-shot guard (client: raw HTTP/1.1):",
     );
     for (const row of await benchGuard()) {
+      console.log(`  ${row[0].padEnd(46)} ${row[1].padStart(24)}  ${row[2]}`);
+    }
+    console.log("serve: POST /v1/events/task.done with a trivial hook (raw HTTP/1.1, 16 conns):");
+    for (const row of await eventRows()) {
       console.log(`  ${row[0].padEnd(46)} ${row[1].padStart(24)}  ${row[2]}`);
     }
   }
