@@ -26,8 +26,8 @@ export const list: CommandModule = {
     options: {
       json: {
         type: "boolean",
-        help: 'print {"entries":[{"name","state","accepted_at","what","source","plugins_dir",' +
-          '"bytes"}],"set_aside":[{"name","reason"}]}',
+        help: 'print {"entries": [{"name", "state", "accepted_at", "what", "source", ' +
+          '"plugins_dir", "bytes"}], "set_aside": [{"name", "reason"}]}',
       },
     },
     details: "The spool is <state>/tyhooks/spool (<state>: $XDG_STATE_HOME, else " +
@@ -70,8 +70,8 @@ export const run: CommandModule = {
     options: {
       json: {
         type: "boolean",
-        help: 'print {"ran":[{"name","what","exit_code"}],"set_aside":[{"name","reason"}],' +
-          '"left":[name]}',
+        help: 'print {"ran": [{"name", "what", "exit_code"}], "set_aside": [{"name", ' +
+          '"reason"}], "left": [name]}',
       },
     },
     details: "An event runs as the command it stands for (fire, status-change, tool post) with " +
