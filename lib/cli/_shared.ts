@@ -246,6 +246,8 @@ export async function relaunchDetached(
   } catch (error) {
     await spool.discard(entry);
     throw error;
+  } finally {
+    await spool.close();
   }
   if (run.logProblem !== null) {
     ctx.log.log("warn", `The background run writes no log: ${run.logProblem}`, {

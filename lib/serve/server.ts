@@ -112,9 +112,10 @@ async function defaultLoad(dir: string, options: HolderLoadOptions): Promise<Plu
  * queued first; a `RunError` when the address cannot be bound (a live daemon or another file at
  * the socket path, say) or the spool cannot be used.
  *
- * Requires `--allow-net`, `--allow-read`, `--allow-write`, `--allow-run`, `--allow-env`. Run it
- * with `--v8-flags=--optimize-for-size,--no-opt`, as the binary does, or its memory
- * grows by about 60 MB under load (lib/README.md "Daemon").
+ * Requires `--allow-net`, `--allow-read`, `--allow-write`, `--allow-run`, `--allow-env`, and
+ * `--allow-sys` (the user id the spool's owner is checked against). Run it with
+ * `--v8-flags=--optimize-for-size,--no-opt`, as the binary does, or its memory grows by about
+ * 60 MB under load (lib/README.md "Daemon").
  *
  * @example
  * ```ts
@@ -187,7 +188,14 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     log,
   };
   // Before listening: what a previous daemon left runs ahead of anything new.
-  await resume(state);
+  try {
+    await resume(state);
+  } catch (error) {
+    // What could not be claimed stays on disk for the next start or `spool run`.
+    log.log("warn", `Cannot run what the spool holds: ${(error as Error).message}`, {
+      spool: spool.dir,
+    });
+  }
   const handle = requestHandler(state, {
     check: options.token === undefined ? null : bearerCheck(options.token),
     log,

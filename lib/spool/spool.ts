@@ -323,7 +323,7 @@ export class Spool {
     if (!this.#held.has(entry.name)) return;
     const { dir } = await this.#runnerDir();
     this.#unhold(entry.name);
-    await Deno.remove(join(dir, entry.name)).catch(() => {});
+    removeQuietly(join(dir, entry.name));
   }
 
   /** Removes an entry added without `claim`, unless a runner has taken it since. */
@@ -354,6 +354,8 @@ export class Spool {
   async close(): Promise<void> {
     this.#closed = true;
     this.#flushRefusalLog();
+    for (const sync of this.#syncs.values()) await sync.close();
+    this.#syncs.clear();
     if (this.#runner === undefined) return;
     const { dir, lock } = await this.#runner;
     for (const name of [...this.#held.keys()]) await this.release({ name, bytes: 0 });
@@ -393,16 +395,16 @@ export class Spool {
   async #write(dir: string, name: string, bytes: Uint8Array): Promise<void> {
     const temp = join(dir, `.${name}.${randomHex(4)}.tmp`);
     try {
-      const file = await Deno.open(temp, { write: true, createNew: true, mode: 0o600 });
+      const file = Deno.openSync(temp, { write: true, createNew: true, mode: 0o600 });
       try {
-        for (let at = 0; at < bytes.length;) at += await file.write(bytes.subarray(at));
+        for (let at = 0; at < bytes.length;) at += file.writeSync(bytes.subarray(at));
         await file.syncData();
       } finally {
         file.close();
       }
-      await Deno.rename(temp, join(dir, name));
+      Deno.renameSync(temp, join(dir, name));
     } catch (error) {
-      await Deno.remove(temp).catch(() => {});
+      removeQuietly(temp);
       throw error;
     }
     // The rename is on disk only once the directory is.
@@ -599,10 +601,12 @@ function randomHex(bytes: number): string {
 
 /**
  * fsync of one directory shared by concurrent writers: a writer whose rename came after the
- * sync in progress began waits for the next one, and every writer waiting then shares it.
+ * sync in progress began waits for the next one, and every writer waiting then shares it. The
+ * directory stays open between syncs.
  */
 class DirSync {
   #dir: string;
+  #file: Promise<Deno.FsFile | null> | undefined;
   #running: Promise<void> | null = null;
   #next: Promise<void> | null = null;
 
@@ -611,29 +615,30 @@ class DirSync {
   }
 
   sync(): Promise<void> {
-    this.#next ??= (this.#running ?? Promise.resolve()).catch(() => {}).then(() => {
+    this.#next ??= (this.#running ?? Promise.resolve()).then(() => {
       this.#next = null;
-      const running = this.#running = syncDir(this.#dir);
+      const running = this.#running = this.#syncOnce();
       running.finally(() => {
         if (this.#running === running) this.#running = null;
-      }).catch(() => {});
+      });
       return running;
     });
     return this.#next;
   }
-}
 
-// Best effort: a file system that cannot sync a directory still has the file synced.
-async function syncDir(dir: string): Promise<void> {
-  try {
-    const file = await Deno.open(dir, { read: true });
+  async close(): Promise<void> {
+    (await this.#file)?.close();
+    this.#file = undefined;
+  }
+
+  // Best effort: a file system that cannot sync a directory still has the file synced.
+  async #syncOnce(): Promise<void> {
     try {
-      await file.sync();
-    } finally {
-      file.close();
+      const file = await (this.#file ??= Deno.open(this.#dir, { read: true }).catch(() => null));
+      await file?.sync();
+    } catch {
+      // Nothing better to do: the entry is written either way.
     }
-  } catch {
-    // Nothing better to do: the entry is written either way.
   }
 }
 

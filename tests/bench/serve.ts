@@ -510,51 +510,116 @@ export async function benchEvents(
   }
 }
 
-/** {@linkcode benchEvents} as table rows; with `other`, alternating with that checkout's daemon. */
-export async function eventRows(other?: string, rounds = 5): Promise<string[][]> {
-  const runs: Record<"this" | "other", EventsRun[]> = { this: [], other: [] };
-  for (let i = 0; i < (other === undefined ? 1 : rounds); i++) {
-    runs.this.push(await benchEvents());
-    if (other !== undefined) runs.other.push(await benchEvents({ main: `${other}/main.ts` }));
+/** One run of {@linkcode benchConsulted}: p50s in ms, and decisions a second. */
+interface ConsultedRun {
+  routeP50: number;
+  preP50: number;
+  prePerSecond: number;
+  errors: number;
+}
+
+/**
+ * The consulted paths through the daemon (`main`: another checkout's), for comparing trees:
+ * `POST /v1/route` with a trivial router and `POST /v1/tool/pre` with a persistent guard, p50 at
+ * 1 in flight, and the guard's decisions a second at 16 in flight (raw HTTP/1.1).
+ */
+export async function benchConsulted(main?: string): Promise<ConsultedRun> {
+  const { dir: plugins } = await routerTree();
+  const guard = await guardTree(true);
+  await Deno.rename(`${guard}/g`, `${plugins}/g`);
+  await Deno.remove(guard, { recursive: true });
+  const daemon = await startServe(
+    ["--listen", `unix:${await tempSocket()}`, "--plugins-dir", plugins],
+    { main },
+  );
+  const run = (n: number, conns: number, request: Uint8Array, check: (b: string) => boolean) =>
+    loadRaw(daemon.socket!, daemon.pid, { total: n, conns, request, check });
+  try {
+    const routes = (body: string) => JSON.parse(body).claude_config_dir === "/profiles/a";
+    const route = RawHttp.request("POST", "/v1/route", '{"task":{"id":1}}');
+    const pre = RawHttp.request("POST", "/v1/tool/pre", PRE_BODY);
+    await run(50, 1, route, routes);
+    const routeOne = await run(300, 1, route, routes);
+    const preOne = await run(2000, 1, pre, allows);
+    const preMany = await run(10_000, 16, pre, allows);
+    return {
+      routeP50: median(routeOne.times),
+      preP50: median(preOne.times),
+      prePerSecond: 10_000 / (preMany.wallMs / 1000),
+      errors: [routeOne, preOne, preMany].reduce((n, r) => n + r.errors.length, 0),
+    };
+  } finally {
+    await daemon.stop();
+    await Deno.remove(plugins, { recursive: true });
+  }
+}
+
+/**
+ * This tree's daemon against `other`'s, alternating `rounds` times: events (throughput and the
+ * 202's latency) and the consulted paths (route, tool pre); medians and the ratios this/other.
+ */
+export async function againstRows(other: string, rounds = 5): Promise<string[][]> {
+  const events: Record<"this" | "other", EventsRun[]> = { this: [], other: [] };
+  const consulted: Record<"this" | "other", ConsultedRun[]> = { this: [], other: [] };
+  const mainOf = { this: undefined, other: `${other}/main.ts` };
+  for (let i = 0; i < rounds; i++) {
+    // Alternating which goes first, so a trend in the machine's load favours neither.
+    const order = i % 2 === 0 ? ["this", "other"] as const : ["other", "this"] as const;
+    for (const tree of order) events[tree].push(await benchEvents({ main: mainOf[tree] }));
+    for (const tree of order) consulted[tree].push(await benchConsulted(mainOf[tree]));
   }
   const rate = (r: EventsRun) => (r.accept.length / r.wallMs) * 1000;
-  const rows = (name: string, list: EventsRun[]) => {
-    const rates = list.map(rate);
-    const accept = list.flatMap((r) => r.accept);
-    const cpu = list.map((r) => (r.daemonCpuMs / r.accept.length) * 1000);
-    return [
-      [
-        `events (${name}): events/s, 2,000 at 16 in flight`,
-        `${Math.round(median(rates))}/s`,
-        `runs: ${rates.map(Math.round).join(", ")}`,
-      ],
-      [
-        `events (${name}): 202 p50 / p99`,
-        `${ms(median(accept))} / ${ms(quantile(accept, 0.99))}`,
-        `daemon CPU ${Math.round(median(cpu))} us per event; errors ${
-          list.reduce((n, r) => n + r.errors.length, 0)
-        }`,
-      ],
-    ];
+  const cpu = (r: EventsRun) => (r.daemonCpuMs / r.accept.length) * 1000;
+  const rows: string[][] = [];
+  const row = (what: string, pick: (tree: "this" | "other") => number[], unit: string) => {
+    const [a, b] = [median(pick("this")), median(pick("other"))];
+    const show = (v: number) => unit === "ms" ? ms(v) : `${Math.round(v)}${unit}`;
+    rows.push([
+      what,
+      `${show(a)} / ${show(b)}`,
+      `${ratio(a, b)}; runs ${pick("this").map((v) => show(v)).join(", ")} / ${
+        pick("other").map((v) => show(v)).join(", ")
+      }`,
+    ]);
   };
-  if (other === undefined) return rows("this tree", runs.this);
-  const ratioRow = [
-    "events/s this / other",
-    ratio(median(runs.this.map(rate)), median(runs.other.map(rate))),
-    `${rounds} alternating rounds`,
+  row("events/s, 2,000 at 16 in flight", (t) => events[t].map(rate), "/s");
+  row("event 202 p50", (t) => events[t].map((r) => median(r.accept)), "ms");
+  row("daemon CPU per event", (t) => events[t].map(cpu), " us");
+  row("route p50, 1 in flight", (t) => consulted[t].map((r) => r.routeP50), "ms");
+  row("tool pre p50 (persistent), 1 in flight", (t) => consulted[t].map((r) => r.preP50), "ms");
+  row("tool pre decisions/s, 16 in flight", (t) => consulted[t].map((r) => r.prePerSecond), "/s");
+  const errors = [...events.this, ...events.other].reduce((n, r) => n + r.errors.length, 0) +
+    [...consulted.this, ...consulted.other].reduce((n, r) => n + r.errors, 0);
+  rows.push(["errors", String(errors), ""]);
+  return rows;
+}
+
+/** {@linkcode benchEvents} once, as table rows. */
+export async function eventRows(): Promise<string[][]> {
+  const run = await benchEvents();
+  const cpu = (run.daemonCpuMs / run.accept.length) * 1000;
+  return [
+    [
+      "events/s, 2,000 at 16 in flight",
+      `${Math.round((run.accept.length / run.wallMs) * 1000)}/s`,
+      "until every hook has run",
+    ],
+    [
+      "event 202 p50 / p99",
+      `${ms(median(run.accept))} / ${ms(quantile(run.accept, 0.99))}`,
+      `daemon CPU ${Math.round(cpu)} us per event; errors ${run.errors.length}`,
+    ],
   ];
-  return [...rows("this tree", runs.this), ...rows(other, runs.other), ratioRow];
 }
 
 if (import.meta.main) {
   if (Deno.args[0] === "--pipe-floor") {
     console.log(JSON.stringify(await askDirectly(Number(Deno.args[1]))));
-  } else if (Deno.args[0] === "--events") {
-    // deno run -A tests/bench/serve.ts --events [OTHER_CHECKOUT [ROUNDS]]
-    const rounds = Number(Deno.args[2] ?? 5);
-    console.log("serve: POST /v1/events/task.done with a trivial hook:");
-    for (const row of await eventRows(Deno.args[1], rounds)) {
-      console.log(`  ${row[0].padEnd(46)} ${row[1].padStart(24)}  ${row[2]}`);
+  } else if (Deno.args[0] === "--against") {
+    // deno run -A tests/bench/serve.ts --against OTHER_CHECKOUT [ROUNDS]
+    console.log(`serve, this tree / ${Deno.args[1]} (medians; ratio this/other):`);
+    for (const row of await againstRows(Deno.args[1], Number(Deno.args[2] ?? 5))) {
+      console.log(`  ${row[0].padEnd(40)} ${row[1].padStart(22)}  ${row[2]}`);
     }
   } else {
     const rows = await benchServe();
