@@ -195,8 +195,9 @@ async function enqueue(call: Call, job: QueuedJob): Promise<Response> {
       const request = { path: pathOf(call.request.url), body: job.body };
       entry = await spool.add({ what, request, ...dirs });
     } catch (error) {
-      if (error instanceof SpoolFullError) throw new HttpError(503, error.message);
-      throw error;
+      // Not on disk, so not accepted: the caller may send it again.
+      if (!(error instanceof SpoolFullError)) log.log("error", (error as Error).message);
+      throw new HttpError(503, (error as Error).message);
     }
   }
   const held = entry;
