@@ -312,7 +312,8 @@ function buildRunners(index: PluginIndex, settings: RunnerSettings): DaemonRunne
 /**
  * Queues what a previous daemon left in the spool for the same plugins and hooks dirs, in
  * acceptance order. An entry that is not a request this daemon can run again is set aside.
- * The rest of the spool (`--detach` work, other dirs) is `spool run`'s (`serve` runs it beside).
+ * The rest of the spool (`--detach` work, other dirs) is for `spool run`, which the `serve`
+ * command runs beside the daemon.
  */
 async function resume(state: DaemonState): Promise<void> {
   const { spool, dirs, log } = state;
