@@ -48,6 +48,11 @@ export function cacheDir(): string {
   return join(home(), ".cache");
 }
 
+/** The user state dir: `$XDG_STATE_HOME`, else `$HOME/.local/state` (macOS too: Go has none). */
+export function stateDir(): string {
+  return absoluteEnv("XDG_STATE_HOME") ?? join(home(), ".local", "state");
+}
+
 /**
  * The plugins dir: `flag` (`--plugins-dir`), else `$TY_PLUGINS_DIR`, else
  * `<config>/task/plugins`. It may not exist: then it holds no plugins.

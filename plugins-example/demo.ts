@@ -31,7 +31,7 @@ await Deno.writeTextFile(
 );
 await Deno.chmod(join(bin, "tyhooks"), 0o755);
 
-// tyhooks' own cache goes to the temp dir; Deno's stays where it is (it lives under
+// tyhooks' own cache and spool go to the temp dir; Deno's cache stays where it is (it lives under
 // $XDG_CACHE_HOME/deno by default, and a fresh one would fetch the npm packages again).
 const denoInfo = await runScript(Deno.execPath(), { args: ["info", "--json"] });
 const env = {
@@ -39,6 +39,7 @@ const env = {
   PATH: `${bin}:${Deno.env.get("PATH")}`,
   TY_PLUGINS_DIR: HERE,
   XDG_CACHE_HOME: join(tmp, "cache"),
+  XDG_STATE_HOME: join(tmp, "state"),
   XDG_RUNTIME_DIR: tmp,
   NOTIFIER_LOG: join(tmp, "notifications.log"),
   AUDIT_LOG: join(tmp, "audit.jsonl"),

@@ -71,6 +71,8 @@ export interface SpawnCliOptions {
   stderr?: "null" | "piped";
   /** A command that runs the CLI's argv, e.g. `["sh", "-c", 'ulimit -n 256 && exec "$@"', "sh"]`. */
   wrap?: string[];
+  /** The entry file to run; default this tree's main.ts (a benchmark runs another checkout's). */
+  main?: string;
 }
 
 // A run that names no cache home of its own would write its index cache into the real
@@ -78,6 +80,15 @@ export interface SpawnCliOptions {
 function noRealCache(env: Record<string, string> = {}): Record<string, string> {
   const chosen = ["XDG_CACHE_HOME", "HOME", "TYHOOKS_NO_CACHE"].some((name) => name in env);
   return chosen ? {} : { TYHOOKS_NO_CACHE: "1" };
+}
+
+// A run that names no state home of its own would keep its spool (accepted events, --detach
+// work) in the real ~/.local/state/tyhooks: it gets a temp one of its own instead.
+function noRealState(env: Record<string, string> = {}): Record<string, string> {
+  if (["XDG_STATE_HOME", "HOME"].some((name) => name in env)) return {};
+  const dir = Deno.makeTempDirSync({ prefix: "tyhooks-state-" });
+  trees.push(dir);
+  return { XDG_STATE_HOME: dir };
 }
 
 /** Starts `tyhooks <args>` from source without waiting: for signal tests and long runs. */
@@ -91,10 +102,15 @@ export function spawnCli(args: string[], options: SpawnCliOptions = {}): Deno.Ch
       ...(options.denoFlags ?? []),
       ...PERMISSION_FLAGS,
       ...V8_FLAGS,
-      MAIN,
+      options.main ?? MAIN,
       ...args,
     ],
-    env: { NO_COLOR: "1", ...noRealCache(options.env), ...options.env },
+    env: {
+      NO_COLOR: "1",
+      ...noRealCache(options.env),
+      ...noRealState(options.env),
+      ...options.env,
+    },
     cwd: options.cwd,
     stdin: options.stdin ?? "null",
     stdout: options.stdout ?? "piped",

@@ -180,6 +180,19 @@ export const COMMANDS: CommandEntry[] = [
     load: () => import("./serve.ts"),
   },
   {
+    name: "spool list",
+    aliases: ["spool ls", "spool"],
+    summary: "list the accepted events not yet run (left by a stopped daemon or a dead --detach)",
+    examples: ["tyhooks spool", "tyhooks spool list --json"],
+    load: async () => (await import("./spool.ts")).list,
+  },
+  {
+    name: "spool run",
+    summary: "run the waiting spooled events now, in the order they were accepted",
+    examples: ["tyhooks spool run", "tyhooks spool run --json"],
+    load: async () => (await import("./spool.ts")).run,
+  },
+  {
     name: "probe",
     summary: "print this host's facts as JSON",
     examples: ["tyhooks probe", "tyhooks probe --workdir /srv/work"],
@@ -270,6 +283,11 @@ export interface CommandContext {
   printError(text: string): void;
   /** Aborted when tyhooks gets SIGINT or SIGTERM; pass it to every library call that waits. */
   signal: AbortSignal;
+  /**
+   * Runs another tyhooks command line in this process (a spooled one), stopped by `signal`; its
+   * answer goes to stderr, as a detached run's does. Returns its exit code.
+   */
+  runLine(args: string[], signal: AbortSignal): Promise<number>;
 }
 
 /** A command file's exports. */

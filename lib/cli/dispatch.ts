@@ -68,7 +68,35 @@ export async function prepare(args: string[], output: Output): Promise<Prepared>
   return {
     spec: command.spec,
     onFailure: typeof values["on-failure"] === "string" ? values["on-failure"] : undefined,
-    run: (signal) => command.run({ values, positionals, globals, log, ...output, signal }),
+    run: (signal) =>
+      command.run({
+        values,
+        positionals,
+        globals,
+        log,
+        ...output,
+        signal,
+        runLine: (line, lineSignal) => runLine(line, output, lineSignal),
+      }),
+  };
+}
+
+/** A command line run from within another command (`spool run`): see `runLine`. */
+async function runLine(args: string[], output: Output, signal: AbortSignal): Promise<number> {
+  const prepared = await prepare(args, toLog(output));
+  if (!("code" in prepared)) return await prepared.run(signal);
+  output.printError((prepared.stdout ?? "") + (prepared.stderr ?? ""));
+  return prepared.code;
+}
+
+// A command's answer sent where its log goes: stderr.
+function toLog(output: Output): Output {
+  return {
+    print: (text) => Promise.resolve(output.printError(text)),
+    write: async (bytes) => {
+      for (let at = 0; at < bytes.length;) at += await Deno.stderr.write(bytes.subarray(at));
+    },
+    printError: output.printError,
   };
 }
 
@@ -80,14 +108,7 @@ async function prepareDetached(output: Output): Promise<Prepared> {
   const { receiveDetached } = await import("../process/detach.ts");
   const args = await receiveDetached(output.write);
   if (args.includes(DETACHED_CHILD_FLAG)) throw new UsageError("A detached run cannot detach");
-  const toLog = async (bytes: Uint8Array) => {
-    for (let at = 0; at < bytes.length;) at += await Deno.stderr.write(bytes.subarray(at));
-  };
-  return await prepare(args, {
-    print: (text) => Promise.resolve(output.printError(text)),
-    write: toLog,
-    printError: output.printError,
-  });
+  return await prepare(args, toLog(output));
 }
 
 // The words of the line that are not global flags or their values.

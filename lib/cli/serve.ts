@@ -3,7 +3,10 @@ import { hooksDir, pluginsDir } from "../dirs.ts";
 import { checkExposure, formatListen, parseListen, readTokenFile } from "../serve/listen.ts";
 import { DEFAULT_MAX_PROCS } from "../serve/limits.ts";
 import { DEFAULT_MAX_CONNS } from "../serve/conn_server.ts";
+import { DEFAULT_STOP_TIMEOUT_MS } from "../services/supervisor.ts";
 import { startDaemon } from "../serve/server.ts";
+import { durationOption } from "./_shared.ts";
+import { clearableTimeout } from "../_timers.ts";
 
 export const spec: CommandSpec = {
   summary:
@@ -31,6 +34,12 @@ export const spec: CommandSpec = {
       value: "N",
       help: `connections served at once; more are closed at once (default ${DEFAULT_MAX_CONNS})`,
     },
+    "stop-timeout": {
+      type: "string",
+      value: "DUR",
+      help: "at SIGINT/SIGTERM, how long running event hooks (and services) may take to end " +
+        "(default 5s)",
+    },
   },
   details: [
     "<runtime> is $XDG_RUNTIME_DIR, else <cache>/tyhooks. The socket is mode 0600 and removed on",
@@ -39,8 +48,13 @@ export const spec: CommandSpec = {
     "/v1/tool/post, /v1/hosts. The plugins are reloaded when a manifest, a script one names or a",
     "plugin dir changes, and on SIGHUP.",
     "A connection must send its headers within 10 s; an idle one is closed after 30 s.",
-    "SIGINT/SIGTERM: stop accepting, let route/placement/tool pre calls in flight finish, stop",
-    "every hook and service, remove the socket, exit 0.",
+    "Events, status changes and tool post calls are written to the spool (<state>/tyhooks/spool)",
+    "before the 202, and removed once their hooks have run; a full spool (10,000 events or",
+    "64 MiB) answers 503. At start the daemon runs what a previous daemon left there, and the",
+    "work of --detach runs that died (tyhooks spool list shows it).",
+    "SIGINT/SIGTERM: stop accepting, let route/placement/tool pre calls in flight finish, give",
+    "running event hooks --stop-timeout, leave the rest in the spool, stop services, remove the",
+    "socket, exit 0.",
   ].join("\n"),
   handlesSignals: true,
   ownsHangup: true,
@@ -72,6 +86,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   checkExposure(listen, token);
   const maxProcs = countOption(ctx, "max-procs", DEFAULT_MAX_PROCS);
   const maxConns = countOption(ctx, "max-conns", DEFAULT_MAX_CONNS);
+  const stopTimeoutMs = durationOption(ctx, "stop-timeout") ?? DEFAULT_STOP_TIMEOUT_MS;
   const daemon = await startDaemon({
     listen,
     token,
@@ -79,6 +94,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     hooksDir: hooksDir(ctx.globals.hooksDir),
     maxProcs,
     conns: { maxConns },
+    stopTimeoutMs,
     log: ctx.log,
     startServices: ctx.values.services
       ? async (index) => {
@@ -96,13 +112,33 @@ export async function run(ctx: CommandContext): Promise<number> {
   });
   const onHangup = () => void daemon.reload("SIGHUP");
   Deno.addSignalListener("SIGHUP", onHangup);
+  const cut = new AbortController();
+  const leftovers = runLeftovers(ctx, cut.signal);
   try {
     await aborted(ctx.signal);
   } finally {
     Deno.removeSignalListener("SIGHUP", onHangup);
   }
   ctx.log.log("info", "Stopping");
-  await daemon.stop();
+  const cutTimer = clearableTimeout(stopTimeoutMs);
+  cutTimer.signal.addEventListener("abort", () => cut.abort(), { once: true });
+  await Promise.all([daemon.stop(), leftovers]);
+  cutTimer.clear();
   ctx.log.log("info", "Stopped");
   return 0;
+}
+
+/**
+ * Runs, in the background, what the daemon did not take from the spool: the work of `--detach`
+ * runs that died, and events a daemon of other plugins dirs accepted. `cut` ends the one
+ * running at the stop timeout (it stays spooled).
+ */
+async function runLeftovers(ctx: CommandContext, cut: AbortSignal): Promise<void> {
+  try {
+    const { Spool } = await import("../spool/spool.ts");
+    const { runSpooled } = await import("./spool.ts");
+    await runSpooled(ctx, Spool.open(undefined, { log: ctx.log }), { cut });
+  } catch (error) {
+    ctx.log.log("warn", `Cannot run the spool's other events: ${(error as Error).message}`);
+  }
 }

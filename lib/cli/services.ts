@@ -10,7 +10,7 @@ import { stderrSink } from "../services/line_relay.ts";
 import { listServices, startServices } from "../services/service_set.ts";
 import { DEFAULT_STOP_TIMEOUT_MS, parseEnvEntry } from "../services/supervisor.ts";
 import type { ServiceEntry } from "../wire/services.ts";
-import { escapeControl } from "../text.ts";
+import { table } from "./table.ts";
 
 export const supervise: CommandModule = {
   spec: {
@@ -107,7 +107,7 @@ export const list: CommandModule = {
     } else if (services.length === 0) {
       ctx.log.log("info", "No services", { plugins_dir: index.dir });
     } else {
-      await ctx.print(table(services));
+      await ctx.print(serviceTable(services));
     }
     return 0;
   },
@@ -117,14 +117,6 @@ export const list: CommandModule = {
 // reach the terminal: control characters are shown escaped.
 const COLUMNS = ["PLUGIN", "SERVICE", "RESTART", "CWD", "COMMAND"];
 
-function table(services: ServiceEntry[]): string {
-  const rows = [
-    COLUMNS,
-    ...services.map((s) => [s.plugin, s.name, s.restart, s.cwd, s.command].map(escapeControl)),
-  ];
-  const widths = COLUMNS.map((_, i) => Math.max(...rows.map((row) => row[i].length)));
-  return rows
-    .map((row) => row.map((cell, i) => i === row.length - 1 ? cell : cell.padEnd(widths[i])))
-    .map((cells) => cells.join("  ") + "\n")
-    .join("");
+function serviceTable(services: ServiceEntry[]): string {
+  return table(COLUMNS, services.map((s) => [s.plugin, s.name, s.restart, s.cwd, s.command]));
 }

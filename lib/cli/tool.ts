@@ -276,6 +276,8 @@ export const post: CommandModule = {
         user: call.user_id,
         result: call.result,
         error: call.error,
+        // Absolute: the spooled command may run from another dir.
+        "post-hook": hookPaths(ctx, "post-hook"),
         request: undefined,
         claude: undefined,
       });

@@ -83,7 +83,7 @@ export async function loadPluginsCached(
   const root = resolve(dir);
   const cacheDir = resolve(options.cacheDir);
   const file = join(cacheDir, `index-${hash(root)}.json`);
-  const dirState = checkCacheDir(cacheDir);
+  const dirState = checkPrivateDir(cacheDir, "the cache dir");
   let reason: string;
   let key: CryptoKey | null = null;
   if (dirState.ok) {
@@ -128,23 +128,26 @@ export async function loadPluginsCached(
   return { index, hit: false, reason };
 }
 
-type DirState = { ok: true } | { ok: false; missing: boolean; reason: string };
+/** Whether a dir may hold files tyhooks trusts; why not (and whether it is just missing). */
+export type DirState = { ok: true } | { ok: false; missing: boolean; reason: string };
 
-// The cache dir must be the user's own, writable by nobody else: whoever can write it can
-// decide what runs.
-function checkCacheDir(cacheDir: string): DirState {
+/**
+ * Whether `dir` is a directory owned by the user and writable by nobody else (the cache dir, the
+ * spool): whoever can write it can decide what runs. `what` names it in the reason.
+ */
+export function checkPrivateDir(dir: string, what: string): DirState {
   let info: Deno.FileInfo;
   try {
-    info = Deno.lstatSync(cacheDir);
+    info = Deno.lstatSync(dir);
   } catch (error) {
     const missing = error instanceof Deno.errors.NotFound;
     const why = missing ? "does not exist yet" : `cannot be read: ${(error as Error).message}`;
-    return { ok: false, missing, reason: `the cache dir ${quoted(cacheDir)} ${why}` };
+    return { ok: false, missing, reason: `${what} ${quoted(dir)} ${why}` };
   }
   const untrusted = (why: string) => ({
     ok: false as const,
     missing: false,
-    reason: `the cache dir ${quoted(cacheDir)} ${why}`,
+    reason: `${what} ${quoted(dir)} ${why}`,
   });
   if (!info.isDirectory) return untrusted("is not a directory");
   const me = currentUid();
@@ -156,21 +159,24 @@ function checkCacheDir(cacheDir: string): DirState {
   return { ok: true };
 }
 
-// A regular file owned by the user, mode 0600: checked with lstat, so a FIFO, a device or a
-// symlink planted there is never opened.
-function checkCacheFile(path: string, maxBytes: number): string | null {
+/**
+ * Why `path` is not a regular file owned by the user, mode 0600, of at most `maxBytes` (`what`
+ * names it: "the cache file"); null when it is. Checked with lstat, so a FIFO, a device or a
+ * symlink planted there is never opened.
+ */
+export function checkPrivateFile(path: string, maxBytes: number, what: string): string | null {
   let info: Deno.FileInfo;
   try {
     info = Deno.lstatSync(path);
   } catch {
-    return `there is no cache file ${quoted(path)}`;
+    return `there is no ${what.replace(/^the /, "")} ${quoted(path)}`;
   }
-  if (!info.isFile) return `the cache file ${quoted(path)} is not a regular file`;
-  if (info.uid !== currentUid()) return `the cache file ${quoted(path)} is not owned by the user`;
+  if (!info.isFile) return `${what} ${quoted(path)} is not a regular file`;
+  if (info.uid !== currentUid()) return `${what} ${quoted(path)} is not owned by the user`;
   if (info.mode !== null && (info.mode & 0o777) !== 0o600) {
-    return `the cache file ${quoted(path)} has mode ${modeText(info.mode)}, not 0600`;
+    return `${what} ${quoted(path)} has mode ${modeText(info.mode)}, not 0600`;
   }
-  if (info.size > maxBytes) return `the cache file ${quoted(path)} is too large`;
+  if (info.size > maxBytes) return `${what} ${quoted(path)} is too large`;
   return null;
 }
 
@@ -178,11 +184,11 @@ type Read = { index: PluginIndex; reason?: undefined } | { index: null; reason: 
 
 async function readCache(file: string, root: string, key: CryptoKey): Promise<Read> {
   const miss = (reason: string): Read => ({ index: null, reason });
-  const unsafe = checkCacheFile(file, MAX_CACHE_BYTES);
+  const unsafe = checkPrivateFile(file, MAX_CACHE_BYTES, "the cache file");
   if (unsafe !== null) return miss(unsafe);
   let bytes: Uint8Array;
   try {
-    // checkCacheFile saw a regular file in a dir only the user can write.
+    // checkPrivateFile saw a regular file in a dir only the user can write.
     bytes = await readBoundedBytes(file, { maxBytes: MAX_CACHE_BYTES, knownRegular: true });
   } catch (error) {
     return miss(`the cache file cannot be read: ${(error as Error).message}`);
@@ -313,7 +319,7 @@ async function writeCache(
 ): Promise<void> {
   try {
     Deno.mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
-    if (!checkCacheDir(cacheDir).ok) return;
+    if (!checkPrivateDir(cacheDir, "the cache dir").ok) return;
     const key = known ?? await readKey(cacheDir) ?? await createKey(cacheDir);
     if (key === null) return;
     const text = JSON.stringify(body);
@@ -338,7 +344,7 @@ async function writeExclusive(target: string, text: string): Promise<void> {
 
 async function readKey(cacheDir: string): Promise<CryptoKey | null> {
   const path = join(cacheDir, KEY_FILE);
-  if (checkCacheFile(path, 1024) !== null) return null;
+  if (checkPrivateFile(path, 1024, "the cache file") !== null) return null;
   try {
     const text = await readBounded(path, { maxBytes: 1024, knownRegular: true });
     const raw = decodeHex(text.trim());

@@ -7,10 +7,11 @@
  *
  * Consulted endpoints (route, placement, hosts, tool pre, actions) answer when the call is
  * decided. Fire-and-forget ones (events, status changes, tool post) validate the body first (400
- * before anything is queued), queue the work on the bounded event queue and answer 202
+ * before anything is kept), write the work to the spool, queue it and answer 202
  * `{"accepted":true}`; with `?wait=1`, events and status changes answer 200 with
- * `{"event","runs"}` once the hooks ran. A full queue (or a stopping daemon) answers 503: the
- * work was dropped, and the log counts it.
+ * `{"event","runs"}` once the hooks ran. A full spool answers 503, logged: nothing is accepted
+ * that is not on disk. An event's spool entry is removed once its hooks have finished or timed
+ * out; the daemon's stop cutting them leaves it, for the next start.
  *
  * @module
  */
@@ -18,10 +19,11 @@
 import type { Logger } from "../log.ts";
 import type { ServiceStatus } from "../wire/services.ts";
 import { type EventQueue, StopDrop } from "./limits.ts";
+import { type Spool, type SpoolDoc, type SpoolEntry, SpoolFullError } from "../spool/spool.ts";
 import type { IndexHolder, Snapshot } from "./index_holder.ts";
 import type { DaemonRunners } from "./server.ts";
 import { VERSION } from "../version.ts";
-import { errorResponse, HttpError, json, parseBody, parseSizedBody } from "./http.ts";
+import { errorResponse, HttpError, json, parseBody } from "./http.ts";
 import {
   EMPTY_TASK,
   EventBodySchema,
@@ -57,6 +59,12 @@ export interface ServiceSupervisor {
 export interface DaemonState {
   holder: IndexHolder<DaemonRunners>;
   events: EventQueue;
+  /** Where accepted events are kept until they have run. */
+  spool: Spool;
+  /** Aborted when the stop cuts the notified hooks still running: their events stay spooled. */
+  cut: AbortSignal;
+  /** The dirs this daemon serves, recorded with each spooled event. */
+  dirs: { plugins_dir: string; hooks_dir: string | null };
   /** Null without `--services`. */
   services: ServiceSupervisor | null;
   /** Set when the stop begins: requests arriving later get 503. */
@@ -74,18 +82,26 @@ export interface Call {
   /** Taken when the request arrived; kept for the whole call. */
   snapshot: Snapshot<DaemonRunners>;
   daemon: DaemonState;
+  /** A spooled request run again (at start): its entry, already on disk. */
+  spooled?: SpoolEntry;
 }
 
 /** An endpoint's handler. */
 export type Handler = (call: Call) => Promise<Response>;
 
-/** `GET /v1/health` -> `{"ok":true,"version","plugins","uptime_s"}` (`plugins` is the count). */
+/**
+ * `GET /v1/health` -> `{"ok":true,"version","plugins","uptime_s","spool_depth","spool_bytes"}`
+ * (`plugins` is the count; the spool's figures are the events accepted and not yet run).
+ */
 function health(call: Call): Promise<Response> {
+  const depth = call.daemon.spool.depth;
   return Promise.resolve(json(200, {
     ok: true,
     version: VERSION,
     plugins: call.snapshot.index.plugins.length,
     uptime_s: Math.floor((performance.now() - call.daemon.startedAt) / 1000),
+    spool_depth: depth.entries,
+    spool_bytes: depth.bytes,
   }));
 }
 
@@ -163,10 +179,10 @@ function wantsWait(request: Request): boolean {
   return wait === "1" || wait === "true" || wait === "yes";
 }
 
-/** Work for the event queue: `bytes` is what its body holds until it settles. */
+/** Fire-and-forget work: `body` is the validated request body, kept in the spool. */
 interface QueuedJob {
   what: string;
-  bytes: number;
+  body: unknown;
   /** Answer 200 with the result once it ran, instead of 202 at once. */
   wait: boolean;
   run: () => Promise<unknown>;
@@ -174,31 +190,76 @@ interface QueuedJob {
 
 async function enqueue(call: Call, job: QueuedJob): Promise<Response> {
   const { what } = job;
-  const done = call.daemon.events.submit(what, job.run, job.bytes);
-  if (done === null) throw new HttpError(503, `Dropped "${what}": the event queue is full`);
+  const { spool, events, cut, dirs, log } = call.daemon;
+  let entry = call.spooled;
+  if (entry === undefined) {
+    try {
+      const request = { path: pathOf(call.request.url), body: job.body };
+      entry = await spool.add({ what, request, ...dirs });
+    } catch (error) {
+      // Not on disk, so not accepted: the caller may send it again.
+      if (!(error instanceof SpoolFullError)) log.log("error", (error as Error).message);
+      throw new HttpError(503, (error as Error).message);
+    }
+  }
+  const held = entry;
+  const done = events.submit(what, async () => {
+    try {
+      return await job.run();
+    } finally {
+      // Hooks cut by the stop did not finish: the event runs again at the next start.
+      if (!cut.aborted) await spool.finish(held);
+    }
+  });
   if (!job.wait) {
-    done.catch((error) => {
-      // Jobs dropped at stop are counted in one line by the queue, not one line each.
+    // On disk either way: a queue closed by the stop leaves it for the next start.
+    done?.catch((error) => {
+      // Events left at stop are counted in one line by the daemon, not one line each.
       const level = error instanceof StopDrop ? "debug" : "warn";
-      call.daemon.log.log(level, (error as Error).message);
+      log.log(level, (error as Error).message);
     });
     return json(202, { accepted: true });
   }
   try {
+    if (done === null) throw new StopDrop(`"${what}" not run: the daemon is stopping`);
     return json(200, await done);
   } catch (error) {
-    throw new HttpError(503, (error as Error).message);
+    const left = error instanceof StopDrop ? "; it stays in the spool for the next start" : "";
+    throw new HttpError(503, `${(error as Error).message}${left}`);
+  }
+}
+
+/**
+ * Queues a spooled request again (a previous daemon accepted it): the entry's body read as the
+ * endpoint reads a live one. Throws when it is not a fire-and-forget request or its body is not
+ * valid (the caller sets it aside).
+ */
+export async function requeue(
+  daemon: DaemonState,
+  entry: SpoolEntry,
+  doc: Extract<SpoolDoc, { request: unknown }>,
+): Promise<void> {
+  const { handler, params } = matchEndpoint("POST", doc.request.path);
+  if (!SPOOLED.has(handler)) throw new Error(`"${doc.request.path}" is not fire-and-forget`);
+  const request = new Request(`http://localhost${doc.request.path}`, {
+    method: "POST",
+    body: JSON.stringify(doc.request.body ?? {}),
+  });
+  const snapshot = daemon.holder.current;
+  const response = await handler({ request, params, snapshot, daemon, spooled: entry });
+  if (response.status !== 202) {
+    throw new Error(`${response.status}: ${(await response.json()).error ?? ""}`);
   }
 }
 
 /** `POST /v1/events/{event}` -> 202; with `?wait=1`, 200 and the `fire --json` document. */
 async function fireEvent(call: Call): Promise<Response> {
-  const { body, bytes } = await parseSizedBody(call.request, EventBodySchema);
+  const body = await parseBody(call.request, EventBodySchema);
   const event = call.params.event;
   const runner = call.snapshot.built.fire;
   return await enqueue(call, {
     what: event,
-    bytes,
+    body,
     wait: wantsWait(call.request),
     run: async () => ({
       event,
@@ -209,14 +270,11 @@ async function fireEvent(call: Call): Promise<Response> {
 
 /** `POST /v1/status-change` -> like events; `event` is `""` when the status fires nothing. */
 async function statusChange(call: Call): Promise<Response> {
-  const { body, bytes } = await parseSizedBody(
-    call.request,
-    StatusChangeBodySchema,
-  );
+  const body = await parseBody(call.request, StatusChangeBodySchema);
   const runner = call.snapshot.built.fire;
   return await enqueue(call, {
     what: `status ${body.status}`,
-    bytes,
+    body,
     wait: wantsWait(call.request),
     run: async () => {
       const result = await runner.onStatusChange(
@@ -240,11 +298,11 @@ async function toolPre(call: Call): Promise<Response> {
 /** `POST /v1/tool/post` -> 202; the hooks run from the event queue. */
 async function toolPost(call: Call): Promise<Response> {
   const { PostToolCallSchema, ToolHooks } = await toolcalls();
-  const { body, bytes } = await parseSizedBody(call.request, PostToolCallSchema);
+  const body = await parseBody(call.request, PostToolCallSchema);
   const hooks = new ToolHooks(call.snapshot.built.fire);
   return await enqueue(call, {
     what: POST_TOOL_CALL,
-    bytes,
+    body,
     wait: false,
     run: () => hooks.postToolCall(body),
   });
@@ -271,6 +329,9 @@ export const ENDPOINTS: readonly Endpoint[] = [
   { method: "POST", path: "/v1/hosts", handler: hosts },
   { method: "GET", path: "/v1/services", handler: services },
 ];
+
+/** The handlers whose work is spooled: the only ones a spool entry may name. */
+const SPOOLED = new Set<Handler>([fireEvent, statusChange, toolPost]);
 
 const SPLIT = ENDPOINTS.map((e) => ({ ...e, segments: e.path.split("/") }));
 // Paths without parameters, looked up before the table is walked.

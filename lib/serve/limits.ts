@@ -7,17 +7,15 @@
  * freed slot goes to a waiting consulted call first, and events may hold at most `max - reserved`
  * slots, so even when event hooks are slow the reserved slots stay free for consulted calls.
  *
- * {@linkcode EventQueue} holds fire-and-forget work (events, status changes, tool post), bounded:
- * past `maxPending` waiting jobs, or past `maxBytes` of request bodies held by waiting and running
- * jobs, a new one is dropped and counted in the log, never blocking the caller and never growing
- * memory (a count alone let 300 queued 1 MB events take 350 MB). At most `maxActive` jobs run at
- * once; their hook processes still pass the event gate of the process limit.
+ * {@linkcode EventQueue} orders fire-and-forget work (events, status changes, tool post) once the
+ * spool holds it: the spool bounds it (entries and bytes) and keeps it across a stop. At most
+ * `maxActive` jobs run at once; their hook processes still pass the event gate of the process
+ * limit.
  *
  * @module
  */
 
 import { RunError } from "../errors.ts";
-import { type Logger, silentLogger } from "../log.ts";
 import type { Limit } from "../process/limit.ts";
 
 // A FIFO with O(1) shift: Array#shift is O(n), and the event queue may hold 10,000 entries.
@@ -146,146 +144,82 @@ export class ProcLimit {
   }
 }
 
-/** Default bound on waiting jobs. */
-export const DEFAULT_MAX_PENDING = 10_000;
-/** Default bound on the bytes queued jobs hold: 64 MiB. */
-export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
-/** Why a queued job never ran: the daemon stopped first (counted once in the stop log). */
+/** Why a queued job never ran: the daemon stopped first; its event stays in the spool. */
 export class StopDrop extends RunError {
   override name = "StopDrop";
 }
 
-/** At most one "dropped" log line per this many ms; the count says how many. */
-const DROP_LOG_INTERVAL_MS = 1000;
-
 /** Options of {@linkcode EventQueue}. */
 export interface EventQueueOptions {
-  /** Jobs waiting at most; default 10,000. */
-  maxPending?: number;
-  /** Bytes held by waiting and running jobs at most; default 64 MiB. */
-  maxBytes?: number;
   /** Jobs running at once; default 56. */
   maxActive?: number;
-  log?: Logger;
 }
 
 interface Job {
   run(): void;
-  drop(): void;
+  leave(): void;
 }
 
-/** The bounded queue of fire-and-forget jobs. */
+/**
+ * The order in which accepted fire-and-forget jobs run: a view of the spool, which bounds and
+ * keeps them (a job is queued only once its event is on disk).
+ */
 export class EventQueue {
   #pending = new Fifo<Job>();
   #active = new Set<Promise<unknown>>();
-  #maxPending: number;
-  #maxBytes: number;
-  #bytes = 0;
   #maxActive: number;
-  #log: Logger;
   #closed = false;
-  #dropped = 0;
-  #droppedLogged = 0;
-  #lastDropLog = -Infinity;
-  #dropTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(options: EventQueueOptions = {}) {
-    this.#maxPending = options.maxPending ?? DEFAULT_MAX_PENDING;
-    this.#maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
     this.#maxActive = Math.max(1, options.maxActive ?? 56);
-    this.#log = options.log ?? silentLogger;
   }
 
-  /** Jobs dropped so far (queue full, or the daemon stopping). */
-  get dropped(): number {
-    return this.#dropped;
-  }
-
-  /** Jobs waiting, and running, and the bytes they hold. */
-  get size(): { pending: number; active: number; bytes: number } {
-    return { pending: this.#pending.length, active: this.#active.size, bytes: this.#bytes };
+  /** Jobs waiting, and running. */
+  get size(): { pending: number; active: number } {
+    return { pending: this.#pending.length, active: this.#active.size };
   }
 
   /**
    * Queues `job`. The returned promise settles with the job's result; it rejects with a
-   * `RunError` when the job is dropped later because the queue closed.
-   *
-   * `what` names the job in the log; `bytes` is what it holds until it settles (its request
-   * body). Null when the job was dropped at once (queue full or closed).
+   * {@linkcode StopDrop} when the queue closes before the job starts. Null when the queue is
+   * closed already. `what` names the job in that error.
    */
-  submit<T>(what: string, job: () => Promise<T>, bytes = 0): Promise<T> | null {
-    if (
-      this.#closed || this.#pending.length >= this.#maxPending ||
-      this.#bytes + bytes > this.#maxBytes
-    ) {
-      this.#noteDrop(what);
-      return null;
-    }
-    this.#bytes += bytes;
+  submit<T>(what: string, job: () => Promise<T>): Promise<T> | null {
+    if (this.#closed) return null;
     const { promise, resolve, reject } = Promise.withResolvers<T>();
     this.#pending.push({
       run: () => {
         const running = Promise.resolve().then(job).then(resolve, reject);
         this.#active.add(running);
         running.finally(() => {
-          this.#bytes -= bytes;
           this.#active.delete(running);
           this.#next();
         });
       },
-      drop: () => {
-        this.#bytes -= bytes;
-        reject(new StopDrop(`Dropped "${what}": the daemon is stopping`));
-      },
+      leave: () => reject(new StopDrop(`"${what}" not run: the daemon is stopping`)),
     });
     this.#next();
     return promise;
   }
 
   /**
-   * Stops taking jobs, drops the waiting ones (their promises reject), and waits for the
-   * running ones to settle (abort their scripts first to make that quick).
+   * Stops starting jobs: the waiting ones are left (their promises reject), and `settled`
+   * resolves once the running ones have settled (abort their scripts to make that quick).
+   * `left` counts the jobs left.
    */
-  async close(): Promise<void> {
+  close(): { left: number; settled: Promise<void> } {
     this.#closed = true;
     const waiting = this.#pending.drain();
-    for (const job of waiting) job.drop();
-    this.#dropped += waiting.length;
-    this.#flushDropLog();
-    while (this.#active.size > 0) await Promise.allSettled([...this.#active]);
+    for (const job of waiting) job.leave();
+    const settled = (async () => {
+      while (this.#active.size > 0) await Promise.allSettled([...this.#active]);
+    })();
+    return { left: waiting.length, settled };
   }
 
   #next(): void {
     while (this.#active.size < this.#maxActive && this.#pending.length > 0) {
       this.#pending.shift()!.run();
     }
-  }
-
-  #noteDrop(what: string): void {
-    this.#dropped++;
-    const now = performance.now();
-    if (now - this.#lastDropLog < DROP_LOG_INTERVAL_MS) {
-      // A burst of drops gives one line a second; the last of them is counted when it ends.
-      this.#dropTimer ??= setTimeout(() => this.#flushDropLog(), DROP_LOG_INTERVAL_MS);
-      return;
-    }
-    this.#lastDropLog = now;
-    this.#droppedLogged = this.#dropped;
-    this.#log.log(
-      "warn",
-      this.#closed
-        ? `Dropped "${what}": the daemon is stopping`
-        : `Event queue full: dropped "${what}"`,
-      { waiting: this.#pending.length, bytes: this.#bytes, dropped_total: this.#dropped },
-    );
-  }
-
-  #flushDropLog(): void {
-    clearTimeout(this.#dropTimer);
-    this.#dropTimer = undefined;
-    if (this.#dropped === this.#droppedLogged) return;
-    this.#droppedLogged = this.#dropped;
-    this.#lastDropLog = performance.now();
-    this.#log.log("warn", "Events dropped", { dropped_total: this.#dropped });
   }
 }

@@ -9,7 +9,11 @@
  * | -------- | -------------------------------- | --------- | --------------------------- |
  * | `decide` | route, placement, tool pre       | consulted | last, after calls in flight |
  * | `act`    | actions                          | consulted | at once                     |
- * | `fire`   | events, status change, tool post | event     | at once                     |
+ * | `fire`   | events, status change, tool post | event     | after `stopTimeoutMs`       |
+ *
+ * Events, status changes and tool post calls are kept in the spool (lib/spool/) from the moment
+ * they are accepted until their hooks have run; at start the daemon runs again what a daemon
+ * before it left there for the same plugins and hooks dirs, in acceptance order.
  *
  * @module
  */
@@ -30,8 +34,10 @@ import {
 import { within } from "../_timers.ts";
 import { DEFAULT_MAX_PROCS, EventQueue, ProcLimit } from "./limits.ts";
 import { type HolderLoadOptions, IndexHolder } from "./index_holder.ts";
-import { type DaemonState, requestHandler } from "./endpoints.ts";
+import { type DaemonState, requestHandler, requeue } from "./endpoints.ts";
 import type { ServiceSet } from "../services/service_set.ts";
+import { Spool } from "../spool/spool.ts";
+import { resolve } from "../path.ts";
 import { PersistentHooks } from "./persistent.ts";
 
 /** Options of {@linkcode startDaemon}. */
@@ -46,9 +52,14 @@ export interface DaemonOptions {
   hooksDir?: string;
   /** Hook processes at once; default 64. */
   maxProcs?: number;
-  /** Waiting fire-and-forget jobs at most; default 10,000. */
+  /**
+   * Where accepted events are kept until they have run; default `<state>/tyhooks/spool`
+   * (`spoolDir()`). Made mode 0700; one another user could write is refused.
+   */
+  spoolDir?: string;
+  /** Events accepted and not yet run, at most (the spool's entries); default 10,000. */
   maxQueuedEvents?: number;
-  /** Bytes of request bodies that waiting and running fire-and-forget jobs hold; default 64 MiB. */
+  /** Bytes the spool holds for them at most; default 64 MiB. */
   maxQueuedBytes?: number;
   /** Connections at once (default 256), and the header and idle timeouts (10 s, 30 s). */
   conns?: { maxConns?: number; headersTimeoutMs?: number; idleTimeoutMs?: number };
@@ -65,7 +76,10 @@ export interface DaemonOptions {
   watch?: boolean;
   /** Starts the services of the first index (`--services`), e.g. with `startServices`. */
   startServices?: (index: PluginIndex) => ServiceSet | Promise<ServiceSet>;
-  /** Services' SIGTERM-to-SIGKILL wait at stop; default 5 s. */
+  /**
+   * At stop, how long running event hooks may still take before they are cut (their events stay
+   * spooled), and the services' SIGTERM-to-SIGKILL wait; default 5 s.
+   */
   stopTimeoutMs?: number;
 }
 
@@ -80,9 +94,10 @@ export interface Daemon {
   /** Reloads the plugin index (SIGHUP). */
   reload(reason?: string): Promise<void>;
   /**
-   * Stops gracefully: stop accepting; terminate event and action scripts and drop queued
-   * events; let consulted calls in flight finish within their deadlines; stop services; remove
-   * the socket. Calling it again returns the same promise.
+   * Stops gracefully: stop accepting; terminate action scripts; leave queued events in the
+   * spool; give running event hooks up to `stopTimeoutMs`, then cut them (their events stay
+   * spooled); let consulted calls in flight finish within their deadlines; stop services;
+   * remove the socket. Calling it again returns the same promise.
    */
   stop(): Promise<void>;
 }
@@ -95,12 +110,14 @@ async function defaultLoad(dir: string, options: HolderLoadOptions): Promise<Plu
 }
 
 /**
- * Starts the daemon and returns once it listens; a `RunError` when the address cannot be bound
- * (a live daemon or another file at the socket path, say).
+ * Starts the daemon and returns once it listens, the events a previous daemon left in the spool
+ * queued first; a `RunError` when the address cannot be bound (a live daemon or another file at
+ * the socket path, say) or the spool cannot be used.
  *
- * Requires `--allow-net`, `--allow-read`, `--allow-write`, `--allow-run`, `--allow-env`. Run it
- * with `--v8-flags=--optimize-for-size,--no-opt`, as the binary does, or its memory
- * grows by about 60 MB under load (lib/README.md "Daemon").
+ * Requires `--allow-net`, `--allow-read`, `--allow-write`, `--allow-run`, `--allow-env`, and
+ * `--allow-sys` (the user id the spool's owner is checked against). Run it with
+ * `--v8-flags=--optimize-for-size,--no-opt`, as the binary does, or its memory grows by about
+ * 60 MB under load (lib/README.md "Daemon").
  *
  * @example
  * ```ts
@@ -109,6 +126,7 @@ async function defaultLoad(dir: string, options: HolderLoadOptions): Promise<Plu
  * const daemon = await startDaemon({
  *   listen: { transport: "unix", path: `${dir}/t.sock` },
  *   pluginsDir: dir,
+ *   spoolDir: `${dir}/spool`,
  *   load: (d) => Promise.resolve({ dir: d, plugins: [], warnings: [] }),
  * });
  * await daemon.stop();
@@ -120,6 +138,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const limit = new ProcLimit(options.maxProcs ?? DEFAULT_MAX_PROCS);
   const decideAbort = new AbortController();
   const stopAbort = new AbortController();
+  const cutAbort = new AbortController();
+  const stopTimeoutMs = options.stopTimeoutMs ?? 5000;
   const retiring = new Set<Promise<void>>();
   const holder = new IndexHolder(options.pluginsDir, {
     load: options.load ?? defaultLoad,
@@ -130,6 +150,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         limit,
         decideSignal: decideAbort.signal,
         stopSignal: stopAbort.signal,
+        cutSignal: cutAbort.signal,
         hooksDir: options.hooksDir,
         log,
         // Only the timeouts given: a hook's own `timeout` setting applies where none is.
@@ -143,19 +164,40 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     },
   });
   await holder.start();
+  let spool: Spool;
+  try {
+    spool = Spool.open(options.spoolDir, {
+      maxEntries: options.maxQueuedEvents,
+      maxBytes: options.maxQueuedBytes,
+      log,
+    });
+  } catch (error) {
+    holder.close();
+    throw error;
+  }
   const state: DaemonState = {
     holder,
-    events: new EventQueue({
-      maxPending: options.maxQueuedEvents,
-      maxBytes: options.maxQueuedBytes,
-      maxActive: limit.eventMax,
-      log,
-    }),
+    events: new EventQueue({ maxActive: limit.eventMax }),
+    spool,
+    cut: cutAbort.signal,
+    dirs: {
+      plugins_dir: resolve(options.pluginsDir),
+      hooks_dir: options.hooksDir === undefined ? null : resolve(options.hooksDir),
+    },
     services: null,
     stopping: false,
     startedAt: performance.now(),
     log,
   };
+  // Before listening: what a previous daemon left runs ahead of anything new.
+  try {
+    await resume(state);
+  } catch (error) {
+    // What could not be claimed stays on disk for the next start or `spool run`.
+    log.log("warn", `Cannot run what the spool holds: ${(error as Error).message}`, {
+      spool: spool.dir,
+    });
+  }
   const handle = requestHandler(state, {
     check: options.token === undefined ? null : bearerCheck(options.token),
     log,
@@ -166,6 +208,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     if (options.startServices) state.services = await options.startServices(holder.current.index);
   } catch (error) {
     holder.close();
+    state.events.close();
+    await spool.close();
     await bound?.server.shutdown();
     if (bound?.socket) await removeSocket(bound.socket);
     throw error;
@@ -180,8 +224,16 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     state.stopping = true;
     holder.close();
     stopAbort.abort();
-    const queueClosed = state.events.close();
-    const servicesStopped = state.services?.stop({ stopTimeoutMs: options.stopTimeoutMs ?? 5000 });
+    const queue = state.events.close();
+    if (queue.left > 0) {
+      log.log("info", "Events not run yet stay in the spool for the next start", {
+        events: queue.left,
+        spool: spool.dir,
+      });
+    }
+    const servicesStopped = state.services?.stop({ stopTimeoutMs });
+    // Event hooks running get the stop timeout to finish; those cut then run again next start.
+    const cut = within(queue.settled, stopTimeoutMs).then(() => cutAbort.abort());
     // shutdown() stops accepting at once and resolves when the requests in flight are answered.
     const drained = server.shutdown();
     await within(drained, consultedBoundMs + 1000);
@@ -189,11 +241,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     await within(drained, 1000);
     // Processes of an index replaced by a reload end too, not only the current index's.
     await Promise.allSettled([
-      queueClosed,
+      cut,
+      queue.settled,
       servicesStopped,
       holder.current.built.persistent.close(),
       ...retiring,
     ]);
+    await spool.close();
     if (socket !== null) await removeSocket(socket);
   };
   return {
@@ -222,8 +276,10 @@ interface RunnerSettings {
   limit: ProcLimit;
   /** Aborted last at stop: terminates consulted scripts still running. */
   decideSignal: AbortSignal;
-  /** Aborted first at stop: terminates event and action scripts. */
+  /** Aborted first at stop: terminates action scripts. */
   stopSignal: AbortSignal;
+  /** Aborted once the stop timeout is up: terminates event scripts. */
+  cutSignal: AbortSignal;
   hooksDir?: string;
   log: Logger;
   timeouts?: Partial<Timeouts>;
@@ -249,8 +305,39 @@ function buildRunners(index: PluginIndex, settings: RunnerSettings): DaemonRunne
     fire: new Runner(index, {
       ...common,
       limit: settings.limit.event,
-      signal: settings.stopSignal,
+      signal: settings.cutSignal,
       notify: persistent.ask,
     }),
   };
+}
+
+/**
+ * Queues what a previous daemon left in the spool for the same plugins and hooks dirs, in
+ * acceptance order. An entry that is not a request this daemon can run again is set aside.
+ * The rest of the spool (`--detach` work, other dirs) is for `spool run`, which the `serve`
+ * command runs beside the daemon.
+ */
+async function resume(state: DaemonState): Promise<void> {
+  const { spool, dirs, log } = state;
+  const found = await spool.scan();
+  let queued = 0;
+  for (const one of found.entries) {
+    const { doc } = one;
+    if (!("request" in doc)) continue;
+    if (doc.plugins_dir !== dirs.plugins_dir || doc.hooks_dir !== dirs.hooks_dir) continue;
+    const entry = await spool.claim(one);
+    if (entry === null) continue;
+    try {
+      await requeue(state, entry, doc);
+      queued++;
+    } catch (error) {
+      await spool.setAside(entry, "failed", `cannot run it again: ${(error as Error).message}`);
+    }
+  }
+  if (queued > 0) {
+    log.log("info", "Running the events a previous daemon left", {
+      events: queued,
+      spool: spool.dir,
+    });
+  }
 }

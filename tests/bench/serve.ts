@@ -447,9 +447,180 @@ async function askDirectly(inFlight: number) {
   }
 }
 
+/** One run of {@linkcode benchEvents}. */
+interface EventsRun {
+  /** Each 202's latency, ms. */
+  accept: number[];
+  /** From the first request until every hook has run, ms. */
+  wallMs: number;
+  /** The daemon's CPU (its own, not its hooks'), ms. */
+  daemonCpuMs: number;
+  errors: string[];
+}
+
+/**
+ * The daemon taking events: `total` `POST /v1/events/task.done` over `inFlight` kept-alive
+ * connections (raw HTTP/1.1), each run by one trivial hook (`printf x >> count`: no process but
+ * the hook's own). The 202's latency is what accepting costs the caller (the spool: the event
+ * written, fsynced, renamed and its dir fsynced before the answer); events/s counts from the
+ * first request until every hook has run. `main` runs another checkout's daemon.
+ */
+export async function benchEvents(
+  options: { total?: number; inFlight?: number; main?: string } = {},
+): Promise<EventsRun> {
+  const total = options.total ?? 2000;
+  const inFlight = options.inFlight ?? 16;
+  const plugins = await Deno.makeTempDir({ prefix: "tyhooks-bench-" });
+  await writeTree(plugins, {
+    "n/plugin.yaml": "name: n\nhooks:\n  task.done: done.sh\n",
+    "n/done.sh": '#!/bin/sh\nprintf x >> "$TASK_PLUGIN_DIR/count"\n',
+  });
+  const count = `${plugins}/n/count`;
+  const daemon = await startServe(
+    ["--listen", `unix:${await tempSocket()}`, "--plugins-dir", plugins],
+    { main: options.main },
+  );
+  const request = RawHttp.request("POST", "/v1/events/task.done", '{"task":{"id":1}}');
+  const conns = await Promise.all(
+    Array.from({ length: inFlight }, () => RawHttp.connect(daemon.socket!)),
+  );
+  try {
+    const cpu = cpuMs(daemon.pid);
+    const started = performance.now();
+    const sent = await load(total, inFlight, async (worker) => {
+      const answer = await conns[worker].send(request);
+      if (answer.status !== 202) throw new Error(`HTTP ${answer.status}: ${answer.body}`);
+    });
+    const deadline = Date.now() + 120_000;
+    while (Date.now() < deadline) {
+      const size = await Deno.stat(count).then((i) => i.size, () => 0);
+      if (size >= total - sent.errors.length) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    return {
+      accept: sent.times,
+      wallMs: performance.now() - started,
+      daemonCpuMs: cpuMs(daemon.pid) - cpu,
+      errors: sent.errors,
+    };
+  } finally {
+    for (const conn of conns) conn.close();
+    await daemon.stop();
+    await Deno.remove(plugins, { recursive: true });
+  }
+}
+
+/** One run of {@linkcode benchConsulted}: p50s in ms, and decisions a second. */
+interface ConsultedRun {
+  routeP50: number;
+  preP50: number;
+  prePerSecond: number;
+  errors: number;
+}
+
+/**
+ * The consulted paths through the daemon (`main`: another checkout's), for comparing trees:
+ * `POST /v1/route` with a trivial router and `POST /v1/tool/pre` with a persistent guard, p50 at
+ * 1 in flight, and the guard's decisions a second at 16 in flight (raw HTTP/1.1).
+ */
+export async function benchConsulted(main?: string): Promise<ConsultedRun> {
+  const { dir: plugins } = await routerTree();
+  const guard = await guardTree(true);
+  await Deno.rename(`${guard}/g`, `${plugins}/g`);
+  await Deno.remove(guard, { recursive: true });
+  const daemon = await startServe(
+    ["--listen", `unix:${await tempSocket()}`, "--plugins-dir", plugins],
+    { main },
+  );
+  const run = (n: number, conns: number, request: Uint8Array, check: (b: string) => boolean) =>
+    loadRaw(daemon.socket!, daemon.pid, { total: n, conns, request, check });
+  try {
+    const routes = (body: string) => JSON.parse(body).claude_config_dir === "/profiles/a";
+    const route = RawHttp.request("POST", "/v1/route", '{"task":{"id":1}}');
+    const pre = RawHttp.request("POST", "/v1/tool/pre", PRE_BODY);
+    await run(50, 1, route, routes);
+    const routeOne = await run(300, 1, route, routes);
+    const preOne = await run(2000, 1, pre, allows);
+    const preMany = await run(10_000, 16, pre, allows);
+    return {
+      routeP50: median(routeOne.times),
+      preP50: median(preOne.times),
+      prePerSecond: 10_000 / (preMany.wallMs / 1000),
+      errors: [routeOne, preOne, preMany].reduce((n, r) => n + r.errors.length, 0),
+    };
+  } finally {
+    await daemon.stop();
+    await Deno.remove(plugins, { recursive: true });
+  }
+}
+
+/**
+ * This tree's daemon against `other`'s, alternating `rounds` times: events (throughput and the
+ * 202's latency) and the consulted paths (route, tool pre); medians and the ratios this/other.
+ */
+export async function againstRows(other: string, rounds = 5): Promise<string[][]> {
+  const events: Record<"this" | "other", EventsRun[]> = { this: [], other: [] };
+  const consulted: Record<"this" | "other", ConsultedRun[]> = { this: [], other: [] };
+  const mainOf = { this: undefined, other: `${other}/main.ts` };
+  for (let i = 0; i < rounds; i++) {
+    // Alternating which goes first, so a trend in the machine's load favours neither.
+    const order = i % 2 === 0 ? ["this", "other"] as const : ["other", "this"] as const;
+    for (const tree of order) events[tree].push(await benchEvents({ main: mainOf[tree] }));
+    for (const tree of order) consulted[tree].push(await benchConsulted(mainOf[tree]));
+  }
+  const rate = (r: EventsRun) => (r.accept.length / r.wallMs) * 1000;
+  const cpu = (r: EventsRun) => (r.daemonCpuMs / r.accept.length) * 1000;
+  const rows: string[][] = [];
+  const row = (what: string, pick: (tree: "this" | "other") => number[], unit: string) => {
+    const [a, b] = [median(pick("this")), median(pick("other"))];
+    const show = (v: number) => unit === "ms" ? ms(v) : `${Math.round(v)}${unit}`;
+    rows.push([
+      what,
+      `${show(a)} / ${show(b)}`,
+      `${ratio(a, b)}; runs ${pick("this").map((v) => show(v)).join(", ")} / ${
+        pick("other").map((v) => show(v)).join(", ")
+      }`,
+    ]);
+  };
+  row("events/s, 2,000 at 16 in flight", (t) => events[t].map(rate), "/s");
+  row("event 202 p50", (t) => events[t].map((r) => median(r.accept)), "ms");
+  row("daemon CPU per event", (t) => events[t].map(cpu), " us");
+  row("route p50, 1 in flight", (t) => consulted[t].map((r) => r.routeP50), "ms");
+  row("tool pre p50 (persistent), 1 in flight", (t) => consulted[t].map((r) => r.preP50), "ms");
+  row("tool pre decisions/s, 16 in flight", (t) => consulted[t].map((r) => r.prePerSecond), "/s");
+  const errors = [...events.this, ...events.other].reduce((n, r) => n + r.errors.length, 0) +
+    [...consulted.this, ...consulted.other].reduce((n, r) => n + r.errors, 0);
+  rows.push(["errors", String(errors), ""]);
+  return rows;
+}
+
+/** {@linkcode benchEvents} once, as table rows. */
+export async function eventRows(): Promise<string[][]> {
+  const run = await benchEvents();
+  const cpu = (run.daemonCpuMs / run.accept.length) * 1000;
+  return [
+    [
+      "events/s, 2,000 at 16 in flight",
+      `${Math.round((run.accept.length / run.wallMs) * 1000)}/s`,
+      "until every hook has run",
+    ],
+    [
+      "event 202 p50 / p99",
+      `${ms(median(run.accept))} / ${ms(quantile(run.accept, 0.99))}`,
+      `daemon CPU ${Math.round(cpu)} us per event; errors ${run.errors.length}`,
+    ],
+  ];
+}
+
 if (import.meta.main) {
   if (Deno.args[0] === "--pipe-floor") {
     console.log(JSON.stringify(await askDirectly(Number(Deno.args[1]))));
+  } else if (Deno.args[0] === "--against") {
+    // deno run -A tests/bench/serve.ts --against OTHER_CHECKOUT [ROUNDS]
+    console.log(`serve, this tree / ${Deno.args[1]} (medians; ratio this/other):`);
+    for (const row of await againstRows(Deno.args[1], Number(Deno.args[2] ?? 5))) {
+      console.log(`  ${row[0].padEnd(40)} ${row[1].padStart(22)}  ${row[2]}`);
+    }
   } else {
     const rows = await benchServe();
     console.log("serve: POST /v1/route with a trivial router (ratios to a bare spawn's p50):");
@@ -458,6 +629,10 @@ if (import.meta.main) {
       "serve: POST /v1/tool/pre, persistent guard and one-shot guard (client: raw HTTP/1.1):",
     );
     for (const row of await benchGuard()) {
+      console.log(`  ${row[0].padEnd(46)} ${row[1].padStart(24)}  ${row[2]}`);
+    }
+    console.log("serve: POST /v1/events/task.done with a trivial hook (raw HTTP/1.1, 16 conns):");
+    for (const row of await eventRows()) {
       console.log(`  ${row[0].padEnd(46)} ${row[1].padStart(24)}  ${row[2]}`);
     }
   }

@@ -42,6 +42,8 @@ export interface StartServeOptions {
   timeoutMs?: number;
   /** A command the daemon's argv is run through (see `spawnCli`). */
   wrap?: string[];
+  /** The entry file to run (see `spawnCli`). */
+  main?: string;
 }
 
 const decoder = new TextDecoder();
@@ -58,6 +60,7 @@ export async function startServe(
     env: options.env,
     stdout: "null",
     wrap: options.wrap,
+    main: options.main,
   });
   let stderr = "";
   const reading = (async () => {

@@ -173,12 +173,12 @@ function rssMb(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
 }
 
-Deno.test("serve: 300 queued 1 MB events are bounded by bytes: the rest are dropped, memory stays bounded", async () => {
+Deno.test("serve: 300 spooled 1 MB events are bounded by bytes: the rest are refused, memory stays bounded", async () => {
   const plugins = await pluginsHandling("task.done", {
     // Holds the only event slot, so the events pile up in the queue.
     slow: "#!/bin/sh\nexec sleep 30\n",
   });
-  const d = await serveOn(plugins, ["--max-procs", "1"]);
+  const d = await serveOn(plugins, ["--max-procs", "1", "--stop-timeout", "500ms"]);
   try {
     await d.call("GET", "/v1/health");
     const before = rssMb(d.pid);
@@ -193,7 +193,7 @@ Deno.test("serve: 300 queued 1 MB events are bounded by bytes: the rest are drop
     // 64 MiB holds 67 such events; without the byte bound all 300 were queued (+350 MB).
     assert.ok(accepted >= 60 && accepted <= 68, `${accepted} accepted`);
     assert.equal(statuses.filter((s) => s === 503).length, 300 - accepted);
-    assert.match(d.stderr(), /Event queue full: dropped "task.done"/);
+    assert.match(d.stderr(), /Spool full: refused "task.done"/);
     assert.ok(after - before < 64 + 96, `RSS grew from ${before} MB to ${after} MB`);
   } finally {
     await d.stop();

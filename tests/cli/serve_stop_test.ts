@@ -23,7 +23,8 @@ Deno.test("serve: SIGTERM under load answers consulted calls in flight, leaves n
     "r/done.sh":
       '#!/bin/sh\necho $$ > "$OUT/done-$$"\nsleep 60 &\necho $! > "$OUT/child-$$"\nwait\n',
   });
-  await using d = await serveOn(plugins, [], { env: { OUT: out } });
+  // Event hooks get --stop-timeout to finish: these never would.
+  await using d = await serveOn(plugins, ["--stop-timeout", "500ms"], { env: { OUT: out } });
   const socket = d.socket!;
   const routes = Array.from(
     { length: 20 },

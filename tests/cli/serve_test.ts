@@ -55,7 +55,15 @@ Deno.test("serve: GET /v1/health and GET /v1/plugins answer with the documented 
     const health = await d.call("GET", "/v1/health");
     assert.equal(health.status, 200);
     assert.equal(health.headers.get("content-type"), "application/json");
-    assert.deepEqual(Object.keys(health.body).sort(), ["ok", "plugins", "uptime_s", "version"]);
+    assert.deepEqual(Object.keys(health.body).sort(), [
+      "ok",
+      "plugins",
+      "spool_bytes",
+      "spool_depth",
+      "uptime_s",
+      "version",
+    ]);
+    assert.equal(health.body.spool_depth, 0);
     assert.equal(health.body.ok, true);
     assert.equal(health.body.plugins, 4);
     assert.equal(typeof health.body.uptime_s, "number");

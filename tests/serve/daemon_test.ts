@@ -8,11 +8,13 @@ import { tempDir } from "../_cli.ts";
 async function daemonOver(index: PluginIndex, options: { maxProcs?: number; maxQueued?: number }) {
   const lines: string[] = [];
   const path = `${await tempDir({ prefix: "tyh-" })}/t.sock`;
+  const spool = await tempDir({ prefix: "tyh-spool-" });
   const daemon = await startDaemon({
     listen: { transport: "unix", path },
     pluginsDir: index.dir,
     load: () => Promise.resolve(index),
     watch: false,
+    spoolDir: spool,
     maxProcs: options.maxProcs,
     maxQueuedEvents: options.maxQueued,
     log: createLogger({ format: "json", write: (l) => lines.push(l) }),
@@ -29,6 +31,7 @@ async function daemonOver(index: PluginIndex, options: { maxProcs?: number; maxQ
   return {
     post,
     lines,
+    spool,
     async stop() {
       client.close();
       await daemon.stop();
@@ -36,23 +39,26 @@ async function daemonOver(index: PluginIndex, options: { maxProcs?: number; maxQ
   };
 }
 
-Deno.test("daemon: events past the queue bound get 503 and are counted in the log", async () => {
+Deno.test("daemon: events past the spool bound get 503 and a log line; one waiting at stop stays spooled", async () => {
   const index = await indexOf({ slow: { hooks: { "task.done": "#!/bin/sh\nsleep 1\n" } } });
   const d = await daemonOver(index, { maxProcs: 1, maxQueued: 2 });
   try {
     const answers = [];
     for (let i = 0; i < 6; i++) answers.push(await d.post("/v1/events/task.done"));
-    // One running, two waiting, the rest dropped.
-    assert.deepEqual(answers.map((a) => a.status), [202, 202, 202, 503, 503, 503]);
-    assert.match(answers[3].body.error, /Dropped "task\.done": the event queue is full/);
-    const logged = d.lines.map((l) => JSON.parse(l)).find((l) => l.msg.includes("queue full"));
-    assert.equal(logged?.dropped_total, 1);
+    // One running and one waiting fill the spool; the rest are refused, never accepted.
+    assert.deepEqual(answers.map((a) => a.status), [202, 202, 503, 503, 503, 503]);
+    assert.match(answers[2].body.error, /Cannot spool "task\.done": the spool is full/);
+    const logged = d.lines.map((l) => JSON.parse(l)).find((l) => l.msg.includes("Spool full"));
+    assert.equal(logged?.refused_total, 1);
   } finally {
     await d.stop();
   }
-  const total = d.lines.map((l) => JSON.parse(l)).filter((l) => l.dropped_total !== undefined);
-  // Stopping drops the two that were waiting; the log ends with the full count.
-  assert.equal(total.at(-1).dropped_total, 5);
+  const lines = d.lines.map((l) => JSON.parse(l));
+  assert.equal(lines.filter((l) => l.refused_total !== undefined).at(-1).refused_total, 4);
+  // The running one finished within the stop timeout; the waiting one is left for the next start.
+  assert.equal(lines.find((l) => l.msg.includes("stay in the spool"))?.events, 1);
+  const left = [...Deno.readDirSync(d.spool)].filter((e) => e.name.endsWith(".json"));
+  assert.equal(left.length, 1);
 });
 
 Deno.test("daemon: a route call is not stuck behind slow queued events", async () => {
@@ -83,6 +89,7 @@ Deno.test("daemon: its connection limits apply: a client that sends no headers i
   const daemon = await startDaemon({
     listen: { transport: "tcp", hostname: "127.0.0.1", port: 0 },
     pluginsDir: dir,
+    spoolDir: `${dir}/spool`,
     load: (d) => Promise.resolve({ dir: d, plugins: [], warnings: [] }),
     watch: false,
     conns: { maxConns: 1, headersTimeoutMs: 300, idleTimeoutMs: 60_000 },

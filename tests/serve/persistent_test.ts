@@ -65,6 +65,7 @@ async function daemonWith(
   const daemon = await startDaemon({
     listen: { transport: "unix", path },
     pluginsDir: plugins,
+    spoolDir: await tempDir({ prefix: "tyh-spool-" }),
     watch: false,
     timeouts,
     log: createLogger({ format: "json", level: "debug", write: (l) => lines.push(l) }),

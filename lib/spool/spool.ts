@@ -1,0 +1,652 @@
+/**
+ * The spool: fire-and-forget work (an event, a status change, a `tool post`) kept on disk from
+ * the moment it is accepted until every hook of it has finished or timed out, so that a daemon
+ * stopped or killed, or a `--detach` run that died, loses nothing.
+ *
+ * One file per entry, `<ms>-<seq>-<random>.json` (the name sorts in acceptance order), holding
+ * one {@linkcode SpoolDoc}. A file is written to a temp name, fsynced, renamed into place, and
+ * the directory fsynced (concurrent writers share one directory sync), before the caller is
+ * told it was accepted. The dir follows the index cache's trust rules: a directory owned by the
+ * user that nobody else can write (created 0700), and files that are regular, owned by the user,
+ * mode 0600 and bounded; anything else there is set aside, never run.
+ *
+ * Who runs an entry: each process that runs entries (a daemon, `spool run`, a detached run) is a
+ * *runner* with a dir of its own, `run-<id>/`, holding an exclusive lock on `run-<id>/.lock` for
+ * as long as it lives. Claiming an entry is renaming it into that dir: a rename succeeds once,
+ * so no entry is run by two runners at once. A daemon writes what it accepts straight into its
+ * own dir. The kernel drops the lock of a runner that dies however it dies, so a runner dir
+ * whose lock can be taken belongs to a dead runner, and its entries are free to claim again
+ * (at-least-once: a hook that was running runs again).
+ *
+ * ```
+ * <state>/tyhooks/spool/
+ *   1767225600000-000001-3fa2c1d0.json     waiting for a runner (from --detach)
+ *   run-9c1e0b7a2d4f6e81/.lock             a runner's lock
+ *   run-9c1e0b7a2d4f6e81/1767225600004-…   claimed by that runner
+ *   1767225600002-000003-77aa01ee.json.corrupt   set aside: not a spool document
+ * ```
+ *
+ * @module
+ */
+
+import { stateDir } from "../dirs.ts";
+import { join } from "../path.ts";
+import { RunError } from "../errors.ts";
+import { type Logger, silentLogger } from "../log.ts";
+import { readBoundedBytes } from "../fs.ts";
+import { checkPrivateDir, checkPrivateFile } from "../plugins/cache.ts";
+
+/** Default bound on the entries a spool holds. */
+export const DEFAULT_SPOOL_ENTRIES = 10_000;
+/** Default bound on the bytes a spool holds: 64 MiB. */
+export const DEFAULT_SPOOL_BYTES = 64 * 1024 * 1024;
+/** One entry at most: a detached run's whole work document. */
+export const MAX_ENTRY_BYTES = 16 * 1024 * 1024;
+/** A temp file older than this was left by a writer that died before its rename. */
+const TEMP_MAX_AGE_MS = 10 * 60 * 1000;
+
+const ENTRY = /^\d{13}-\d{6}-[0-9a-f]{8}\.json$/;
+const RUNNER = /^run-[0-9a-f]{16}$/;
+const SET_ASIDE = /^\d{13}-\d{6}-[0-9a-f]{8}\.json\.[a-z]+$/;
+const LOCK = ".lock";
+
+/** The spool dir: `<state>/tyhooks/spool` (`$XDG_STATE_HOME`, else `$HOME/.local/state`). */
+export function spoolDir(): string {
+  return join(stateDir(), "tyhooks", "spool");
+}
+
+/**
+ * What an entry holds: enough to run it again anywhere. Either a command line (`args`, what a
+ * `--detach` run executes: the command, its flags with the plugins dir resolved, the task
+ * inline) or a request the daemon accepted (`request`, with the dirs that daemon served).
+ */
+export type SpoolWork =
+  | { what: string; args: string[] }
+  | {
+    what: string;
+    request: { path: string; body: unknown };
+    plugins_dir: string;
+    hooks_dir: string | null;
+  };
+
+/** A spool file's content: {@linkcode SpoolWork} with its format and when it was accepted. */
+export type SpoolDoc = SpoolWork & { tyhooks_spool: 1; accepted_at: string };
+
+/** An entry this process holds (wrote into its runner dir, or claimed). */
+export interface SpoolEntry {
+  name: string;
+  bytes: number;
+}
+
+/** An entry found by {@linkcode Spool.scan}. */
+export interface FoundEntry extends SpoolEntry {
+  /** `pending`: nobody runs it; `running`: a live runner holds it. */
+  state: "pending" | "running";
+  /** The dir it lies in (the spool, or a runner's dir). */
+  dir: string;
+  doc: SpoolDoc;
+}
+
+/** A file set aside: renamed to `<name>.<reason>` in the spool dir, never run. */
+export interface SetAside {
+  name: string;
+  reason: string;
+}
+
+/** Why an entry was refused: the spool is at its bound. The daemon answers 503. */
+export class SpoolFullError extends RunError {
+  override name = "SpoolFullError";
+}
+
+/** Options of {@linkcode Spool.open}. */
+export interface SpoolOptions {
+  /** Entries held at most; default 10,000. */
+  maxEntries?: number;
+  /** Bytes held at most; default 64 MiB. */
+  maxBytes?: number;
+  /** Where set-aside files and refusals are logged. */
+  log?: Logger;
+}
+
+/** At most one "spool full" log line per this many ms; the count says how many. */
+const REFUSAL_LOG_INTERVAL_MS = 1000;
+
+const encoder = new TextEncoder();
+let sequence = 0;
+
+/** The spool dir, and this process's runner in it. */
+export class Spool {
+  /** The spool dir. */
+  readonly dir: string;
+  readonly #maxEntries: number;
+  readonly #maxBytes: number;
+  readonly #log: Logger;
+  #runner: Promise<{ dir: string; lock: Deno.FsFile }> | undefined;
+  #held = new Map<string, number>();
+  #heldBytes = 0;
+  #syncs = new Map<string, DirSync>();
+  #refused = 0;
+  #refusedLogged = 0;
+  #lastRefusalLog = -Infinity;
+  #refusalTimer: ReturnType<typeof setTimeout> | undefined;
+  #closed = false;
+
+  private constructor(dir: string, options: SpoolOptions) {
+    this.dir = dir;
+    this.#maxEntries = options.maxEntries ?? DEFAULT_SPOOL_ENTRIES;
+    this.#maxBytes = options.maxBytes ?? DEFAULT_SPOOL_BYTES;
+    this.#log = options.log ?? silentLogger;
+  }
+
+  /**
+   * Opens the spool at `dir` (default {@linkcode spoolDir}), creating it mode 0700. Requires
+   * `--allow-read`, `--allow-write`, `--allow-sys` (the user id), and `--allow-env` for the
+   * default dir.
+   *
+   * @throws {RunError} When the dir cannot be made, or another user could write it.
+   */
+  static open(dir: string | undefined, options: SpoolOptions = {}): Spool {
+    const path = dir ?? defaultDir();
+    try {
+      Deno.mkdirSync(path, { recursive: true, mode: 0o700 });
+    } catch (error) {
+      throw new RunError(`Cannot make the spool dir "${path}": ${(error as Error).message}`);
+    }
+    const state = checkPrivateDir(path, "the spool dir");
+    if (!state.ok) {
+      throw new RunError(`Cannot use the spool: ${state.reason}`, {
+        hint: `hint: chown $(id -u) "${path}" && chmod 700 "${path}"`,
+      });
+    }
+    // Tasks are private: readable by nobody else either.
+    const mode = Deno.lstatSync(path).mode;
+    if (mode !== null && (mode & 0o077) !== 0) Deno.chmodSync(path, 0o700);
+    return new Spool(path, options);
+  }
+
+  /** The entries this process holds and their bytes: a daemon's accepted events not yet run. */
+  get depth(): { entries: number; bytes: number } {
+    return { entries: this.#held.size, bytes: this.#heldBytes };
+  }
+
+  /** Requests refused so far because the spool was full. */
+  get refused(): number {
+    return this.#refused;
+  }
+
+  /**
+   * Writes `work` durably and returns once it is on disk. With `claim` (default) it goes straight
+   * into this process's runner dir, held and counted against the bounds; without, into the
+   * spool for any runner to take, counted against what the whole spool holds now.
+   *
+   * @throws {SpoolFullError} When it would take the spool past its bounds.
+   * @throws {RunError} When it cannot be written.
+   */
+  async add(work: SpoolWork, options: { claim?: boolean } = {}): Promise<SpoolEntry> {
+    const claim = options.claim ?? true;
+    const doc: SpoolDoc = { tyhooks_spool: 1, accepted_at: new Date().toISOString(), ...work };
+    const bytes = encoder.encode(JSON.stringify(doc) + "\n");
+    const dir = claim ? (await this.#runnerDir()).dir : this.dir;
+    const usage = claim ? this.depth : this.usage();
+    if (
+      this.#closed || bytes.length > MAX_ENTRY_BYTES || usage.entries >= this.#maxEntries ||
+      usage.bytes + bytes.length > this.#maxBytes
+    ) {
+      this.#noteRefusal(work.what, usage);
+      throw new SpoolFullError(
+        this.#closed
+          ? `Cannot spool "${work.what}": the spool is closed`
+          : `Cannot spool "${work.what}": the spool is full (${usage.entries} entries, ${usage.bytes} bytes)`,
+      );
+    }
+    const name = newName();
+    // Counted before the write, so concurrent adds see it.
+    if (claim) this.#hold(name, bytes.length);
+    try {
+      await this.#write(dir, name, bytes);
+    } catch (error) {
+      if (claim) this.#unhold(name);
+      throw new RunError(`Cannot write to the spool "${dir}": ${(error as Error).message}`);
+    }
+    return { name, bytes: bytes.length };
+  }
+
+  /**
+   * What the whole spool holds now: every entry, waiting or claimed, by any runner (set-aside
+   * files are not entries).
+   */
+  usage(): { entries: number; bytes: number } {
+    let entries = 0;
+    let bytes = 0;
+    const count = (dir: string) => {
+      for (const item of readDirSafe(dir)) {
+        if (!ENTRY.test(item.name)) continue;
+        try {
+          bytes += Deno.lstatSync(join(dir, item.name)).size;
+          entries++;
+        } catch {
+          // Finished meanwhile.
+        }
+      }
+    };
+    count(this.dir);
+    for (const item of readDirSafe(this.dir)) {
+      if (RUNNER.test(item.name) && item.isDirectory) count(join(this.dir, item.name));
+    }
+    return { entries, bytes };
+  }
+
+  /**
+   * The entries of other runners and none, in acceptance order: those waiting, those of runners
+   * that died (`pending`, free to claim), and with `running` those live runners hold. A file
+   * that is not a safe, readable spool document is set aside (logged) and listed in `setAside`;
+   * with `setAside: false` nothing is renamed, and `setAside` lists such files and those set
+   * aside before. Temp files of writers that died are removed, and
+   * so are dead runners' empty dirs. `only` limits it to the entries of those names.
+   */
+  async scan(
+    options: { running?: boolean; setAside?: boolean; only?: ReadonlySet<string> } = {},
+  ): Promise<{ entries: FoundEntry[]; setAside: SetAside[] }> {
+    const mine = this.#runner === undefined ? null : (await this.#runner).dir;
+    const entries: FoundEntry[] = [];
+    const aside: SetAside[] = [];
+    const look = async (dir: string, state: FoundEntry["state"], canSetAside: boolean) => {
+      for (const item of readDirSafe(dir)) {
+        if (!ENTRY.test(item.name) || options.only?.has(item.name) === false) continue;
+        const read = await readEntry(dir, item.name);
+        if ("reason" in read && read.reason === "gone") continue;
+        if ("doc" in read) {
+          entries.push({ name: item.name, bytes: read.bytes, state, dir, doc: read.doc });
+        } else if (options.setAside !== false && canSetAside) {
+          aside.push(this.#setAside(dir, item.name, read.reason, read.problem));
+        } else {
+          aside.push({ name: item.name, reason: read.reason });
+        }
+      }
+    };
+    for (const item of readDirSafe(this.dir)) {
+      if (item.name.startsWith(".")) this.#removeIfStale(item.name);
+      else if (options.setAside === false && SET_ASIDE.test(item.name)) {
+        // Only a listing shows what earlier scans set aside; a run reports what it set aside.
+        aside.push({ name: item.name, reason: item.name.slice(item.name.indexOf(".json.") + 6) });
+      }
+    }
+    await look(this.dir, "pending", true);
+    for (const item of readDirSafe(this.dir)) {
+      if (!RUNNER.test(item.name)) continue;
+      const dir = join(this.dir, item.name);
+      if (dir === mine) continue;
+      const unsafe = checkPrivateDir(dir, "the runner dir");
+      if (!unsafe.ok) {
+        if (options.setAside !== false) {
+          aside.push(this.#setAside(this.dir, item.name, "unsafe", unsafe.reason));
+        }
+        continue;
+      }
+      if (isLive(dir)) {
+        if (options.running) await look(dir, "running", false);
+        continue;
+      }
+      // Its writes that never got their name were never accepted.
+      for (const temp of readDirSafe(dir)) {
+        if (temp.name.endsWith(".tmp")) removeQuietly(join(dir, temp.name));
+      }
+      const before = entries.length + aside.length;
+      await look(dir, "pending", true);
+      if (entries.length + aside.length === before) removeRunnerDir(dir);
+    }
+    entries.sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+    return { entries, setAside: aside };
+  }
+
+  /**
+   * Claims `entry` for this process (moves it into its runner dir): null when another runner
+   * took it first.
+   */
+  async claim(entry: FoundEntry): Promise<SpoolEntry | null> {
+    const { dir } = await this.#runnerDir();
+    if (entry.dir !== dir) {
+      try {
+        await Deno.rename(join(entry.dir, entry.name), join(dir, entry.name));
+      } catch (error) {
+        if (error instanceof Deno.errors.NotFound) return null;
+        throw error;
+      }
+      // The last entry of a dead runner: its dir goes too.
+      if (entry.dir !== this.dir) removeRunnerDir(entry.dir);
+    }
+    this.#hold(entry.name, entry.bytes);
+    return { name: entry.name, bytes: entry.bytes };
+  }
+
+  /** Removes a held entry: every hook of it has finished or timed out. */
+  async finish(entry: SpoolEntry): Promise<void> {
+    if (!this.#held.has(entry.name)) return;
+    const { dir } = await this.#runnerDir();
+    this.#unhold(entry.name);
+    removeQuietly(join(dir, entry.name));
+  }
+
+  /** Removes an entry added without `claim`, unless a runner has taken it since. */
+  async discard(entry: SpoolEntry): Promise<void> {
+    await Deno.remove(join(this.dir, entry.name)).catch(() => {});
+  }
+
+  /** Gives a held entry back to the spool, for the next runner. */
+  async release(entry: SpoolEntry): Promise<void> {
+    if (!this.#held.has(entry.name)) return;
+    const { dir } = await this.#runnerDir();
+    this.#unhold(entry.name);
+    await Deno.rename(join(dir, entry.name), join(this.dir, entry.name)).catch(() => {});
+  }
+
+  /** Sets a held entry aside as `reason` (e.g. `failed`), logged with `why`; it never runs. */
+  async setAside(entry: SpoolEntry, reason: string, why: string): Promise<void> {
+    if (!this.#held.has(entry.name)) return;
+    const { dir } = await this.#runnerDir();
+    this.#unhold(entry.name);
+    this.#setAside(dir, entry.name, reason, why);
+  }
+
+  /**
+   * Gives every held entry back to the spool and removes this process's runner dir. Adds are
+   * refused from now on.
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#flushRefusalLog();
+    for (const sync of this.#syncs.values()) await sync.close();
+    this.#syncs.clear();
+    if (this.#runner === undefined) return;
+    const { dir, lock } = await this.#runner;
+    for (const name of [...this.#held.keys()]) await this.release({ name, bytes: 0 });
+    removeRunnerDir(dir);
+    lock.close();
+  }
+
+  #hold(name: string, bytes: number): void {
+    this.#held.set(name, bytes);
+    this.#heldBytes += bytes;
+  }
+
+  #unhold(name: string): void {
+    this.#heldBytes -= this.#held.get(name) ?? 0;
+    this.#held.delete(name);
+  }
+
+  // Made once, under a temp name, locked before it is renamed into place: no other runner
+  // ever sees it without its lock held.
+  #runnerDir(): Promise<{ dir: string; lock: Deno.FsFile }> {
+    return this.#runner ??= (async () => {
+      const id = randomHex(8);
+      const temp = join(this.dir, `.run-${id}.tmp`);
+      const dir = join(this.dir, `run-${id}`);
+      await Deno.mkdir(temp, { mode: 0o700 });
+      const lock = await Deno.open(join(temp, LOCK), {
+        write: true,
+        createNew: true,
+        mode: 0o600,
+      });
+      await lock.lock(true);
+      await Deno.rename(temp, dir);
+      return { dir, lock };
+    })();
+  }
+
+  async #write(dir: string, name: string, bytes: Uint8Array): Promise<void> {
+    const temp = join(dir, `.${name}.${randomHex(4)}.tmp`);
+    try {
+      const file = Deno.openSync(temp, { write: true, createNew: true, mode: 0o600 });
+      try {
+        for (let at = 0; at < bytes.length;) at += file.writeSync(bytes.subarray(at));
+        await file.syncData();
+      } finally {
+        file.close();
+      }
+      Deno.renameSync(temp, join(dir, name));
+    } catch (error) {
+      removeQuietly(temp);
+      throw error;
+    }
+    // The rename is on disk only once the directory is.
+    let sync = this.#syncs.get(dir);
+    if (sync === undefined) this.#syncs.set(dir, sync = new DirSync(dir));
+    await sync.sync();
+  }
+
+  #setAside(dir: string, name: string, reason: string, why: string): SetAside {
+    const target = join(this.dir, `${name}.${reason}`);
+    try {
+      Deno.renameSync(join(dir, name), target);
+      this.#log.log("warn", `Spool file "${name}" set aside: ${why}`, { now: target });
+    } catch (error) {
+      this.#log.log("warn", `Spool file "${name}" cannot be set aside: ${why}`, {
+        error: (error as Error).message,
+      });
+    }
+    return { name, reason };
+  }
+
+  #removeIfStale(name: string): void {
+    if (!name.endsWith(".tmp")) return;
+    const path = join(this.dir, name);
+    try {
+      const info = Deno.lstatSync(path);
+      if (Date.now() - (info.mtime?.getTime() ?? Date.now()) < TEMP_MAX_AGE_MS) return;
+      // A runner dir that never got its name holds no entry.
+      Deno.removeSync(path, { recursive: info.isDirectory });
+    } catch {
+      // Gone already, or not ours to remove: harmless either way.
+    }
+  }
+
+  #noteRefusal(what: string, usage: { entries: number; bytes: number }): void {
+    this.#refused++;
+    const now = performance.now();
+    if (now - this.#lastRefusalLog < REFUSAL_LOG_INTERVAL_MS) {
+      // A burst of refusals gives one line a second; the last of them is counted when it ends.
+      this.#refusalTimer ??= setTimeout(() => this.#flushRefusalLog(), REFUSAL_LOG_INTERVAL_MS);
+      return;
+    }
+    this.#lastRefusalLog = now;
+    this.#refusedLogged = this.#refused;
+    this.#log.log("warn", `Spool full: refused "${what}"`, {
+      entries: usage.entries,
+      bytes: usage.bytes,
+      refused_total: this.#refused,
+    });
+  }
+
+  #flushRefusalLog(): void {
+    clearTimeout(this.#refusalTimer);
+    this.#refusalTimer = undefined;
+    if (this.#refused === this.#refusedLogged) return;
+    this.#refusedLogged = this.#refused;
+    this.#lastRefusalLog = performance.now();
+    this.#log.log("warn", "Spool full: requests refused", { refused_total: this.#refused });
+  }
+}
+
+/**
+ * How many entries the spool at `dir` (default {@linkcode spoolDir}) holds: waiting or left by a
+ * runner that died (`pending`), held by a live runner (`running`), and set aside. Reads only;
+ * a missing spool holds nothing.
+ */
+export async function spoolCounts(
+  dir?: string,
+): Promise<{ pending: number; running: number; set_aside: number }> {
+  const path = dir ?? defaultDir();
+  if (readDirSafe(path).length === 0) return { pending: 0, running: 0, set_aside: 0 };
+  const found = await Spool.open(path).scan({ running: true, setAside: false });
+  const pending = found.entries.filter((e) => e.state === "pending").length;
+  return {
+    pending,
+    running: found.entries.length - pending,
+    set_aside: found.setAside.length,
+  };
+}
+
+function defaultDir(): string {
+  try {
+    return spoolDir();
+  } catch (error) {
+    throw new RunError(`Cannot find the spool dir: ${(error as Error).message}`, {
+      hint: "hint: set XDG_STATE_HOME or HOME",
+    });
+  }
+}
+
+/**
+ * Why a spool file may not run (`unsafe`: fails the trust rules; `corrupt`: not a spool
+ * document), or the document it holds.
+ */
+async function readEntry(
+  dir: string,
+  name: string,
+): Promise<{ doc: SpoolDoc; bytes: number } | { reason: string; problem: string }> {
+  const path = join(dir, name);
+  const unsafe = checkPrivateFile(path, MAX_ENTRY_BYTES, "the spool file");
+  if (unsafe !== null) {
+    // Finished by its runner between the listing and now: not a problem at all.
+    if (unsafe.startsWith("there is no")) return { reason: "gone", problem: unsafe };
+    return { reason: "unsafe", problem: unsafe };
+  }
+  let value: unknown;
+  let bytes: Uint8Array;
+  try {
+    // checkPrivateFile saw a regular file in a dir only the user can write.
+    bytes = await readBoundedBytes(path, { maxBytes: MAX_ENTRY_BYTES, knownRegular: true });
+    value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return { reason: "gone", problem: "finished" };
+    return { reason: "corrupt", problem: `not a spool document: ${(error as Error).message}` };
+  }
+  const wrong = docProblem(value);
+  if (wrong !== null) return { reason: "corrupt", problem: `not a spool document: ${wrong}` };
+  return { doc: value as SpoolDoc, bytes: bytes.length };
+}
+
+// The shape SpoolDoc promises; a field named when it is wrong.
+function docProblem(value: unknown): string | null {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return "not an object";
+  const doc = value as Record<string, unknown>;
+  if (doc.tyhooks_spool !== 1) return '"tyhooks_spool" is not 1';
+  if (typeof doc.accepted_at !== "string") return '"accepted_at" is not a string';
+  if (typeof doc.what !== "string") return '"what" is not a string';
+  if (doc.args !== undefined) {
+    const args = doc.args;
+    return Array.isArray(args) && args.every((a) => typeof a === "string")
+      ? null
+      : '"args" is not a list of strings';
+  }
+  const request = doc.request as Record<string, unknown> | undefined;
+  if (request === null || typeof request !== "object") return 'neither "args" nor "request"';
+  if (typeof request.path !== "string") return '"request.path" is not a string';
+  if (typeof doc.plugins_dir !== "string") return '"plugins_dir" is not a string';
+  if (doc.hooks_dir !== null && typeof doc.hooks_dir !== "string") {
+    return '"hooks_dir" is not a string or null';
+  }
+  return null;
+}
+
+// A runner is alive while it holds its lock. A dir without one is a runner that died while
+// removing its dir.
+function isLive(dir: string): boolean {
+  const path = join(dir, LOCK);
+  if (checkPrivateFile(path, 0, "the runner lock") !== null) return false;
+  let file: Deno.FsFile;
+  try {
+    file = Deno.openSync(path, { read: true });
+  } catch {
+    return false;
+  }
+  try {
+    return !file.tryLockSync(true);
+  } finally {
+    file.close();
+  }
+}
+
+// Only when it holds nothing but its lock: a dead runner's remaining entries keep its dir.
+function removeRunnerDir(dir: string): void {
+  if (readDirSafe(dir).some((item) => item.name !== LOCK)) return;
+  try {
+    Deno.removeSync(join(dir, LOCK));
+    Deno.removeSync(dir);
+  } catch {
+    // Another runner removed it first: harmless.
+  }
+}
+
+function readDirSafe(dir: string): Deno.DirEntry[] {
+  try {
+    return [...Deno.readDirSync(dir)];
+  } catch {
+    return [];
+  }
+}
+
+function newName(): string {
+  sequence = (sequence + 1) % 1_000_000;
+  return `${String(Date.now()).padStart(13, "0")}-${String(sequence).padStart(6, "0")}-${
+    randomHex(4)
+  }.json`;
+}
+
+function randomHex(bytes: number): string {
+  return Array.from(
+    crypto.getRandomValues(new Uint8Array(bytes)),
+    (b) => b.toString(16).padStart(2, "0"),
+  ).join("");
+}
+
+/**
+ * fsync of one directory shared by concurrent writers: a writer whose rename came after the
+ * sync in progress began waits for the next one, and every writer waiting then shares it. The
+ * directory stays open between syncs.
+ */
+class DirSync {
+  #dir: string;
+  #file: Promise<Deno.FsFile | null> | undefined;
+  #running: Promise<void> | null = null;
+  #next: Promise<void> | null = null;
+
+  constructor(dir: string) {
+    this.#dir = dir;
+  }
+
+  sync(): Promise<void> {
+    this.#next ??= (this.#running ?? Promise.resolve()).then(() => {
+      this.#next = null;
+      const running = this.#running = this.#syncOnce();
+      running.finally(() => {
+        if (this.#running === running) this.#running = null;
+      });
+      return running;
+    });
+    return this.#next;
+  }
+
+  async close(): Promise<void> {
+    (await this.#file)?.close();
+    this.#file = undefined;
+  }
+
+  // Best effort: a file system that cannot sync a directory still has the file synced.
+  async #syncOnce(): Promise<void> {
+    try {
+      const file = await (this.#file ??= Deno.open(this.#dir, { read: true }).catch(() => null));
+      await file?.sync();
+    } catch {
+      // Nothing better to do: the entry is written either way.
+    }
+  }
+}
+
+function removeQuietly(path: string): void {
+  try {
+    Deno.removeSync(path);
+  } catch {
+    // Gone already.
+  }
+}
