@@ -42,12 +42,8 @@ export type {
   PluginService,
   RestartPolicy,
 } from "./plugins/types.ts";
-export {
-  type LoadOptions,
-  loadPlugins,
-  validatePlugins,
-  type ValidationResult,
-} from "./plugins/load.ts";
+export { type LoadOptions, loadPlugins } from "./plugins/load.ts";
+export { validatePlugins, type ValidationResult } from "./plugins/validate.ts";
 export { type PluginJson, type PluginListJson, pluginListJson } from "./plugins/listing.ts";
 export { manifestJsonSchema } from "./plugins/manifest_schema.ts";
 export { type InstallOptions, installPlugin, type InstallResult } from "./plugins/install.ts";

@@ -10,7 +10,7 @@
  */
 
 import type { Document, LineCounter } from "yaml";
-import type { Observe } from "./load.ts";
+import type { Observe } from "./types.ts";
 import { BoundedReadError, INPUT_CAPS, readBoundedBytes } from "../fs.ts";
 
 // Real manifests are a few hundred bytes and nest four levels; parsing a deeply nested document

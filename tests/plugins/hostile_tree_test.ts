@@ -2,7 +2,8 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { loadPlugins, MAX_DIRS } from "../../lib/plugins/load.ts";
+import { loadPlugins } from "../../lib/plugins/load.ts";
+import { MAX_DIRS } from "../../lib/plugins/discover.ts";
 import { withTree } from "../_cli.ts";
 
 const SCRIPT = "#!/bin/sh\nexit 0\n";

@@ -2,7 +2,8 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { loadPlugins, validatePlugins } from "../../lib/plugins/load.ts";
+import { loadPlugins } from "../../lib/plugins/load.ts";
+import { validatePlugins } from "../../lib/plugins/validate.ts";
 import { cli, makeTree } from "../_cli.ts";
 
 const SCRIPT = "#!/bin/sh\nexit 0\n";

@@ -1,0 +1,431 @@
+/**
+ * The forgiving reading of a manifest's fields once it has a name: everything usable is kept,
+ * everything else becomes a problem (not yet located in the text). Also what a plugin holds by
+ * convention rather than in its manifest: `workflows/*.yaml|*.yml` and `routines/<name>/prompt.md`.
+ *
+ * @module
+ */
+
+import { describeIssue, dropped, outsideDir, type Problem } from "./messages.ts";
+import { checkCwd, checkScript, type PluginRoot } from "./script_path.ts";
+import { extname, join } from "../path.ts";
+import {
+  ENV_ENTRY,
+  type Plugin,
+  type PluginAction,
+  type PluginService,
+  RESTART_POLICIES,
+} from "./types.ts";
+import { hasControl, kindOf, quoted, stripControl } from "../text.ts";
+import { isRecord } from "../wire/json.ts";
+import { buildHookSettings } from "./hook_settings.ts";
+import type { ManifestAction, ManifestService } from "./manifest_schema.ts";
+
+/** A script as a hook or action names it. */
+export interface NamedScript {
+  /** Its absolute path. */
+  path: string;
+  /** As the manifest writes it. */
+  written: string;
+  /** Who names it, for messages: `Hook "task.done"`, `Action "sync"`. */
+  what: string;
+  /** Where in the manifest's data. */
+  at: readonly PropertyKey[];
+}
+
+/** A plugin but its name. */
+export type PluginParts = Omit<Plugin, "name">;
+
+/**
+ * Each part from the lenient data, the settings from the typed data; notes are what only
+ * `plugins validate` reports.
+ */
+export async function buildPlugin(
+  root: PluginRoot,
+  data: Record<string, unknown>,
+  typed: unknown,
+): Promise<{ parts: PluginParts; problems: Problem[]; notes: Problem[]; scripts: NamedScript[] }> {
+  const problems: Problem[] = [];
+  const text = (key: "version" | "description"): string => {
+    const value = data[key];
+    if (value === undefined || value === null) return "";
+    // Shown by plugins list: control characters (NUL, terminal escapes) never reach a terminal.
+    if (typeof value === "string") return stripControl(value);
+    problems.push(dropped(`"${key}"`, `must be a string, not ${kindOf(value)}`, [key]));
+    return "";
+  };
+  const version = text("version");
+  const description = text("description");
+  const hooks = buildHooks(root, data.hooks);
+  const actions = await buildActions(root, data.actions);
+  const services = await buildServices(root, data.services);
+  const has = conventionDirs(root.dir);
+  const workflows = findWorkflows(root, has.workflows);
+  const routines = findRoutines(root, has.routines);
+  // Settings are typed (`persistent: true` is a boolean), unlike ty's string-minded fields.
+  const settings = await buildHookSettings(
+    isRecord(typed) ? typed.tyhooks : undefined,
+    isRecord(data.hooks) ? Object.keys(data.hooks) : [],
+  );
+  problems.push(
+    ...hooks.problems,
+    ...actions.problems,
+    ...services.problems,
+    ...settings.problems,
+  );
+  return {
+    parts: {
+      version,
+      description,
+      dir: root.dir,
+      hooks: hooks.hooks,
+      actions: actions.actions,
+      services: services.services,
+      workflows,
+      routines,
+      settings: settings.settings,
+    },
+    problems,
+    notes: [...hooks.notes, ...actions.notes, ...services.notes],
+    scripts: [...hooks.scripts, ...actions.scripts],
+  };
+}
+
+/** Does the plugin hold anything to run or list? */
+export function isUsable(parts: PluginParts): boolean {
+  return Object.keys(parts.hooks).length + parts.actions.length + parts.services.length +
+      parts.workflows.length + parts.routines.length > 0;
+}
+
+// The forgiving reading of `hooks`: each event whose script passes the checks is kept, each
+// other one is dropped with a problem.
+function buildHooks(
+  root: PluginRoot,
+  raw: unknown,
+): {
+  hooks: Record<string, string>;
+  problems: Problem[];
+  notes: Problem[];
+  scripts: NamedScript[];
+} {
+  const hooks: Record<string, string> = {};
+  const problems: Problem[] = [];
+  const notes: Problem[] = [];
+  const scripts: NamedScript[] = [];
+  if (raw === undefined || raw === null) return { hooks, problems, notes, scripts };
+  if (!isRecord(raw)) {
+    const reason = `must be a map of event to script, not ${kindOf(raw)}`;
+    return { hooks, problems: [dropped('"hooks"', reason, ["hooks"])], notes, scripts };
+  }
+  for (const [event, script] of Object.entries(raw)) {
+    const what = `hook ${quoted(event)}`;
+    const at = ["hooks", event];
+    if (hasControl(event)) {
+      problems.push(
+        dropped(`hook ${quoted(event)}`, "the event name contains control characters", at),
+      );
+      continue;
+    }
+    // HooksSchema's key and value: each a non-empty string.
+    if (event === "") {
+      problems.push(dropped(what, "the event name is empty", at));
+    } else if (!isText(script)) {
+      const reason = `the script must be a path, not ${kindOf(script)}`;
+      problems.push(dropped(what, typeof script === "string" ? "the script is empty" : reason, at));
+    } else {
+      const check = checkScript(root, script);
+      if (check.ok) {
+        hooks[event] = check.path;
+        scripts.push({ path: check.path, written: script, what: `Hook ${quoted(event)}`, at });
+        if (check.unsafe) {
+          const { reason, hint } = check.unsafe;
+          const message = `Hook ${quoted(event)}: script ${quoted(script)} ${reason}`;
+          problems.push({ message: `${message} (hint: ${hint})`, at });
+        }
+        if (check.outside !== null) {
+          const message = outsideDir(`Hook ${quoted(event)}`, "script", script, check.outside);
+          notes.push({ message, at });
+        }
+      } else {
+        problems.push(dropped(what, `script ${quoted(script)} ${check.reason}`, at, check.hint));
+      }
+    }
+  }
+  return { hooks, problems, notes, scripts };
+}
+
+function isText(value: unknown): value is string {
+  return typeof value === "string" && value !== "";
+}
+
+// The forgiving reading of `actions`: each well-formed action whose script passes the checks is
+// kept, each other one is dropped with a problem. Two actions with one id are both kept, as in
+// ty (running the id runs the first); only the lint reports it. An entry that is not plainly
+// well formed is parsed with zod (the schema's fields, unknown keys ignored: only `plugins
+// validate` reports them), which words what is wrong.
+async function buildActions(
+  root: PluginRoot,
+  raw: unknown,
+): Promise<
+  { actions: PluginAction[]; problems: Problem[]; notes: Problem[]; scripts: NamedScript[] }
+> {
+  const actions: PluginAction[] = [];
+  const problems: Problem[] = [];
+  const notes: Problem[] = [];
+  const scripts: NamedScript[] = [];
+  if (raw === undefined || raw === null) return { actions, problems, notes, scripts };
+  if (!Array.isArray(raw)) {
+    const reason = `must be a list of actions, not ${kindOf(raw)}`;
+    return { actions, problems: [dropped('"actions"', reason, ["actions"])], notes, scripts };
+  }
+  for (const [index, item] of raw.entries()) {
+    const at = ["actions", index];
+    const id = isRecord(item) && isText(item.id) ? item.id : null;
+    const what = id === null ? `action #${index + 1}` : `action ${quoted(id)}`;
+    const action = await parseAction(item, { what, at, problems });
+    if (action === null) continue;
+    if (hasControl(action.id) || hasControl(action.label ?? "")) {
+      problems.push(
+        dropped(`action #${index + 1}`, "its id or label contains control characters", at),
+      );
+      continue;
+    }
+    const check = checkScript(root, action.command);
+    if (!check.ok) {
+      const reason = `script ${quoted(action.command)} ${check.reason}`;
+      problems.push(dropped(what, reason, [...at, "command"], check.hint));
+      continue;
+    }
+    if (check.unsafe) {
+      const { reason, hint } = check.unsafe;
+      const message = `Action ${quoted(action.id)}: script ${quoted(action.command)} ${reason}`;
+      problems.push({ message: `${message} (hint: ${hint})`, at: [...at, "command"] });
+    }
+    if (check.outside !== null) {
+      const message = outsideDir(
+        `Action ${quoted(action.id)}`,
+        "script",
+        action.command,
+        check.outside,
+      );
+      notes.push({ message, at: [...at, "command"] });
+    }
+    if (actions.some((a) => a.id === action.id)) {
+      const message = `Action id ${quoted(action.id)} is also used by an earlier action: both ` +
+        "are listed, as in ty, and running it runs the first (hint: give each its own id)";
+      notes.push({ message, at: [...at, "id"] });
+    }
+    actions.push({ id: action.id, label: action.label || action.id, command: check.path });
+    const named = `Action ${quoted(action.id)}`;
+    scripts.push({
+      path: check.path,
+      written: action.command,
+      what: named,
+      at: [...at, "command"],
+    });
+  }
+  return { actions, problems, notes, scripts };
+}
+
+/** Where an entry of a list is, for its problems. */
+interface Entry {
+  /** For messages: `action "sync"`, `service #2`. */
+  what: string;
+  at: PropertyKey[];
+  problems: Problem[];
+}
+
+// An action's fields, or null when it is dropped.
+async function parseAction(
+  item: unknown,
+  { what, at, problems }: Entry,
+): Promise<ManifestAction | null> {
+  if (
+    isRecord(item) && isText(item.id) && isText(item.command) &&
+    (item.label === undefined || item.label === null || typeof item.label === "string")
+  ) {
+    return { id: item.id, label: item.label ?? undefined, command: item.command };
+  }
+  const { LooseActionSchema } = await import("./manifest_schema.ts");
+  const parsed = LooseActionSchema.safeParse(withoutNulls(item), { reportInput: true });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    problems.push(dropped(what, describeIssue(issue), [...at, ...issue.path]));
+    return null;
+  }
+  return parsed.data;
+}
+
+// ty (Go) reads `label:` with nothing after it as an absent field, and so does the loader.
+function withoutNulls(value: unknown): unknown {
+  if (!isRecord(value)) return value;
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null));
+}
+
+// The forgiving reading of `services`: each well-formed service is kept, each other one is
+// dropped whole with a problem. A service is never started with a configuration other than the
+// one written, so a bad `restart` value or env KEY drops the service rather than the value; the
+// one exception is ty's: an `env` entry without `=` is skipped with a warning and the service
+// kept, as ty keeps it.
+async function buildServices(
+  root: PluginRoot,
+  raw: unknown,
+): Promise<{ services: PluginService[]; problems: Problem[]; notes: Problem[] }> {
+  const services: PluginService[] = [];
+  const problems: Problem[] = [];
+  const notes: Problem[] = [];
+  if (raw === undefined || raw === null) return { services, problems, notes };
+  if (!Array.isArray(raw)) {
+    const reason = `must be a list of services, not ${kindOf(raw)}`;
+    return { services, problems: [dropped('"services"', reason, ["services"])], notes };
+  }
+  for (const [index, item] of raw.entries()) {
+    const at = ["services", index];
+    const name = isRecord(item) && isText(item.name) ? item.name : null;
+    const what = name === null ? `service #${index + 1}` : `service ${quoted(name)}`;
+    const service = await parseService(item, { what, at, problems });
+    if (service === null) continue;
+    if (hasControl(service.name)) {
+      problems.push(dropped(`service #${index + 1}`, "its name contains control characters", at));
+      continue;
+    }
+    if (services.some((s) => s.name === service.name)) {
+      problems.push(dropped(what, "the name is already used by an earlier service", at));
+      continue;
+    }
+    if (service.command.includes("\0")) {
+      problems.push(dropped(what, '"command" contains a NUL byte', [...at, "command"]));
+      continue;
+    }
+    const cwd = checkCwd(root, service.cwd ?? "");
+    if (!cwd.ok) {
+      problems.push(
+        dropped(what, `cwd ${quoted(service.cwd ?? "")} ${cwd.reason}`, [...at, "cwd"]),
+      );
+      continue;
+    }
+    if (cwd.outside !== null) {
+      const message = outsideDir(
+        `Service ${quoted(service.name)}`,
+        "cwd",
+        service.cwd ?? "",
+        cwd.outside,
+      );
+      notes.push({ message, at: [...at, "cwd"] });
+    }
+    services.push({
+      name: service.name,
+      command: service.command,
+      cwd: cwd.path,
+      env: service.env ?? [],
+      restart: service.restart ?? "on-failure",
+    });
+  }
+  return { services, problems, notes };
+}
+
+// A service's fields, or null when it is dropped. An `env` entry that is not KEY=VALUE is
+// skipped with a problem.
+async function parseService(
+  item: unknown,
+  { what, at, problems }: Entry,
+): Promise<ManifestService | null> {
+  const entry = withoutNulls(item);
+  if (isRecord(entry) && Array.isArray(entry.env)) {
+    const env = entry.env;
+    entry.env = env.filter((value, j) => {
+      // ty passes such an entry on and keeps the service; tyhooks keeps the service too.
+      if (typeof value !== "string" || ENV_ENTRY.test(value)) return true;
+      const key = value.includes("=")
+        ? " (KEY: letters, digits and _, not starting with a digit)"
+        : "";
+      const warning = `Skipped env entry ${quoted(value)} of ${what}: it is not KEY=VALUE${key}`;
+      problems.push({ message: warning, at: [...at, "env", j] });
+      return false;
+    });
+  }
+  if (
+    isRecord(entry) && isText(entry.name) && isText(entry.command) &&
+    (entry.cwd === undefined || typeof entry.cwd === "string") &&
+    (entry.env === undefined ||
+      Array.isArray(entry.env) && entry.env.every((e) => typeof e === "string")) &&
+    (entry.restart === undefined || RESTART_POLICIES.includes(entry.restart as "never"))
+  ) {
+    const { name, command, cwd, env, restart } = entry;
+    return { name, command, cwd, env, restart } as ManifestService;
+  }
+  const { LooseServiceSchema } = await import("./manifest_schema.ts");
+  const parsed = LooseServiceSchema.safeParse(entry, { reportInput: true });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    problems.push(dropped(what, describeIssue(issue), [...at, ...issue.path]));
+    return null;
+  }
+  return parsed.data;
+}
+
+const WORKFLOW_EXTENSIONS = [".yaml", ".yml"];
+
+// The stems of the `.yaml`/`.yml` files in `workflows/`, sorted, each once.
+function findWorkflows(root: PluginRoot, mayExist: boolean): string[] {
+  const { dir, observe } = root;
+  const found = new Set<string>();
+  for (const entry of listDir(root, "workflows", mayExist)) {
+    const ext = extname(entry.name);
+    // Names are listed to users: control characters (escapes, newlines) never are.
+    if (!WORKFLOW_EXTENSIONS.includes(ext) || entry.name.startsWith(".")) continue;
+    if (hasControl(entry.name)) continue;
+    const path = join(dir, "workflows", entry.name);
+    if (entry.isSymlink) observe?.(path);
+    if (entry.isSymlink ? statIsFile(path) : entry.isFile) {
+      found.add(entry.name.slice(0, -ext.length));
+    }
+  }
+  return [...found].sort();
+}
+
+// The folders of `routines/` that hold a `prompt.md` file, sorted.
+function findRoutines(root: PluginRoot, mayExist: boolean): string[] {
+  const { dir, observe } = root;
+  const found: string[] = [];
+  for (const entry of listDir(root, "routines", mayExist)) {
+    if (entry.name.startsWith(".") || hasControl(entry.name)) continue;
+    const prompt = join(dir, "routines", entry.name, "prompt.md");
+    observe?.(prompt);
+    if (statIsFile(prompt)) found.push(entry.name);
+  }
+  return found.sort();
+}
+
+// Which of `workflows` and `routines` may be in `dir` (both when it cannot be listed). Most
+// plugins have neither: one listing says so, where looking for each would build two exceptions.
+function conventionDirs(dir: string): { workflows: boolean; routines: boolean } {
+  const has = { workflows: false, routines: false };
+  try {
+    for (const { name } of Deno.readDirSync(dir)) {
+      if (name === "workflows" || name === "routines") has[name] = true;
+    }
+  } catch {
+    return { workflows: true, routines: true };
+  }
+  return has;
+}
+
+function listDir(root: PluginRoot, name: string, mayExist: boolean): Deno.DirEntry[] {
+  root.observe?.(join(root.dir, name));
+  if (!mayExist) return [];
+  try {
+    return [...Deno.readDirSync(join(root.dir, name))];
+  } catch {
+    // Missing, not a folder, or unreadable: the plugin simply has none.
+    return [];
+  }
+}
+
+function statIsFile(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+}
