@@ -7,7 +7,8 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { parseYaml, readPlain } from "../../lib/plugins/read_manifest.ts";
+import { parseYaml } from "../../lib/plugins/read_manifest.ts";
+import { readPlain } from "../../lib/plugins/plain_yaml.ts";
 
 const REPO = new URL("../../", import.meta.url).pathname;
 
