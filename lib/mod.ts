@@ -46,8 +46,12 @@ export { type LoadOptions, loadPlugins } from "./plugins/load.ts";
 export { validatePlugins, type ValidationResult } from "./plugins/validate.ts";
 export { type PluginJson, type PluginListJson, pluginListJson } from "./plugins/listing.ts";
 export { manifestJsonSchema } from "./plugins/manifest_schema.ts";
-export { type InstallOptions, installPlugin, type InstallResult } from "./plugins/install.ts";
-export { removePlugin, type RemoveResult } from "./plugins/install.ts";
+export {
+  type InstallOptions,
+  installPlugin,
+  type InstallResult,
+} from "./plugins/install/install.ts";
+export { removePlugin, type RemoveResult } from "./plugins/install/remove.ts";
 
 // Running hooks: the one runner, events, actions and the consulted calls.
 export { type RunMode, type RunOptions, runScript } from "./process/run_script.ts";
