@@ -1,4 +1,4 @@
-/** Plugin trees built to make a load slow or endless (issue 12): each is now bounded. */
+/** Plugin trees built to make a load slow or endless: each load is bounded. */
 
 import assert from "node:assert/strict";
 import { join } from "node:path";

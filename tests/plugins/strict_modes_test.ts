@@ -45,7 +45,7 @@ Deno.test("a plugin dir and a script writable by group are warned about, and sti
   });
 });
 
-Deno.test("a manifest, or a collection dir above the plugin, that others could write is warned about (review)", async () => {
+Deno.test("a manifest, or a collection dir above the plugin, that others could write is warned about", async () => {
   const root = await makeTree({
     "team/p/plugin.yaml": "name: p\nhooks:\n  task.done: a.sh\n",
     "team/p/a.sh": SCRIPT,

@@ -1,4 +1,4 @@
-/** Plugins ty loads load in tyhooks too (issue 14 point 5); `plugins validate` says what is risky. */
+/** Plugins ty loads load in tyhooks too; `plugins validate` says what is risky. */
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
