@@ -173,16 +173,9 @@ async function buildActions(
   const problems: Problem[] = [];
   const notes: Problem[] = [];
   const scripts: NamedScript[] = [];
-  if (raw === undefined || raw === null) return { actions, problems, notes, scripts };
-  if (!Array.isArray(raw)) {
-    const reason = `must be a list of actions, not ${kindOf(raw)}`;
-    return { actions, problems: [dropped('"actions"', reason, ["actions"])], notes, scripts };
-  }
-  for (const [index, item] of raw.entries()) {
-    const at = ["actions", index];
-    const id = isRecord(item) && isText(item.id) ? item.id : null;
-    const what = id === null ? `action #${index + 1}` : `action ${quoted(id)}`;
-    const action = await parseAction(item, { what, at, problems });
+  for (const entry of listEntries(raw, { list: "actions", problems })) {
+    const { index, at, what } = entry;
+    const action = await parseAction(entry, problems);
     if (action === null) continue;
     if (hasControl(action.id) || hasControl(action.label ?? "")) {
       problems.push(
@@ -227,18 +220,38 @@ async function buildActions(
   return { actions, problems, notes, scripts };
 }
 
-/** Where an entry of a list is, for its problems. */
+/** One entry of `actions` or `services`, and where it is. */
 interface Entry {
+  item: unknown;
+  index: number;
+  at: PropertyKey[];
   /** For messages: `action "sync"`, `service #2`. */
   what: string;
-  at: PropertyKey[];
-  problems: Problem[];
+}
+
+// The entries of `actions` or `services`, named by their id or name when they have one; a value
+// that is not a list is dropped with a problem.
+function listEntries(
+  raw: unknown,
+  { list, problems }: { list: "actions" | "services"; problems: Problem[] },
+): Entry[] {
+  if (raw === undefined || raw === null) return [];
+  if (!Array.isArray(raw)) {
+    problems.push(dropped(`"${list}"`, `must be a list of ${list}, not ${kindOf(raw)}`, [list]));
+    return [];
+  }
+  const [noun, key] = list === "actions" ? ["action", "id"] : ["service", "name"];
+  return raw.map((item, index) => {
+    const named = isRecord(item) && isText(item[key]) ? item[key] : null;
+    const what = named === null ? `${noun} #${index + 1}` : `${noun} ${quoted(named)}`;
+    return { item, index, at: [list, index], what };
+  });
 }
 
 // An action's fields, or null when it is dropped.
 async function parseAction(
-  item: unknown,
-  { what, at, problems }: Entry,
+  { item, at, what }: Entry,
+  problems: Problem[],
 ): Promise<ManifestAction | null> {
   if (
     isRecord(item) && isText(item.id) && isText(item.command) &&
@@ -274,16 +287,9 @@ async function buildServices(
   const services: PluginService[] = [];
   const problems: Problem[] = [];
   const notes: Problem[] = [];
-  if (raw === undefined || raw === null) return { services, problems, notes };
-  if (!Array.isArray(raw)) {
-    const reason = `must be a list of services, not ${kindOf(raw)}`;
-    return { services, problems: [dropped('"services"', reason, ["services"])], notes };
-  }
-  for (const [index, item] of raw.entries()) {
-    const at = ["services", index];
-    const name = isRecord(item) && isText(item.name) ? item.name : null;
-    const what = name === null ? `service #${index + 1}` : `service ${quoted(name)}`;
-    const service = await parseService(item, { what, at, problems });
+  for (const entry of listEntries(raw, { list: "services", problems })) {
+    const { index, at, what } = entry;
+    const service = await parseService(entry, problems);
     if (service === null) continue;
     if (hasControl(service.name)) {
       problems.push(dropped(`service #${index + 1}`, "its name contains control characters", at));
@@ -327,8 +333,8 @@ async function buildServices(
 // A service's fields, or null when it is dropped. An `env` entry that is not KEY=VALUE is
 // skipped with a problem.
 async function parseService(
-  item: unknown,
-  { what, at, problems }: Entry,
+  { item, at, what }: Entry,
+  problems: Problem[],
 ): Promise<ManifestService | null> {
   const entry = withoutNulls(item);
   if (isRecord(entry) && Array.isArray(entry.env)) {
