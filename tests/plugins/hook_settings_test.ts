@@ -19,7 +19,7 @@ const GUARD = {
 // Loads the plugin "g", with GUARD's scripts, whose manifest is these lines after its name.
 async function loadG(
   lines: string[],
-  fn: (index: PluginIndex, root: string) => Promise<void>,
+  fn: (index: PluginIndex, root: string) => void | Promise<void>,
 ): Promise<void> {
   await withTree(
     { ...GUARD, "g/plugin.yaml": ["name: g", ...lines, ""].join("\n") },
@@ -61,7 +61,7 @@ Deno.test("loadPlugins() reads timeouts written as 500ms, 2m and plain seconds",
     "  pre_tool_call: {timeout: 500ms}",
     "  task.placement: {timeout: 1.5}",
     "  task.route: {timeout: 2m}",
-  ], async (index) => {
+  ], (index) => {
     assert.deepEqual(index.warnings, []);
     assert.deepEqual(index.plugins[0].settings, {
       pre_tool_call: { timeoutMs: 500 },
@@ -79,7 +79,7 @@ Deno.test("loadPlugins() warns about each bad setting by name and keeps the hook
     "  task.placement: {tools: bash, max_procs: 0}",
     "  task.route: {persistent: true, max_procs: 2}",
     "  task.done: {timeout: 1s}",
-  ], async (index) => {
+  ], (index) => {
     const [plugin] = index.plugins;
     // Valid settings beside bad ones still apply; the bad ones keep their defaults.
     assert.deepEqual(plugin.settings, { pre_tool_call: { persistent: true } });
