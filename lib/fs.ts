@@ -2,7 +2,8 @@
  * Files someone else may have written (a manifest, a task, a hosts file, a token, a cache file):
  * how tyhooks reads them (regular files only, bounded, abortable) and when it trusts them (sshd's
  * `StrictModes`: what another user could write is not trusted to decide what runs), with the one
- * lookup of the user id and the one way a message writes a file mode.
+ * lookup of the user id, the one way a message writes a file mode, and the one way tyhooks
+ * replaces a file of its own (`writeAtomic`).
  *
  * @module
  */
@@ -371,4 +372,24 @@ export function currentUid(): number | null {
 /** A file mode as messages and `chmod` write it: `0644`, `1777`. */
 export function modeText(mode: number): string {
   return (mode & 0o7777).toString(8).padStart(4, "0");
+}
+
+/**
+ * Replaces `path` with `text` at once: written to a randomly named temp file beside it, created
+ * exclusively (never through something planted at that name), then renamed over it, so a reader
+ * sees the old file or the new one.
+ */
+export async function writeAtomic(
+  path: string,
+  text: string,
+  options: { mode: number },
+): Promise<void> {
+  const temp = `${path}.${crypto.randomUUID()}.tmp`;
+  try {
+    await Deno.writeTextFile(temp, text, { createNew: true, mode: options.mode });
+    await Deno.rename(temp, path);
+  } catch (error) {
+    await Deno.remove(temp).catch(() => {});
+    throw error;
+  }
 }

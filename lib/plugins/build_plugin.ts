@@ -36,29 +36,41 @@ export interface NamedScript {
 /** A plugin but its name. */
 export type PluginParts = Omit<Plugin, "name">;
 
-/**
- * Each part from the lenient data, the settings from the typed data; notes are what only
- * `plugins validate` reports.
- */
+/** What reading the entries finds beside the entries it keeps. */
+export interface Findings {
+  /** Dropped entries, and kept ones another user could change. */
+  problems: Problem[];
+  /** What only `plugins validate` reports. */
+  notes: Problem[];
+  /** Each kept hook's and action's script. */
+  scripts: NamedScript[];
+}
+
+// Where the entries are read from, and where what is found goes.
+interface Reading {
+  root: PluginRoot;
+  found: Findings;
+}
+
+/** Each part from the lenient data, the settings from the typed data. */
 export async function buildPlugin(
   root: PluginRoot,
-  data: Record<string, unknown>,
-  typed: unknown,
-): Promise<{ parts: PluginParts; problems: Problem[]; notes: Problem[]; scripts: NamedScript[] }> {
-  const problems: Problem[] = [];
+  { data, typed }: { data: Record<string, unknown>; typed: unknown },
+): Promise<Findings & { parts: PluginParts }> {
+  const found: Findings = { problems: [], notes: [], scripts: [] };
   const text = (key: "version" | "description"): string => {
     const value = data[key];
     if (value === undefined || value === null) return "";
     // Shown by plugins list: control characters (NUL, terminal escapes) never reach a terminal.
     if (typeof value === "string") return stripControl(value);
-    problems.push(dropped(`"${key}"`, `must be a string, not ${kindOf(value)}`, [key]));
+    found.problems.push(dropped(`"${key}"`, `must be a string, not ${kindOf(value)}`, [key]));
     return "";
   };
   const version = text("version");
   const description = text("description");
-  const hooks = buildHooks(root, data.hooks);
-  const actions = await buildActions(root, data.actions);
-  const services = await buildServices(root, data.services);
+  const hooks = buildHooks(data.hooks, { root, found });
+  const actions = await buildActions(data.actions, { root, found });
+  const services = await buildServices(data.services, { root, found });
   const has = conventionDirs(root.dir);
   const workflows = findWorkflows(root, has.workflows);
   const routines = findRoutines(root, has.routines);
@@ -67,28 +79,9 @@ export async function buildPlugin(
     isRecord(typed) ? typed.tyhooks : undefined,
     isRecord(data.hooks) ? Object.keys(data.hooks) : [],
   );
-  problems.push(
-    ...hooks.problems,
-    ...actions.problems,
-    ...services.problems,
-    ...settings.problems,
-  );
-  return {
-    parts: {
-      version,
-      description,
-      dir: root.dir,
-      hooks: hooks.hooks,
-      actions: actions.actions,
-      services: services.services,
-      workflows,
-      routines,
-      settings: settings.settings,
-    },
-    problems,
-    notes: [...hooks.notes, ...actions.notes, ...services.notes],
-    scripts: [...hooks.scripts, ...actions.scripts],
-  };
+  found.problems.push(...settings.problems);
+  const parts = { version, description, dir: root.dir, hooks, actions, services, workflows };
+  return { parts: { ...parts, routines, settings: settings.settings }, ...found };
 }
 
 /** Does the plugin hold anything to run or list? */
@@ -99,59 +92,57 @@ export function isUsable(parts: PluginParts): boolean {
 
 // The forgiving reading of `hooks`: each event whose script passes the checks is kept, each
 // other one is dropped with a problem.
-function buildHooks(
-  root: PluginRoot,
-  raw: unknown,
-): {
-  hooks: Record<string, string>;
-  problems: Problem[];
-  notes: Problem[];
-  scripts: NamedScript[];
-} {
+function buildHooks(raw: unknown, { root, found }: Reading): Record<string, string> {
   const hooks: Record<string, string> = {};
-  const problems: Problem[] = [];
-  const notes: Problem[] = [];
-  const scripts: NamedScript[] = [];
-  if (raw === undefined || raw === null) return { hooks, problems, notes, scripts };
+  if (raw === undefined || raw === null) return hooks;
   if (!isRecord(raw)) {
     const reason = `must be a map of event to script, not ${kindOf(raw)}`;
-    return { hooks, problems: [dropped('"hooks"', reason, ["hooks"])], notes, scripts };
+    found.problems.push(dropped('"hooks"', reason, ["hooks"]));
+    return hooks;
   }
   for (const [event, script] of Object.entries(raw)) {
     const what = `hook ${quoted(event)}`;
     const at = ["hooks", event];
     if (hasControl(event)) {
-      problems.push(
-        dropped(`hook ${quoted(event)}`, "the event name contains control characters", at),
-      );
-      continue;
-    }
-    // HooksSchema's key and value: each a non-empty string.
-    if (event === "") {
-      problems.push(dropped(what, "the event name is empty", at));
+      found.problems.push(dropped(what, "the event name contains control characters", at));
+    } else if (event === "") {
+      // HooksSchema's key and value: each a non-empty string.
+      found.problems.push(dropped(what, "the event name is empty", at));
     } else if (!isText(script)) {
       const reason = `the script must be a path, not ${kindOf(script)}`;
-      problems.push(dropped(what, typeof script === "string" ? "the script is empty" : reason, at));
+      const why = typeof script === "string" ? "the script is empty" : reason;
+      found.problems.push(dropped(what, why, at));
     } else {
-      const check = checkScript(root, script);
-      if (check.ok) {
-        hooks[event] = check.path;
-        scripts.push({ path: check.path, written: script, what: `Hook ${quoted(event)}`, at });
-        if (check.unsafe) {
-          const { reason, hint } = check.unsafe;
-          const message = `Hook ${quoted(event)}: script ${quoted(script)} ${reason}`;
-          problems.push({ message: `${message} (hint: ${hint})`, at });
-        }
-        if (check.outside !== null) {
-          const message = outsideDir(`Hook ${quoted(event)}`, "script", script, check.outside);
-          notes.push({ message, at });
-        }
-      } else {
-        problems.push(dropped(what, `script ${quoted(script)} ${check.reason}`, at, check.hint));
-      }
+      const named = { written: script, what: `Hook ${quoted(event)}`, at };
+      const path = keepScript(named, { root, found, drop: what });
+      if (path !== null) hooks[event] = path;
     }
   }
-  return { hooks, problems, notes, scripts };
+  return hooks;
+}
+
+// The script a hook or action names, checked: its path when it is kept (with a problem when
+// another user could change it, a note when it lies outside the plugin dir), else null and the
+// entry (`drop`) is dropped with a problem.
+function keepScript(
+  { written, what, at }: Omit<NamedScript, "path">,
+  { root, found, drop }: Reading & { drop: string },
+): string | null {
+  const check = checkScript(root, written);
+  if (!check.ok) {
+    found.problems.push(dropped(drop, `script ${quoted(written)} ${check.reason}`, at, check.hint));
+    return null;
+  }
+  if (check.unsafe) {
+    const { reason, hint } = check.unsafe;
+    const message = `${what}: script ${quoted(written)} ${reason} (hint: ${hint})`;
+    found.problems.push({ message, at });
+  }
+  if (check.outside !== null) {
+    found.notes.push({ message: outsideDir(what, "script", written, check.outside), at });
+  }
+  found.scripts.push({ path: check.path, written, what, at });
+  return check.path;
 }
 
 function isText(value: unknown): value is string {
@@ -163,16 +154,9 @@ function isText(value: unknown): value is string {
 // ty (running the id runs the first); only the lint reports it. An entry that is not plainly
 // well formed is parsed with zod (the schema's fields, unknown keys ignored: only `plugins
 // validate` reports them), which words what is wrong.
-async function buildActions(
-  root: PluginRoot,
-  raw: unknown,
-): Promise<
-  { actions: PluginAction[]; problems: Problem[]; notes: Problem[]; scripts: NamedScript[] }
-> {
+async function buildActions(raw: unknown, { root, found }: Reading): Promise<PluginAction[]> {
   const actions: PluginAction[] = [];
-  const problems: Problem[] = [];
-  const notes: Problem[] = [];
-  const scripts: NamedScript[] = [];
+  const { problems, notes } = found;
   for (const entry of listEntries(raw, { list: "actions", problems })) {
     const { index, at, what } = entry;
     const action = await parseAction(entry, problems);
@@ -183,41 +167,17 @@ async function buildActions(
       );
       continue;
     }
-    const check = checkScript(root, action.command);
-    if (!check.ok) {
-      const reason = `script ${quoted(action.command)} ${check.reason}`;
-      problems.push(dropped(what, reason, [...at, "command"], check.hint));
-      continue;
-    }
-    if (check.unsafe) {
-      const { reason, hint } = check.unsafe;
-      const message = `Action ${quoted(action.id)}: script ${quoted(action.command)} ${reason}`;
-      problems.push({ message: `${message} (hint: ${hint})`, at: [...at, "command"] });
-    }
-    if (check.outside !== null) {
-      const message = outsideDir(
-        `Action ${quoted(action.id)}`,
-        "script",
-        action.command,
-        check.outside,
-      );
-      notes.push({ message, at: [...at, "command"] });
-    }
+    const named = { written: action.command, what: `Action ${quoted(action.id)}` };
+    const command = keepScript({ ...named, at: [...at, "command"] }, { root, found, drop: what });
+    if (command === null) continue;
     if (actions.some((a) => a.id === action.id)) {
       const message = `Action id ${quoted(action.id)} is also used by an earlier action: both ` +
         "are listed, as in ty, and running it runs the first (hint: give each its own id)";
       notes.push({ message, at: [...at, "id"] });
     }
-    actions.push({ id: action.id, label: action.label || action.id, command: check.path });
-    const named = `Action ${quoted(action.id)}`;
-    scripts.push({
-      path: check.path,
-      written: action.command,
-      what: named,
-      at: [...at, "command"],
-    });
+    actions.push({ id: action.id, label: action.label || action.id, command });
   }
-  return { actions, problems, notes, scripts };
+  return actions;
 }
 
 /** One entry of `actions` or `services`, and where it is. */
@@ -280,13 +240,9 @@ function withoutNulls(value: unknown): unknown {
 // one written, so a bad `restart` value or env KEY drops the service rather than the value; the
 // one exception is ty's: an `env` entry without `=` is skipped with a warning and the service
 // kept, as ty keeps it.
-async function buildServices(
-  root: PluginRoot,
-  raw: unknown,
-): Promise<{ services: PluginService[]; problems: Problem[]; notes: Problem[] }> {
+async function buildServices(raw: unknown, { root, found }: Reading): Promise<PluginService[]> {
   const services: PluginService[] = [];
-  const problems: Problem[] = [];
-  const notes: Problem[] = [];
+  const { problems, notes } = found;
   for (const entry of listEntries(raw, { list: "services", problems })) {
     const { index, at, what } = entry;
     const service = await parseService(entry, problems);
@@ -327,7 +283,7 @@ async function buildServices(
       restart: service.restart ?? "on-failure",
     });
   }
-  return { services, problems, notes };
+  return services;
 }
 
 // A service's fields, or null when it is dropped. An `env` entry that is not KEY=VALUE is
@@ -376,7 +332,7 @@ const WORKFLOW_EXTENSIONS = [".yaml", ".yml"];
 function findWorkflows(root: PluginRoot, mayExist: boolean): string[] {
   const { dir, observe } = root;
   const found = new Set<string>();
-  for (const entry of listDir(root, "workflows", mayExist)) {
+  for (const entry of listDir(root, { name: "workflows", mayExist })) {
     const ext = extname(entry.name);
     // Names are listed to users: control characters (escapes, newlines) never are.
     if (!WORKFLOW_EXTENSIONS.includes(ext) || entry.name.startsWith(".")) continue;
@@ -394,7 +350,7 @@ function findWorkflows(root: PluginRoot, mayExist: boolean): string[] {
 function findRoutines(root: PluginRoot, mayExist: boolean): string[] {
   const { dir, observe } = root;
   const found: string[] = [];
-  for (const entry of listDir(root, "routines", mayExist)) {
+  for (const entry of listDir(root, { name: "routines", mayExist })) {
     if (entry.name.startsWith(".") || hasControl(entry.name)) continue;
     const prompt = join(dir, "routines", entry.name, "prompt.md");
     observe?.(prompt);
@@ -417,7 +373,10 @@ function conventionDirs(dir: string): { workflows: boolean; routines: boolean } 
   return has;
 }
 
-function listDir(root: PluginRoot, name: string, mayExist: boolean): Deno.DirEntry[] {
+function listDir(
+  root: PluginRoot,
+  { name, mayExist }: { name: string; mayExist: boolean },
+): Deno.DirEntry[] {
   root.observe?.(join(root.dir, name));
   if (!mayExist) return [];
   try {

@@ -25,7 +25,7 @@
 import { dirname, join, normalize, resolve, sep } from "../path.ts";
 import type { PluginIndex } from "./types.ts";
 import type { LoadOptions } from "./load.ts";
-import { currentUid, modeText, readBoundedBytes } from "../fs.ts";
+import { currentUid, modeText, readBoundedBytes, writeAtomic } from "../fs.ts";
 import { quoted } from "../text.ts";
 
 /** Bumped whenever the index, what a load puts in it or a valid index may hold, or the cache layout changes. */
@@ -118,7 +118,7 @@ export async function loadPluginsCached(
     }
     const pluginDirs = collected.reports.map((r) => r.dir);
     const body: CacheBody = { format: FORMAT, dir: root, pluginDirs, deps, stamps, index };
-    await writeCache(cacheDir, file, body);
+    await writeCache(file, body);
   }
   return { index, hit: false, reason };
 }
@@ -300,27 +300,16 @@ function checkConsistency(data: CacheBody): string | null {
   return null;
 }
 
-async function writeCache(cacheDir: string, file: string, body: CacheBody): Promise<void> {
+async function writeCache(file: string, body: CacheBody): Promise<void> {
+  const cacheDir = dirname(file);
   try {
     Deno.mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
     if (!checkCacheDir(cacheDir).ok) return;
     const text = JSON.stringify(body);
-    await writeExclusive(file, `${await checksum(new TextEncoder().encode(text))}\n${text}`);
+    const sum = await checksum(new TextEncoder().encode(text));
+    await writeAtomic(file, `${sum}\n${text}`, { mode: 0o600 });
   } catch {
     // A read-only cache dir only costs the warm path.
-  }
-}
-
-// A randomly named temp file, created exclusively (never through something planted at that
-// name), mode 0600, then renamed over the target: a reader sees the old file or the new one.
-async function writeExclusive(target: string, text: string): Promise<void> {
-  const temp = `${target}.${randomHex(8)}.tmp`;
-  try {
-    await Deno.writeTextFile(temp, text, { createNew: true, mode: 0o600 });
-    await Deno.rename(temp, target);
-  } catch (error) {
-    await Deno.remove(temp).catch(() => {});
-    throw error;
   }
 }
 
@@ -411,10 +400,6 @@ function newestStamp(signatures: Iterable<Signature>): number {
 
 function toHex(bytes: Uint8Array): string {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-function randomHex(bytes: number): string {
-  return toHex(crypto.getRandomValues(new Uint8Array(bytes)));
 }
 
 // FNV-1a: a stable short name for the cache file of a plugins dir (the file also stores the dir).

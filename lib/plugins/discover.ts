@@ -92,7 +92,7 @@ class Walk {
       // missing; an unreadable one is reported when listed.
       const nowhere = leadsNowhere(root, error);
       if (nowhere !== null) {
-        this.#warn(root, `Cannot read the plugins dir: ${nowhere}`);
+        this.#cannotRead(root, nowhere);
         return [];
       }
     }
@@ -115,8 +115,7 @@ class Walk {
         entries = [...Deno.readDirSync(dir.path)];
       } catch (error) {
         if (depth === 1 && error instanceof Deno.errors.NotFound) return [];
-        const what = depth === 1 ? "the plugins dir" : quoted(relative(this.#root, dir.path));
-        this.#warn(dir.path, `Cannot read ${what}: ${(error as Error).message}`);
+        this.#cannotRead(dir.path, (error as Error).message);
         return [];
       }
       return entries.filter((e) => e.name !== ".git" && (e.isDirectory || e.isSymlink))
@@ -146,7 +145,8 @@ class Walk {
   result(): Discovery {
     const root = this.#root;
     if (this.#cut) {
-      this.#warn(root, `Stopped searching the plugins dir after ${MAX_DIRS} directories`);
+      const message = `Stopped searching the plugins dir after ${MAX_DIRS} directories`;
+      this.#warnings.push({ plugin: null, path: root, line: null, column: null, message });
     }
     const start = root.endsWith("/") ? root.length : root.length + 1;
     this.#dirs.sort((a, b) => byPath(a.path.slice(start), b.path.slice(start)));
@@ -169,8 +169,8 @@ class Walk {
       // A link that leads nowhere (an unmounted disk, a plugin not cloned yet) was meant to hold
       // something: named too.
       const nowhere = leadsNowhere(path, error);
-      if (nowhere === null) return this.#unreadable(path, linked, error);
-      this.#warn(path, `Cannot read ${quoted(relative(this.#root, path))}: ${nowhere}`);
+      if (nowhere === null) return this.#unreadable({ path, real: null, linked }, error);
+      this.#cannotRead(path, nowhere);
       return { path, real: null, linked };
     }
     const manifest = join(path, "plugin.yaml");
@@ -183,28 +183,27 @@ class Walk {
     } catch (error) {
       // None: a collection, listed next (a folder that cannot be listed is named then).
       if (error instanceof Deno.errors.NotFound) return { path, real, linked };
-      return this.#unreadable(path, linked, error);
+      return this.#unreadable({ path, real: null, linked }, error);
     }
     try {
       return { path, real, linked, manifest: manifestInfo, info: Deno.statSync(path) };
     } catch (error) {
-      return this.#unreadable(path, linked, error);
+      return this.#unreadable({ path, real: null, linked }, error);
     }
   }
 
   // A folder that cannot be looked into may hold a plugin (a guard, say): it is named, never
   // passed over in silence. One gone since it was listed holds nothing.
-  #unreadable(path: string, linked: boolean, error: unknown): Candidate {
+  #unreadable(candidate: Candidate, error: unknown): Candidate {
     if (!(error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory)) {
-      const message = `Cannot read ${quoted(relative(this.#root, path))}: ${
-        (error as Error).message
-      }`;
-      this.#warn(path, message);
+      this.#cannotRead(candidate.path, (error as Error).message);
     }
-    return { path, real: null, linked };
+    return candidate;
   }
 
-  #warn(path: string, message: string): void {
+  #cannotRead(path: string, why: string): void {
+    const what = path === this.#root ? "the plugins dir" : quoted(relative(this.#root, path));
+    const message = `Cannot read ${what}: ${why}`;
     this.#warnings.push({ plugin: null, path, line: null, column: null, message });
   }
 

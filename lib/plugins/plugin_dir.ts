@@ -76,7 +76,9 @@ export async function loadPluginDir(
   const report = emptyReport(root, found?.path ?? dir as string);
   // StrictModes first: when nobody else can write the manifest, it cannot turn into a FIFO, or
   // grow, before it is read.
-  const unsafe = found === null ? [] : strictModes(root, report, found.real, { found, above });
+  const unsafe = found === null
+    ? []
+    : strictModes(report, { root, realDir: found.real, found, above });
   const knownRegular = found?.linked === false && found.manifest.isFile &&
     found.manifest.size <= MAX_MANIFEST_BYTES && unsafe.length === 0;
   const read = await readManifest(report.manifest, {
@@ -84,10 +86,10 @@ export async function loadPluginDir(
     observe,
     knownRegular,
   });
-  if (!read.ok) return skip(report, read.message, read.at);
+  if (!read.ok) return skip(report, { reason: read.message, at: read.at });
   report.parsed = read;
   const name = await nameOf(read);
-  if (typeof name !== "string") return skip(report, name.reason, name.at);
+  if (typeof name !== "string") return skip(report, name);
   report.name = name;
   let realDir = found?.real;
   if (realDir === undefined) {
@@ -95,20 +97,25 @@ export async function loadPluginDir(
     try {
       realDir = Deno.realPathSync(report.dir);
     } catch (error) {
-      return skip(report, `cannot resolve the plugin dir: ${(error as Error).message}`, null);
+      const reason = `cannot resolve the plugin dir: ${(error as Error).message}`;
+      return skip(report, { reason, at: null });
     }
-    unsafe.push(...strictModes(root, report, realDir, { above }));
+    unsafe.push(...strictModes(report, { root, realDir, above }));
   }
   const data = read.lenient as Record<string, unknown>;
-  const built = await buildPlugin({ dir: report.dir, realDir, observe }, data, read.typed);
-  const at = async (p: Problem) => locate(await located(read), p.at, { key: p.key });
-  for (const p of built.problems) report.problems.push(warning(report, p.message, await at(p)));
-  report.problems.unshift(...unsafe.map((message) => warning(report, message, null)));
-  for (const p of built.notes) report.lint.push(warning(report, p.message, await at(p)));
+  const built = await buildPlugin({ dir: report.dir, realDir, observe }, {
+    data,
+    typed: read.typed,
+  });
+  const locatedWarning = async ({ message, at, key }: Problem) =>
+    warning(report, { message, at: locate(await located(read), at, { key }) });
+  for (const p of built.problems) report.problems.push(await locatedWarning(p));
+  report.problems.unshift(...unsafe.map((message) => warning(report, { message, at: null })));
+  for (const p of built.notes) report.lint.push(await locatedWarning(p));
   report.scripts = built.scripts;
   if (!isUsable(built.parts)) {
     const drops = built.problems.flatMap((p) => p.dropped === undefined ? [] : [p.dropped]);
-    return skip(report, REASONS.nothingUsable(drops), await nameAt(report));
+    return skip(report, { reason: REASONS.nothingUsable(drops), at: await nameAt(report) });
   }
   report.plugin = { name, ...built.parts };
   return report;
@@ -131,7 +138,9 @@ function emptyReport(root: string, dir: string): PluginReport {
   };
 }
 
-function warning(report: PluginReport, message: string, at: Position | null): LoadWarning {
+type Where = { at: Position | null };
+
+function warning(report: PluginReport, { message, at }: Where & { message: string }): LoadWarning {
   return {
     plugin: report.name,
     path: report.manifest,
@@ -141,15 +150,13 @@ function warning(report: PluginReport, message: string, at: Position | null): Lo
   };
 }
 
-function skip(report: PluginReport, reason: string, at: Position | null): PluginReport {
-  report.skip = warning(report, skipped(report.name, report.relDir, reason), at);
+function skip(report: PluginReport, { reason, at }: Where & { reason: string }): PluginReport {
+  report.skip = warning(report, { message: skipped(report.name, report.relDir, reason), at });
   return report;
 }
 
 // The plugin's name, or why the manifest gives none (and where).
-async function nameOf(
-  read: ParsedManifest,
-): Promise<string | { reason: string; at: Position | null }> {
+async function nameOf(read: ParsedManifest): Promise<string | Where & { reason: string }> {
   const at = async (path: readonly PropertyKey[]) => locate(await located(read), path);
   const data = read.lenient;
   if (data === null || data === undefined) {
@@ -169,12 +176,10 @@ async function nameOf(
 // plugins dir, where another plugin could be put in its place) decides what runs. One message
 // for each part another user could change.
 function strictModes(
-  root: string,
   report: PluginReport,
-  realDir: string,
-  options: { found?: FoundDir; above: Map<string, Unsafe> },
+  options: { root: string; realDir: string; found?: FoundDir; above: Map<string, Unsafe> },
 ): string[] {
-  const { found, above } = options;
+  const { root, realDir, found, above } = options;
   const { dir, relDir } = report;
   const parts: string[] = [];
   const check = (what: () => string, unsafe: Unsafe) => {

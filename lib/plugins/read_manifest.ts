@@ -85,10 +85,10 @@ function decodeManifest(bytes: Uint8Array): { ok: true; text: string } | Manifes
   if (wide !== null) return notRead(wide);
   const before = text.slice(0, refused.index).split("\n");
   const code = refused[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
+  const at = { line: before.length, column: before[before.length - 1].length + 1 };
   return failure(
     `plugin.yaml holds the control character U+${code}, which YAML does not allow`,
-    before.length,
-    before[before.length - 1].length + 1,
+    at,
   );
 }
 
@@ -184,12 +184,12 @@ export async function parseYaml(text: string): Promise<ParsedManifest | Manifest
     const error = doc.errors[0];
     if (error) {
       const { line, col } = lineCounter.linePos(error.pos[0]);
-      return failure(`invalid YAML: ${error.message}`, line, col);
+      return failure(`invalid YAML: ${error.message}`, { line, column: col });
     }
     const surrogate = surrogateEscape(doc, text);
     if (surrogate !== null) {
       const { line, col } = lineCounter.linePos(surrogate.at);
-      return failure(`invalid YAML: ${surrogate.message}`, line, col);
+      return failure(`invalid YAML: ${surrogate.message}`, { line, column: col });
     }
     const typed = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
     // Visiting nodes does not follow aliases, so this is bounded by the text's size.
@@ -294,8 +294,7 @@ function nestingDepth(text: string): number {
   return deepest;
 }
 
-function failure(message: string, line?: number, column?: number): ManifestFailure {
-  const at = line === undefined || column === undefined ? null : { line, column };
+function failure(message: string, at: ManifestFailure["at"] = null): ManifestFailure {
   return { ok: false, message, at };
 }
 

@@ -14,7 +14,7 @@
  */
 
 import { loadPlugins } from "../load.ts";
-import type { LoadWarning, Plugin } from "../types.ts";
+import type { LoadWarning, Plugin, PluginIndex } from "../types.ts";
 import { isInside } from "../script_path.ts";
 import { isSafeDirName } from "../scaffold.ts";
 import { quoted } from "../../text.ts";
@@ -283,9 +283,8 @@ async function placeInstall(
   const result = record.subdir === undefined && there?.isDirectory && await isCheckout(dest)
     ? await updateInPlace(dest, record, options)
     : await installStaged(dest, record, options);
-  const folder = basename(dest);
-  await saveSource(dirname(dest), folder, { ...record, installed_at: now() });
-  return { folder, dir: dest, ...result };
+  await saveSource(dest, { ...record, installed_at: now() });
+  return { folder: basename(dest), dir: dest, ...result };
 }
 
 type Placed = Omit<InstallResult, "folder" | "dir">;
@@ -318,8 +317,9 @@ async function installStaged(
           "workflow or routine",
       });
     }
-    await refuseClash(root, dest, { record, plugins: index.plugins });
-    const updated = await swapIn(staging, staged, dest);
+    const clash = clashOf(index.plugins, { installed: await loadPlugins(root), dest });
+    if (clash !== undefined) throw clashError(record, clash);
+    const updated = await swapIn(staged, dest, { park: staging });
     return { plugins: index.plugins.map((p) => p.name).sort(), updated, via, warnings };
   } finally {
     await Deno.remove(stage, { recursive: true }).catch(() => {});
@@ -329,24 +329,31 @@ async function installStaged(
   }
 }
 
-// Two plugins of one name: the loader would keep one and silently drop the other.
-async function refuseClash(
-  root: string,
-  dest: string,
-  { record, plugins }: { record: InstalledSource; plugins: Plugin[] },
-): Promise<void> {
-  const others = (await loadPlugins(root)).plugins.filter((p) => !isInside(dest, p.dir));
+type Clash = { plugin: Plugin; other: Plugin };
+
+// A plugin of the new copy whose name one installed outside `dest` has: the loader would keep
+// one of them and silently drop the other.
+function clashOf(
+  plugins: Plugin[],
+  { installed, dest }: { installed: PluginIndex; dest: string },
+): Clash | undefined {
+  const others = installed.plugins.filter((p) => !isInside(dest, p.dir));
   for (const plugin of plugins) {
     const other = others.find((p) => p.name === plugin.name);
-    if (other) {
-      throw new RunError(
-        `Source ${quoted(describe(record))} holds plugin ${
-          quoted(plugin.name)
-        }, already installed in ${quoted(other.dir)}`,
-        { hint: `hint: remove that one first (tyhooks plugins remove ${plugin.name})` },
-      );
-    }
+    if (other) return { plugin, other };
   }
+  return undefined;
+}
+
+function clashError(
+  record: InstalledSource,
+  { plugin, other, after = "" }: Clash & { after?: string },
+): RunError {
+  return new RunError(
+    `Source ${quoted(describe(record))} holds plugin ${quoted(plugin.name)}, already installed ` +
+      `in ${quoted(other.dir)}${after}`,
+    { hint: `hint: remove that one first (tyhooks plugins remove ${plugin.name})` },
+  );
 }
 
 async function updateInPlace(
@@ -354,28 +361,18 @@ async function updateInPlace(
   record: InstalledSource,
   options: UpdateOptions,
 ): Promise<Placed> {
-  const root = dirname(dest);
-  const before = await loadPlugins(root);
-  const others = new Map(
-    before.plugins.filter((p) => !isInside(dest, p.dir)).map((p) => [p.name, p.dir]),
-  );
+  const before = await loadPlugins(dirname(dest));
   const commit = await pullCheckout(dest, { ...options, ref: record.ref });
-  const after = await loadPlugins(root);
+  const after = await loadPlugins(dirname(dest));
   const mine = after.plugins.filter((p) => isInside(dest, p.dir));
   const warnings = after.warnings.filter((w) => isInside(dest, w.path));
-  const clash = mine.find((p) => others.has(p.name));
+  const clash = clashOf(mine, { installed: before, dest });
   if (mine.length === 0 || clash !== undefined) {
     await resetCheckout(dest, commit, options);
-    if (clash !== undefined) {
-      throw new RunError(
-        `Source ${quoted(describe(record))} now holds plugin ${
-          quoted(clash.name)
-        }, already installed in ${quoted(others.get(clash.name)!)}; ${
-          quoted(dest)
-        } is back where it was`,
-      );
-    }
-    throw noUsablePlugin(record, warnings, { after: `; ${quoted(dest)} is back where it was` });
+    const back = `; ${quoted(dest)} is back where it was`;
+    throw clash
+      ? clashError(record, { ...clash, after: back })
+      : noUsablePlugin(record, warnings, { after: back });
   }
   return { plugins: mine.map((p) => p.name).sort(), updated: true, via: "git", warnings };
 }
@@ -394,9 +391,9 @@ function now(): string {
   return new Date().toISOString().replace(/\.\d+Z$/, "Z");
 }
 
-// Swaps the new copy in with two renames, so the install is never half there. Returns whether
-// an old copy was replaced.
-async function swapIn(staging: string, fresh: string, dest: string): Promise<boolean> {
+// Swaps the new copy in with two renames (the old one parked in `park` until it is deleted), so
+// the install is never half there. Returns whether an old copy was replaced.
+async function swapIn(fresh: string, dest: string, { park }: { park: string }): Promise<boolean> {
   const info = await Deno.lstat(dest).catch(() => null);
   if (info === null) {
     await Deno.rename(fresh, dest);
@@ -405,7 +402,7 @@ async function swapIn(staging: string, fresh: string, dest: string): Promise<boo
   if (!info.isDirectory) {
     throw new RunError(`Refusing to replace ${quoted(dest)}: it is not a folder`);
   }
-  const old = join(staging, `old-${crypto.randomUUID()}`);
+  const old = join(park, `old-${crypto.randomUUID()}`);
   await Deno.rename(dest, old);
   try {
     await Deno.rename(fresh, dest);

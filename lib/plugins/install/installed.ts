@@ -9,9 +9,10 @@
 
 import type { Plugin, PluginIndex } from "../types.ts";
 import { isInside } from "../script_path.ts";
-import { readBounded } from "../../fs.ts";
+import { readBounded, writeAtomic } from "../../fs.ts";
 import { quoted } from "../../text.ts";
-import { join, relative, sep } from "../../path.ts";
+import { basename, dirname, join, relative, sep } from "../../path.ts";
+import { isRecord } from "../../wire/json.ts";
 import { RunError } from "../../errors.ts";
 
 /** What a NAME given to `update` or `remove` resolved to. */
@@ -95,41 +96,28 @@ export function describe(record: InstalledSource): string {
  */
 export async function loadSources(pluginsDir: string): Promise<Record<string, InstalledSource>> {
   const path = join(pluginsDir, SOURCES_FILE);
-  let text: string;
   try {
     // A FIFO planted there must not hang the call: regular files only.
     if (!(await Deno.lstat(path)).isFile) return {};
-    text = await readBounded(path, { maxBytes: 1 << 20 });
-  } catch {
-    return {};
-  }
-  try {
-    const data = JSON.parse(text);
-    if (typeof data !== "object" || data === null || Array.isArray(data)) return {};
-    const out: Record<string, InstalledSource> = {};
-    for (const [name, value] of Object.entries(data)) {
-      if (
-        typeof value === "object" && value !== null && typeof (value as InstalledSource).source ===
-          "string"
-      ) {
-        out[name] = value as InstalledSource;
-      }
-    }
-    return out;
+    const data = JSON.parse(await readBounded(path, { maxBytes: 1 << 20 }));
+    if (!isRecord(data)) return {};
+    const records = Object.entries(data).filter(([, v]) =>
+      isRecord(v) && typeof v.source === "string"
+    );
+    return Object.fromEntries(records) as Record<string, InstalledSource>;
   } catch {
     return {};
   }
 }
 
 /**
- * Sets (or, with `null`, drops) one folder's record, rewriting the file as ty does: sorted keys,
- * two-space indent, a final newline, written to a temp file and renamed.
+ * Sets (or, with `null`, drops) the record of `dir`, an install folder directly in the plugins
+ * dir, rewriting the file as ty does: sorted keys, two-space indent, a final newline, written to
+ * a temp file and renamed.
  */
-export async function saveSource(
-  pluginsDir: string,
-  folder: string,
-  record: InstalledSource | null,
-): Promise<void> {
+export async function saveSource(dir: string, record: InstalledSource | null): Promise<void> {
+  const pluginsDir = dirname(dir);
+  const folder = basename(dir);
   const all = await loadSources(pluginsDir);
   if (record === null) {
     if (!(folder in all)) return;
@@ -141,18 +129,9 @@ export async function saveSource(
   const sorted = Object.fromEntries(
     Object.keys(all).sort().map((k) => [k, ordered(all[k])]),
   );
-  const path = join(pluginsDir, SOURCES_FILE);
-  const temp = `${path}.${crypto.randomUUID()}.tmp`;
-  await Deno.writeTextFile(temp, JSON.stringify(sorted, null, 2) + "\n", {
-    createNew: true,
+  await writeAtomic(join(pluginsDir, SOURCES_FILE), JSON.stringify(sorted, null, 2) + "\n", {
     mode: 0o644,
   });
-  try {
-    await Deno.rename(temp, path);
-  } catch (error) {
-    await Deno.remove(temp).catch(() => {});
-    throw error;
-  }
 }
 
 function ordered(r: InstalledSource): InstalledSource {

@@ -72,7 +72,7 @@ export async function removePlugin(pluginsDir: string, name: string): Promise<Re
     }
     await Deno.remove(real, { recursive: true });
   }
-  if (!nested) await saveSource(realRoot, top, null);
+  if (!nested) await saveSource(join(realRoot, top), null);
   return {
     path: target.dir,
     unlinked: link !== null,
