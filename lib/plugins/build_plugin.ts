@@ -156,24 +156,17 @@ function isText(value: unknown): value is string {
 // validate` reports them), which words what is wrong.
 async function buildActions(raw: unknown, { root, found }: Reading): Promise<PluginAction[]> {
   const actions: PluginAction[] = [];
-  const { problems, notes } = found;
-  for (const entry of listEntries(raw, { list: "actions", problems })) {
-    const { index, at, what } = entry;
-    const action = await parseAction(entry, problems);
+  for (const entry of listEntries(raw, { list: "actions", problems: found.problems })) {
+    const action = await parseAction(entry, found.problems);
     if (action === null) continue;
-    if (hasControl(action.id) || hasControl(action.label ?? "")) {
-      problems.push(
-        dropped(`action #${index + 1}`, "its id or label contains control characters", at),
-      );
-      continue;
-    }
+    const { at, what } = entry;
     const named = { written: action.command, what: `Action ${quoted(action.id)}` };
     const command = keepScript({ ...named, at: [...at, "command"] }, { root, found, drop: what });
     if (command === null) continue;
     if (actions.some((a) => a.id === action.id)) {
       const message = `Action id ${quoted(action.id)} is also used by an earlier action: both ` +
         "are listed, as in ty, and running it runs the first (hint: give each its own id)";
-      notes.push({ message, at: [...at, "id"] });
+      found.notes.push({ message, at: [...at, "id"] });
     }
     actions.push({ id: action.id, label: action.label || action.id, command });
   }
@@ -210,23 +203,31 @@ function listEntries(
 
 // An action's fields, or null when it is dropped.
 async function parseAction(
-  { item, at, what }: Entry,
+  { item, index, at, what }: Entry,
   problems: Problem[],
 ): Promise<ManifestAction | null> {
+  let action: ManifestAction;
   if (
     isRecord(item) && isText(item.id) && isText(item.command) &&
     (item.label === undefined || item.label === null || typeof item.label === "string")
   ) {
-    return { id: item.id, label: item.label ?? undefined, command: item.command };
+    action = { id: item.id, label: item.label ?? undefined, command: item.command };
+  } else {
+    const { LooseActionSchema } = await import("./manifest_schema.ts");
+    const parsed = LooseActionSchema.safeParse(withoutNulls(item), { reportInput: true });
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      problems.push(dropped(what, describeIssue(issue), [...at, ...issue.path]));
+      return null;
+    }
+    action = parsed.data;
   }
-  const { LooseActionSchema } = await import("./manifest_schema.ts");
-  const parsed = LooseActionSchema.safeParse(withoutNulls(item), { reportInput: true });
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    problems.push(dropped(what, describeIssue(issue), [...at, ...issue.path]));
+  if (hasControl(action.id) || hasControl(action.label ?? "")) {
+    const reason = "its id or label contains control characters";
+    problems.push(dropped(`action #${index + 1}`, reason, at));
     return null;
   }
-  return parsed.data;
+  return action;
 }
 
 // ty (Go) reads `label:` with nothing after it as an absent field, and so does the loader.
