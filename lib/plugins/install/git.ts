@@ -18,7 +18,6 @@ const GIT_TIMEOUT_MS = 5 * 60_000;
 /** Options of the git calls. */
 export interface GitOptions {
   signal?: AbortSignal;
-  timeoutMs?: number;
   /** Sees git's stderr as it comes (its progress meter). */
   onProgress?: (chunk: Uint8Array) => void;
   /** A branch, tag or commit to check out (checked by `checkRef`). */
@@ -30,7 +29,6 @@ export interface GitOptions {
  * needs credentials or an unknown ssh host key fails instead of hanging.
  */
 async function runGit(args: string[], options: GitOptions = {}): Promise<string> {
-  const timeoutMs = options.timeoutMs ?? GIT_TIMEOUT_MS;
   const result = await runScript("git", {
     args,
     env: {
@@ -42,7 +40,7 @@ async function runGit(args: string[], options: GitOptions = {}): Promise<string>
       // ssh would otherwise ask about host keys or passwords on the terminal.
       GIT_SSH_COMMAND: Deno.env.get("GIT_SSH_COMMAND") ?? "ssh -o BatchMode=yes",
     },
-    timeoutMs,
+    timeoutMs: GIT_TIMEOUT_MS,
     signal: options.signal,
     onOutput: options.onProgress && ((stream, chunk) => {
       if (stream === "stderr") options.onProgress?.(chunk);
@@ -54,7 +52,9 @@ async function runGit(args: string[], options: GitOptions = {}): Promise<string>
   const stderr = lines.find((l) => l.startsWith("fatal:")) ?? lines.at(-1) ?? "";
   const command = args[0] === "-C" ? args[2] : args[0];
   throw new RunError(
-    `git ${command} failed (${failureReason(result, timeoutMs)})${stderr ? `: ${stderr}` : ""}`,
+    `git ${command} failed (${failureReason(result, GIT_TIMEOUT_MS)})${
+      stderr ? `: ${stderr}` : ""
+    }`,
   );
 }
 

@@ -227,14 +227,14 @@ async function knownInstalls(
 
 // The install folder holding what NAME means.
 async function installNamed(root: string, name: string): Promise<string> {
-  const target = await findNamed(await loadPlugins(root), name);
-  if (target === null) {
+  const dir = await findNamed(await loadPlugins(root), name);
+  if (dir === null) {
     throw new RunError(
       `No plugin or install named ${quoted(name)} in ${quoted(root)}`,
       { hint: 'hint: see "tyhooks plugins list"' },
     );
   }
-  return installFolderOf(root, target.dir);
+  return installFolderOf(root, dir);
 }
 
 async function updateOne(

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { Plugin, PluginIndex } from "../types.ts";
+import type { PluginIndex } from "../types.ts";
 import { isInside } from "../script_path.ts";
 import { readBounded, writeAtomic } from "../../fs.ts";
 import { quoted } from "../../text.ts";
@@ -15,30 +15,20 @@ import { basename, dirname, join, relative, sep } from "../../path.ts";
 import { isRecord } from "../../wire/json.ts";
 import { RunError } from "../../errors.ts";
 
-/** What a NAME given to `update` or `remove` resolved to. */
-export interface NamedTarget {
-  /** The folder meant, absolute, below the plugins dir (not resolved through symlinks). */
-  dir: string;
-  /** The plugin it names, when it names one. */
-  plugin: Plugin | null;
-}
-
 /**
- * What NAME means, or null: a plugin's name first, then a folder directly in the plugins dir (an
- * install folder, a collection), then a plugin folder's base name (ty's fallback).
+ * The folder NAME (given to `update` or `remove`) means, absolute, below the plugins dir (not
+ * resolved through symlinks), or null: a plugin's name first, then a folder directly in the
+ * plugins dir (an install folder, a collection), then a plugin folder's base name (ty's fallback).
  */
-export async function findNamed(index: PluginIndex, name: string): Promise<NamedTarget | null> {
+export async function findNamed(index: PluginIndex, name: string): Promise<string | null> {
   const byName = index.plugins.find((p) => p.name === name);
-  if (byName) return { dir: byName.dir, plugin: byName };
+  if (byName) return byName.dir;
   if (name !== "" && !name.startsWith(".") && !name.includes("/") && name !== "..") {
     const folder = join(index.dir, name);
     const info = await Deno.lstat(folder).catch(() => null);
-    if (info !== null && (info.isDirectory || info.isSymlink)) {
-      return { dir: folder, plugin: index.plugins.find((p) => p.dir === folder) ?? null };
-    }
+    if (info !== null && (info.isDirectory || info.isSymlink)) return folder;
   }
-  const byFolder = index.plugins.find((p) => p.dir.split(sep).at(-1) === name);
-  return byFolder ? { dir: byFolder.dir, plugin: byFolder } : null;
+  return index.plugins.find((p) => p.dir.split(sep).at(-1) === name)?.dir ?? null;
 }
 
 /** The install folder holding `dir`: its first path component below the plugins dir. */

@@ -42,8 +42,8 @@ export interface RemoveResult {
  */
 export async function removePlugin(pluginsDir: string, name: string): Promise<RemoveResult> {
   const index = await loadPlugins(pluginsDir);
-  const target = await findNamed(index, name);
-  if (target === null) {
+  const dir = await findNamed(index, name);
+  if (dir === null) {
     throw new RunError(
       `No plugin named ${quoted(name)} in ${quoted(index.dir)}`,
       { hint: 'hint: see "tyhooks plugins list"' },
@@ -51,32 +51,32 @@ export async function removePlugin(pluginsDir: string, name: string): Promise<Re
   }
   const root = index.dir;
   const realRoot = await Deno.realPath(root);
-  const link = await firstSymlink(root, target.dir);
-  if (link !== null && link.path !== target.dir) {
+  const link = await firstSymlink(root, dir);
+  if (link !== null && link.path !== dir) {
     // Deleting through the link would delete where it points, outside the plugins dir.
     throw linkedParent(root, { name, link });
   }
-  const top = installFolderOf(root, target.dir);
-  const nested = target.dir !== join(root, top);
+  const top = installFolderOf(root, dir);
+  const nested = dir !== join(root, top);
   if (link !== null) {
-    await Deno.remove(target.dir);
+    await Deno.remove(dir);
   } else {
-    const real = await Deno.realPath(target.dir);
+    const real = await Deno.realPath(dir);
     if (
       real === realRoot || !isInside(realRoot, real) ||
-      real !== join(realRoot, relative(root, target.dir))
+      real !== join(realRoot, relative(root, dir))
     ) {
       throw new RunError(
-        `Refusing to remove ${quoted(target.dir)}: not inside the plugins dir`,
+        `Refusing to remove ${quoted(dir)}: not inside the plugins dir`,
       );
     }
     await Deno.remove(real, { recursive: true });
   }
   if (!nested) await saveSource(join(realRoot, top), null);
   return {
-    path: target.dir,
+    path: dir,
     unlinked: link !== null,
-    keptFolder: nested && (await Deno.lstat(dirname(target.dir)).catch(() => null)) !== null
+    keptFolder: nested && (await Deno.lstat(dirname(dir)).catch(() => null)) !== null
       ? join(root, top)
       : null,
   };
