@@ -2,7 +2,8 @@
  * Files someone else may have written (a manifest, a task, a hosts file, a token, a cache file):
  * how tyhooks reads them (regular files only, bounded, abortable) and when it trusts them (sshd's
  * `StrictModes`: what another user could write is not trusted to decide what runs), with the one
- * lookup of the user id and the one way a message writes a file mode.
+ * lookup of the user id, the one way a message writes a file mode, and the one way tyhooks
+ * replaces a file of its own (`writeAtomic`).
  *
  * @module
  */
@@ -371,4 +372,76 @@ export function currentUid(): number | null {
 /** A file mode as messages and `chmod` write it: `0644`, `1777`. */
 export function modeText(mode: number): string {
   return (mode & 0o7777).toString(8).padStart(4, "0");
+}
+
+/** What {@linkcode checkPrivateDir} found: usable, or why not (`missing`: it does not exist yet). */
+export type DirState = { ok: true } | { ok: false; missing: boolean; reason: string };
+
+/**
+ * Whether `dir` (named in messages as `what`, e.g. "the cache dir") is a directory of the user's
+ * own that nobody else can write: whoever can write it decides what tyhooks reads from it.
+ */
+export function checkPrivateDir(dir: string, what: string): DirState {
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.lstatSync(dir);
+  } catch (error) {
+    const missing = error instanceof Deno.errors.NotFound;
+    const why = missing ? "does not exist yet" : `cannot be read: ${(error as Error).message}`;
+    return { ok: false, missing, reason: `${what} ${quoted(dir)} ${why}` };
+  }
+  const untrusted = (why: string) => ({
+    ok: false as const,
+    missing: false,
+    reason: `${what} ${quoted(dir)} ${why}`,
+  });
+  if (!info.isDirectory) return untrusted("is not a directory");
+  const me = currentUid();
+  if (me === null) return untrusted("cannot be checked (the user id is not known)");
+  if (info.uid !== me) return untrusted(`is owned by user ${info.uid}, not ${me}`);
+  if (info.mode !== null && (info.mode & 0o022) !== 0) {
+    return untrusted(`is writable by group or others (mode ${modeText(info.mode)})`);
+  }
+  return { ok: true };
+}
+
+/**
+ * Why `path` is not a regular file owned by the user, mode 0600, of at most `maxBytes` (`what`
+ * names it: "the cache file"); null when it is. Checked with lstat, so a FIFO, a device or a
+ * symlink planted there is never opened.
+ */
+export function checkPrivateFile(path: string, maxBytes: number, what: string): string | null {
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.lstatSync(path);
+  } catch {
+    return `there is no ${what.replace(/^the /, "")} ${quoted(path)}`;
+  }
+  if (!info.isFile) return `${what} ${quoted(path)} is not a regular file`;
+  if (info.uid !== currentUid()) return `${what} ${quoted(path)} is not owned by the user`;
+  if (info.mode !== null && (info.mode & 0o777) !== 0o600) {
+    return `${what} ${quoted(path)} has mode ${modeText(info.mode)}, not 0600`;
+  }
+  if (info.size > maxBytes) return `${what} ${quoted(path)} is too large`;
+  return null;
+}
+
+/**
+ * Replaces `path` with `text` at once: written to a randomly named temp file beside it, created
+ * exclusively (never through something planted at that name), then renamed over it, so a reader
+ * sees the old file or the new one.
+ */
+export async function writeAtomic(
+  path: string,
+  text: string,
+  options: { mode: number },
+): Promise<void> {
+  const temp = `${path}.${crypto.randomUUID()}.tmp`;
+  try {
+    await Deno.writeTextFile(temp, text, { createNew: true, mode: options.mode });
+    await Deno.rename(temp, path);
+  } catch (error) {
+    await Deno.remove(temp).catch(() => {});
+    throw error;
+  }
 }

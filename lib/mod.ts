@@ -33,19 +33,14 @@ export type {
   PluginService,
   RestartPolicy,
 } from "./plugins/types.ts";
-export {
-  type LoadOptions,
-  loadPlugins,
-  validatePlugins,
-  type ValidationResult,
-} from "./plugins/load.ts";
+export { type LoadOptions, loadPlugins } from "./plugins/load.ts";
+export { validatePlugins, type ValidationResult } from "./plugins/validate.ts";
 export {
   type InstallOptions,
   installPlugin,
   type InstallResult,
-  removePlugin,
-  type RemoveResult,
-} from "./plugins/install.ts";
+} from "./plugins/install/install.ts";
+export { removePlugin, type RemoveResult } from "./plugins/install/remove.ts";
 
 // Running hooks: the one runner, events, actions and the consulted calls.
 export {

@@ -6,12 +6,8 @@
 
 import { type CommandContext, type CommandModule, stringOption } from "./commands.ts";
 import { pluginsDir } from "../dirs.ts";
-import {
-  installPlugin,
-  type InstallResult,
-  removePlugin,
-  updateInstalls,
-} from "../plugins/install.ts";
+import { installPlugin, type InstallResult, updateInstalls } from "../plugins/install/install.ts";
+import { removePlugin } from "../plugins/install/remove.ts";
 import { logWarnings } from "../plugins/messages.ts";
 import { quoted } from "../text.ts";
 

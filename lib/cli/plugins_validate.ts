@@ -1,7 +1,7 @@
 import { type CommandContext, type CommandSpec, UsageError } from "./commands.ts";
 import { basename, dirname, resolve } from "../path.ts";
 import { hooksDir, pluginsDir } from "../dirs.ts";
-import { validatePluginDir, validatePlugins } from "../plugins/load.ts";
+import { validatePluginDir, validatePlugins } from "../plugins/validate.ts";
 import { readLegacyHooks, warningJson } from "../plugins/listing.ts";
 import type { LoadWarning } from "../plugins/types.ts";
 import { quoted } from "../text.ts";

@@ -7,9 +7,10 @@
  * paths it found missing) with a signature of each taken *before* the loader read it: mtime,
  * ctime, inode, size and mode. A warm call uses it only when
  * - the cache dir is a directory owned by the user and writable by nobody else, and the cache
- *   file a regular file owned by the user, mode 0600 (a FIFO there is never opened);
- * - the file carries a valid HMAC under a per-user key kept beside it (`index.key`, 0600), so a
- *   cache edited by hand, or planted, is not taken for one tyhooks wrote;
+ *   file a regular file owned by the user, mode 0600 (a FIFO there is never opened): only the
+ *   user can plant or change it;
+ * - the file's body matches the SHA-256 checksum on its first line, so a file cut short or
+ *   edited by hand is not read as an index;
  * - every recorded signature still matches, and the index is consistent with the recorded paths:
  *   the plugins dir, every collection dir above a plugin and every plugin's manifest are among
  *   them, and every script a hook or action names is among them and is a regular, executable
@@ -24,21 +25,19 @@
 import { dirname, join, normalize, resolve, sep } from "../path.ts";
 import type { PluginIndex } from "./types.ts";
 import type { LoadOptions } from "./load.ts";
-import { currentUid, modeText, readBounded, readBoundedBytes } from "../fs.ts";
+import { checkPrivateDir, checkPrivateFile, readBoundedBytes, writeAtomic } from "../fs.ts";
 import { quoted } from "../text.ts";
 
 /** Bumped whenever the index, what a load puts in it or a valid index may hold, or the cache layout changes. */
 const FORMAT = 7;
 /** A cache file larger than this is not read: an index of 10,000 plugins is a few MiB. */
 const MAX_CACHE_BYTES = 64 * 1024 * 1024;
-const KEY_FILE = "index.key";
 /**
  * Paths changed this recently when the load began are "racy" (git's word): a second change within
  * the same file-system timestamp tick (coarse clocks tick every few ms) would keep every field of
  * the signature, so an index built from them is not cached until they have settled.
  */
 const RACY_MS = 20;
-const KEY_BYTES = 32;
 
 interface CacheBody {
   format: number;
@@ -85,12 +84,8 @@ export async function loadPluginsCached(
   const file = join(cacheDir, `index-${hash(root)}.json`);
   const dirState = checkPrivateDir(cacheDir, "the cache dir");
   let reason: string;
-  let key: CryptoKey | null = null;
   if (dirState.ok) {
-    key = await readKey(cacheDir);
-    const cached = key === null
-      ? { index: null, reason: `the cache key ${quoted(join(cacheDir, KEY_FILE))} is unusable` }
-      : await readCache(file, root, key);
+    const cached = await readCache(file, root);
     if (cached.index !== null) return { index: cached.index, hit: true };
     reason = cached.reason;
   } else {
@@ -123,81 +118,29 @@ export async function loadPluginsCached(
     }
     const pluginDirs = collected.reports.map((r) => r.dir);
     const body: CacheBody = { format: FORMAT, dir: root, pluginDirs, deps, stamps, index };
-    await writeCache(cacheDir, file, body, key);
+    await writeCache(file, body);
   }
   return { index, hit: false, reason };
 }
 
-/** Whether a dir may hold files tyhooks trusts; why not (and whether it is just missing). */
-export type DirState = { ok: true } | { ok: false; missing: boolean; reason: string };
-
-/**
- * Whether `dir` is a directory owned by the user and writable by nobody else (the cache dir, the
- * spool): whoever can write it can decide what runs. `what` names it in the reason.
- */
-export function checkPrivateDir(dir: string, what: string): DirState {
-  let info: Deno.FileInfo;
-  try {
-    info = Deno.lstatSync(dir);
-  } catch (error) {
-    const missing = error instanceof Deno.errors.NotFound;
-    const why = missing ? "does not exist yet" : `cannot be read: ${(error as Error).message}`;
-    return { ok: false, missing, reason: `${what} ${quoted(dir)} ${why}` };
-  }
-  const untrusted = (why: string) => ({
-    ok: false as const,
-    missing: false,
-    reason: `${what} ${quoted(dir)} ${why}`,
-  });
-  if (!info.isDirectory) return untrusted("is not a directory");
-  const me = currentUid();
-  if (me === null) return untrusted("cannot be checked (the user id is not known)");
-  if (info.uid !== me) return untrusted(`is owned by user ${info.uid}, not ${me}`);
-  if (info.mode !== null && (info.mode & 0o022) !== 0) {
-    return untrusted(`is writable by group or others (mode ${modeText(info.mode)})`);
-  }
-  return { ok: true };
-}
-
-/**
- * Why `path` is not a regular file owned by the user, mode 0600, of at most `maxBytes` (`what`
- * names it: "the cache file"); null when it is. Checked with lstat, so a FIFO, a device or a
- * symlink planted there is never opened.
- */
-export function checkPrivateFile(path: string, maxBytes: number, what: string): string | null {
-  let info: Deno.FileInfo;
-  try {
-    info = Deno.lstatSync(path);
-  } catch {
-    return `there is no ${what.replace(/^the /, "")} ${quoted(path)}`;
-  }
-  if (!info.isFile) return `${what} ${quoted(path)} is not a regular file`;
-  if (info.uid !== currentUid()) return `${what} ${quoted(path)} is not owned by the user`;
-  if (info.mode !== null && (info.mode & 0o777) !== 0o600) {
-    return `${what} ${quoted(path)} has mode ${modeText(info.mode)}, not 0600`;
-  }
-  if (info.size > maxBytes) return `${what} ${quoted(path)} is too large`;
-  return null;
-}
-
 type Read = { index: PluginIndex; reason?: undefined } | { index: null; reason: string };
 
-async function readCache(file: string, root: string, key: CryptoKey): Promise<Read> {
+async function readCache(file: string, root: string): Promise<Read> {
   const miss = (reason: string): Read => ({ index: null, reason });
   const unsafe = checkPrivateFile(file, MAX_CACHE_BYTES, "the cache file");
   if (unsafe !== null) return miss(unsafe);
   let bytes: Uint8Array;
   try {
-    // checkPrivateFile saw a regular file in a dir only the user can write.
+    // checkCacheFile saw a regular file in a dir only the user can write.
     bytes = await readBoundedBytes(file, { maxBytes: MAX_CACHE_BYTES, knownRegular: true });
   } catch (error) {
     return miss(`the cache file cannot be read: ${(error as Error).message}`);
   }
   const newline = bytes.indexOf(0x0a);
   const body = bytes.subarray(newline + 1);
-  const mac = new TextDecoder().decode(bytes.subarray(0, Math.max(0, newline)));
-  if (newline < 0 || !await verify(key, mac, body)) {
-    return miss("the cache file was not written by tyhooks (its HMAC does not match)");
+  const sum = new TextDecoder().decode(bytes.subarray(0, Math.max(0, newline)));
+  if (newline < 0 || sum !== await checksum(body)) {
+    return miss("the cache file is damaged (its checksum does not match)");
   }
   let data: CacheBody;
   try {
@@ -311,80 +254,23 @@ function checkConsistency(data: CacheBody): string | null {
   return null;
 }
 
-async function writeCache(
-  cacheDir: string,
-  file: string,
-  body: CacheBody,
-  known: CryptoKey | null,
-): Promise<void> {
+async function writeCache(file: string, body: CacheBody): Promise<void> {
+  const cacheDir = dirname(file);
   try {
     Deno.mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
     if (!checkPrivateDir(cacheDir, "the cache dir").ok) return;
-    const key = known ?? await readKey(cacheDir) ?? await createKey(cacheDir);
-    if (key === null) return;
     const text = JSON.stringify(body);
-    await writeExclusive(file, `${await sign(key, text)}\n${text}`);
+    const sum = await checksum(new TextEncoder().encode(text));
+    await writeAtomic(file, `${sum}\n${text}`, { mode: 0o600 });
   } catch {
     // A read-only cache dir only costs the warm path.
   }
 }
 
-// A randomly named temp file, created exclusively (never through something planted at that
-// name), mode 0600, then renamed over the target: a reader sees the old file or the new one.
-async function writeExclusive(target: string, text: string): Promise<void> {
-  const temp = `${target}.${randomHex(8)}.tmp`;
-  try {
-    await Deno.writeTextFile(temp, text, { createNew: true, mode: 0o600 });
-    await Deno.rename(temp, target);
-  } catch (error) {
-    await Deno.remove(temp).catch(() => {});
-    throw error;
-  }
-}
-
-async function readKey(cacheDir: string): Promise<CryptoKey | null> {
-  const path = join(cacheDir, KEY_FILE);
-  if (checkPrivateFile(path, 1024, "the cache file") !== null) return null;
-  try {
-    const text = await readBounded(path, { maxBytes: 1024, knownRegular: true });
-    const raw = decodeHex(text.trim());
-    return raw !== null && raw.length === KEY_BYTES ? await importKey(raw) : null;
-  } catch {
-    return null;
-  }
-}
-
-async function createKey(cacheDir: string): Promise<CryptoKey | null> {
-  const raw = crypto.getRandomValues(new Uint8Array(KEY_BYTES));
-  await writeExclusive(join(cacheDir, KEY_FILE), toHex(raw));
-  // Another process may have written its key at the same moment: use whichever won.
-  return await readKey(cacheDir);
-}
-
-function importKey(raw: Uint8Array): Promise<CryptoKey> {
-  return crypto.subtle.importKey(
-    "raw",
-    raw as Uint8Array<ArrayBuffer>,
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign", "verify"],
-  );
-}
-
-async function sign(key: CryptoKey, text: string): Promise<string> {
-  const mac = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(text));
-  return toHex(new Uint8Array(mac));
-}
-
-async function verify(key: CryptoKey, macHex: string, body: Uint8Array): Promise<boolean> {
-  const mac = decodeHex(macHex);
-  if (mac === null) return false;
-  // verify() compares in constant time.
-  return await crypto.subtle.verify(
-    "HMAC",
-    key,
-    mac as Uint8Array<ArrayBuffer>,
-    body as Uint8Array<ArrayBuffer>,
+// SHA-256 of the body, in hex (WebCrypto's digest is native: a JS loop runs slower under --no-opt).
+async function checksum(body: Uint8Array): Promise<string> {
+  return toHex(
+    new Uint8Array(await crypto.subtle.digest("SHA-256", body as Uint8Array<ArrayBuffer>)),
   );
 }
 
@@ -468,15 +354,6 @@ function newestStamp(signatures: Iterable<Signature>): number {
 
 function toHex(bytes: Uint8Array): string {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-function decodeHex(text: string): Uint8Array | null {
-  if (!/^(?:[0-9a-f]{2})*$/.test(text)) return null;
-  return Uint8Array.from(text.match(/../g) ?? [], (h) => parseInt(h, 16));
-}
-
-function randomHex(bytes: number): string {
-  return toHex(crypto.getRandomValues(new Uint8Array(bytes)));
 }
 
 // FNV-1a: a stable short name for the cache file of a plugins dir (the file also stores the dir).

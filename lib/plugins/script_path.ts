@@ -10,7 +10,7 @@
 
 import { join, sep } from "../path.ts";
 import { unsafeMode } from "../fs.ts";
-import type { Observe } from "./load.ts";
+import type { Observe } from "./types.ts";
 
 /** A plugin dir as given and as resolved through symlinks. */
 export interface PluginRoot {

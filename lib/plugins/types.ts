@@ -110,3 +110,20 @@ export interface PluginIndex {
   /** What was skipped or dropped while loading, and why. */
   warnings: LoadWarning[];
 }
+
+/** Notes that the load's result depends on `path` (present or missing), before reading it. */
+export type Observe = (path: string) => void;
+
+/** A plugin dir as discovery found it. */
+export interface FoundDir {
+  /** Absolute, as reached from the plugins dir. */
+  path: string;
+  /** Its real path. */
+  real: string;
+  /** Reached through a symlink below the plugins dir. */
+  linked: boolean;
+  /** Its `stat`. */
+  info: Deno.FileInfo;
+  /** The `lstat` of its `plugin.yaml`. */
+  manifest: Deno.FileInfo;
+}

@@ -33,8 +33,7 @@ import { stateDir } from "../dirs.ts";
 import { join } from "../path.ts";
 import { RunError } from "../errors.ts";
 import { type Logger, silentLogger } from "../log.ts";
-import { readBoundedBytes } from "../fs.ts";
-import { checkPrivateDir, checkPrivateFile } from "../plugins/cache.ts";
+import { checkPrivateDir, checkPrivateFile, readBoundedBytes } from "../fs.ts";
 
 /** Default bound on the entries a spool holds. */
 export const DEFAULT_SPOOL_ENTRIES = 10_000;

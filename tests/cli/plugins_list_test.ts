@@ -30,14 +30,7 @@ const TREE = {
 
 Deno.test("plugins list shows, as ty does, each plugin's parts and how to use them; warnings on stderr", async () => {
   const root = await makeTree(TREE);
-  const result = await cli([
-    "plugins",
-    "list",
-    "--plugins-dir",
-    root,
-    "--hooks-dir",
-    join(root, "no-hooks"),
-  ]);
+  const result = await listPlugins(root);
   assert.equal(result.code, 0);
   assert.equal(
     result.stdout,
@@ -227,14 +220,7 @@ Deno.test("plugins list shows control characters (C0, DEL, C1) escaped as its lo
     "esc/plugin.yaml": 'name: "evil\\e[31mred"\nservices:\n  - {name: idle, command: sleep 9}\n',
     "csi/plugin.yaml": 'name: "evil\\x9b2Jred"\nservices:\n  - {name: idle, command: sleep 9}\n',
   });
-  const result = await cli([
-    "plugins",
-    "list",
-    "--plugins-dir",
-    root,
-    "--hooks-dir",
-    join(root, "no-hooks"),
-  ]);
+  const result = await listPlugins(root);
   assert.equal(result.code, 0);
   // deno-lint-ignore no-control-regex -- finding raw control characters is the point
   const raw = /[\x00-\x09\x0b-\x1f\x7f-\x9f]/;
@@ -250,3 +236,8 @@ Deno.test("plugins list shows control characters (C0, DEL, C1) escaped as its lo
     assert.match(result.stderr, new RegExp(`Skipped plugin in "${dir}": "name" contains control`));
   }
 });
+
+// `plugins list` of the plugins in `root`, with a hooks dir that does not exist.
+function listPlugins(root: string): ReturnType<typeof cli> {
+  return cli(["plugins", "list", "--plugins-dir", root, "--hooks-dir", join(root, "no-hooks")]);
+}

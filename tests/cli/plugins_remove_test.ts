@@ -86,9 +86,9 @@ Deno.test("plugins remove of a symlinked plugin unlinks the link, never its targ
   assert.deepEqual(names(target), ["on-done.sh", "plugin.yaml"]);
 });
 
-Deno.test("plugins remove refuses a plugin inside a symlinked collection (issue 12): nothing outside is deleted", async () => {
-  // The attack: a collection symlinked into the plugins dir; removing a plugin in it used to
-  // delete the real source folder, unrelated files included.
+Deno.test("plugins remove refuses a plugin inside a symlinked collection: nothing outside is deleted", async () => {
+  // A collection symlinked into the plugins dir: removing a plugin through the link would delete
+  // the real source folder, unrelated files included.
   const real = await makeTree({
     ...pluginFiles("victim", "victim/"),
     "victim/unrelated.txt": "precious\n",

@@ -61,27 +61,22 @@ Deno.test("loadPluginsCached() reloads when a script loses its exec bit", async 
   assert.equal(after.index.plugins.length, 0);
 });
 
-Deno.test("loadPluginsCached() reloads when a missing script in a subfolder appears", async () => {
-  const { dir, reload } = await warm({
-    "p/plugin.yaml": "name: p\nhooks:\n  task.done: bin/done.sh\n  task.failed: f.sh\n",
-    "p/f.sh": "#!/bin/sh\n",
-    "p/bin/keep": "",
-  });
-  await writeTree(dir, { "p/bin/done.sh": "#!/bin/sh\n" });
-  const after = await reload();
-  assert.equal(after.hit, false);
-  assert.deepEqual(Object.keys(after.index.plugins[0].hooks).sort(), ["task.done", "task.failed"]);
-});
-
-Deno.test("loadPluginsCached() reloads when a missing script under a missing folder appears", async () => {
-  const { dir, reload } = await warm({
-    "p/plugin.yaml": "name: p\nhooks:\n  task.done: bin/done.sh\n  task.failed: f.sh\n",
-    "p/f.sh": "#!/bin/sh\n",
-  });
-  await writeTree(dir, { "p/bin/done.sh": "#!/bin/sh\n" });
-  const after = await reload();
-  assert.equal(after.hit, false);
-  assert.deepEqual(Object.keys(after.index.plugins[0].hooks).sort(), ["task.done", "task.failed"]);
+Deno.test("loadPluginsCached() reloads when a missing script appears, in a folder there or missing", async () => {
+  // The folder of the missing script: there (bin/keep), or missing itself.
+  for (const folder of [{ "p/bin/keep": "" }, {}] as Record<string, string>[]) {
+    const { dir, reload } = await warm({
+      "p/plugin.yaml": "name: p\nhooks:\n  task.done: bin/done.sh\n  task.failed: f.sh\n",
+      "p/f.sh": "#!/bin/sh\n",
+      ...folder,
+    });
+    await writeTree(dir, { "p/bin/done.sh": "#!/bin/sh\n" });
+    const after = await reload();
+    assert.equal(after.hit, false, JSON.stringify(folder));
+    assert.deepEqual(Object.keys(after.index.plugins[0].hooks).sort(), [
+      "task.done",
+      "task.failed",
+    ]);
+  }
 });
 
 Deno.test("loadPluginsCached() reloads when a plugin gains a workflows or routines folder", async () => {

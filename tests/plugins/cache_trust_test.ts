@@ -1,6 +1,6 @@
 /**
- * The index cache is an optimisation, never an authority: each attack of issue 12 on it,
- * reproduced as described, now ends in a cold load from disk.
+ * The index cache is an optimisation, never an authority: a cache file edited, emptied, planted
+ * as a FIFO, or in a dir another user could write ends in a cold load from disk.
  */
 
 import assert from "node:assert/strict";
@@ -55,26 +55,22 @@ function settle(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 30));
 }
 
-function readCache(path: string): { mac: string; body: Record<string, unknown> } {
+function readCache(path: string): { sum: string; body: Record<string, unknown> } {
   const text = Deno.readTextFileSync(path);
   const newline = text.indexOf("\n");
-  return { mac: text.slice(0, newline), body: JSON.parse(text.slice(newline + 1)) };
+  return { sum: text.slice(0, newline), body: JSON.parse(text.slice(newline + 1)) };
 }
 
-function writeCache(path: string, mac: string, body: unknown): void {
-  Deno.writeTextFileSync(path, `${mac}\n${JSON.stringify(body)}`);
+function writeCache(path: string, sum: string, body: unknown): void {
+  Deno.writeTextFileSync(path, `${sum}\n${JSON.stringify(body)}`);
 }
 
-// What a same-user process holding the key could write: shows that the consistency checks hold
-// on their own, not only the HMAC.
-async function signed(cacheDir: string, body: unknown): Promise<string> {
-  const hex = Deno.readTextFileSync(join(cacheDir, "index.key")).trim();
-  const raw = Uint8Array.from(hex.match(/../g)!, (h) => parseInt(h, 16));
-  const key = await crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, [
-    "sign",
-  ]);
-  const mac = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(JSON.stringify(body)));
-  return Array.from(new Uint8Array(mac), (b) => b.toString(16).padStart(2, "0")).join("");
+// The checksum a careful forger writes (SHA-256 of the body): shows that the consistency checks
+// hold on their own.
+async function checksum(body: unknown): Promise<string> {
+  const bytes = new TextEncoder().encode(JSON.stringify(body));
+  const sum = await crypto.subtle.digest("SHA-256", bytes);
+  return Array.from(new Uint8Array(sum), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 function routeArgs(plugins: string): string[] {
@@ -90,20 +86,20 @@ Deno.test("a hook path edited in the cache to another script does not run it", a
     // The warm CLI cache is the one the test edits.
     const first = await cli(routeArgs(w.plugins), { env: { XDG_CACHE_HOME: w.cacheHome } });
     assert.equal(first.code, 0, first.stderr);
-    const { mac, body } = readCache(w.cacheFile());
+    const { sum, body } = readCache(w.cacheFile());
     const text = JSON.stringify(body).replaceAll(join(w.plugins, "r", "route.sh"), evil);
     const forged = JSON.parse(text);
     // The careful attacker also records the new script with its true signature.
     forged.deps[evil] = Object.values(forged.deps)[0];
-    writeCache(w.cacheFile(), mac, forged);
+    writeCache(w.cacheFile(), sum, forged);
     const result = await cli(routeArgs(w.plugins), { env: { XDG_CACHE_HOME: w.cacheHome } });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /CLAUDE_CONFIG_DIR=\/profiles\/a/);
     assert.equal(await Deno.stat(marker).then(() => true, () => false), false);
-    // Even signed with the user's own key, a script the load never looked at is refused.
+    // Even with a true checksum, a script the load never looked at is refused.
     const unrecorded = JSON.parse(text);
     delete unrecorded.deps[evil];
-    writeCache(w.cacheFile(), await signed(w.cacheDir, unrecorded), unrecorded);
+    writeCache(w.cacheFile(), await checksum(unrecorded), unrecorded);
     const again = await w.reload();
     assert.equal(again.hit, false);
     assert.match(again.reason ?? "", /evil\.sh" is not recorded/);
@@ -117,23 +113,45 @@ Deno.test("a cache with its deps emptied and its plugins removed does not drop a
     const pre = ["tool", "pre", "--tool", "bash", "--args", '{"command":"rm -rf /"}'];
     const args = [...pre, "--plugins-dir", w.plugins];
     assert.equal((await cli(args, { env })).code, 2, "control: the guard blocks");
-    const { mac, body } = readCache(w.cacheFile());
+    const { sum, body } = readCache(w.cacheFile());
     const emptied = {
       ...body,
       deps: {},
       pluginDirs: [],
       index: { ...body.index as object, plugins: [] },
     };
-    writeCache(w.cacheFile(), mac, emptied);
+    writeCache(w.cacheFile(), sum, emptied);
     const blocked = await cli(args, { env });
     assert.equal(blocked.code, 2, blocked.stdout + blocked.stderr);
     assert.deepEqual(JSON.parse(blocked.stdout), { action: "block", reason: "guarded" });
-    // Signed with the user's key, the emptied index is still refused: the plugins dir itself is
-    // not among the recorded paths.
-    writeCache(w.cacheFile(), await signed(w.cacheDir, emptied), emptied);
+    // With a true checksum, the emptied index is still refused: the plugins dir itself is not
+    // among the recorded paths.
+    writeCache(w.cacheFile(), await checksum(emptied), emptied);
     const again = await w.reload();
     assert.equal(again.hit, false);
     assert.equal(again.index.plugins[0].name, "g");
+  });
+});
+
+Deno.test("a cache file cut short or edited by hand is a miss, and no key is kept beside it", async () => {
+  await withWarm(ROUTER, async (w) => {
+    assert.deepEqual(
+      [...Deno.readDirSync(w.cacheDir)].map((e) => e.name),
+      [w.cacheFile().slice(w.cacheDir.length + 1)],
+      "the cache dir holds the index file alone",
+    );
+    const text = Deno.readTextFileSync(w.cacheFile());
+    Deno.writeTextFileSync(w.cacheFile(), text.slice(0, -1));
+    const cut = await w.reload();
+    assert.equal(cut.hit, false);
+    assert.match(cut.reason ?? "", /checksum does not match/);
+    assert.equal((await w.reload()).hit, true, "the rewritten file is used");
+    const { sum, body } = readCache(w.cacheFile());
+    writeCache(w.cacheFile(), sum, { ...body, pluginDirs: [] });
+    const edited = await w.reload();
+    assert.equal(edited.hit, false);
+    assert.match(edited.reason ?? "", /checksum does not match/);
+    assert.equal(edited.index.plugins[0].name, "r");
   });
 });
 

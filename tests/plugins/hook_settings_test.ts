@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { loadPlugins, validatePlugins } from "../../lib/plugins/load.ts";
+import { loadPlugins } from "../../lib/plugins/load.ts";
+import { validatePlugins } from "../../lib/plugins/validate.ts";
 import { loadPluginsCached } from "../../lib/plugins/cache.ts";
 import { hookSettings, toolMatches } from "../../lib/plugins/hook_settings.ts";
+import type { PluginIndex } from "../../lib/plugins/types.ts";
 import { tempDir, withTree } from "../_cli.ts";
 import { RE2JS } from "re2js";
 
@@ -14,21 +16,28 @@ const GUARD = {
   "g/route.sh": SCRIPT,
 };
 
+// Loads the plugin "g", with GUARD's scripts, whose manifest is these lines after its name.
+async function loadG(
+  lines: string[],
+  fn: (index: PluginIndex, root: string) => void | Promise<void>,
+): Promise<void> {
+  await withTree(
+    { ...GUARD, "g/plugin.yaml": ["name: g", ...lines, ""].join("\n") },
+    async (root) => {
+      await fn(await loadPlugins(root), root);
+    },
+  );
+}
+
 Deno.test("loadPlugins() reads each hook's tyhooks settings and keeps hooks as event -> script", async () => {
-  await withTree({
-    ...GUARD,
-    "g/plugin.yaml": [
-      "name: g",
-      "hooks:",
-      "  pre_tool_call: guard.sh",
-      "  task.placement: place.sh",
-      "tyhooks:",
-      '  pre_tool_call: {tools: "^(bash|write_file)$", persistent: true, max_procs: 3}',
-      "  task.placement: {timeout: 2s, persistent: true}",
-      "",
-    ].join("\n"),
-  }, async (root) => {
-    const index = await loadPlugins(root);
+  await loadG([
+    "hooks:",
+    "  pre_tool_call: guard.sh",
+    "  task.placement: place.sh",
+    "tyhooks:",
+    '  pre_tool_call: {tools: "^(bash|write_file)$", persistent: true, max_procs: 3}',
+    "  task.placement: {timeout: 2s, persistent: true}",
+  ], async (index, root) => {
     assert.deepEqual(index.warnings, []);
     const [plugin] = index.plugins;
     assert.deepEqual(plugin.hooks, {
@@ -46,19 +55,13 @@ Deno.test("loadPlugins() reads each hook's tyhooks settings and keeps hooks as e
 });
 
 Deno.test("loadPlugins() reads timeouts written as 500ms, 2m and plain seconds", async () => {
-  await withTree({
-    ...GUARD,
-    "g/plugin.yaml": [
-      "name: g",
-      "hooks: {pre_tool_call: guard.sh, task.placement: place.sh, task.route: route.sh}",
-      "tyhooks:",
-      "  pre_tool_call: {timeout: 500ms}",
-      "  task.placement: {timeout: 1.5}",
-      "  task.route: {timeout: 2m}",
-      "",
-    ].join("\n"),
-  }, async (root) => {
-    const index = await loadPlugins(root);
+  await loadG([
+    "hooks: {pre_tool_call: guard.sh, task.placement: place.sh, task.route: route.sh}",
+    "tyhooks:",
+    "  pre_tool_call: {timeout: 500ms}",
+    "  task.placement: {timeout: 1.5}",
+    "  task.route: {timeout: 2m}",
+  ], (index) => {
     assert.deepEqual(index.warnings, []);
     assert.deepEqual(index.plugins[0].settings, {
       pre_tool_call: { timeoutMs: 500 },
@@ -69,20 +72,14 @@ Deno.test("loadPlugins() reads timeouts written as 500ms, 2m and plain seconds",
 });
 
 Deno.test("loadPlugins() warns about each bad setting by name and keeps the hook's defaults for it", async () => {
-  await withTree({
-    ...GUARD,
-    "g/plugin.yaml": [
-      "name: g",
-      "hooks: {pre_tool_call: guard.sh, task.placement: place.sh, task.route: route.sh}",
-      "tyhooks:",
-      '  pre_tool_call: {tools: "(bash", toolz: x, timeout: soon, persistent: true}',
-      "  task.placement: {tools: bash, max_procs: 0}",
-      "  task.route: {persistent: true, max_procs: 2}",
-      "  task.done: {timeout: 1s}",
-      "",
-    ].join("\n"),
-  }, async (root) => {
-    const index = await loadPlugins(root);
+  await loadG([
+    "hooks: {pre_tool_call: guard.sh, task.placement: place.sh, task.route: route.sh}",
+    "tyhooks:",
+    '  pre_tool_call: {tools: "(bash", toolz: x, timeout: soon, persistent: true}',
+    "  task.placement: {tools: bash, max_procs: 0}",
+    "  task.route: {persistent: true, max_procs: 2}",
+    "  task.done: {timeout: 1s}",
+  ], (index) => {
     const [plugin] = index.plugins;
     // Valid settings beside bad ones still apply; the bad ones keep their defaults.
     assert.deepEqual(plugin.settings, { pre_tool_call: { persistent: true } });
@@ -197,18 +194,12 @@ Deno.test("loadPlugins() keeps a tools expression beyond the common subset, and 
 });
 
 Deno.test("loadPlugins() warns about a tools expression RE2 does not take, and the hook is asked about every tool", async () => {
-  await withTree({
-    ...GUARD,
-    "g/plugin.yaml": [
-      "name: g",
-      "hooks: {pre_tool_call: guard.sh, post_tool_call: guard.sh}",
-      "tyhooks:",
-      '  pre_tool_call: {tools: "^(?!read_)", timeout: 2s}',
-      "  post_tool_call: {tools: '(b)\\1'}",
-      "",
-    ].join("\n"),
-  }, async (root) => {
-    const index = await loadPlugins(root);
+  await loadG([
+    "hooks: {pre_tool_call: guard.sh, post_tool_call: guard.sh}",
+    "tyhooks:",
+    '  pre_tool_call: {tools: "^(?!read_)", timeout: 2s}',
+    "  post_tool_call: {tools: '(b)\\1'}",
+  ], async (index) => {
     const [plugin] = index.plugins;
     const hint = "(hint: tools are RE2 expressions: no lookaround, backreferences or possessive " +
       "repeats)";

@@ -5,7 +5,7 @@ import {
   installFolderName,
   parseInstallSource,
   sameSource,
-} from "../../lib/plugins/install.ts";
+} from "../../lib/plugins/install/source.ts";
 import { InputError } from "../../lib/errors.ts";
 import { tempDir, valueIn } from "../_cli.ts";
 
@@ -40,9 +40,13 @@ Deno.test("a bare word naming an existing folder is a path, as in ty; owner/repo
     await Deno.mkdir(join(dir, "me/repo"), { recursive: true });
     // Read against the cwd: a child's, since parallel test modules share this process's.
     const parse = (source: string) =>
-      valueIn({ parseInstallSource: "lib/plugins/install.ts" }, `parseInstallSource("${source}")`, {
-        cwd: dir,
-      });
+      valueIn(
+        { parseInstallSource: "lib/plugins/install/source.ts" },
+        `parseInstallSource("${source}")`,
+        {
+          cwd: dir,
+        },
+      );
     assert.deepEqual(await parse("me/repo"), {
       kind: "local",
       path: join(await Deno.realPath(dir), "me/repo"),

@@ -7,7 +7,8 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { parseYaml, readPlain } from "../../lib/plugins/read_manifest.ts";
+import { parseYaml } from "../../lib/plugins/read_manifest.ts";
+import { readPlain } from "../../lib/plugins/plain_yaml.ts";
 
 const REPO = new URL("../../", import.meta.url).pathname;
 
@@ -147,7 +148,7 @@ const EDGES = [
   "name: a\nx:\n  y:\n    z:\n      w: 1\n",
   "name: a\nx:\n- a\n- b\ny: 1\n",
   "name: a\nx:\n  - a\n- b\n",
-  // Trailing white space that is not YAML's (review): yaml keeps it, so must the plain reader.
+  // Trailing white space that is not YAML's: yaml keeps it, so must the plain reader.
   "name: g\nhooks:\n  pre_tool_call: guard.sh\u00a0\n",
   "name: g\u3000 # c\nhooks: {}\n",
   "name: g\nx: [a\u202f, b\u1680]\n",

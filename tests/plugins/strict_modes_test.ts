@@ -2,7 +2,8 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { loadPlugins, validatePlugins } from "../../lib/plugins/load.ts";
+import { loadPlugins } from "../../lib/plugins/load.ts";
+import { validatePlugins } from "../../lib/plugins/validate.ts";
 import { cli, makeTree } from "../_cli.ts";
 
 const SCRIPT = "#!/bin/sh\nexit 0\n";
@@ -44,7 +45,7 @@ Deno.test("a plugin dir and a script writable by group are warned about, and sti
   });
 });
 
-Deno.test("a manifest, or a collection dir above the plugin, that others could write is warned about (review)", async () => {
+Deno.test("a manifest, or a collection dir above the plugin, that others could write is warned about", async () => {
   const root = await makeTree({
     "team/p/plugin.yaml": "name: p\nhooks:\n  task.done: a.sh\n",
     "team/p/a.sh": SCRIPT,

@@ -1,8 +1,9 @@
-/** Plugins ty loads load in tyhooks too (issue 14 point 5); `plugins validate` says what is risky. */
+/** Plugins ty loads load in tyhooks too; `plugins validate` says what is risky. */
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { loadPlugins, validatePlugins } from "../../lib/plugins/load.ts";
+import { loadPlugins } from "../../lib/plugins/load.ts";
+import { validatePlugins } from "../../lib/plugins/validate.ts";
 import { makeTree, withTree } from "../_cli.ts";
 
 const SCRIPT = "#!/bin/sh\nexit 0\n";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { validatePlugins } from "../../lib/plugins/load.ts";
+import { validatePlugins } from "../../lib/plugins/validate.ts";
 import { manifestJsonSchema } from "../../lib/plugins/manifest_schema.ts";
 import { makeTree } from "../_cli.ts";
 

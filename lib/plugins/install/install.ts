@@ -1,0 +1,486 @@
+/**
+ * `plugins add` and `plugins update` as library calls, as ty installs: the source is cloned
+ * (`--depth 1`) or copied into `<plugins-dir>/<folder>`, the folder named after the repository or
+ * local folder. A source with `plugin.yaml` at its root is one plugin; one without is a
+ * collection, installed whole. Adding a source again updates its install.
+ *
+ * A fresh install (and the update of a copy) is built in a staging folder inside the plugins dir
+ * and loaded there first: only a copy holding at least one usable plugin is moved in, so a broken
+ * install leaves nothing behind. An installed checkout is updated in place as ty does (`git pull
+ * --ff-only`, which keeps the files its plugins wrote there) and reset to where it was when the
+ * result holds no usable plugin.
+ *
+ * @module
+ */
+
+import { loadPlugins } from "../load.ts";
+import type { LoadWarning, Plugin, PluginIndex } from "../types.ts";
+import { isInside } from "../script_path.ts";
+import { isSafeDirName } from "../scaffold.ts";
+import { quoted } from "../../text.ts";
+import { basename, dirname, join, relative } from "../../path.ts";
+import { InputError, RunError } from "../../errors.ts";
+import {
+  checkInstallName,
+  checkRef,
+  installFolderName,
+  type InstallSource,
+  parseInstallSource,
+  sameSource,
+} from "./source.ts";
+import {
+  cloneShallow,
+  isCheckout,
+  isRepository,
+  originUrl,
+  pullCheckout,
+  resetCheckout,
+} from "./git.ts";
+import {
+  describe,
+  findNamed,
+  firstSymlink,
+  type InstalledSource,
+  installFolderOf,
+  loadSources,
+  saveSource,
+} from "./installed.ts";
+
+/** Options of {@linkcode installPlugin}. */
+export interface InstallOptions {
+  /** Install folder name; default the repository's or folder's base name. */
+  name?: string;
+  /** Branch, tag or commit to check out (git sources); recorded for updates. */
+  ref?: string;
+  /** Stops a running git. */
+  signal?: AbortSignal;
+  /** Sees git's progress output as it comes (give it when stderr is a terminal). */
+  onProgress?: (chunk: Uint8Array) => void;
+}
+
+/** Options of {@linkcode updateInstalls}: those of the git calls. */
+export type UpdateOptions = Pick<InstallOptions, "signal" | "onProgress">;
+
+/** What an install or update did. */
+export interface InstallResult {
+  /** The install folder's name. */
+  folder: string;
+  /** Where it now is. */
+  dir: string;
+  /** The usable plugins in it, sorted. */
+  plugins: string[];
+  /** True when an existing install was replaced. */
+  updated: boolean;
+  /** How it was fetched. */
+  via: "git" | "copy";
+  /** What loading it dropped or skipped (paths as installed). */
+  warnings: LoadWarning[];
+}
+
+/**
+ * Installs `source` (a git URL, `owner/repo`, `github.com/owner/repo`, or a local path) into the
+ * plugins dir (created when missing), or updates it when its folder already holds an install of
+ * the same source. Requires `--allow-read`, `--allow-write`, `--allow-env` and `--allow-run`.
+ *
+ * @throws {InputError} For a SOURCE, `--name` or `--ref` of the wrong form.
+ * @throws {RunError} When git fails, the source holds no usable plugin, or the folder holds
+ * something else.
+ * @example
+ * ```ts
+ * import { installPlugin } from "./install.ts";
+ * const source = await Deno.makeTempDir({ prefix: "hello-" });
+ * await Deno.writeTextFile(`${source}/plugin.yaml`, "name: hello\nhooks:\n  task.done: done.sh\n");
+ * await Deno.writeTextFile(`${source}/done.sh`, "#!/bin/sh\n", { mode: 0o755 });
+ * const plugins = await Deno.makeTempDir();
+ * const result = await installPlugin(plugins, source, { name: "hello" });
+ * console.assert(result.dir.endsWith("/hello") && result.plugins[0] === "hello");
+ * console.assert(!result.updated && result.via === "copy");
+ * ```
+ */
+export async function installPlugin(
+  pluginsDir: string,
+  source: string,
+  options: InstallOptions = {},
+): Promise<InstallResult> {
+  const parsed = await parseInstallSource(source);
+  const ref = options.ref === undefined ? undefined : checkRef(options.ref);
+  if (options.name !== undefined) checkInstallName(options.name);
+  await checkLocal(source, { parsed, ref });
+  const folder = options.name ?? installFolderName(parsed);
+  if (!isSafeDirName(folder)) {
+    throw new RunError(
+      `Cannot install ${quoted(source)}: ${quoted(folder)} is not a safe folder name`,
+      { hint: "hint: give one with --name" },
+    );
+  }
+  await Deno.mkdir(pluginsDir, { recursive: true });
+  const dest = join(await Deno.realPath(pluginsDir), folder);
+  const from = parsed.kind === "git" ? parsed.url : parsed.path;
+  const kept = await installedThere(dest, { source, from });
+  return await placeInstall(dest, {
+    ...kept,
+    source: from,
+    ...(ref !== undefined ? { ref } : {}),
+  }, options);
+}
+
+// A local source must be a folder, and only a repository has refs.
+async function checkLocal(
+  source: string,
+  { parsed, ref }: { parsed: InstallSource; ref: string | undefined },
+): Promise<void> {
+  if (parsed.kind !== "local") return;
+  if (!(await Deno.stat(parsed.path).catch(() => null))?.isDirectory) {
+    throw new RunError(`Cannot install ${quoted(source)}: no such folder`);
+  }
+  if (ref !== undefined && !(await isRepository(parsed.path))) {
+    throw new InputError(
+      `Flag "--ref" needs a git source: ${quoted(source)} is a folder that is copied`,
+      { input: "--ref" },
+    );
+  }
+}
+
+/**
+ * What is recorded about the install in `dest` when it is one of the same source (ty re-adds by
+ * pulling the checkout already there); undefined when `dest` does not exist.
+ *
+ * @throws {RunError} When `dest` holds anything else, which is never replaced.
+ */
+async function installedThere(
+  dest: string,
+  { source, from }: { source: string; from: string },
+): Promise<InstalledSource | undefined> {
+  const existing = await Deno.lstat(dest).catch(() => null);
+  if (existing === null) return undefined;
+  const folder = basename(dest);
+  const recorded = (await loadSources(dirname(dest)))[folder];
+  const refuse = (what: string) =>
+    new RunError(
+      `Cannot install ${quoted(source)}: ${quoted(dest)} ${what}`,
+      { hint: `hint: remove it first (tyhooks plugins remove ${folder}) or install under --name` },
+    );
+  if (existing.isSymlink) throw refuse("is a symlink");
+  if (!existing.isDirectory) throw refuse("is not a folder");
+  const origin = recorded?.source ?? (await isCheckout(dest) ? await originUrl(dest) : null);
+  if (origin === null) throw refuse("already exists and has no recorded source");
+  if (!sameSource(origin, from)) throw refuse(`already holds an install of ${origin}`);
+  return recorded;
+}
+
+/** One install's update: what it became, or why it failed (then it is unchanged). */
+export type UpdateOutcome =
+  | { folder: string; ok: true; result: InstallResult }
+  | { folder: string; ok: false; error: Error };
+
+/**
+ * Updates the install holding NAME (a plugin name, a plugin folder or an install folder), or,
+ * without NAME, every install whose source is known. Requires `--allow-read`, `--allow-write`,
+ * `--allow-env` and `--allow-run` (git). One outcome per install, in folder order.
+ *
+ * @throws {RunError} When NAME names nothing installed, or an install whose source is unknown.
+ */
+export async function updateInstalls(
+  pluginsDir: string,
+  name?: string,
+  options: UpdateOptions = {},
+): Promise<UpdateOutcome[]> {
+  const root = await Deno.realPath(pluginsDir).catch(() => null);
+  if (root === null) {
+    if (name === undefined) return [];
+    throw new RunError(
+      `No plugin or install named ${quoted(name)}: the plugins dir is empty`,
+    );
+  }
+  const sources = await loadSources(root);
+  const folders = name === undefined
+    ? await knownInstalls(root, sources)
+    : [await installNamed(root, name)];
+  const outcomes: UpdateOutcome[] = [];
+  for (const folder of folders) {
+    try {
+      options.signal?.throwIfAborted();
+      const result = await updateOne(join(root, folder), { ...options, record: sources[folder] });
+      outcomes.push({ folder, ok: true, result });
+    } catch (error) {
+      if (name !== undefined || options.signal?.aborted) throw error;
+      outcomes.push({ folder, ok: false, error: error as Error });
+    }
+  }
+  return outcomes;
+}
+
+// The install folders whose source is known (recorded, or a checkout's origin), sorted.
+async function knownInstalls(
+  root: string,
+  sources: Record<string, InstalledSource>,
+): Promise<string[]> {
+  const folders = [];
+  for await (const entry of Deno.readDir(root)) {
+    if (entry.name.startsWith(".") || !entry.isDirectory) continue;
+    if (entry.name in sources || await isCheckout(join(root, entry.name))) {
+      folders.push(entry.name);
+    }
+  }
+  return folders.sort();
+}
+
+// The install folder holding what NAME means.
+async function installNamed(root: string, name: string): Promise<string> {
+  const dir = await findNamed(await loadPlugins(root), name);
+  if (dir === null) {
+    throw new RunError(
+      `No plugin or install named ${quoted(name)} in ${quoted(root)}`,
+      { hint: 'hint: see "tyhooks plugins list"' },
+    );
+  }
+  return installFolderOf(root, dir);
+}
+
+async function updateOne(
+  dir: string,
+  options: UpdateOptions & { record: InstalledSource | undefined },
+): Promise<InstallResult> {
+  const { record: recorded, ...placeOptions } = options;
+  const folder = basename(dir);
+  const link = await firstSymlink(dirname(dir), dir);
+  if (link !== null) {
+    // Updating it would write where the link points, outside the plugins dir.
+    throw new RunError(
+      `Cannot update ${quoted(folder)}: it is a symlink to ${quoted(link.target)}`,
+      { hint: "hint: update it where it lives" },
+    );
+  }
+  const record = recorded ??
+    (await isCheckout(dir) ? { source: await originUrl(dir) ?? "" } : { source: "" });
+  if (record.source === "") {
+    throw new RunError(
+      `Cannot update ${quoted(folder)}: where it came from is unknown ` +
+        "(no recorded source, no git origin)",
+      { hint: `hint: remove it and add it again: tyhooks plugins remove ${folder}` },
+    );
+  }
+  return await placeInstall(dir, record, placeOptions);
+}
+
+// Placing an install: fetched into staging and swapped in, or a checkout pulled in place.
+
+/**
+ * Fetches what `record` names and puts it in as `dest`, an install folder directly in the plugins
+ * dir (resolved through symlinks), recording its provenance: a checkout there is pulled in place,
+ * anything else is built in a staging folder and swapped in.
+ *
+ * @throws {RunError} When fetching fails or the result holds no usable plugin; nothing changed.
+ */
+async function placeInstall(
+  dest: string,
+  record: InstalledSource,
+  options: UpdateOptions = {},
+): Promise<InstallResult> {
+  await parseInstallSource(record.source);
+  if (record.ref !== undefined) checkRef(record.ref);
+  const there = await Deno.lstat(dest).catch(() => null);
+  const result = record.subdir === undefined && there?.isDirectory && await isCheckout(dest)
+    ? await updateInPlace(dest, record, options)
+    : await installStaged(dest, record, options);
+  await saveSource(dest, { ...record, installed_at: now() });
+  return { folder: basename(dest), dir: dest, ...result };
+}
+
+type Placed = Omit<InstallResult, "folder" | "dir">;
+
+// Staging lives inside the plugins dir (so the swap is a rename, and nothing is written outside
+// it), under a folder named .git, which ty's discovery and tyhooks' skip: a half-made install is
+// never loaded.
+const STAGING = ".tyhooks-staging";
+
+async function installStaged(
+  dest: string,
+  record: InstalledSource,
+  options: UpdateOptions,
+): Promise<Placed> {
+  const root = dirname(dest);
+  const staging = join(root, STAGING, ".git");
+  await Deno.mkdir(staging, { recursive: true });
+  const stage = await Deno.makeTempDir({ dir: staging, prefix: "add-" });
+  try {
+    const staged = join(stage, basename(dest));
+    const via = await fetchSource(record, staged, { ...options, stage });
+    const index = await loadPlugins(stage);
+    const warnings = index.warnings.map((w) => ({
+      ...w,
+      path: join(dest, relative(staged, w.path)),
+    }));
+    if (index.plugins.length === 0) {
+      throw noUsablePlugin(record, warnings, {
+        hint: "hint: a plugin is a folder with a plugin.yaml naming a hook, action, service, " +
+          "workflow or routine",
+      });
+    }
+    const clash = clashOf(index.plugins, { installed: await loadPlugins(root), dest });
+    if (clash !== undefined) throw clashError(record, clash);
+    const updated = await swapIn(staged, dest, { park: staging });
+    return { plugins: index.plugins.map((p) => p.name).sort(), updated, via, warnings };
+  } finally {
+    await Deno.remove(stage, { recursive: true }).catch(() => {});
+    // Left in place while another install is using them (not empty).
+    await Deno.remove(staging).catch(() => {});
+    await Deno.remove(join(root, STAGING)).catch(() => {});
+  }
+}
+
+type Clash = { plugin: Plugin; other: Plugin };
+
+// A plugin of the new copy whose name one installed outside `dest` has: the loader would keep
+// one of them and silently drop the other.
+function clashOf(
+  plugins: Plugin[],
+  { installed, dest }: { installed: PluginIndex; dest: string },
+): Clash | undefined {
+  const others = installed.plugins.filter((p) => !isInside(dest, p.dir));
+  for (const plugin of plugins) {
+    const other = others.find((p) => p.name === plugin.name);
+    if (other) return { plugin, other };
+  }
+  return undefined;
+}
+
+function clashError(
+  record: InstalledSource,
+  { plugin, other, after = "" }: Clash & { after?: string },
+): RunError {
+  return new RunError(
+    `Source ${quoted(describe(record))} holds plugin ${quoted(plugin.name)}, already installed ` +
+      `in ${quoted(other.dir)}${after}`,
+    { hint: `hint: remove that one first (tyhooks plugins remove ${plugin.name})` },
+  );
+}
+
+async function updateInPlace(
+  dest: string,
+  record: InstalledSource,
+  options: UpdateOptions,
+): Promise<Placed> {
+  const before = await loadPlugins(dirname(dest));
+  const commit = await pullCheckout(dest, { ...options, ref: record.ref });
+  const after = await loadPlugins(dirname(dest));
+  const mine = after.plugins.filter((p) => isInside(dest, p.dir));
+  const warnings = after.warnings.filter((w) => isInside(dest, w.path));
+  const clash = clashOf(mine, { installed: before, dest });
+  if (mine.length === 0 || clash !== undefined) {
+    await resetCheckout(dest, commit, options);
+    const back = `; ${quoted(dest)} is back where it was`;
+    throw clash
+      ? clashError(record, { ...clash, after: back })
+      : noUsablePlugin(record, warnings, { after: back });
+  }
+  return { plugins: mine.map((p) => p.name).sort(), updated: true, via: "git", warnings };
+}
+
+function noUsablePlugin(
+  record: InstalledSource,
+  warnings: LoadWarning[],
+  { after = "", hint }: { after?: string; hint?: string },
+): RunError {
+  const why = warnings.map((w) => w.message).slice(0, 3).join("; ") || "it holds no plugin.yaml";
+  const source = JSON.stringify(describe(record));
+  return new RunError(`Source ${source} holds no usable plugin: ${why}${after}`, { hint });
+}
+
+function now(): string {
+  return new Date().toISOString().replace(/\.\d+Z$/, "Z");
+}
+
+// Swaps the new copy in with two renames (the old one parked in `park` until it is deleted), so
+// the install is never half there. Returns whether an old copy was replaced.
+async function swapIn(fresh: string, dest: string, { park }: { park: string }): Promise<boolean> {
+  const info = await Deno.lstat(dest).catch(() => null);
+  if (info === null) {
+    await Deno.rename(fresh, dest);
+    return false;
+  }
+  if (!info.isDirectory) {
+    throw new RunError(`Refusing to replace ${quoted(dest)}: it is not a folder`);
+  }
+  const old = join(park, `old-${crypto.randomUUID()}`);
+  await Deno.rename(dest, old);
+  try {
+    await Deno.rename(fresh, dest);
+  } catch (error) {
+    await Deno.rename(old, dest);
+    throw error;
+  }
+  await Deno.remove(old, { recursive: true });
+  return true;
+}
+
+interface FetchOptions extends UpdateOptions {
+  /** The staging folder `to` is in: the fetch is kept inside it. */
+  stage: string;
+}
+
+// Fetches what `record` names (its source, at its ref; its subdir only) into `to`, a new folder:
+// a repository is cloned, a plain folder copied. Returns how.
+async function fetchSource(
+  record: InstalledSource,
+  to: string,
+  options: FetchOptions,
+): Promise<"git" | "copy"> {
+  const { stage, signal, onProgress } = options;
+  const source = await parseInstallSource(record.source);
+  // A ty catalog install copies one folder out of a checkout: fetch the whole, keep the part.
+  const fetchTo = record.subdir ? join(stage, ".repo") : to;
+  let via: "git" | "copy" = "git";
+  if (source.kind === "git" || await isRepository(source.path)) {
+    const url = source.kind === "git" ? source.url : source.path;
+    await cloneShallow(url, fetchTo, { signal, onProgress, ref: record.ref });
+  } else {
+    via = "copy";
+    const real = await Deno.realPath(source.path).catch(() => null);
+    if (real === null || !(await Deno.stat(real)).isDirectory) {
+      throw new RunError(`Cannot copy ${quoted(source.path)}: no such folder`);
+    }
+    if (isInside(real, stage)) {
+      throw new RunError(
+        `Cannot install ${quoted(source.path)}: the plugins dir is inside it`,
+      );
+    }
+    await Deno.mkdir(fetchTo);
+    await copyDir(real, fetchTo);
+  }
+  if (record.subdir) {
+    const from = join(fetchTo, record.subdir);
+    const real = await Deno.realPath(from).catch(() => null);
+    const base = await Deno.realPath(fetchTo);
+    // Never a folder outside the fetched source (a "../" or symlinked subdir), nor all of it.
+    if (real === null || !isInside(base, real) || real === base) {
+      throw new RunError(`Source ${quoted(describe(record))}: no such folder`);
+    }
+    await Deno.mkdir(to);
+    await copyDir(real, to);
+  }
+  return via;
+}
+
+// Copies a plugin folder into `to` (which exists): files and folders keep their permission bits
+// (so scripts stay executable), symlinks are copied as symlinks (the loader's confinement check
+// still applies to them), `.git` folders are left out, and anything else (FIFOs, sockets,
+// devices) is skipped.
+async function copyDir(from: string, to: string): Promise<void> {
+  for await (const entry of Deno.readDir(from)) {
+    if (entry.name === ".git") continue;
+    const source = join(from, entry.name);
+    const target = join(to, entry.name);
+    if (entry.isSymlink) {
+      await Deno.symlink(await Deno.readLink(source), target);
+    } else if (entry.isDirectory) {
+      await Deno.mkdir(target);
+      await copyDir(source, target);
+    } else if (entry.isFile) {
+      await Deno.copyFile(source, target);
+    }
+  }
+  // Set after filling it: a read-only source folder must not block the copy.
+  const { mode } = await Deno.stat(from);
+  if (mode !== null) await Deno.chmod(to, mode & 0o7777);
+}

@@ -1,0 +1,135 @@
+/**
+ * What is installed, as `update` and `remove` see it: which install a name means (a plugin name,
+ * a plugin folder, or an install folder, as in ty), where an install came from (ty's
+ * `.sources.json`), and whether a path is reached through a symlink (then nothing is written or
+ * deleted through it).
+ *
+ * @module
+ */
+
+import type { PluginIndex } from "../types.ts";
+import { isInside } from "../script_path.ts";
+import { readBounded, writeAtomic } from "../../fs.ts";
+import { quoted } from "../../text.ts";
+import { basename, dirname, join, relative, sep } from "../../path.ts";
+import { isRecord } from "../../wire/json.ts";
+import { RunError } from "../../errors.ts";
+
+/**
+ * The folder NAME (given to `update` or `remove`) means, absolute, below the plugins dir (not
+ * resolved through symlinks), or null: a plugin's name first, then a folder directly in the
+ * plugins dir (an install folder, a collection), then a plugin folder's base name (ty's fallback).
+ */
+export async function findNamed(index: PluginIndex, name: string): Promise<string | null> {
+  const byName = index.plugins.find((p) => p.name === name);
+  if (byName) return byName.dir;
+  if (name !== "" && !name.startsWith(".") && !name.includes("/") && name !== "..") {
+    const folder = join(index.dir, name);
+    const info = await Deno.lstat(folder).catch(() => null);
+    if (info !== null && (info.isDirectory || info.isSymlink)) return folder;
+  }
+  return index.plugins.find((p) => p.dir.split(sep).at(-1) === name)?.dir ?? null;
+}
+
+/** The install folder holding `dir`: its first path component below the plugins dir. */
+export function installFolderOf(root: string, dir: string): string {
+  return relative(root, dir).split(sep)[0];
+}
+
+/** The first symlink on the way from `root` (excluded) to `path` (included), and its target. */
+export async function firstSymlink(
+  root: string,
+  path: string,
+): Promise<{ path: string; target: string } | null> {
+  if (!isInside(root, path) || path === root) {
+    throw new RunError(`Refusing to touch ${quoted(path)}: not inside the plugins dir`);
+  }
+  let at = root;
+  for (const part of relative(root, path).split(sep)) {
+    at = join(at, part);
+    const info = await Deno.lstat(at);
+    if (info.isSymlink) {
+      return { path: at, target: await Deno.realPath(at).catch(() => Deno.readLink(at)) };
+    }
+  }
+  return null;
+}
+
+// ty's provenance file, `<plugins-dir>/.sources.json`: install folder name -> where it came from.
+// tyhooks reads and writes it in ty's shape so both tools sharing a plugins dir agree. `ref` is a
+// tyhooks addition (ty reads past it; a later write by ty drops it).
+
+const SOURCES_FILE = ".sources.json";
+
+/** One install folder's provenance, as ty writes it. */
+export interface InstalledSource {
+  /** ty's catalog id, when ty installed it by id; kept as found. */
+  id?: string;
+  /** The git URL or local path it came from. */
+  source: string;
+  /** The folder inside `source` that was copied out (ty's catalog installs); kept as found. */
+  subdir?: string;
+  /** RFC 3339 time of the last install or update. */
+  installed_at?: string;
+  /** The branch, tag or commit given with `--ref` (tyhooks). */
+  ref?: string;
+}
+
+/** Where a record's files come from, for messages: the source, and its subdir when it has one. */
+export function describe(record: InstalledSource): string {
+  return record.subdir ? `${record.source}/${record.subdir}` : record.source;
+}
+
+/**
+ * The records by install folder. A missing, unreadable or malformed file is an empty map, as in
+ * ty: provenance is a convenience, never a precondition.
+ */
+export async function loadSources(pluginsDir: string): Promise<Record<string, InstalledSource>> {
+  const path = join(pluginsDir, SOURCES_FILE);
+  try {
+    // A FIFO planted there must not hang the call: regular files only.
+    if (!(await Deno.lstat(path)).isFile) return {};
+    const data = JSON.parse(await readBounded(path, { maxBytes: 1 << 20 }));
+    if (!isRecord(data)) return {};
+    const records = Object.entries(data).filter(([, v]) =>
+      isRecord(v) && typeof v.source === "string"
+    );
+    return Object.fromEntries(records) as Record<string, InstalledSource>;
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Sets (or, with `null`, drops) the record of `dir`, an install folder directly in the plugins
+ * dir, rewriting the file as ty does: sorted keys, two-space indent, a final newline, written to
+ * a temp file and renamed.
+ */
+export async function saveSource(dir: string, record: InstalledSource | null): Promise<void> {
+  const pluginsDir = dirname(dir);
+  const folder = basename(dir);
+  const all = await loadSources(pluginsDir);
+  if (record === null) {
+    if (!(folder in all)) return;
+    delete all[folder];
+  } else {
+    all[folder] = record;
+  }
+  // Go's encoding/json writes map keys sorted, and struct fields in declaration order.
+  const sorted = Object.fromEntries(
+    Object.keys(all).sort().map((k) => [k, ordered(all[k])]),
+  );
+  await writeAtomic(join(pluginsDir, SOURCES_FILE), JSON.stringify(sorted, null, 2) + "\n", {
+    mode: 0o644,
+  });
+}
+
+function ordered(r: InstalledSource): InstalledSource {
+  return {
+    ...(r.id ? { id: r.id } : {}),
+    source: r.source,
+    ...(r.subdir ? { subdir: r.subdir } : {}),
+    ...(r.installed_at ? { installed_at: r.installed_at } : {}),
+    ...(r.ref ? { ref: r.ref } : {}),
+  };
+}
