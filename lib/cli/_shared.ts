@@ -12,9 +12,9 @@ import { EMPTY_TASK, parseTask, type Task } from "../wire/task.ts";
 import type { PluginIndex } from "../plugins/types.ts";
 import { Runner, type RunnerOptions } from "../hooks/runner.ts";
 import { DETACHED_CHILD_FLAG } from "./dispatch.ts";
-import { createLimit } from "../process/limit.ts";
+import { createLimit } from "../async.ts";
 import { readBounded } from "../fs.ts";
-import { clearableTimeout, parseDuration } from "../_timers.ts";
+import { clearableTimeout, parseDuration } from "../async.ts";
 
 /** Reads `--task FILE|-` or `--task-json`; undefined when neither is given. */
 export async function readTaskOption(ctx: CommandContext): Promise<Task | undefined> {

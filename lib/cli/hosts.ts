@@ -17,7 +17,7 @@ import {
 } from "./commands.ts";
 import { durationOption, makeRunner, taskOrEmpty } from "./_shared.ts";
 import { RunError } from "../errors.ts";
-import { clearableTimeout } from "../_timers.ts";
+import { clearableTimeout } from "../async.ts";
 import type { HostEntry } from "../hosts/hosts_file.ts";
 import type { Strategy } from "../hosts/pick.ts";
 import { quoted } from "../text.ts";

@@ -18,7 +18,7 @@ import {
 import { durationOption, makeConsultRunner, makeRunner, relaunchDetached } from "./_shared.ts";
 import { INPUT_CAPS, readBoundedBytes } from "../fs.ts";
 import { issueText } from "../wire/json.ts";
-import { clearableTimeout } from "../_timers.ts";
+import { clearableTimeout } from "../async.ts";
 import { DEFAULT_TIMEOUTS } from "../events.ts";
 import type { PostToolCall } from "../consult/tool_hooks.ts";
 

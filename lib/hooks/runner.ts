@@ -8,7 +8,7 @@
 
 import { join } from "../path.ts";
 import { excerpt } from "../text.ts";
-import type { Limit } from "../process/limit.ts";
+import type { Limit } from "../async.ts";
 import type { Plugin, PluginIndex } from "../plugins/types.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import { EMPTY_TASK, type Task, taskEnv } from "../wire/task.ts";

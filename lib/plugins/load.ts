@@ -9,7 +9,7 @@
 import { dirname, join, relative, resolve } from "../path.ts";
 import type { LoadWarning, Plugin, PluginIndex } from "./types.ts";
 import { inspectPlugin, nameAt, type PluginReport, strictProblems } from "./inspect_plugin.ts";
-import { createLimit } from "../process/limit.ts";
+import { createLimit } from "../async.ts";
 import { sharedName } from "./messages.ts";
 import { quoted } from "../text.ts";
 

@@ -27,7 +27,7 @@ import {
   type ListenAddress,
   removeSocket,
 } from "./listen.ts";
-import { within } from "../_timers.ts";
+import { within } from "../async.ts";
 import { DEFAULT_MAX_PROCS, EventQueue, ProcLimit } from "./limits.ts";
 import { type HolderLoadOptions, IndexHolder } from "./index_holder.ts";
 import { type DaemonState, requestHandler } from "./endpoints.ts";
