@@ -1,4 +1,4 @@
-import { type CommandContext, type CommandSpec, stringOption, UsageError } from "./commands.ts";
+import { type CommandContext, type CommandSpec, stringOption, UsageError } from "./types.ts";
 import { hooksDir, pluginsDir } from "../dirs.ts";
 import { checkExposure, formatListen, parseListen, readTokenFile } from "../serve/listen.ts";
 import { DEFAULT_MAX_PROCS } from "../serve/limits.ts";

@@ -58,6 +58,12 @@ export interface RunnerOptions {
   notify?: AskHandler;
 }
 
+/** Options of {@linkcode Runner.runAction}. */
+export interface ActionOptions extends Pick<RunOptions, "onOutput" | "stdin"> {
+  /** The task whose variables the action gets; none when omitted. */
+  task?: Task;
+}
+
 /** What a status change did. */
 export interface StatusChangeResult {
   /** The event fired, or null when the status fires nothing. */
@@ -304,15 +310,14 @@ export class Runner {
 
   /**
    * Runs a plugin action with the plugin variables, and the task variables when a task is given;
-   * `live` sees its output as it comes and gives it a stdin (`plugins run`).
+   * `onOutput` sees its output as it comes and `stdin` is its stdin (`plugins run`).
    *
    * @throws {NotFoundError} When the plugin or the action does not exist.
    */
   async runAction(
     pluginName: string,
     actionId: string,
-    task?: Task,
-    live: Pick<RunOptions, "onOutput" | "stdin"> = {},
+    { task, ...live }: ActionOptions = {},
   ): Promise<RunResult> {
     const plugin = this.index.plugins.find((p) => p.name === pluginName);
     if (plugin === undefined) {

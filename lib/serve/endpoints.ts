@@ -150,7 +150,7 @@ async function runAction(call: Call): Promise<Response> {
   const body = await parseBody(call.request, TaskBodySchema);
   const { plugin, action } = call.params;
   try {
-    const result = await call.snapshot.built.act.runAction(plugin, action, body.task);
+    const result = await call.snapshot.built.act.runAction(plugin, action, { task: body.task });
     return json(200, { ...toRecord(result), stdout: result.stdout, stderr: result.stderr });
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;
