@@ -5,19 +5,13 @@
  * @module
  */
 
-import { describeFailure, failsClosed, prepare } from "./lib/cli/dispatch.ts";
-import { UsageError } from "./lib/cli/commands.ts";
+import { describeFailure, failsClosed, prepare } from "./lib/cli/command_line.ts";
+import { EXIT, type Interrupt, INTERRUPTS, UsageError } from "./lib/cli/types.ts";
 import { InputError, NotFoundError, RunError } from "./lib/errors.ts";
 import { stderrWriter } from "./lib/log.ts";
 
-const EXIT_BLOCKED = 2;
-const EXIT_USAGE = 64;
-// SIGHUP too: hooks run in sessions of their own, so a closed terminal or a dropped ssh session
-// would never reach them; tyhooks must end them itself.
-const SIGNAL_EXIT = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 } as const;
-type Caught = keyof typeof SIGNAL_EXIT;
 /** The signal that interrupted the command, for the exit code even when the command then threw. */
-let caught: Caught | undefined;
+let caught: Interrupt | undefined;
 /** The line's `--on-failure`, once the line is parsed. */
 let onFailure: string | undefined;
 const encoder = new TextEncoder();
@@ -50,8 +44,7 @@ async function main(args: string[]): Promise<number> {
   const { spec } = prepared;
   onFailure = prepared.onFailure;
   const controller = new AbortController();
-  const signals = (Object.keys(SIGNAL_EXIT) as Caught[])
-    .filter((name) => !(name === "SIGHUP" && spec.ownsHangup));
+  const signals = INTERRUPTS.filter((name) => !(name === "SIGHUP" && spec.ownsHangup));
   const handlers = signals.map((name) => {
     const handler = () => {
       caught ??= name;
@@ -62,7 +55,7 @@ async function main(args: string[]): Promise<number> {
   });
   try {
     const code = await prepared.run(controller.signal);
-    return caught && !spec.handlesSignals ? SIGNAL_EXIT[caught] : code;
+    return caught && !spec.handlesSignals ? EXIT[caught].code : code;
   } finally {
     for (const [name, handler] of handlers) Deno.removeSignalListener(name, handler);
   }
@@ -83,14 +76,14 @@ if (import.meta.main) {
     printError(describeFailure(error, Deno.args));
     // A command that failed because it was interrupted still exits as interrupted.
     code = caught !== undefined
-      ? SIGNAL_EXIT[caught]
+      ? EXIT[caught].code
       : error instanceof UsageError || error instanceof InputError || error instanceof NotFoundError
-      ? EXIT_USAGE
-      : 1;
+      ? EXIT.usage.code
+      : EXIT.failure.code;
   }
   // A guard wired into Claude Code must never fail open: there, any exit but 0 and 2 lets the
   // tool call through.
-  if (failsClosed(Deno.args, onFailure) && code !== 0) code = EXIT_BLOCKED;
+  if (failsClosed(Deno.args, onFailure) && code !== EXIT.success.code) code = EXIT.blocked.code;
   // What stderr's reader has not taken yet, within a bound: a stalled one must not hold the exit.
   await stderrWriter.flush();
   Deno.exit(code);

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { within } from "./_timers.ts";
+import { within } from "./async.ts";
 import { escapeControl } from "./text.ts";
 
 /** A log level. */

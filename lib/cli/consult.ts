@@ -5,19 +5,11 @@
  * @module
  */
 
-import {
-  type CommandContext,
-  type CommandModule,
-  consultOptions,
-  TASK_OPTIONS,
-} from "./commands.ts";
-import { makeConsultRunner, taskOrEmpty } from "./_shared.ts";
+import { type CommandContext, type CommandModule, EXIT } from "./types.ts";
+import { consultedCall, consultOptions, TASK_OPTIONS, taskOrEmpty } from "./runner.ts";
 import type { RouteResult } from "../consult/route.ts";
 import type { Logger } from "../log.ts";
 import { TASK_PLACEMENT } from "../events.ts";
-
-/** Exit code of `place --remote-required` when nobody named a target. */
-const EXIT_NO_TARGET = 3;
 
 export const route: CommandModule = {
   spec: {
@@ -42,7 +34,7 @@ export const route: CommandModule = {
   },
   async run(ctx: CommandContext): Promise<number> {
     const task = await taskOrEmpty(ctx);
-    const { runner, consult } = await makeConsultRunner(ctx, "route");
+    const { runner, consult } = await consultedCall(ctx, "route");
     const decision = await runner.route(task, { ...consult, force: ctx.values.force === true });
     if (ctx.values.json) await ctx.print(JSON.stringify(decision) + "\n");
     else if (decision.plugin !== "") await ctx.print(keyValueLines(decision, ctx.log));
@@ -73,7 +65,7 @@ export const place: CommandModule = {
   async run(ctx: CommandContext): Promise<number> {
     const task = await taskOrEmpty(ctx);
     const remoteRequired = ctx.values["remote-required"] === true;
-    const { runner, consult } = await makeConsultRunner(ctx, "placement");
+    const { runner, consult } = await consultedCall(ctx, "placement");
     const placement = await runner.resolvePlacement(
       { ...task, remote_required: remoteRequired },
       consult,
@@ -83,7 +75,7 @@ export const place: CommandModule = {
       ctx.log.log("error", "No placement handler named a target, and --remote-required was given", {
         handlers: runner.handlers(TASK_PLACEMENT).length,
       });
-      return EXIT_NO_TARGET;
+      return EXIT.noTarget.code;
     }
     return 0;
   },
@@ -103,7 +95,7 @@ export const hosts: CommandModule = {
   },
   async run(ctx: CommandContext): Promise<number> {
     const task = await taskOrEmpty(ctx);
-    const { runner, consult } = await makeConsultRunner(ctx, "hosts");
+    const { runner, consult } = await consultedCall(ctx, "hosts");
     await ctx.print(JSON.stringify(await runner.listHosts(task, consult)) + "\n");
     return 0;
   },

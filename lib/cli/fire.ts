@@ -9,18 +9,13 @@
 import {
   type CommandContext,
   type CommandModule,
+  durationOption,
   type OptionSpec,
   stringOption,
-  TASK_OPTIONS,
   UsageError,
-} from "./commands.ts";
-import {
-  durationOption,
-  loadIndex,
-  readTaskOption,
-  relaunchDetached,
-  runnerOptions,
-} from "./_shared.ts";
+} from "./types.ts";
+import { loadIndex, readTaskOption, runnerOptions, TASK_OPTIONS } from "./runner.ts";
+import { relaunchDetached } from "./detach.ts";
 import { hooksDir } from "../dirs.ts";
 import { Runner } from "../hooks/runner.ts";
 import { EMPTY_TASK } from "../wire/task.ts";
@@ -95,7 +90,7 @@ async function fireEvent(
   const task = await readTaskOption(ctx);
   durationOption(ctx, "timeout");
   if (ctx.values.detach) {
-    await relaunchDetached(ctx, [what === "event" ? "fire" : "status-change"], task);
+    await relaunchDetached(ctx, [what === "event" ? "fire" : "status-change"], { task });
     return 0;
   }
   const message = stringOption(ctx.values, "message") ?? "";

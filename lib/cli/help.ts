@@ -5,14 +5,16 @@
  * @module
  */
 
+import { COMMANDS } from "./commands.ts";
 import {
   type CommandEntry,
-  COMMANDS,
   type CommandSpec,
+  EXIT,
   GLOBAL_OPTIONS,
+  INTERRUPTS,
   type OptionSpec,
-} from "./commands.ts";
-import { isGroup, namesOf, optionsOf, VERSION_OPTION } from "./args.ts";
+  VERSION_OPTION,
+} from "./types.ts";
 
 /** The width help is wrapped to: the terminal's, or 80 when stdout is not a terminal. */
 export function helpWidth(): number {
@@ -41,32 +43,12 @@ function fill(text: string, width: number, indent: number): string[] {
   return lines.map((l, i) => (i === 0 ? l : " ".repeat(indent) + l));
 }
 
-/**
- * Prose wrapped to `width`: lines of a paragraph are joined and refilled; a blank line separates
- * paragraphs, and a line starting with a space or "- " keeps its own start (lists, examples).
- */
+/** Prose wrapped to `width`: paragraphs, separated by blank lines, each refilled. */
 function prose(text: string, width: number): string[] {
-  const out: string[] = [];
-  let paragraph: string[] = [];
-  const flush = () => {
-    if (paragraph.length > 0) out.push(...fill(paragraph.join(" "), width, 0));
-    paragraph = [];
-  };
-  for (const line of text.trim().split("\n")) {
-    if (line.trim() === "") {
-      flush();
-      out.push("");
-    } else if (/^(\s|- )/.test(line)) {
-      flush();
-      const lead = /^\s*/.exec(line)![0].length;
-      const indent = lead + (line.trimStart().startsWith("- ") ? 2 : 0);
-      out.push(...fill(line.trim(), width - lead, indent - lead).map((l) => " ".repeat(lead) + l));
-    } else {
-      paragraph.push(line.trim());
-    }
-  }
-  flush();
-  return out;
+  return text.trim().split(/\n\s*\n/).flatMap((paragraph, i) => [
+    ...(i === 0 ? [] : [""]),
+    ...fill(paragraph, width, 0),
+  ]);
 }
 
 /** A two-column table (name, text), the text wrapped beside the names. */
@@ -105,8 +87,15 @@ function aliasNote(entry: CommandEntry): string {
   return aliases.length ? ` (also: ${aliases.map((a) => a.split(" ").at(-1)).join(", ")})` : "";
 }
 
-const EXIT_CODES = "0 ok, 1 failure, 2 blocked (tool pre; with --claude, any failure), " +
-  "3 no remote target, 64 usage error, 124 action timed out, 130/143 interrupted.";
+/** The exit codes as one sentence: the signals' codes together, as README words them. */
+function exitCodes(): string {
+  const signals = new Set<string>(INTERRUPTS);
+  const others = Object.entries(EXIT).filter(([name]) => !signals.has(name));
+  const interrupted = `${INTERRUPTS.map((s) => EXIT[s].code).join("/")} interrupted by ${
+    INTERRUPTS.join("/")
+  }`;
+  return [...others.map(([, e]) => `${e.code} ${e.means}`), interrupted].join(", ");
+}
 
 /** `tyhooks --help`. */
 export function topHelp(width: number): string {
@@ -125,7 +114,7 @@ export function topHelp(width: number): string {
     "Global options (before or after the command):",
     ...table(optionRows({ ...GLOBAL_OPTIONS, ...VERSION_OPTION }), width),
     "",
-    ...prose(`Exit codes: ${EXIT_CODES}`, width),
+    ...prose(`Exit codes: ${exitCodes()}.`, width),
     "",
     ...prose(
       'Run "tyhooks help <command>" or "tyhooks <command> --help" for a command\'s options.',
@@ -141,9 +130,9 @@ export function topHelp(width: number): string {
 
 /** Help for a group of commands (`tyhooks plugins --help`), or undefined when `group` is none. */
 export function groupHelp(group: string, width: number): string | undefined {
-  if (!isGroup(group)) return undefined;
   const members = COMMANDS.filter((c) => c.name.startsWith(`${group} `));
-  const alone = COMMANDS.find((c) => c.name !== group && namesOf(c).includes(group));
+  if (members.length === 0) return undefined;
+  const alone = COMMANDS.find((c) => c.aliases?.includes(group));
   return [
     `Usage: tyhooks ${group} <command> [options]`,
     "",
@@ -158,10 +147,20 @@ export function groupHelp(group: string, width: number): string | undefined {
   ].join("\n") + "\n";
 }
 
-/** A command's `--help`: usage, what it does, its options, the global ones, examples. */
-export function commandHelp(entry: CommandEntry, spec: CommandSpec, width: number): string {
+/**
+ * A command's `--help`: usage, what it does, its options (`options`: all it accepts, as the
+ * command line reads them), the global ones, examples.
+ */
+export function commandHelp(
+  entry: CommandEntry,
+  { spec, options, width }: {
+    spec: CommandSpec;
+    options: Record<string, OptionSpec>;
+    width: number;
+  },
+): string {
   const own = Object.fromEntries(
-    Object.entries(optionsOf(entry, spec)).filter(([name]) =>
+    Object.entries(options).filter(([name]) =>
       !Object.hasOwn(GLOBAL_OPTIONS, name) && !Object.hasOwn(VERSION_OPTION, name)
     ),
   );

@@ -11,13 +11,13 @@ import { pluginsDir } from "../dirs.ts";
 import {
   type CommandContext,
   type CommandModule,
+  durationOption,
   stringOption,
-  TASK_OPTIONS,
   UsageError,
-} from "./commands.ts";
-import { durationOption, makeRunner, taskOrEmpty } from "./_shared.ts";
+} from "./types.ts";
+import { makeRunner, TASK_OPTIONS, taskOrEmpty } from "./runner.ts";
 import { RunError } from "../errors.ts";
-import { clearableTimeout } from "../_timers.ts";
+import { clearableTimeout } from "../async.ts";
 import type { HostEntry } from "../hosts/hosts_file.ts";
 import type { Strategy } from "../hosts/pick.ts";
 import { quoted } from "../text.ts";

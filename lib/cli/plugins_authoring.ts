@@ -5,7 +5,7 @@
  * @module
  */
 
-import { type CommandContext, type CommandModule, stringOption } from "./commands.ts";
+import { type CommandContext, type CommandModule, stringOption } from "./types.ts";
 import { pluginsDir } from "../dirs.ts";
 import { scaffoldPlugin } from "../plugins/scaffold.ts";
 import { quoted } from "../text.ts";

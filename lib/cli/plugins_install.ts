@@ -4,7 +4,7 @@
  * @module
  */
 
-import { type CommandContext, type CommandModule, stringOption } from "./commands.ts";
+import { type CommandContext, type CommandModule, stringOption } from "./types.ts";
 import { pluginsDir } from "../dirs.ts";
 import { installPlugin, type InstallResult, updateInstalls } from "../plugins/install/install.ts";
 import { removePlugin } from "../plugins/install/remove.ts";

@@ -1,7 +1,7 @@
-import type { CommandContext, CommandSpec } from "./commands.ts";
+import type { CommandContext, CommandSpec } from "./types.ts";
 import { hooksDir } from "../dirs.ts";
 import { relative } from "../path.ts";
-import { loadIndexQuietly } from "./_shared.ts";
+import { loadIndexQuietly } from "./runner.ts";
 import type { Plugin } from "../plugins/types.ts";
 import { logWarnings } from "../plugins/messages.ts";
 import { type LegacyHooks, pluginListJson, readLegacyHooks } from "../plugins/listing.ts";

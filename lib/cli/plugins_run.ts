@@ -1,6 +1,13 @@
-import { type CommandContext, type CommandSpec, TASK_OPTIONS, UsageError } from "./commands.ts";
-import { durationOption, makeRunner, readTaskOption } from "./_shared.ts";
-import { type RunOptions, toRecord } from "../process/run_script.ts";
+import {
+  type CommandContext,
+  type CommandSpec,
+  durationOption,
+  EXIT,
+  UsageError,
+} from "./types.ts";
+import { makeRunner, readTaskOption, TASK_OPTIONS } from "./runner.ts";
+import { toRecord } from "../process/run_script.ts";
+import type { ActionOptions } from "../hooks/runner.ts";
 import { quoted } from "../text.ts";
 
 export const spec: CommandSpec = {
@@ -37,7 +44,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   const runner = await makeRunner(ctx, {
     timeouts: actionTimeout ? { action: actionTimeout } : {},
   });
-  const live: Pick<RunOptions, "onOutput" | "stdin"> = {};
+  const live: ActionOptions = { task };
   if (!ctx.values.json) {
     // Shown as it comes, byte for byte (a progress bar, a long sync), not when the action ends.
     // Written asynchronously: a reader that stalls (a paused terminal, `| sleep 60`) holds the
@@ -49,7 +56,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     };
   }
   if (ctx.values.task !== "-" && !Deno.stdin.isTerminal()) live.stdin = Deno.stdin.readable;
-  const result = await runner.runAction(plugin, action, task, live);
+  const result = await runner.runAction(plugin, action, live);
   if (ctx.values.json) {
     await ctx.print(
       JSON.stringify({ ...toRecord(result), stdout: result.stdout, stderr: result.stderr }) + "\n",
@@ -73,7 +80,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       "error",
       `Action "${action}" of plugin "${plugin}" timed out after ${runner.timeouts.action} ms`,
     );
-    return 124;
+    return EXIT.timedOut.code;
   }
   if (result.signal !== null) {
     ctx.log.log("error", `Action "${action}" of plugin "${plugin}" was killed by ${result.signal}`);

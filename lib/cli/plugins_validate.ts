@@ -1,4 +1,4 @@
-import { type CommandContext, type CommandSpec, UsageError } from "./commands.ts";
+import { type CommandContext, type CommandSpec, UsageError } from "./types.ts";
 import { basename, dirname, resolve } from "../path.ts";
 import { hooksDir, pluginsDir } from "../dirs.ts";
 import { validatePluginDir, validatePlugins } from "../plugins/validate.ts";

@@ -1,12 +1,17 @@
-import { type CommandContext, type CommandSpec, stringOption, UsageError } from "./commands.ts";
+import {
+  type CommandContext,
+  type CommandSpec,
+  durationOption,
+  stringOption,
+  UsageError,
+} from "./types.ts";
 import { hooksDir, pluginsDir } from "../dirs.ts";
 import { checkExposure, formatListen, parseListen, readTokenFile } from "../serve/listen.ts";
 import { DEFAULT_MAX_PROCS } from "../serve/limits.ts";
 import { DEFAULT_MAX_CONNS } from "../serve/conn_server.ts";
 import { DEFAULT_STOP_TIMEOUT_MS } from "../services/supervisor.ts";
 import { startDaemon } from "../serve/server.ts";
-import { durationOption } from "./_shared.ts";
-import { clearableTimeout } from "../_timers.ts";
+import { clearableTimeout } from "../async.ts";
 
 export const spec: CommandSpec = {
   summary:

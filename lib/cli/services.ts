@@ -4,8 +4,8 @@
  * @module
  */
 
-import { type CommandContext, type CommandModule, UsageError } from "./commands.ts";
-import { durationOption, loadIndex } from "./_shared.ts";
+import { type CommandContext, type CommandModule, durationOption, UsageError } from "./types.ts";
+import { loadIndex } from "./runner.ts";
 import { stderrSink } from "../services/line_relay.ts";
 import { listServices, startServices } from "../services/service_set.ts";
 import { DEFAULT_STOP_TIMEOUT_MS, parseEnvEntry } from "../services/supervisor.ts";

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { CommandContext, CommandModule } from "./commands.ts";
+import type { CommandContext, CommandModule } from "./types.ts";
 import type { FoundEntry, SetAside, Spool, SpoolDoc } from "../spool/spool.ts";
 import { table } from "./table.ts";
 

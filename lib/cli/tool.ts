@@ -10,15 +10,16 @@ import { resolve } from "../path.ts";
 import {
   type CommandContext,
   type CommandModule,
-  consultOptions,
+  durationOption,
+  EXIT,
   type OptionSpec,
   stringOption,
   UsageError,
-} from "./commands.ts";
-import { durationOption, makeConsultRunner, makeRunner, relaunchDetached } from "./_shared.ts";
+} from "./types.ts";
+import { consultedCall, consultOptions, makeRunner } from "./runner.ts";
 import { INPUT_CAPS, readBoundedBytes } from "../fs.ts";
 import { issueText } from "../wire/json.ts";
-import { clearableTimeout } from "../_timers.ts";
+import { clearableTimeout } from "../async.ts";
 import { DEFAULT_TIMEOUTS } from "../events.ts";
 import type { PostToolCall } from "../consult/tool_hooks.ts";
 
@@ -205,9 +206,6 @@ function hookPaths(ctx: CommandContext, flag: string): string[] {
   return paths.map((path) => resolve(path));
 }
 
-/** Exit code of a blocked call. */
-const EXIT_BLOCKED = 2;
-
 export const pre: CommandModule = {
   spec: {
     summary:
@@ -230,7 +228,7 @@ export const pre: CommandModule = {
     const started = performance.now();
     const call = await readToolCall(ctx, "tool pre");
     const onFailure = failurePolicy(ctx);
-    const { runner, consult } = await makeConsultRunner(ctx, "tool", started);
+    const { runner, consult } = await consultedCall(ctx, "tool", started);
     const { ToolHooks } = await import("../consult/tool_hooks.ts");
     const hooks = new ToolHooks(runner, { preHooks: hookPaths(ctx, "pre-hook"), onFailure });
     const verdict = await hooks.preToolCall(call, consult);
@@ -240,7 +238,7 @@ export const pre: CommandModule = {
     } else {
       await ctx.print(JSON.stringify(verdict) + "\n");
     }
-    return verdict.action === "block" ? EXIT_BLOCKED : 0;
+    return verdict.action === "block" ? EXIT.blocked.code : 0;
   },
 };
 
@@ -269,7 +267,8 @@ export const post: CommandModule = {
     if (ctx.values.detach) {
       // The call read here (from flags, a request or stdin) goes as flags: the background run
       // reads no stdin of the caller's.
-      await relaunchDetached(ctx, ["tool", "post"], undefined, {
+      const { relaunchDetached } = await import("./detach.ts");
+      const replaced = {
         tool: call.tool,
         args: JSON.stringify(call.args),
         platform: call.platform,
@@ -280,7 +279,8 @@ export const post: CommandModule = {
         "post-hook": hookPaths(ctx, "post-hook"),
         request: undefined,
         claude: undefined,
-      });
+      };
+      await relaunchDetached(ctx, ["tool", "post"], { replaced });
       return 0;
     }
     const runner = await makeRunner(ctx, { timeouts: timeout ? { tool: timeout } : {} });

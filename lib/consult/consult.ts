@@ -18,7 +18,7 @@
 import type { Plugin } from "../plugins/types.ts";
 import type { Logger } from "../log.ts";
 import { DRAIN_MS, type RunResult } from "../process/run_script.ts";
-import { clearableTimeout } from "../_timers.ts";
+import { clearableTimeout } from "../async.ts";
 
 /** Options every consulted call takes. */
 export interface ConsultOptions {

@@ -8,7 +8,7 @@
 
 import { join } from "../path.ts";
 import { excerpt } from "../text.ts";
-import type { Limit } from "../process/limit.ts";
+import type { Limit } from "../async.ts";
 import type { Plugin, PluginIndex } from "../plugins/types.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import { EMPTY_TASK, type Task, taskEnv } from "../wire/task.ts";
@@ -56,6 +56,12 @@ export interface RunnerOptions {
   ask?: AskHandler;
   /** How a plugin's notified hook (event, `post_tool_call`) is told; default: run once. */
   notify?: AskHandler;
+}
+
+/** Options of {@linkcode Runner.runAction}. */
+export interface ActionOptions extends Pick<RunOptions, "onOutput" | "stdin"> {
+  /** The task whose variables the action gets; none when omitted. */
+  task?: Task;
 }
 
 /** What a status change did. */
@@ -304,15 +310,14 @@ export class Runner {
 
   /**
    * Runs a plugin action with the plugin variables, and the task variables when a task is given;
-   * `live` sees its output as it comes and gives it a stdin (`plugins run`).
+   * `onOutput` sees its output as it comes and `stdin` is its stdin (`plugins run`).
    *
    * @throws {NotFoundError} When the plugin or the action does not exist.
    */
   async runAction(
     pluginName: string,
     actionId: string,
-    task?: Task,
-    live: Pick<RunOptions, "onOutput" | "stdin"> = {},
+    { task, ...live }: ActionOptions = {},
   ): Promise<RunResult> {
     const plugin = this.index.plugins.find((p) => p.name === pluginName);
     if (plugin === undefined) {

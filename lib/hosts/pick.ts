@@ -6,7 +6,7 @@
  * @module
  */
 
-import { createLimit } from "../process/limit.ts";
+import { createLimit } from "../async.ts";
 import type { PlacementAnswer } from "../consult/placement.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import type { HostEntry } from "./hosts_file.ts";

@@ -14,7 +14,7 @@
  * @module
  */
 
-import { createLimit } from "../process/limit.ts";
+import { createLimit } from "../async.ts";
 import type { HostFacts } from "../wire/host_facts.ts";
 import { sshCommand } from "./ssh.ts";
 import { failureReason, runScript, succeeded } from "../process/run_script.ts";

@@ -17,7 +17,7 @@ import type { HookSettings, Plugin } from "./types.ts";
 import type { Problem } from "./messages.ts";
 import { closest, kindOf, quoted } from "../text.ts";
 import { isRecord } from "../wire/json.ts";
-import { parseDuration } from "../_timers.ts";
+import { parseDuration } from "../async.ts";
 import type { ToolMatcher } from "./tool_matcher.ts";
 import { eventSpec, mayBePersistent, TOOL_EVENTS } from "../events.ts";
 

@@ -11,7 +11,7 @@ import { resolve } from "../path.ts";
 import type { LoadWarning, Observe, Plugin, PluginIndex } from "./types.ts";
 import { byBytes, discoverPluginDirs } from "./discover.ts";
 import { loadPluginDir, type PluginReport } from "./plugin_dir.ts";
-import { createLimit } from "../process/limit.ts";
+import { createLimit } from "../async.ts";
 
 /**
  * Options of {@linkcode loadPlugins}.

@@ -18,7 +18,7 @@ import { dirname } from "../path.ts";
 import { RunError } from "../errors.ts";
 import { concat } from "./output_cap.ts";
 import { currentUid, readBounded } from "../fs.ts";
-import { clearableTimeout } from "../_timers.ts";
+import { clearableTimeout } from "../async.ts";
 import { signalGroup } from "./group.ts";
 
 const PERMISSIONS = ["read", "write", "env", "run", "sys", "net"] as const;

@@ -17,7 +17,7 @@
  * @module
  */
 
-import { sleep } from "../_timers.ts";
+import { sleep } from "../async.ts";
 
 /** Default time between SIGTERM and SIGKILL. */
 export const DEFAULT_GRACE_MS = 500;

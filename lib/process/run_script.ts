@@ -23,7 +23,7 @@ import {
   waitGroupEmpty,
   withoutNul,
 } from "./group.ts";
-import { clearableTimeout, within } from "../_timers.ts";
+import { clearableTimeout, within } from "../async.ts";
 
 /** Default cap of captured output per stream. */
 export const DEFAULT_MAX_OUTPUT = 1024 * 1024;
@@ -154,7 +154,7 @@ export async function runScript(script: string, options: RunOptions = {}): Promi
   // is the only thing that starts the kill.
   const run = new AbortController();
   // Not setTimeout, which costs a CLI call about 5 ms on first use, and not AbortSignal.timeout,
-  // which a daemon would carry until it fires (see lib/_timers.ts).
+  // which a daemon would carry until it fires (see lib/async.ts).
   const timeout = clearableTimeout(timeoutMs);
   timeout.signal.addEventListener("abort", () => run.abort(TIMEOUT), { once: true });
   const onOuterAbort = () => run.abort(options.signal?.reason);

@@ -20,7 +20,7 @@
 
 import { type Logger, silentLogger } from "../log.ts";
 import { runScript } from "../process/run_script.ts";
-import { sleep } from "../_timers.ts";
+import { sleep } from "../async.ts";
 import { json } from "./http.ts";
 
 /** Connections served at once by default (SPEC "Trust boundaries"). */

@@ -17,11 +17,12 @@
  */
 
 import type { Logger } from "../log.ts";
+import type { Runner } from "../hooks/runner.ts";
+import type { PersistentHooks } from "./persistent.ts";
 import type { ServiceStatus } from "../wire/services.ts";
 import { type EventQueue, StopDrop } from "./limits.ts";
 import { type Spool, type SpoolDoc, type SpoolEntry, SpoolFullError } from "../spool/spool.ts";
 import type { IndexHolder, Snapshot } from "./index_holder.ts";
-import type { DaemonRunners } from "./server.ts";
 import { VERSION } from "../version.ts";
 import { errorResponse, HttpError, json, parseBody } from "./http.ts";
 import {
@@ -53,6 +54,18 @@ export interface ServiceSupervisor {
   status(): ServiceStatus[];
   /** SIGTERM to every group, SIGKILL after `stopTimeoutMs`. */
   stop(options?: { stopTimeoutMs?: number }): Promise<unknown>;
+}
+
+/** The runners of one snapshot. */
+export interface DaemonRunners {
+  /** Consulted calls: a caller waits on them within their deadline. */
+  decide: Runner;
+  /** Actions: a caller waits, but nothing depends on them at shutdown. */
+  act: Runner;
+  /** Fire-and-forget work. */
+  fire: Runner;
+  /** The persistent hooks' processes, asked by `decide` and told by `fire`. */
+  persistent: PersistentHooks;
 }
 
 /** State shared by every request. */
@@ -166,7 +179,7 @@ async function runAction(call: Call): Promise<Response> {
   const body = await parseBody(call.request, TaskBodySchema);
   const { plugin, action } = call.params;
   try {
-    const result = await call.snapshot.built.act.runAction(plugin, action, body.task);
+    const result = await call.snapshot.built.act.runAction(plugin, action, { task: body.task });
     return json(200, { ...toRecord(result), stdout: result.stdout, stderr: result.stderr });
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;

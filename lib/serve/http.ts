@@ -10,7 +10,7 @@
 import type { Schema } from "../wire/json.ts";
 import { issueText } from "../wire/json.ts";
 import { concat } from "../process/output_cap.ts";
-import { onTimeout } from "../_timers.ts";
+import { onTimeout } from "../async.ts";
 
 /** A request the daemon refuses, with its status (400, 401, 404, 405, 413, 503). */
 export class HttpError extends Error {

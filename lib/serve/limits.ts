@@ -16,7 +16,7 @@
  */
 
 import { RunError } from "../errors.ts";
-import type { Limit } from "../process/limit.ts";
+import type { Limit } from "../async.ts";
 
 // A FIFO with O(1) shift: Array#shift is O(n), and the event queue may hold 10,000 entries.
 class Fifo<T> {

@@ -41,7 +41,7 @@ import { DEFAULT_GRACE_MS, spawnIsolated, terminateGroup } from "../process/grou
 import { LineReader, openReader } from "../process/output_cap.ts";
 import { pluginEnv, withRequestId } from "../hooks/runner.ts";
 import { type BackoffOptions, DEFAULT_BACKOFF, nextStep, NO_STREAK } from "../services/backoff.ts";
-import { onTimeout, sleep } from "../_timers.ts";
+import { onTimeout, sleep } from "../async.ts";
 import { type Logger, silentLogger } from "../log.ts";
 
 /** How a process ends or gets out of step on its own. */

@@ -31,10 +31,10 @@ import {
   type ListenAddress,
   removeSocket,
 } from "./listen.ts";
-import { within } from "../_timers.ts";
+import { within } from "../async.ts";
 import { DEFAULT_MAX_PROCS, EventQueue, ProcLimit } from "./limits.ts";
 import { type HolderLoadOptions, IndexHolder } from "./index_holder.ts";
-import { type DaemonState, requestHandler, requeue } from "./endpoints.ts";
+import { type DaemonRunners, type DaemonState, requestHandler, requeue } from "./endpoints.ts";
 import type { ServiceSet } from "../services/service_set.ts";
 import { Spool } from "../spool/spool.ts";
 import { resolve } from "../path.ts";
@@ -257,18 +257,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     reload: (reason = "reload") => holder.reload(reason),
     stop: () => stopping ??= stop(),
   };
-}
-
-/** The runners of one snapshot. */
-export interface DaemonRunners {
-  /** Consulted calls: a caller waits on them within their deadline. */
-  decide: Runner;
-  /** Actions: a caller waits, but nothing depends on them at shutdown. */
-  act: Runner;
-  /** Fire-and-forget work. */
-  fire: Runner;
-  /** The persistent hooks' processes, asked by `decide` and told by `fire`. */
-  persistent: PersistentHooks;
 }
 
 /** What the runners are built with. */

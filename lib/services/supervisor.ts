@@ -27,7 +27,7 @@ import {
 } from "./backoff.ts";
 import { type LineSink, type LineSource, prefixedStderr, relayLines } from "./line_relay.ts";
 import type { LastExit, ServiceState, ServiceStatus } from "../wire/services.ts";
-import { clearableTimeout, sleep, within } from "../_timers.ts";
+import { clearableTimeout, sleep, within } from "../async.ts";
 import { DRAIN_MS } from "../process/run_script.ts";
 
 /** Default time between SIGTERM and SIGKILL when stopping. */

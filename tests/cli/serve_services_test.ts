@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { makeTree, spawnCli, tempDir } from "../_cli.ts";
 import { alive, readPid, waitGone } from "../_procs.ts";
 import { serveOn, tempSocket } from "./_serve.ts";
-import { within } from "../../lib/_timers.ts";
+import { within } from "../../lib/async.ts";
 
 Deno.test("serve --services supervises the services, lists them at /v1/services, stops them on SIGTERM", async () => {
   const out = await tempDir({ prefix: "tyhooks-svc-" });

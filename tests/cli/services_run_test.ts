@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, makeTree, spawnCli } from "../_cli.ts";
 import { alive, readPid } from "../_procs.ts";
-import { within } from "../../lib/_timers.ts";
+import { within } from "../../lib/async.ts";
 
 /** `tyhooks services run` in the background, so a test can signal it. */
 function serviceRun(

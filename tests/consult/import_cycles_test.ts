@@ -1,8 +1,8 @@
 /**
- * No import cycle between `lib/` folders (issue 13): a folder's files may import another
- * folder's only when that folder does not, directly or through others, import back. Type-only
- * imports count too: they are part of the design even when erased. Top-level files (`lib/mod.ts`
- * re-exports everything; small shared helpers) are not folders and are left out.
+ * Imports in `lib/` flow one way: no two files import each other, directly or through others,
+ * and neither do two folders. Type-only imports count (they are part of the design even when
+ * erased), and so do lazy `import()`s (a command table that loads a command file is imported by
+ * nothing that file imports).
  */
 
 import assert from "node:assert/strict";
@@ -13,28 +13,22 @@ const LIB = join(ROOT, "lib");
 const IMPORT =
   /(?:import|export)\s+(?:type\s+)?[^'";]*?from\s+["'](\.[^"']+)["']|import\(\s*["'](\.[^"']+)["']\s*\)/g;
 
-function folderOf(path: string): string | null {
-  const parts = relative(LIB, path).split("/");
-  return parts.length > 1 && parts[0] !== ".." ? parts[0] : null;
-}
-
-async function folderGraph(): Promise<Map<string, Set<string>>> {
+/** Every `.ts` file of lib/ (relative to it) and the lib/ files it imports. */
+async function fileGraph(): Promise<Map<string, Set<string>>> {
   const graph = new Map<string, Set<string>>();
   async function walk(dir: string): Promise<void> {
     for await (const entry of Deno.readDir(dir)) {
       const path = join(dir, entry.name);
       if (entry.isDirectory) await walk(path);
       else if (entry.name.endsWith(".ts")) {
-        const from = folderOf(path);
-        if (from === null) continue;
         // JSDoc examples import freely; only the code's own imports count.
         const code = (await Deno.readTextFile(path)).replace(/\/\*[\s\S]*?\*\//g, "");
+        const imports = new Set<string>();
         for (const match of code.matchAll(IMPORT)) {
-          const to = folderOf(normalize(join(dirname(path), match[1] ?? match[2])));
-          if (to === null || to === from) continue;
-          if (!graph.has(from)) graph.set(from, new Set());
-          graph.get(from)!.add(to);
+          const target = relative(LIB, normalize(join(dirname(path), match[1] ?? match[2])));
+          if (!target.startsWith("..")) imports.add(target);
         }
+        graph.set(relative(LIB, path), imports);
       }
     }
   }
@@ -42,16 +36,70 @@ async function folderGraph(): Promise<Map<string, Set<string>>> {
   return graph;
 }
 
-Deno.test("no import cycle between lib/ folders", async () => {
-  const graph = await folderGraph();
-  assert.ok(graph.has("consult") && graph.has("hooks"), "the graph was read");
-  const cycles: string[] = [];
-  const visit = (node: string, path: string[]) => {
+/** Each group of nodes that reach one another (Tarjan's strongly connected components). */
+function cyclesOf(graph: Map<string, Set<string>>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const cycles: string[][] = [];
+  const visit = (node: string) => {
+    index.set(node, index.size);
+    low.set(node, index.get(node)!);
+    stack.push(node);
     for (const next of graph.get(node) ?? []) {
-      if (next === path[0]) cycles.push([...path, next].join(" -> "));
-      else if (!path.includes(next) && next > path[0]) visit(next, [...path, next]);
+      if (!graph.has(next)) continue;
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (stack.includes(next)) {
+        low.set(node, Math.min(low.get(node)!, index.get(next)!));
+      }
     }
+    if (low.get(node) !== index.get(node)) return;
+    const group: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      group.push(member);
+    } while (member !== node);
+    if (group.length > 1 || graph.get(node)!.has(node)) cycles.push(group.sort());
   };
-  for (const start of graph.keys()) visit(start, [start]);
-  assert.deepEqual(cycles, []);
+  for (const node of [...graph.keys()].sort()) if (!index.has(node)) visit(node);
+  return cycles;
+}
+
+function folderOf(file: string): string | null {
+  const parts = file.split("/");
+  return parts.length > 1 ? parts[0] : null;
+}
+
+Deno.test("cyclesOf() finds a cycle through a lazy import and a type import (control)", () => {
+  const graph = new Map([
+    ["cli/commands.ts", new Set(["cli/route.ts"])],
+    ["cli/route.ts", new Set(["cli/types.ts", "cli/commands.ts"])],
+    ["cli/types.ts", new Set<string>()],
+  ]);
+  assert.deepEqual(cyclesOf(graph), [["cli/commands.ts", "cli/route.ts"]]);
+});
+
+Deno.test("no two files of lib/ import each other, directly or through others", async () => {
+  const graph = await fileGraph();
+  // Control: the graph holds the imports that are known to be there, lazy ones included.
+  assert.ok(graph.get("cli/commands.ts")?.has("cli/consult.ts"), "the graph was read");
+  assert.deepEqual(cyclesOf(graph), []);
+});
+
+Deno.test("no two folders of lib/ import each other, directly or through others", async () => {
+  const folders = new Map<string, Set<string>>();
+  for (const [file, imports] of await fileGraph()) {
+    const from = folderOf(file);
+    if (from === null) continue; // Top-level files (lib/mod.ts re-exports everything) are no folder.
+    if (!folders.has(from)) folders.set(from, new Set());
+    for (const target of imports) {
+      const to = folderOf(target);
+      if (to !== null && to !== from) folders.get(from)!.add(to);
+    }
+  }
+  assert.ok(folders.has("consult") && folders.has("hooks"), "the graph was read");
+  assert.deepEqual(cyclesOf(folders), []);
 });

@@ -114,7 +114,7 @@ Deno.test("runAction() gives task variables only when a task is given", async ()
   const script = '#!/bin/sh\necho "id=${TASK_ID-unset} plugin=$TASK_PLUGIN_NAME"\n';
   const runner = new Runner(await indexOf({ sync: { actions: { push: script } } }));
   assert.equal((await runner.runAction("sync", "push")).stdout, "id=unset plugin=sync\n");
-  assert.equal((await runner.runAction("sync", "push", task)).stdout, "id=42 plugin=sync\n");
+  assert.equal((await runner.runAction("sync", "push", { task })).stdout, "id=42 plugin=sync\n");
 });
 
 Deno.test("runAction() names an unknown plugin or action in a NotFoundError", async () => {

@@ -8,7 +8,7 @@
  */
 
 import { dirname, join } from "node:path";
-import { within } from "../../lib/_timers.ts";
+import { within } from "../../lib/async.ts";
 import { tempDir } from "../_cli.ts";
 
 /** One host of the fleet. */

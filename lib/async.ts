@@ -1,7 +1,7 @@
 /**
- * Timers for the whole project: timeouts that can be cleared and leave nothing behind, the two
- * waits built on them (`sleep`, `within`), and durations as the command line and manifests write
- * them.
+ * Waiting, for the whole project: timeouts that can be cleared and leave nothing behind, the two
+ * waits built on them (`sleep`, `within`), durations as the command line and manifests write
+ * them, and the one bound on how many tasks run at once (`createLimit`).
  *
  * `AbortSignal.timeout` cannot be cancelled: each one keeps its signal and a timer (about 2.5 KB,
  * most of it outside the JS heap) until it fires. A daemon answering 900 requests a second with
@@ -152,4 +152,32 @@ export function parseDuration(text: string): number | undefined {
   if (match === null) return undefined;
   const ms = Number(match[1]) * UNITS[match[2] ?? "s"];
   return Number.isFinite(ms) && ms <= MAX_TIMER_MS ? Math.round(ms) : undefined;
+}
+
+/**
+ * Runs `task` once a slot is free: hook runs of a command, file checks of a load, ssh sessions of
+ * a host pick. The daemon's `ProcLimit` (two gates over shared slots) hands out the same kind.
+ */
+export type Limit = <T>(task: () => Promise<T>) => Promise<T>;
+
+/**
+ * A bound of `max` tasks at once (at least 1), started in the order they arrive: many file checks
+ * or hook runs at once, never so many that the file descriptors run out.
+ */
+export function createLimit(max: number): Limit {
+  const slots = Math.max(1, Math.floor(max));
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async function limit<T>(task: () => Promise<T>): Promise<T> {
+    if (running >= slots) await new Promise<void>((resolve) => waiting.push(resolve));
+    else running++;
+    try {
+      return await task();
+    } finally {
+      // Hand the slot straight to the next task, so `running` never overshoots.
+      const next = waiting.shift();
+      if (next) next();
+      else running--;
+    }
+  };
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { clearableTimeout, sleep, within } from "../lib/_timers.ts";
+import { clearableTimeout, sleep, within } from "../lib/async.ts";
 
 function aborted(signal: AbortSignal): Promise<void> {
   return new Promise((resolve) =>
@@ -44,7 +44,7 @@ Deno.test("clearableTimeout() keeps firing in due order as timeouts come and go"
 });
 
 Deno.test("clearableTimeout() no longer keeps the process alive once cleared", async () => {
-  const url = new URL("../lib/_timers.ts", import.meta.url).href;
+  const url = new URL("../lib/async.ts", import.meta.url).href;
   const out = await new Deno.Command(Deno.execPath(), {
     args: [
       "eval",

@@ -1,20 +1,31 @@
 /**
- * What several commands share: reading the task, loading the plugin index, building a Runner
- * from the flags, and `--detach`.
+ * What a command runs plugins with, from its flags: the task (`--task`, `--task-json`), the
+ * plugin index (`--plugins-dir`, through the index cache), a Runner over it (`--hooks-dir`,
+ * `--timeout`), and for a consulted call the loop's bounds (`--sequential`, `--deadline`).
  *
  * @module
  */
 
 import { cacheDir, hooksDir, pluginsDir } from "../dirs.ts";
 import { join } from "../path.ts";
-import { type CommandContext, stringOption, UsageError } from "./commands.ts";
+import {
+  type CommandContext,
+  durationOption,
+  type OptionSpec,
+  stringOption,
+  UsageError,
+} from "./types.ts";
 import { EMPTY_TASK, parseTask, type Task } from "../wire/task.ts";
 import type { PluginIndex } from "../plugins/types.ts";
 import { Runner, type RunnerOptions } from "../hooks/runner.ts";
-import { DETACHED_CHILD_FLAG } from "./dispatch.ts";
-import { createLimit } from "../process/limit.ts";
 import { readBounded } from "../fs.ts";
-import { clearableTimeout, parseDuration } from "../_timers.ts";
+import { clearableTimeout, createLimit } from "../async.ts";
+
+/** Task options shared by the commands that act on a task. */
+export const TASK_OPTIONS: Record<string, OptionSpec> = {
+  task: { type: "string", value: "FILE", help: "task JSON from FILE (- = stdin)" },
+  "task-json": { type: "string", value: "JSON", help: "task JSON given inline" },
+};
 
 /** Reads `--task FILE|-` or `--task-json`; undefined when neither is given. */
 export async function readTaskOption(ctx: CommandContext): Promise<Task | undefined> {
@@ -38,20 +49,6 @@ export async function readTaskOption(ctx: CommandContext): Promise<Task | undefi
 /** Reads the task, or the empty task. */
 export async function taskOrEmpty(ctx: CommandContext): Promise<Task> {
   return (await readTaskOption(ctx)) ?? EMPTY_TASK;
-}
-
-/** Parses a duration flag; undefined when absent. */
-export function durationOption(ctx: CommandContext, name: string): number | undefined {
-  const text = stringOption(ctx.values, name);
-  if (text === undefined) return undefined;
-  const ms = parseDuration(text);
-  if (ms === undefined || ms <= 0) {
-    throw new UsageError(
-      `Invalid duration "${text}" for flag "--${name}"`,
-      "hint: use 500ms, 15s, 2m or plain seconds, more than 0 and at most 24 days",
-    );
-  }
-  return ms;
 }
 
 /**
@@ -143,8 +140,32 @@ function legacyHooksDir(ctx: CommandContext): string | undefined {
   }
 }
 
-/** A Runner for a consulted call, and the consult loop's options from the command line. */
-export interface ConsultRunner {
+/**
+ * The flags every consulted command (`route`, `place`, `hosts`, `tool pre`) takes:
+ * `--sequential`, `--timeout`, `--deadline`, worded for its handlers ("router", "handler", "hook").
+ */
+export function consultOptions(
+  handler: string,
+  defaultTimeout: string,
+  sequentialHelp = `ask one ${handler} after another, as ty does`,
+): Record<string, OptionSpec> {
+  return {
+    sequential: { type: "boolean", help: sequentialHelp },
+    timeout: {
+      type: "string",
+      value: "DUR",
+      help: `per-${handler} timeout (default ${defaultTimeout})`,
+    },
+    deadline: {
+      type: "string",
+      value: "DUR",
+      help: `bound on the whole call (default: the ${handler}s' timeouts)`,
+    },
+  };
+}
+
+/** A consulted call ready to ask: the Runner, and the consult loop's options from the flags. */
+export interface ConsultedCall {
   runner: Runner;
   /** `--sequential`, and `--deadline` with when it started (before the plugins were loaded). */
   consult: { deadlineMs?: number; startedAt?: number; sequential: boolean };
@@ -156,12 +177,12 @@ export interface ConsultRunner {
  * bounds the handlers. A load still running at the deadline is ended; the call goes on with no
  * plugins and a warning about the plugins dir, so nobody answers and a guard fails closed.
  */
-export async function makeConsultRunner(
+export async function consultedCall(
   ctx: CommandContext,
   handlers: "route" | "placement" | "hosts" | "tool",
   /** When the call started, if before this (its input read from stdin counts too). */
   started: number = performance.now(),
-): Promise<ConsultRunner> {
+): Promise<ConsultedCall> {
   const timeout = durationOption(ctx, "timeout");
   const options: RunnerOptions = { timeouts: timeout ? { [handlers]: timeout } : {} };
   const sequential = ctx.values.sequential === true;
@@ -191,92 +212,4 @@ export async function makeConsultRunner(
   await logLoadWarnings(ctx, index);
   const runner = new Runner(index, runnerOptions(ctx, options));
   return { runner, consult: { deadlineMs, startedAt: started, sequential } };
-}
-
-/** Where detached runs write their output. */
-export function detachedLogPath(): string {
-  return join(cacheDir(), "tyhooks", "detached.log");
-}
-
-// Flags the spooled command must not carry: it must not detach once more, a task read from a
-// file or stdin travels as the task itself, and whoever runs it brings its own log settings.
-const NOT_RELAUNCHED = new Set(["detach", "task", "task-json", "help", "log-format", "log-level"]);
-
-/**
- * Runs the same command again in the background, its work kept in the spool until it has run:
- * the whole command line (flags as `--name=value`, so a value starting with `-` stays a value;
- * the task inline; the plugins and hooks dirs resolved, so it runs the same from anywhere) is
- * written to the spool, and a background `tyhooks spool run ENTRY` takes it (its name travels on
- * that run's stdin, never on its argv). Returns once the background run has read it; should that
- * run die, the next daemon start or `tyhooks spool run` runs the work. `words` are the command's
- * (`["tool", "post"]`); `replaced` flags are sent instead of the caller's (undefined drops one).
- *
- * @throws {RunError} When the work cannot be spooled, or the background run cannot start or
- *   does not take it (the work is then removed: the caller was told it failed).
- */
-export async function relaunchDetached(
-  ctx: CommandContext,
-  words: string[],
-  task: Task | undefined,
-  replaced: CommandContext["values"] = {},
-): Promise<void> {
-  const args = [...words];
-  const values = { ...ctx.values, ...spooledDirs(ctx), ...replaced };
-  for (const [name, value] of Object.entries(values)) {
-    if (NOT_RELAUNCHED.has(name) || value === undefined || value === false) continue;
-    for (const one of Array.isArray(value) ? value : [value]) {
-      args.push(one === true ? `--${name}` : `--${name}=${one}`);
-    }
-  }
-  if (task !== undefined) args.push(`--task-json=${JSON.stringify(task)}`);
-  // "--" last: positionals (an event name) may start with "-" too.
-  args.push("--", ...ctx.positionals);
-  const { Spool } = await import("../spool/spool.ts");
-  const spool = Spool.open(undefined, { log: ctx.log });
-  const entry = await spool.add({ what: [...words, ...ctx.positionals].join(" "), args }, {
-    claim: false,
-  });
-  // The log file outlives the call: timestamped JSON lines unless the caller chose a format.
-  const logFlags = [`--log-format=${ctx.values["log-format"] ?? "json"}`];
-  if (typeof ctx.values["log-level"] === "string") {
-    logFlags.push(`--log-level=${ctx.values["log-level"]}`);
-  }
-  const { handOffDetached, selfCommand } = await import("../process/detach.ts");
-  const log = detachedLogPath();
-  let run;
-  try {
-    run = await handOffDetached(
-      [...selfCommand(), DETACHED_CHILD_FLAG],
-      ["spool", "run", ...logFlags, "--", entry.name],
-      log,
-      { signal: ctx.signal },
-    );
-  } catch (error) {
-    await spool.discard(entry);
-    throw error;
-  } finally {
-    await spool.close();
-  }
-  if (run.logProblem !== null) {
-    ctx.log.log("warn", `The background run writes no log: ${run.logProblem}`, {
-      hint: `remove it or fix its owner and mode (tyhooks keeps "${log}" 0600 in a 0700 dir)`,
-    });
-  }
-  ctx.log.log("info", "Detached", {
-    pid: run.pid,
-    log: run.logProblem === null ? log : null,
-    spooled: entry.name,
-  });
-}
-
-// The dirs as this call resolves them: a later `spool run` may start elsewhere, without the
-// caller's environment.
-function spooledDirs(ctx: CommandContext): CommandContext["values"] {
-  const dirs: CommandContext["values"] = { "plugins-dir": pluginsDir(ctx.globals.pluginsDir) };
-  try {
-    dirs["hooks-dir"] = hooksDir(ctx.globals.hooksDir);
-  } catch {
-    // No hooks dir to be found ($HOME unset): the run finds none either.
-  }
-  return dirs;
 }

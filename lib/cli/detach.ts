@@ -1,0 +1,98 @@
+/**
+ * `--detach` (`fire`, `status-change`, `tool post`): the same command again in the background,
+ * its work kept in the spool until it has run, its output in a log file.
+ *
+ * @module
+ */
+
+import { cacheDir, hooksDir, pluginsDir } from "../dirs.ts";
+import { join } from "../path.ts";
+import { type CommandContext, DETACHED_CHILD_FLAG } from "./types.ts";
+import type { Task } from "../wire/task.ts";
+
+/** Where detached runs write their output. */
+export function detachedLogPath(): string {
+  return join(cacheDir(), "tyhooks", "detached.log");
+}
+
+// Flags the spooled command must not carry: it must not detach once more, a task read from a
+// file or stdin travels as the task itself, and whoever runs it brings its own log settings.
+const NOT_RELAUNCHED = new Set(["detach", "task", "task-json", "help", "log-format", "log-level"]);
+
+/**
+ * Runs the same command again in the background, its work kept in the spool until it has run:
+ * the whole command line (flags as `--name=value`, so a value starting with `-` stays a value;
+ * the task inline; the plugins and hooks dirs resolved, so it runs the same from anywhere) is
+ * written to the spool, and a background `tyhooks spool run ENTRY` takes it (its name travels on
+ * that run's stdin, never on its argv). Returns once the background run has read it; should that
+ * run die, the next daemon start or `tyhooks spool run` runs the work. `words` are the command's
+ * (`["tool", "post"]`); `replaced` flags are sent instead of the caller's (undefined drops one).
+ *
+ * @throws {RunError} When the work cannot be spooled, or the background run cannot start or
+ *   does not take it (the work is then removed: the caller was told it failed).
+ */
+export async function relaunchDetached(
+  ctx: CommandContext,
+  words: string[],
+  { task, replaced = {} }: { task?: Task; replaced?: CommandContext["values"] } = {},
+): Promise<void> {
+  const args = [...words];
+  const values = { ...ctx.values, ...spooledDirs(ctx), ...replaced };
+  for (const [name, value] of Object.entries(values)) {
+    if (NOT_RELAUNCHED.has(name) || value === undefined || value === false) continue;
+    for (const one of Array.isArray(value) ? value : [value]) {
+      args.push(one === true ? `--${name}` : `--${name}=${one}`);
+    }
+  }
+  if (task !== undefined) args.push(`--task-json=${JSON.stringify(task)}`);
+  // "--" last: positionals (an event name) may start with "-" too.
+  args.push("--", ...ctx.positionals);
+  const { Spool } = await import("../spool/spool.ts");
+  const spool = Spool.open(undefined, { log: ctx.log });
+  const entry = await spool.add({ what: [...words, ...ctx.positionals].join(" "), args }, {
+    claim: false,
+  });
+  // The log file outlives the call: timestamped JSON lines unless the caller chose a format.
+  const logFlags = [`--log-format=${ctx.values["log-format"] ?? "json"}`];
+  if (typeof ctx.values["log-level"] === "string") {
+    logFlags.push(`--log-level=${ctx.values["log-level"]}`);
+  }
+  const { handOffDetached, selfCommand } = await import("../process/detach.ts");
+  const log = detachedLogPath();
+  let run;
+  try {
+    run = await handOffDetached(
+      [...selfCommand(), DETACHED_CHILD_FLAG],
+      ["spool", "run", ...logFlags, "--", entry.name],
+      log,
+      { signal: ctx.signal },
+    );
+  } catch (error) {
+    await spool.discard(entry);
+    throw error;
+  } finally {
+    await spool.close();
+  }
+  if (run.logProblem !== null) {
+    ctx.log.log("warn", `The background run writes no log: ${run.logProblem}`, {
+      hint: `remove it or fix its owner and mode (tyhooks keeps "${log}" 0600 in a 0700 dir)`,
+    });
+  }
+  ctx.log.log("info", "Detached", {
+    pid: run.pid,
+    log: run.logProblem === null ? log : null,
+    spooled: entry.name,
+  });
+}
+
+// The dirs as this call resolves them: a later `spool run` may start elsewhere, without the
+// caller's environment.
+function spooledDirs(ctx: CommandContext): CommandContext["values"] {
+  const dirs: CommandContext["values"] = { "plugins-dir": pluginsDir(ctx.globals.pluginsDir) };
+  try {
+    dirs["hooks-dir"] = hooksDir(ctx.globals.hooksDir);
+  } catch {
+    // No hooks dir to be found ($HOME unset): the run finds none either.
+  }
+  return dirs;
+}
