@@ -21,7 +21,7 @@ export interface Timeouts {
   placement: number;
   /** `task.hosts` handlers: 5 s. */
   hosts: number;
-  /** `pre_tool_call` / `post_tool_call` hooks: 30 s. */
+  /** `pre_tool_call` / `post_tool_call` hooks, and an agent's `agent.prompt` / `agent.stop`: 30 s. */
   tool: number;
 }
 
@@ -74,6 +74,12 @@ export const TASK_PLACEMENT = "task.placement";
 export const TASK_HOSTS = "task.hosts";
 export const PRE_TOOL_CALL = "pre_tool_call";
 export const POST_TOOL_CALL = "post_tool_call";
+export const AGENT_PROMPT = "agent.prompt";
+export const AGENT_STOP = "agent.stop";
+export const AGENT_SESSION_START = "agent.session_start";
+export const AGENT_SESSION_END = "agent.session_end";
+export const AGENT_NOTIFICATION = "agent.notification";
+export const AGENT_COMPACT = "agent.compact";
 
 /** Every event ty and tyhooks send, in the order the docs list them. */
 export const EVENTS: readonly EventSpec[] = [
@@ -87,6 +93,14 @@ export const EVENTS: readonly EventSpec[] = [
   { name: TASK_HOSTS, kind: "consulted", timeout: "hosts", answer: "json" },
   { name: PRE_TOOL_CALL, kind: "consulted", timeout: "tool", answer: "json", tools: true },
   { name: POST_TOOL_CALL, kind: "notified", timeout: "tool", tools: true },
+  // A coding agent's own events (lib/agents/table.ts maps each agent's names onto these). A
+  // prompt or a stop is judged like a tool call; the rest are told.
+  { name: AGENT_PROMPT, kind: "consulted", timeout: "tool", answer: "json" },
+  { name: AGENT_STOP, kind: "consulted", timeout: "tool", answer: "json" },
+  { name: AGENT_SESSION_START, kind: "notified", timeout: "event" },
+  { name: AGENT_SESSION_END, kind: "notified", timeout: "event" },
+  { name: AGENT_NOTIFICATION, kind: "notified", timeout: "event" },
+  { name: AGENT_COMPACT, kind: "notified", timeout: "event" },
 ];
 
 const BY_NAME = new Map(EVENTS.map((spec) => [spec.name, spec]));

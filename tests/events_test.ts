@@ -23,6 +23,12 @@ Deno.test("each event's hooks run under the timeout SPEC gives it, any other nam
     "task.hosts": 5_000,
     "pre_tool_call": 30_000,
     "post_tool_call": 30_000,
+    "agent.prompt": 30_000,
+    "agent.stop": 30_000,
+    "agent.session_start": 30_000,
+    "agent.session_end": 30_000,
+    "agent.notification": 30_000,
+    "agent.compact": 30_000,
   });
   for (const name of ["deploy.finished", "toString", "constructor", ""]) {
     assert.equal(timeoutOf(name), 30_000, name);
@@ -30,9 +36,16 @@ Deno.test("each event's hooks run under the timeout SPEC gives it, any other nam
   }
 });
 
-Deno.test("the consulted events are route, placement, hosts and pre_tool_call; the rest are notified", () => {
+Deno.test("the consulted events are route, placement, hosts, pre_tool_call and an agent's prompt and stop; the rest are notified", () => {
   const consulted = EVENTS.filter((e) => e.kind === "consulted").map((e) => e.name);
-  assert.deepEqual(consulted, ["task.route", "task.placement", "task.hosts", "pre_tool_call"]);
+  assert.deepEqual(consulted, [
+    "task.route",
+    "task.placement",
+    "task.hosts",
+    "pre_tool_call",
+    "agent.prompt",
+    "agent.stop",
+  ]);
   assert.deepEqual(TASK_EVENTS, [
     "task.started",
     "task.done",
