@@ -120,11 +120,14 @@ export {
   type PlacementRequest,
   PlacementRequestSchema,
 } from "./consult/placement.ts";
+export { type PreToolAnswer, PreToolAnswerSchema } from "./consult/guards.ts";
 export {
+  type AgentEventCall,
+  type AgentEventRequest,
+  type AgentInfo,
+  type AgentVerdict,
   type FailurePolicy,
   type PostToolCall,
-  type PreToolAnswer,
-  PreToolAnswerSchema,
   type PreToolOptions,
   type ToolCall,
   type ToolHookRequest,

@@ -50,8 +50,13 @@ const TOOL_CALL_OPTIONS: Record<string, OptionSpec> = {
   },
 };
 
-/** A tool call with every field filled in; `result` and `error` are empty for `tool pre`. */
-type ToolCallInput = Required<PostToolCall>;
+/**
+ * A tool call with the seed's fields filled in (`result` and `error` are empty for `tool pre`),
+ * and an agent's when the request gave them.
+ */
+type ToolCallInput =
+  & Required<Omit<PostToolCall, "cwd" | "agent">>
+  & Pick<PostToolCall, "cwd" | "agent">;
 
 /** Where a call's fields come from, in `tool post`'s terms (`tool pre` ignores the last two). */
 const CALL_FLAGS = ["tool", "args", "platform", "user", "result", "error"];
@@ -215,13 +220,19 @@ export const pre: CommandModule = {
       "pre-hook": { type: "string", value: "FILE", multiple: true, help: "a pre hook script" },
       // ty has no tool hooks: no "as ty does" here.
       ...consultOptions("hook", "30s", "ask one hook after another"),
+      json: {
+        type: "boolean",
+        help: 'report a hook\'s ask as "action":"ask" (exit 2) instead of the block it is here',
+      },
     },
     details: [
-      'Prints {"action","reason"}. Exit 0 when allowed, 2 when blocked. A hook allows with exit 0',
-      'and no output or {"action":"allow"}, blocks with {"action":"block","reason":...} or with',
-      "exit 2 and the reason on stderr. A timeout, another exit code, malformed JSON or an unknown",
-      "action follows --on-failure. No hook configured: allow. With --claude, nothing is printed on",
-      "stdout: see README, Using tyhooks from Claude Code.",
+      'Prints {"action","reason"}, plus "args" (the input to run instead) and "context" (text for',
+      "the model) when hooks gave them. Exit 0 when allowed, 2 when blocked. A hook allows with",
+      'exit 0 and no output or {"action":"allow"}, blocks with {"action":"block","reason":...} or',
+      'with exit 2 and the reason on stderr, asks for a person with {"action":"ask"}: a block',
+      'saying "needs approval: " here, as nobody can be asked. A timeout, another exit code,',
+      "malformed JSON or an unknown action follows --on-failure. No hook configured: allow. With",
+      "--claude, nothing is printed on stdout: see README, Using tyhooks from Claude Code.",
     ].join("\n"),
   },
   async run(ctx: CommandContext): Promise<number> {
@@ -231,14 +242,22 @@ export const pre: CommandModule = {
     const { runner, consult } = await consultedCall(ctx, "tool", started);
     const { ToolHooks } = await import("../consult/tool_hooks.ts");
     const hooks = new ToolHooks(runner, { preHooks: hookPaths(ctx, "pre-hook"), onFailure });
-    const verdict = await hooks.preToolCall(call, consult);
-    // Claude Code's contract: the exit code is the answer, a block's reason goes to stderr.
+    const canAsk = ctx.values.json === true && !ctx.values.claude;
+    const verdict = await hooks.preToolCall(call, { ...consult, canAsk });
+    // Claude Code's contract: the exit code is the answer, a block's reason goes to stderr. The
+    // exit code cannot pass on a rewritten input, and running the old one would skip the guard.
     if (ctx.values.claude) {
-      if (verdict.action === "block") ctx.printError(`${verdict.reason || "Blocked by tyhooks"}\n`);
-    } else {
-      await ctx.print(JSON.stringify(verdict) + "\n");
+      const blocked = verdict.action !== "allow"
+        ? verdict.reason || "Blocked by tyhooks"
+        : verdict.args === undefined
+        ? null
+        : "Blocked: a guard rewrote the tool input, which this hook command cannot pass on";
+      if (blocked !== null) ctx.printError(`${blocked}\n`);
+      return blocked === null ? 0 : EXIT.blocked.code;
     }
-    return verdict.action === "block" ? EXIT.blocked.code : 0;
+    const { action, reason, args, context } = verdict;
+    await ctx.print(JSON.stringify({ action, reason, args, context }) + "\n");
+    return action === "allow" ? 0 : EXIT.blocked.code;
   },
 };
 

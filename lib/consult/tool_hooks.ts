@@ -7,12 +7,8 @@
  * @module
  */
 
-import {
-  consult,
-  type ConsultHandler,
-  type ConsultOptions,
-  type ConsultRunner,
-} from "./consult.ts";
+import type { ConsultHandler, ConsultOptions, ConsultRunner } from "./consult.ts";
+import { decideGuards, type FailurePolicy, type GuardDecision } from "./guards.ts";
 import {
   failureReason,
   type RunOptions,
@@ -22,25 +18,21 @@ import {
   toRecord,
 } from "../process/run_script.ts";
 import { hookSettings, toolMatches } from "../plugins/hook_settings.ts";
-import type { LoadWarning, Plugin, PluginIndex } from "../plugins/types.ts";
-import { basename, dirname } from "../path.ts";
+import type { Plugin, PluginIndex } from "../plugins/types.ts";
 import {
   type Infer,
-  isRecord,
   object,
   oneOf,
   optional,
   orDefault,
-  parseAnswer,
   type Same,
   type Schema,
   string,
   unknown,
 } from "../wire/json.ts";
-import { POST_TOOL_CALL, PRE_TOOL_CALL } from "../events.ts";
+import { AGENT_PROMPT, type AGENT_STOP, POST_TOOL_CALL, PRE_TOOL_CALL } from "../events.ts";
 
-/** What a failing pre hook (timeout, crash, bad answer) means: `block` (fail closed) or `allow`. */
-export type FailurePolicy = "block" | "allow";
+export type { FailurePolicy } from "./guards.ts";
 
 /** Options of {@linkcode ToolHooks}. */
 export interface ToolHooksOptions {
@@ -52,18 +44,45 @@ export interface ToolHooksOptions {
   onFailure?: FailurePolicy;
 }
 
-/** Options of {@linkcode ToolHooks.preToolCall}. */
+/** Options of {@linkcode ToolHooks.preToolCall} and {@linkcode ToolHooks.agentEvent}. */
 export interface PreToolOptions extends ConsultOptions {
   /** Overrides the policy given to the constructor. */
   onFailure?: FailurePolicy;
+  /**
+   * A person can be asked (Claude Code's permission prompt): a guard's ask stays an ask. By
+   * default it is a block whose reason starts `needs approval: `. A prompt or a stop is never
+   * asked about.
+   */
+  canAsk?: boolean;
 }
 
-/** The answer to "may this tool call run?" (`tool pre` prints exactly this). */
+/** The answer to "may this tool call run?". */
 export interface ToolVerdict {
-  /** Whether the call may run. */
+  /** Whether the call may run, or a person must decide (only with `canAsk`). */
+  action: "allow" | "block" | "ask";
+  /** Why, from the hook that decided; may be empty. */
+  reason: string;
+  /**
+   * The tool input to run instead (with allow or ask), as the guards last rewrote it: a caller
+   * that cannot run it must not run the call.
+   */
+  args?: Record<string, unknown>;
+  /** Text for the model from every guard that gave some, joined by "\n" in decision order. */
+  context?: string;
+  /** Who decided a block or an ask: the plugin name, or the explicit script's path. */
+  by?: string;
+}
+
+/** The answer to "may this prompt go to the model?" or "may the agent stop?". */
+export interface AgentVerdict {
+  /** For a stop, block means: keep working, told the reason. */
   action: "allow" | "block";
   /** Why, from the hook that decided; may be empty. */
   reason: string;
+  /** Text for the model from every guard that gave some, joined by "\n" in decision order. */
+  context?: string;
+  /** Who decided a block: the plugin name. */
+  by?: string;
 }
 
 /** What the tool hooks need of a runner (the `Runner` of `lib/hooks/runner.ts` is one). */
@@ -118,25 +137,14 @@ export class ToolHooks {
 
   /**
    * Asks the pre hooks, decided in order (explicit ones first, then plugins by name) through the
-   * consult loop: the first block wins. A failing hook (or one still running at the deadline)
+   * consult loop: the first block wins; otherwise ask if any guard asked (a block saying `needs
+   * approval: ` unless `canAsk`); otherwise allow. A guard's `args` replaces the tool input, and
+   * the guards after it judge the new one. A failing hook (or one still running at the deadline)
    * blocks under the `block` policy and is skipped under `allow`. No hook: allow. A block always
    * carries a reason naming who blocked. Never rejects.
    */
   async preToolCall(call: ToolCall, options: PreToolOptions = {}): Promise<ToolVerdict> {
     const runner = this.#runner;
-    const log = runner.log;
-    const policy = options.onFailure ?? this.#onFailure;
-    if (policy === "block") {
-      const lost = await lostGuard(runner.index);
-      if (lost !== null) {
-        const failed = `Cannot trust the pre-tool-call hooks: ${lost}`;
-        log.log("error", `${failed}; blocking the call`, {
-          tool: call.tool,
-          hint: "fix the plugin (tyhooks plugins validate), or --on-failure allow",
-        });
-        return { action: "block", reason: `${failed} (failure policy: block)` };
-      }
-    }
     const handlers: ConsultHandler[] = [
       ...this.#pre.map((script) => ({
         plugin: null,
@@ -149,43 +157,47 @@ export class ToolHooks {
         timeoutMs: runner.timeoutFor(PRE_TOOL_CALL, plugin),
       })),
     ];
-    if (handlers.length === 0) return { action: "allow", reason: "" };
-    const decided = await consult<PreOutcome>(runner, {
+    const verdict = await decideGuards(runner, {
       event: PRE_TOOL_CALL,
       handlers,
-      stdin: JSON.stringify(request(PRE_TOOL_CALL, call)) + "\n",
-      read: (answer) =>
-        answer.ran
-          ? judgePreRun(answer.result, answer.timeoutMs)
-          : { kind: "failure", reason: answer.reason },
-      settles: (outcome) =>
-        outcome.kind === "block" || (outcome.kind === "failure" && policy === "block"),
+      index: runner.index,
+      args: call.args,
+      request: (args) => JSON.stringify(request(PRE_TOOL_CALL, { ...call, args })) + "\n",
+      rewrites: true,
+      policy: options.onFailure ?? this.#onFailure,
+      noun: "pre-tool-call hook",
+      subject: "Tool call",
+      fields: { tool: call.tool },
     }, options);
-    let allowReason = "";
-    for (const { handler, meaning: outcome } of decided) {
-      const label = handler.plugin ? `of plugin "${handler.plugin.name}"` : `"${handler.script}"`;
-      const fields = { plugin: handler.plugin?.name, tool: call.tool };
-      if (outcome.kind === "block") {
-        const reason = outcome.reason || `Blocked by the pre-tool-call hook ${label}`;
-        log.log("info", `Tool call blocked by the hook ${label}`, { ...fields, reason });
-        return { action: "block", reason };
-      }
-      if (outcome.kind === "allow") {
-        allowReason ||= outcome.reason;
-        continue;
-      }
-      const failed = `Pre-tool-call hook ${label} failed: ${outcome.reason}`;
-      if (policy === "block") {
-        log.log("error", `${failed}; blocking the call`, {
-          ...fields,
-          hint: "--on-failure allow lets failing hooks through",
-        });
-        return { action: "block", reason: `${failed} (failure policy: block)` };
-      }
-      log.log("warn", `${failed}; allowed by the failure policy`, fields);
-      allowReason ||= `${failed} (failure policy: allow)`;
-    }
-    return { action: "allow", reason: allowReason };
+    return verdict.action === "ask" && !options.canAsk ? needsApproval(verdict) : verdict;
+  }
+
+  /**
+   * Asks the guards of a coding agent's `agent.prompt` or `agent.stop` (plugins by name), decided
+   * as {@linkcode ToolHooks.preToolCall} decides: the first block wins (for a stop: keep working);
+   * an ask is a block saying `needs approval: `; contexts are joined; a guard's `args` is
+   * ignored. Never rejects.
+   */
+  async agentEvent(call: AgentEventCall, options: PreToolOptions = {}): Promise<AgentVerdict> {
+    const runner = this.#runner;
+    const verdict = await decideGuards(runner, {
+      event: call.event,
+      handlers: runner.handlers(call.event).map((plugin) => ({
+        plugin,
+        script: plugin.hooks[call.event],
+        timeoutMs: runner.timeoutFor(call.event, plugin),
+      })),
+      index: runner.index,
+      args: undefined,
+      request: () => JSON.stringify(agentRequest(call)) + "\n",
+      rewrites: false,
+      policy: options.onFailure ?? this.#onFailure,
+      noun: `${call.event} hook`,
+      subject: call.event === AGENT_PROMPT ? "Prompt" : "Stop",
+      fields: { agent: call.agent?.name },
+    }, options);
+    const { args: _, ...rest } = verdict.action === "ask" ? needsApproval(verdict) : verdict;
+    return rest as AgentVerdict;
   }
 
   /**
@@ -238,6 +250,13 @@ export class ToolHooks {
   }
 }
 
+// Where nobody can be asked, an ask is a block that says so.
+function needsApproval(verdict: GuardDecision): ToolVerdict {
+  const { args: _, ...rest } = verdict;
+  return { ...rest, action: "block", reason: `needs approval: ${verdict.reason}` };
+}
+
+// The seed's fields first, as old hooks read them; an agent's only when the call has them.
 function request(hook: ToolHookRequest["hook"], call: PostToolCall): ToolHookRequest {
   return {
     hook,
@@ -247,140 +266,38 @@ function request(hook: ToolHookRequest["hook"], call: PostToolCall): ToolHookReq
     ...(hook === POST_TOOL_CALL && call.error ? { error: call.error } : {}),
     platform: call.platform ?? "",
     user_id: call.user_id ?? "",
+    ...(call.cwd === undefined ? {} : { cwd: call.cwd }),
+    ...(call.agent === undefined ? {} : { agent: call.agent }),
   };
 }
 
-/** The meaning of one pre hook's run: allow, block, or a failure the failure policy decides. */
-export type PreOutcome =
-  | { kind: "allow" | "block"; reason: string }
-  | { kind: "failure"; reason: string };
-
-/** Exit code by which a pre hook blocks, its stderr being the reason. */
-export const BLOCK_EXIT_CODE = 2;
-
-/**
- * Reads a pre hook's run: exit 0 with empty stdout allows; exit 0 with a JSON answer says allow
- * or block; exit 2 blocks with stderr (trimmed) as the reason; anything else (start failure,
- * timeout, signal, another exit code, malformed JSON, unknown action) is a failure, worded with
- * the timeout it ran under.
- */
-export function judgePreRun(result: RunResult, timeoutMs: number): PreOutcome {
-  if (result.error === null && !result.timed_out && result.exit_code === BLOCK_EXIT_CODE) {
-    return { kind: "block", reason: result.stderr.trim() };
-  }
-  if (!succeeded(result)) {
-    return { kind: "failure", reason: failureReason(result, timeoutMs) };
-  }
-  if (result.stdout.trim() === "") return { kind: "allow", reason: "" };
-  const parsed = parseAnswer(PreToolAnswerSchema, result.stdout);
-  if (!parsed.ok) return { kind: "failure", reason: parsed.error };
-  return { kind: parsed.answer.action, reason: parsed.answer.reason };
+function agentRequest(call: AgentEventCall): AgentEventRequest {
+  return {
+    hook: call.event,
+    ...(call.event === AGENT_PROMPT ? { prompt: call.prompt ?? "" } : {}),
+    ...(call.cwd === undefined ? {} : { cwd: call.cwd }),
+    ...(call.agent === undefined ? {} : { agent: call.agent }),
+  };
 }
 
-// Guards fail closed on load failures too (SPEC, "Trust boundaries"): a hook that could not be
-// loaded is not "no hook configured". A guard is lost unless the plugin's manifest shows it was
-// not there. Only the loader's warnings are looked at, so a clean load costs nothing.
+// The wire formats: the call a host asks about, a coding agent's own events, and what a hook
+// reads on stdin. What a guard answers is in guards.ts.
 
-/**
- * Why the index may lack a hook for `event` (default `pre_tool_call`) that it should have, or
- * null when none can be missing. One may be missing when the plugins dir or a folder below it
- * could not be read (a link leading nowhere included), or when a plugin was skipped or had an
- * entry dropped, unless its manifest parses to a map whose `hooks` is a map (or absent) without
- * `event` and that has no `event` key beside `hooks` either, or the plugin was loaded with its
- * `event` hook. Requires `--allow-read`.
- */
-export function lostGuard(
-  index: PluginIndex,
-  event: string = PRE_TOOL_CALL,
-): Promise<string | null> {
-  // Once per index and event: the daemon asks for every tool call over the same snapshot.
-  let byEvent = judged.get(index);
-  if (byEvent === undefined) judged.set(index, byEvent = new Map());
-  let found = byEvent.get(event);
-  if (found === undefined) {
-    found = judgeLoad(index, event);
-    byEvent.set(event, found);
-  }
-  return found;
+/** The coding agent a call comes from, as hooks are told. */
+export interface AgentInfo {
+  /** The agent, as `tyhooks agent` names it (`claude`, `gemini`, `codex`, `cursor`). */
+  name: string;
+  /** Its own name of the hook event, e.g. `PreToolUse`. */
+  event: string;
+  /** Its session; may be empty. */
+  session_id: string;
+  /** The agent's hook JSON, verbatim. */
+  input: unknown;
 }
-
-const judged = new WeakMap<PluginIndex, Map<string, Promise<string | null>>>();
-
-// Event -> plugin dirs seen with a hook for it by this process. A daemon reloading while a
-// manifest is half written may read a prefix that parses and has no `hooks` yet: the plugin had
-// the hook a moment ago, so its warning still means a lost guard.
-const guardedBefore = new Map<string, Set<string>>();
-
-async function judgeLoad(index: PluginIndex, event: string): Promise<string | null> {
-  const loaded = new Set(
-    index.plugins.filter((p) => Object.hasOwn(p.hooks, event)).map((p) => p.dir),
-  );
-  let before = guardedBefore.get(event);
-  if (before === undefined) guardedBefore.set(event, before = new Set());
-  for (const dir of loaded) before.add(dir);
-  if (index.warnings.length === 0) return null;
-  // The first warning of each plugin dir: every plugin warning is about its manifest.
-  const warned = new Map<string, LoadWarning>();
-  for (const warning of index.warnings) {
-    // The loader's warnings about the plugins dir itself: it could not be listed (whole).
-    if (warning.path === index.dir) {
-      return `the plugins dir "${index.dir}" could not be read: ${warning.message}`;
-    }
-    // Discovery's other warnings: a folder below it could not be looked into.
-    if (basename(warning.path) !== "plugin.yaml") {
-      return `a folder of the plugins dir could not be read, and may hold a ${event} hook: ${warning.message}`;
-    }
-    const dir = dirname(warning.path);
-    if (!warned.has(dir)) warned.set(dir, warning);
-  }
-  for (const [dir, warning] of warned) {
-    const declared = await declares(warning.path, event);
-    if (declared === "no" || (declared === "no hooks" && !before.has(dir))) continue;
-    if (declared === "yes" && loaded.has(dir)) continue;
-    const plugin = `the plugin in "${dir}"`;
-    const why = {
-      unreadable: `the manifest of ${plugin} could not be read, so it may declare ${event}`,
-      "not a map": `the manifest of ${plugin} is not a map, so it may declare ${event}`,
-      "hooks not a map":
-        `the "hooks" of ${plugin} is not a map (an indentation slip?), so it may declare ${event}`,
-      yes: `a plugin in "${dir}" that declares ${event} was not loaded with it`,
-      "no hooks":
-        `${plugin} had a ${event} hook when last loaded, and its manifest has no "hooks" now`,
-    }[declared];
-    return `${why}: ${warning.message}`;
-  }
-  return null;
-}
-
-/**
- * Whether the manifest at `path`, read as the loader reads it, declares a hook for `event`: "yes"
- * (under `hooks`, or beside it), "no" (a map whose `hooks` is a map without it), "no hooks" (a map
- * without `hooks`); otherwise why it cannot tell (whatever does not decode or parse as the loader
- * reads it is "unreadable").
- */
-async function declares(
-  path: string,
-  event: string,
-): Promise<"yes" | "no" | "no hooks" | "unreadable" | "not a map" | "hooks not a map"> {
-  const { readManifest } = await import("../plugins/read_manifest.ts");
-  const read = await readManifest(path);
-  if (!read.ok) return "unreadable";
-  const data = read.lenient;
-  if (!isRecord(data)) return "not a map";
-  const hooks = data.hooks;
-  if (Object.hasOwn(data, "hooks") && !isRecord(hooks)) return "hooks not a map";
-  // Written beside `hooks:` rather than under it, it was meant as a hook all the same.
-  if (Object.hasOwn(data, event)) return "yes";
-  if (!isRecord(hooks)) return "no hooks";
-  return Object.hasOwn(hooks, event) ? "yes" : "no";
-}
-
-// The wire formats: the call a host asks about, what a hook reads on stdin, and what a
-// `pre_tool_call` hook answers.
 
 /**
  * A tool call as a host describes it: every field but `tool` may be left out (`ToolCallSchema`
- * fills in the defaults).
+ * fills in the defaults of the seed's fields).
  */
 export interface ToolCall {
   /** The tool's name, e.g. `bash`; not empty. */
@@ -391,6 +308,10 @@ export interface ToolCall {
   platform?: string;
   /** Who made it; default `""`. */
   user_id?: string;
+  /** The agent's working directory; hooks are told it only when given. */
+  cwd?: string;
+  /** The coding agent the call comes from; hooks are told it only when given. */
+  agent?: AgentInfo;
 }
 /**
  * A finished tool call: the call, its result and its error (`PostToolCallSchema` fills in the
@@ -403,10 +324,21 @@ export interface PostToolCall extends ToolCall {
   error?: string;
 }
 
+/** A coding agent's prompt about to go to the model, or its wish to stop. */
+export interface AgentEventCall {
+  event: typeof AGENT_PROMPT | typeof AGENT_STOP;
+  /** The prompt (`agent.prompt` only); default `""`. */
+  prompt?: string;
+  /** The agent's working directory; hooks are told it only when given. */
+  cwd?: string;
+  /** The coding agent; hooks are told it only when given. */
+  agent?: AgentInfo;
+}
+
 /** The request a tool hook reads on stdin. */
 export interface ToolHookRequest {
   /** Which hook is asked: `pre_tool_call` may block the call, `post_tool_call` is told of it. */
-  hook: "pre_tool_call" | "post_tool_call";
+  hook: typeof PRE_TOOL_CALL | typeof POST_TOOL_CALL;
   /** The tool's name. */
   tool: string;
   /** Its arguments, any JSON value. */
@@ -419,25 +351,51 @@ export interface ToolHookRequest {
   platform: string;
   /** Who made it; may be empty. */
   user_id: string;
+  /** The agent's working directory, when the call comes from one. */
+  cwd?: string;
+  /** The coding agent, when the call comes from one. */
+  agent?: AgentInfo;
 }
 
-/** A `pre_tool_call` hook's answer, as read. */
-export interface PreToolAnswer {
-  /** The verdict, trimmed and lower-cased from what the hook printed. */
-  action: "allow" | "block";
-  /** Why, trimmed; `""` when the hook gave no reason. */
-  reason: string;
+/** The request an `agent.prompt` or `agent.stop` hook reads on stdin. */
+export interface AgentEventRequest {
+  hook: typeof AGENT_PROMPT | typeof AGENT_STOP;
+  /** The prompt: sent to `agent.prompt` hooks only. */
+  prompt?: string;
+  /** The agent's working directory, when known. */
+  cwd?: string;
+  /** The coding agent, when known. */
+  agent?: AgentInfo;
 }
+
+const agentInfo = object({
+  name: string(),
+  event: string(),
+  session_id: string(),
+  input: unknown(),
+});
+true satisfies Same<Infer<typeof agentInfo>, AgentInfo>;
 
 const call = {
   tool: string({ nonEmpty: true }),
   args: orDefault(unknown(), {}),
   platform: orDefault(string(), ""),
   user_id: orDefault(string(), ""),
+  cwd: optional(string()),
+  agent: optional(agentInfo),
 };
+// What reading a call gives: the seed's fields filled in, an agent's only when given.
+type Filled<T> = { [K in keyof T]: K extends "cwd" | "agent" ? T[K] : Exclude<T[K], undefined> };
+type Read<T> =
+  & { [K in keyof T as K extends "cwd" | "agent" ? never : K]-?: Filled<T>[K] }
+  & {
+    [K in keyof T as K extends "cwd" | "agent" ? K : never]?: Filled<T>[K];
+  };
+type Flat<T> = { [K in keyof T]: T[K] };
+
 /** A tool call as a host describes it (`POST /v1/tool/pre`); reading fills in the defaults. */
 export const ToolCallSchema = object(call);
-true satisfies Same<Infer<typeof ToolCallSchema>, Required<ToolCall>>;
+true satisfies Same<Infer<typeof ToolCallSchema>, Flat<Read<ToolCall>>>;
 
 /** A finished tool call (`POST /v1/tool/post`); reading fills in the defaults. */
 export const PostToolCallSchema = object({
@@ -445,7 +403,7 @@ export const PostToolCallSchema = object({
   result: orDefault(string(), ""),
   error: orDefault(string(), ""),
 });
-true satisfies Same<Infer<typeof PostToolCallSchema>, Required<PostToolCall>>;
+true satisfies Same<Infer<typeof PostToolCallSchema>, Flat<Read<PostToolCall>>>;
 
 const toolHookRequest = object({
   hook: oneOf([PRE_TOOL_CALL, POST_TOOL_CALL]),
@@ -455,19 +413,10 @@ const toolHookRequest = object({
   error: optional(string()),
   platform: string(),
   user_id: string(),
+  cwd: optional(string()),
+  agent: optional(agentInfo),
 });
 true satisfies Same<Infer<typeof toolHookRequest>, ToolHookRequest>;
 
 /** The request a `pre_tool_call` or `post_tool_call` hook reads on stdin. */
 export const ToolHookRequestSchema: Schema<ToolHookRequest> = toolHookRequest;
-
-// The action is trimmed and lower-cased first: an answer meaning "Block" must never pass as a
-// failure that the `allow` policy would let through.
-const preToolAnswer = object({
-  action: oneOf(["allow", "block"], (action) => action.trim().toLowerCase()),
-  reason: orDefault(string({ trim: true }), "", { orNull: true }),
-});
-true satisfies Same<Infer<typeof preToolAnswer>, PreToolAnswer>;
-
-/** A `pre_tool_call` hook's answer; the action is trimmed and lower-cased first. */
-export const PreToolAnswerSchema: Schema<PreToolAnswer> = preToolAnswer;

@@ -300,12 +300,16 @@ async function statusChange(call: Call): Promise<Response> {
   });
 }
 
-/** `POST /v1/tool/pre` -> `{"action","reason"}`; failing hooks block (the default policy). */
+/**
+ * `POST /v1/tool/pre` -> `{"action","reason","args"?,"context"?}`; failing hooks block (the
+ * default policy). An ask is reported as such, so a caller that can ask a person may.
+ */
 async function toolPre(call: Call): Promise<Response> {
   const { ToolCallSchema, ToolHooks } = toolcalls.value ?? await toolcalls();
   const body = await parseBody(call.request, ToolCallSchema);
-  const verdict = await new ToolHooks(call.snapshot.built.decide).preToolCall(body);
-  return json(200, { action: verdict.action, reason: verdict.reason });
+  const hooks = new ToolHooks(call.snapshot.built.decide);
+  const { action, reason, args, context } = await hooks.preToolCall(body, { canAsk: true });
+  return json(200, { action, reason, args, context });
 }
 
 /** `POST /v1/tool/post` -> 202; the hooks run from the event queue. */

@@ -131,7 +131,11 @@ export interface Reader<T> extends Schema<T> {
 /** What a reader gives. */
 export type Infer<R> = R extends Reader<infer T> ? T : never;
 
-function reader<T>(read: Reader<T>["read"]): Reader<T> {
+/**
+ * A reader from its `read` function: for a format that is more than fields (one of several
+ * shapes, told apart by their keys), built of the readers below.
+ */
+export function reader<T>(read: Reader<T>["read"]): Reader<T> {
   const safeParse = (value: unknown): SafeParse<T> => {
     const issues: SchemaIssue[] = [];
     const data = read(value, [], issues);
@@ -268,9 +272,12 @@ interface Optional<T> extends Reader<T | undefined> {
   readonly optional: true;
 }
 
-/** `inner`, or nothing: an object leaves the key out when the value is left out. */
-export function optional<T>(inner: Reader<T>): Optional<T> {
-  return { ...orDefault<T | undefined>(inner, undefined), optional: true };
+/**
+ * `inner`, or nothing: an object leaves the key out when the value is left out (with `orNull`,
+ * when it is null too).
+ */
+export function optional<T>(inner: Reader<T>, options: { orNull?: boolean } = {}): Optional<T> {
+  return { ...orDefault<T | undefined>(inner, undefined, options), optional: true };
 }
 
 type Shape = Record<string, Reader<unknown>>;

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { parseAnswer } from "../../lib/wire/json.ts";
-import { PreToolAnswerSchema, ToolCallSchema } from "../../lib/consult/tool_hooks.ts";
+import { PreToolAnswerSchema } from "../../lib/consult/guards.ts";
+import { ToolCallSchema } from "../../lib/consult/tool_hooks.ts";
 
 function pre(stdout: string) {
   const read = parseAnswer(PreToolAnswerSchema, stdout);
