@@ -48,7 +48,11 @@ Deno.test("preToolCall() blocks with the reason of a JSON block answer", async (
   const { hooks } = await toolHooks({
     guard: { pre_tool_call: `#!/bin/sh\necho '{"action":"block","reason":"no rm -rf"}'\n` },
   });
-  assert.deepEqual(await hooks.preToolCall(CALL), { action: "block", reason: "no rm -rf" });
+  assert.deepEqual(await hooks.preToolCall(CALL), {
+    action: "block",
+    reason: "no rm -rf",
+    by: "guard",
+  });
 });
 
 Deno.test("preToolCall() blocks on exit 2 with the trimmed stderr as the reason", async () => {
@@ -58,6 +62,7 @@ Deno.test("preToolCall() blocks on exit 2 with the trimmed stderr as the reason"
   assert.deepEqual(await hooks.preToolCall(CALL), {
     action: "block",
     reason: "destructive command",
+    by: "guard",
   });
 });
 
@@ -67,7 +72,7 @@ const FAILING: Record<string, [string, RegExp]> = {
   "malformed JSON": ["#!/bin/sh\necho '{action: block'\n", /malformed JSON/],
   "unknown action": [
     `#!/bin/sh\necho '{"action":"maybe"}'\n`,
-    /"action": expected "allow" or "block", got "maybe"/,
+    /"action": expected "allow", "block" or "ask", got "maybe"/,
   ],
 };
 
@@ -100,14 +105,14 @@ Deno.test("preToolCall() asks the explicit hook first, then plugins by name, and
     "a-first": { pre_tool_call: note("a-first", `echo '{"action":"allow"}'`) },
     "m-blocks": { pre_tool_call: note("m-blocks", "echo 'not today' >&2; exit 2") },
   }, { preHooks });
-  assert.deepEqual(await hooks.preToolCall(CALL), { action: "block", reason: "not today" });
+  const blocked = { action: "block", reason: "not today", by: "m-blocks" };
+  assert.deepEqual(await hooks.preToolCall(CALL), blocked);
   // SPEC (one consult loop): all hooks start at once, so the order they ran in is not fixed;
   // the decision is still taken in order. Sequentially, ty's order is kept and z-late never runs.
   const ran = (await Deno.readTextFile(join(trace, "order"))).trim().split("\n").sort();
   for (const name of ["a-first", "explicit", "m-blocks"]) assert.ok(ran.includes(name), name);
   await Deno.remove(join(trace, "order"));
-  const verdict = await hooks.preToolCall(CALL, { sequential: true });
-  assert.deepEqual(verdict, { action: "block", reason: "not today" });
+  assert.deepEqual(await hooks.preToolCall(CALL, { sequential: true }), blocked);
   assert.equal(await Deno.readTextFile(join(trace, "order")), "explicit\na-first\nm-blocks\n");
 });
 
@@ -127,7 +132,7 @@ Deno.test("preToolCall() returns once a first guard blocks, ending a later hook 
   const started = performance.now();
   const verdict = await hooks.preToolCall(CALL);
   const elapsed = performance.now() - started;
-  assert.deepEqual(verdict, { action: "block", reason: "no" });
+  assert.deepEqual(verdict, { action: "block", reason: "no", by: "a" });
   assert.ok(elapsed < 10_000, `returned after ${Math.round(elapsed)} ms`);
   assert.ok(groupGone(Number(await Deno.readTextFile(join(trace, "b")))));
 });
@@ -143,11 +148,9 @@ Deno.test("preToolCall() with onFailure allow still blocks on a later guard afte
       a: { pre_tool_call: first },
       b: { pre_tool_call: "#!/bin/sh\necho 'not rm -rf' >&2\nexit 2\n" },
     }, { onFailure: "allow" });
-    assert.deepEqual(await hooks.preToolCall(CALL), { action: "block", reason: "not rm -rf" });
-    assert.deepEqual(await hooks.preToolCall(CALL, { sequential: true }), {
-      action: "block",
-      reason: "not rm -rf",
-    });
+    const blocked = { action: "block", reason: "not rm -rf", by: "b" };
+    assert.deepEqual(await hooks.preToolCall(CALL), blocked);
+    assert.deepEqual(await hooks.preToolCall(CALL, { sequential: true }), blocked);
   }
 });
 
@@ -161,6 +164,21 @@ Deno.test("preToolCall() sends hook, tool, args, platform and user_id on stdin",
   // First the request's own id, which a persistent hook echoes.
   assert.match(sent.id, /^\d+$/);
   assert.deepEqual(sent, { id: sent.id, hook: "pre_tool_call", ...CALL });
+});
+
+Deno.test("preToolCall() and postToolCall() also send the agent's cwd and agent when the call has them", async () => {
+  const trace = await traceDir();
+  const postHooks = await scriptPaths({ "post.sh": `#!/bin/sh\ncat > ${trace}/post\n` });
+  const { hooks } = await toolHooks({
+    guard: { pre_tool_call: `#!/bin/sh\ncat > ${trace}/pre\n` },
+  }, { postHooks });
+  const agent = { name: "gemini", event: "BeforeTool", session_id: "s", input: { x: [1] } };
+  await hooks.preToolCall({ ...CALL, cwd: "/work", agent });
+  const pre = JSON.parse(await Deno.readTextFile(join(trace, "pre")));
+  assert.deepEqual(pre, { id: pre.id, hook: "pre_tool_call", ...CALL, cwd: "/work", agent });
+  await hooks.postToolCall({ ...CALL, result: "r", cwd: "/work", agent });
+  const post = JSON.parse(await Deno.readTextFile(join(trace, "post")));
+  assert.deepEqual(post, { hook: "post_tool_call", ...CALL, result: "r", cwd: "/work", agent });
 });
 
 Deno.test("preToolCall() under its default deadline returns within it + 1 s with three hung hooks, failing closed", async () => {
