@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { cli, makeTree, startupMs, tempDir } from "../_cli.ts";
 import { groupGone, readPid } from "../_procs.ts";
 import { pluginFiles, pluginsHandling } from "./_trees.ts";
+import { serveOn } from "./_serve.ts";
 
 const ARGS = JSON.stringify({ command: "rm -rf /tmp/x" });
 
@@ -69,7 +70,7 @@ const FAILURES: Record<string, string> = {
   "exit 1": "#!/bin/sh\nexit 1\n",
   "a timeout": "#!/bin/sh\nexec sleep 30\n",
   "malformed JSON": "#!/bin/sh\necho '{nope'\n",
-  "an unknown action": `#!/bin/sh\necho '{"action":"ask"}'\n`,
+  "an unknown action": `#!/bin/sh\necho '{"action":"defer"}'\n`,
 };
 
 for (const [what, script] of Object.entries(FAILURES)) {
@@ -224,4 +225,105 @@ Deno.test("tyhooks tool post --detach returns at once and the post hook still ru
     await new Promise((f) => setTimeout(f, 50));
   }
   assert.equal(JSON.parse(await Deno.readTextFile(request)).tool, "edit");
+});
+
+Deno.test("tyhooks tool pre blocks a guard's ask saying it needs approval; with --json it reports the ask, its args and context", async () => {
+  const plugins = await pluginsHandling("pre_tool_call", {
+    guard:
+      `#!/bin/sh\nprintf '%s\\n' '{"action":"ask","reason":"rm needs a person","args":{"command":"rm -i x"},"context":"asked"}'\n`,
+  });
+  const plain = await pre(plugins);
+  assert.equal(plain.code, 2, plain.stderr);
+  assert.deepEqual(plain.verdict, {
+    action: "block",
+    reason: "needs approval: rm needs a person",
+    context: "asked",
+  });
+  const json = await pre(plugins, "--json");
+  assert.equal(json.code, 2, json.stderr);
+  assert.deepEqual(json.verdict, {
+    action: "ask",
+    reason: "rm needs a person",
+    args: { command: "rm -i x" },
+    context: "asked",
+  });
+});
+
+Deno.test("tyhooks tool pre prints the args a guard rewrote and the context it gave, allowing with exit 0", async () => {
+  const plugins = await pluginsHandling("pre_tool_call", {
+    guard:
+      `#!/bin/sh\nprintf '%s\\n' '{"action":"allow","args":{"command":"rm -i x"},"context":"made it -i"}'\n`,
+  });
+  const r = await pre(plugins);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(r.verdict, {
+    action: "allow",
+    reason: "",
+    args: { command: "rm -i x" },
+    context: "made it -i",
+  });
+});
+
+Deno.test("tyhooks tool pre --claude: a migrated Claude Code hook's allow allows, its ask and a rewrite it cannot pass on block", async () => {
+  const claude = (answer: unknown) =>
+    pluginsHandling("pre_tool_call", {
+      guard: `#!/bin/sh\nprintf '%s\\n' '${JSON.stringify({ hookSpecificOutput: answer })}'\n`,
+    });
+  const stdin = JSON.stringify({ tool_name: "Bash", tool_input: { command: "ls" } });
+  const run = async (plugins: string) =>
+    await cli(["tool", "pre", "--claude", "--plugins-dir", plugins], { stdin });
+  const allowed = await run(
+    await claude({ hookEventName: "PreToolUse", permissionDecision: "allow" }),
+  );
+  assert.equal(allowed.code, 0, allowed.stderr);
+  assert.equal(allowed.stdout + allowed.stderr, "");
+  const asked = await run(
+    await claude({ permissionDecision: "ask", permissionDecisionReason: "sure?" }),
+  );
+  assert.equal(asked.code, 2);
+  assert.equal(asked.stderr, "needs approval: sure?\n");
+  const rewritten = await run(await claude({ updatedInput: { command: "ls -a" } }));
+  assert.equal(rewritten.code, 2);
+  assert.match(rewritten.stderr, /rewrote the tool input/);
+});
+
+Deno.test("the daemon's /v1/tool/pre reports an ask, and persistent guards read the call's cwd and agent", async () => {
+  const trace = await tempDir();
+  // A read loop echoing each request's id, as a persistent guard must.
+  const guard = `#!/bin/sh
+while IFS= read -r line; do
+  printf '%s\\n' "$line" >> ${trace}/requests
+  id=$(printf '%s' "$line" | sed 's/^{"id":"\\([0-9]*\\)".*/\\1/')
+  printf '{"id":"%s","action":"ask","reason":"who?","context":"c"}\\n' "$id"
+done
+`;
+  const plugins = await makeTree({
+    "g/plugin.yaml":
+      "name: g\nhooks:\n  pre_tool_call: g.sh\ntyhooks:\n  pre_tool_call: {persistent: true}\n",
+    "g/g.sh": guard,
+  });
+  const daemon = await serveOn(plugins, ["--hooks-dir", join(trace, "none")]);
+  try {
+    const agent = { name: "codex", event: "PreToolUse", session_id: "s", input: { a: 1 } };
+    const answer = await daemon.call("POST", "/v1/tool/pre", {
+      tool: "Bash",
+      args: { command: "ls" },
+      cwd: "/repo",
+      agent,
+    });
+    assert.deepEqual(answer.body, { action: "ask", reason: "who?", context: "c" });
+    const sent = JSON.parse((await Deno.readTextFile(join(trace, "requests"))).trim());
+    assert.deepEqual(sent, {
+      id: sent.id,
+      hook: "pre_tool_call",
+      tool: "Bash",
+      args: { command: "ls" },
+      platform: "",
+      user_id: "",
+      cwd: "/repo",
+      agent,
+    });
+  } finally {
+    assert.equal((await daemon.stop()).code, 0);
+  }
 });
