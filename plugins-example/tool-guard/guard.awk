@@ -1,16 +1,19 @@
-# tool-guard: blocks shell commands that destroy what cannot be rebuilt (a recursive rm of /, of a
-# home dir or of a top-level system dir; a force push; formatting or overwriting a disk) and
-# allows everything else. The command is split into words as a shell splits it, so
-# `rm -rf /tmp/build` passes, and only shell tools are judged, so a file whose text merely
+# tool-guard: judges shell commands before an agent runs them. It blocks what destroys what
+# cannot be rebuilt (a recursive rm of /, of a home dir or of a top-level system dir; formatting or
+# overwriting a disk), asks a person about a force push (Claude Code and Cursor show their
+# permission prompt; elsewhere it blocks, saying it needs approval), turns a lone `git clean -f`
+# into a dry run that only lists what it would delete (rewriting the tool input and telling the
+# model why), and allows everything else. The command is split into words as a shell splits it,
+# so `rm -rf /tmp/build` passes, and only shell tools are judged, so a file whose text merely
 # mentions `git push --force` is written. It is an example, not a sandbox: a command string handed
 # to another shell (`bash -c "..."`, `eval`) or built at run time is not looked into.
 #
 # Request: {"id","hook","tool","args":{"command":...},...}, one a line. Answer, one a line:
-# {"id","action":"allow"|"block","reason"}, echoing the request's "id" (the daemon matches answers
-# to requests by it; a one-shot run ignores it).
+# {"id","action":"allow"|"block"|"ask","reason","args"?,"context"?}, echoing the request's "id"
+# (the daemon matches answers to requests by it; a one-shot run ignores it).
 
 BEGIN {
-  SHELL_TOOLS = "^(bash|sh|shell|zsh|exec|terminal|run_shell_command|run_terminal_cmd|Bash)$"
+  SHELL_TOOLS = "^(bash|sh|shell|zsh|exec|terminal|run_shell_command|run_terminal_cmd|Bash|Shell)$"
   PRECIOUS = "^(/|~|~[A-Za-z0-9._-]*|[$]HOME|[$][{]HOME[}]|/(home|Users)/[^/]+|" \
     "/(bin|boot|dev|etc|home|lib|lib32|lib64|opt|proc|root|sbin|srv|sys|usr|var|" \
     "Users|System|Library|Applications))/?[*]?$"
@@ -19,7 +22,8 @@ BEGIN {
 NF == 0 { next }
 
 {
-  ID = ""; HAVE_ID = 0; TOOL = ""; CMD = ""; HAVE_CMD = 0; BAD = 0
+  ID = ""; HAVE_ID = 0; TOOL = ""; CMD = ""; HAVE_CMD = 0; BAD = 0; ASK = ""; CLEAN = 0
+  CMD_AT = 0; ARGS_AT = 0
   L = $0; P = 1
   value(0, "")
   ws()
@@ -29,15 +33,30 @@ NF == 0 { next }
     answer("allow", "")
   } else {
     why = judge(CMD)
-    if (why == "") answer("allow", "")
-    else answer("block", "destructive shell command: " why)
+    if (why != "") answer("block", "destructive shell command: " why)
+    else if (ASK != "") {
+      answer("ask", ASK, "", "tool-guard: prefer git push --force-with-lease, which refuses " \
+        "to overwrite commits you have not seen")
+    } else if (CLEAN && CMD_AT && CMD ~ /^[ \t]*git[ \t]+clean([ \t]+[-A-Za-z0-9._\/=]+)*[ \t]*$/) {
+      # A lone git clean: the same command as a dry run, the other args kept as they came.
+      new = CMD; sub(/clean/, "clean --dry-run", new)
+      answer("allow", "", substr(L, ARGS_AT, CMD_AT - ARGS_AT) "\"" jesc(new) "\"" \
+        substr(L, CMD_END, ARGS_END - CMD_END), "tool-guard: git clean ran as a dry run " \
+        "(--dry-run) and only listed what it would delete; ask the user before deleting " \
+        "untracked files")
+    } else if (CLEAN) answer("ask", "git clean -f deletes untracked files for good")
+    else answer("allow", "")
   }
 }
 
-function answer(action, reason) {
+# args: the JSON text of the input to run instead; context: text for the model.
+function answer(action, reason, args, context) {
   if (HAVE_ID) printf "{\"id\":\"%s\",", jesc(ID)
   else printf "{"
-  printf "\"action\":\"%s\",\"reason\":\"%s\"}\n", action, jesc(reason)
+  printf "\"action\":\"%s\",\"reason\":\"%s\"", action, jesc(reason)
+  if (args != "") printf ",\"args\":%s", args
+  if (context != "") printf ",\"context\":\"%s\"", jesc(context)
+  printf "}\n"
   fflush()
 }
 
@@ -45,18 +64,19 @@ function answer(action, reason) {
 
 function ws() { while (P <= length(L) && substr(L, P, 1) ~ /[ \t\r]/) P++ }
 
-function value(depth, key,    c, s) {
+function value(depth, key,    c, s, start) {
   ws()
   c = substr(L, P, 1)
   if (c == "{") return object(depth + 1, key)
   if (c == "[") return array(depth + 1)
   if (c == "\"") {
+    start = P
     s = string()
     if (depth == 1 && key == "id") { ID = s; HAVE_ID = 1 }
     if (depth == 1 && key == "tool") TOOL = s
     if (depth == 1 && key == "args") { CMD = s; HAVE_CMD = 1 }
     if (depth == 2 && ARGS && !HAVE_CMD && (key == "command" || key == "cmd" || key == "script")) {
-      CMD = s; HAVE_CMD = 1
+      CMD = s; HAVE_CMD = 1; CMD_AT = start; CMD_END = P
     }
     return
   }
@@ -67,6 +87,8 @@ function value(depth, key,    c, s) {
 function object(depth, parent,    k, was) {
   was = ARGS
   ARGS = (depth == 2 && parent == "args")
+  # Where the args object starts and ends, to answer it back with only the command rewritten.
+  if (ARGS) ARGS_AT = P
   P++; ws()
   if (substr(L, P, 1) == "}") { P++; ARGS = was; return }
   while (!BAD) {
@@ -81,6 +103,7 @@ function object(depth, parent,    k, was) {
     if (substr(L, P, 1) == "}") { P++; break }
     BAD = 1
   }
+  if (ARGS) ARGS_END = P
   ARGS = was
 }
 
@@ -183,10 +206,20 @@ function destructive(n,    i, j, prog, opt, recursive, target, force) {
     return recursive && target != "" ? "recursive rm of " target : ""
   }
   if (prog == "git") {
-    for (j = i + 1; j <= n && W[j] != "push"; j++) ;
+    for (j = i + 1; j <= n && W[j] != "push" && W[j] != "clean"; j++) ;
+    if (W[j] == "clean") {
+      for (force = 0; j <= n; j++) {
+        if (W[j] == "-n" || W[j] == "--dry-run" || W[j] ~ /^-[a-zA-Z]*n/) return ""
+        if (W[j] == "--force" || W[j] ~ /^-[a-zA-Z]*f/) force = 1
+      }
+      CLEAN += force
+      return ""
+    }
     for (j++; j <= n; j++) {
       if (W[j] == "--force" || W[j] ~ /^-[a-zA-Z]*f[a-zA-Z]*$/ || W[j] ~ /^[+][^+-]/) {
-        return "git push " W[j] " (use --force-with-lease)"
+        # A person decides (a force push may be meant); told why, and the safer way.
+        if (ASK == "") ASK = "git push " W[j] " overwrites the remote's history"
+        return ""
       }
     }
     return ""

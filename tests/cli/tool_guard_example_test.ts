@@ -18,12 +18,20 @@ const BLOCKED: [string, string][] = [
   ['rm -rf "$HOME"', "recursive rm of $HOME"],
   ["rm -rf /home/bob", "recursive rm of /home/bob"],
   ["rm --no-preserve-root -rf /", "rm --no-preserve-root"],
-  ["git push --force", "git push --force (use --force-with-lease)"],
-  ["git push -f origin main", "git push -f (use --force-with-lease)"],
-  ["git push origin +main", "git push +main (use --force-with-lease)"],
   ["mkfs.ext4 /dev/sda1", "mkfs.ext4 formats a disk"],
   ["dd if=/dev/zero of=/dev/sda bs=1M", "dd of=/dev/sda overwrites a disk"],
 ];
+
+const ASKED: [string, string][] = [
+  ["git push --force", "git push --force overwrites the remote's history"],
+  ["git push -f origin main", "git push -f overwrites the remote's history"],
+  ["git push origin +main", "git push +main overwrites the remote's history"],
+  ["git clean -fd && make", "git clean -f deletes untracked files for good"],
+];
+const FORCE_PUSH_CONTEXT =
+  "tool-guard: prefer git push --force-with-lease, which refuses to overwrite commits you have not seen";
+const DRY_RUN_CONTEXT =
+  "tool-guard: git clean ran as a dry run (--dry-run) and only listed what it would delete; ask the user before deleting untracked files";
 
 const ALLOWED: string[] = [
   "rm -rf /tmp/build",
@@ -36,6 +44,7 @@ const ALLOWED: string[] = [
   'echo "rm -rf /"',
   "grep -r 'git push --force' docs/",
   "dd if=/dev/zero of=./disk.img bs=1M count=1",
+  "git clean -n -fd",
 ];
 
 function request(tool: string, args: unknown, id = "1"): string {
@@ -101,6 +110,11 @@ Deno.test("tool-guard example as a read-loop: one answer per request line, as ea
       reason: `destructive shell command: ${reason}`,
     }, command);
   }
+  for (const [command, reason] of ASKED) {
+    await writer.write(new TextEncoder().encode(request("bash", { command }, `${++id}`) + "\n"));
+    const answer = await nextAnswer();
+    assert.deepEqual([answer.id, answer.action, answer.reason], [`${id}`, "ask", reason], command);
+  }
   for (const command of ALLOWED) {
     await writer.write(new TextEncoder().encode(request("bash", { command }, `${++id}`) + "\n"));
     assert.deepEqual(await nextAnswer(), { id: `${id}`, action: "allow", reason: "" }, command);
@@ -110,6 +124,52 @@ Deno.test("tool-guard example as a read-loop: one answer per request line, as ea
   await writer.close();
   assert.equal((await lines.read()).done, true);
   assert.equal((await child.status).code, 0);
+});
+
+Deno.test("tool-guard example asks about a force push and runs a lone git clean -f as a dry run, keeping the other args", async () => {
+  assert.deepEqual(
+    JSON.parse(await oneShot(request("Shell", { command: "git push -f", cwd: "/repo" }))),
+    {
+      id: "1",
+      action: "ask",
+      reason: "git push -f overwrites the remote's history",
+      context: FORCE_PUSH_CONTEXT,
+    },
+  );
+  const args = { description: 'tidy "up"', command: "git clean -fdx", timeout: 5 };
+  assert.deepEqual(JSON.parse(await oneShot(request("Bash", args))), {
+    id: "1",
+    action: "allow",
+    reason: "",
+    args: { ...args, command: "git clean --dry-run -fdx" },
+    context: DRY_RUN_CONTEXT,
+  });
+});
+
+Deno.test("tool-guard example through tyhooks tool pre --json: the dry run's args and context, and a force push's ask", async () => {
+  const run = (command: string) =>
+    cli([
+      "tool",
+      "pre",
+      "--json",
+      "--tool",
+      "run_shell_command",
+      "--args",
+      JSON.stringify({ command }),
+      "--plugins-dir",
+      EXAMPLES,
+    ]);
+  const rewritten = await run("git clean -f");
+  assert.equal(rewritten.code, 0, rewritten.stderr);
+  assert.deepEqual(JSON.parse(rewritten.stdout), {
+    action: "allow",
+    reason: "",
+    args: { command: "git clean --dry-run -f" },
+    context: DRY_RUN_CONTEXT,
+  });
+  const asked = await run("git push --force");
+  assert.equal(asked.code, 2, asked.stderr);
+  assert.equal(JSON.parse(asked.stdout).action, "ask");
 });
 
 Deno.test("tool-guard example through tyhooks tool pre: blocks rm -rf / (exit 2), allows the rest", async () => {
@@ -149,8 +209,9 @@ Deno.test("tool-guard example in the daemon's persistent mode: one guard process
     assert.deepEqual(await ask("bash", "rm -rf /tmp/build"), { action: "allow", reason: "" });
     assert.deepEqual(await ask("write_file", "git push --force"), { action: "allow", reason: "" });
     assert.deepEqual(await ask("bash", "git push -f"), {
-      action: "block",
-      reason: "destructive shell command: git push -f (use --force-with-lease)",
+      action: "ask",
+      reason: "git push -f overwrites the remote's history",
+      context: FORCE_PUSH_CONTEXT,
     });
     // This daemon's guards: other test modules may run the example guard at the same time.
     const guards = (await new Deno.Command("pgrep", { args: ["-P", `${daemon.pid}`, "-f", GUARD] })
