@@ -30,7 +30,7 @@ import {
   string,
   unknown,
 } from "../wire/json.ts";
-import { AGENT_PROMPT, type AGENT_STOP, POST_TOOL_CALL, PRE_TOOL_CALL } from "../events.ts";
+import { AGENT_PROMPT, POST_TOOL_CALL, PRE_TOOL_CALL } from "../events.ts";
 
 export type { FailurePolicy } from "./guards.ts";
 
@@ -326,7 +326,8 @@ export interface PostToolCall extends ToolCall {
 
 /** A coding agent's prompt about to go to the model, or its wish to stop. */
 export interface AgentEventCall {
-  event: typeof AGENT_PROMPT | typeof AGENT_STOP;
+  /** Which: a prompt about to go to the model, or the agent about to stop. */
+  event: "agent.prompt" | "agent.stop";
   /** The prompt (`agent.prompt` only); default `""`. */
   prompt?: string;
   /** The agent's working directory; hooks are told it only when given. */
@@ -338,7 +339,7 @@ export interface AgentEventCall {
 /** The request a tool hook reads on stdin. */
 export interface ToolHookRequest {
   /** Which hook is asked: `pre_tool_call` may block the call, `post_tool_call` is told of it. */
-  hook: typeof PRE_TOOL_CALL | typeof POST_TOOL_CALL;
+  hook: "pre_tool_call" | "post_tool_call";
   /** The tool's name. */
   tool: string;
   /** Its arguments, any JSON value. */
@@ -359,7 +360,8 @@ export interface ToolHookRequest {
 
 /** The request an `agent.prompt` or `agent.stop` hook reads on stdin. */
 export interface AgentEventRequest {
-  hook: typeof AGENT_PROMPT | typeof AGENT_STOP;
+  /** Which hook is asked. */
+  hook: "agent.prompt" | "agent.stop";
   /** The prompt: sent to `agent.prompt` hooks only. */
   prompt?: string;
   /** The agent's working directory, when known. */
