@@ -16,9 +16,6 @@ import { isRecord } from "../wire/json.ts";
 import { quoted } from "../text.ts";
 import { readBounded } from "../fs.ts";
 
-/** A hook command tyhooks answers: `agent NAME`, or the older `tool pre|post --claude`. */
-const TYHOOKS_COMMAND =
-  /(?:^|[\s'"])(?:agent\s+(?:claude|gemini|codex|cursor)|tool\s+(?:pre|post)\s+--claude)(?:[\s'";|&]|$)/;
 /** Settings files are small; a huge one is not read whole. */
 const MAX_SETTINGS_BYTES = 4 * 1024 * 1024;
 
@@ -153,7 +150,7 @@ function tyhooksEntries(settings: unknown): Entry[] | null {
   const entries: Entry[] = [];
   const take = (event: string, hook: unknown) => {
     if (!isRecord(hook) || typeof hook.command !== "string") return;
-    if (!TYHOOKS_COMMAND.test(hook.command)) return;
+    if (!runsTyhooks(commandWords(hook.command))) return;
     entries.push({ event, command: hook.command, failClosed: hook.failClosed === true });
   };
   for (const [event, list] of Object.entries(settings.hooks)) {
@@ -166,6 +163,14 @@ function tyhooksEntries(settings: unknown): Entry[] | null {
     }
   }
   return entries;
+}
+
+/** A hook command tyhooks answers: `... agent NAME ...`, or the older `tool pre|post --claude`. */
+function runsTyhooks(words: string[]): boolean {
+  return words.some((word, i) =>
+    (word === "agent" && AGENTS.some((agent) => agent.name === words[i + 1])) ||
+    (word === "tool" && ["pre", "post"].includes(words[i + 1]) && words.includes("--claude"))
+  );
 }
 
 // What is wrong with one entry's command, each as the end of a sentence naming its events.

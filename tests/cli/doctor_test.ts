@@ -85,7 +85,11 @@ function failClosed(program: string): string {
 Deno.test("doctor passes a healthy setup with exit 0, one ok line per check", async () => {
   const s = await setup();
   await writeTree(s.project, {
-    ".claude/settings.json": claudeSettings(failClosed(s.tyhooks), `'${s.tyhooks}' agent claude`),
+    // Every word quoted, as sh reads it the same.
+    ".claude/settings.json": claudeSettings(
+      failClosed(s.tyhooks),
+      `'${s.tyhooks}' 'agent' 'claude'`,
+    ),
   });
   const r = await doctor(s);
   assert.equal(r.code, 0, r.stdout + r.stderr);
