@@ -16,9 +16,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import config from "../deno.json" with { type: "json" };
 import { RUN_FLAGS } from "../lib/hosts/sync.ts";
-
-/** The Deno the package depends on: the one CI runs and the bundles are built with. */
-const DENO_VERSION = "2.9.6";
+import { DENO_VERSION } from "../lib/version.ts";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const out = resolve(Deno.args[0] ?? join(ROOT, "dist", "npm"));

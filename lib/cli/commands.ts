@@ -201,4 +201,10 @@ export const COMMANDS: CommandEntry[] = [
     ],
     load: async () => (await import("./hosts.ts")).sync,
   },
+  {
+    name: "doctor",
+    summary: "check the setup, one line per check with the fix; exit 1 when one fails",
+    examples: ["tyhooks doctor", "tyhooks doctor --json"],
+    load: () => import("./doctor.ts"),
+  },
 ];

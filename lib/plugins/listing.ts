@@ -8,7 +8,8 @@
 
 import { join } from "../path.ts";
 import type { LoadWarning, PluginIndex } from "./types.ts";
-import { closest } from "../text.ts";
+import { closest, quoted } from "../text.ts";
+import { cannotStart } from "./messages.ts";
 import { TASK_EVENTS } from "../events.ts";
 
 /** One plugin in the listing. */
@@ -137,8 +138,16 @@ export async function readLegacyHooks(dir: string): Promise<LegacyHooks> {
     else if (!runnable) {
       problem(
         path,
-        `Legacy hook "${entry.name}" is not executable: it will not run (chmod +x ${path})`,
+        `Legacy hook "${entry.name}" is not executable: it will not run (hint: chmod +x ${
+          quoted(path)
+        })`,
       );
+    } else {
+      const { execFormatProblem } = await import("../process/group.ts");
+      const start = await execFormatProblem(path);
+      if (start !== null) {
+        problem(path, cannotStart(`Legacy hook ${quoted(entry.name)}`, path, start));
+      }
     }
   }
   return { dir, hooks, problems };

@@ -78,6 +78,20 @@ export function unknownEvent(event: string, suggestion: string): string {
 }
 
 /**
+ * A script that loads, as ty loads it, but cannot be started (ty's exec fails the same way):
+ * `subject` names it (`Action "sync": script "x.sh"`), `path` is where it is.
+ */
+export function cannotStart(subject: string, path: string, problem: "no-shebang" | "crlf"): string {
+  if (problem === "no-shebang") {
+    return `${subject} does not start with a "#!" line naming an interpreter, so it cannot be ` +
+      `started (exec format error, as under ty) (hint: make its first line "#!/bin/sh", or ` +
+      "the interpreter it is written for)";
+  }
+  return `${subject} has a "#!" line ending in a carriage return (CRLF line ends), so it cannot ` +
+    `be started (hint: dos2unix ${quoted(path)}, or sed -i 's/\\r$//' ${quoted(path)})`;
+}
+
+/**
  * A script or service `cwd` (`field`) written as `written` that leads out of its plugin dir, to
  * `real`: loaded, as ty loads it, but reported by `plugins validate`.
  */

@@ -12,7 +12,14 @@ import type { LoadWarning } from "./types.ts";
 import { type Collected, collectReports, foldReports, type LoadOptions } from "./load.ts";
 import { loadPluginDir, nameAt, type PluginReport } from "./plugin_dir.ts";
 import { locate, located } from "./read_manifest.ts";
-import { describeIssue, pathText, sharedName, unknownEvent, unknownKey } from "./messages.ts";
+import {
+  cannotStart,
+  describeIssue,
+  pathText,
+  sharedName,
+  unknownEvent,
+  unknownKey,
+} from "./messages.ts";
 import { closest, quoted } from "../text.ts";
 import { isRecord } from "../wire/json.ts";
 import { SETTING_KEYS } from "./hook_settings.ts";
@@ -151,25 +158,11 @@ async function strictProblems(report: PluginReport): Promise<LoadWarning[]> {
       if (suggestion !== undefined) add(unknownEvent(event, suggestion), ["hooks", event], true);
     }
   }
-  // Loaded, as ty loads them, but they cannot start (ty's exec fails the same way).
+  // Loaded, as ty loads them, but they cannot start.
   const { execFormatProblem } = await import("../process/group.ts");
   for (const { path, written, what, at } of report.scripts) {
     const problem = await execFormatProblem(path);
-    const script = `${what}: script ${quoted(written)}`;
-    if (problem === "no-shebang") {
-      add(
-        `${script} does not start with a "#!" line naming an interpreter, so it cannot be ` +
-          `started (exec format error, as under ty) (hint: make its first line "#!/bin/sh", or ` +
-          "the interpreter it is written for)",
-        at,
-      );
-    } else if (problem === "crlf") {
-      add(
-        `${script} has a "#!" line ending in a carriage return (CRLF line ends), so it cannot ` +
-          `be started (hint: dos2unix ${quoted(path)}, or sed -i 's/\\r$//' ${quoted(path)})`,
-        at,
-      );
-    }
+    if (problem !== null) add(cannotStart(`${what}: script ${quoted(written)}`, path, problem), at);
   }
   return problems;
 }

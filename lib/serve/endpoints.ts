@@ -103,8 +103,10 @@ export interface Call {
 export type Handler = (call: Call) => Promise<Response>;
 
 /**
- * `GET /v1/health` -> `{"ok":true,"version","plugins","uptime_s","spool_depth","spool_bytes"}`
- * (`plugins` is the count; the spool's figures are the events accepted and not yet run).
+ * `GET /v1/health` -> `{"ok":true,"version","plugins","plugins_dir","uptime_s","spool_depth",
+ * "spool_bytes"}` (`plugins` is the count, `plugins_dir` the dir it serves, so a client can tell
+ * whether it answers for the same plugins; the spool's figures are the events accepted and not
+ * yet run).
  */
 function health(call: Call): Promise<Response> {
   const depth = call.daemon.spool.depth;
@@ -112,6 +114,7 @@ function health(call: Call): Promise<Response> {
     ok: true,
     version: VERSION,
     plugins: call.snapshot.index.plugins.length,
+    plugins_dir: call.daemon.dirs.plugins_dir,
     uptime_s: Math.floor((performance.now() - call.daemon.startedAt) / 1000),
     spool_depth: depth.entries,
     spool_bytes: depth.bytes,

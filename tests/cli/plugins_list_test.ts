@@ -72,7 +72,7 @@ Deno.test("tyhooks plugins (alone) lists too, and shows the legacy hooks and the
   );
   assert.match(
     result.stderr,
-    /Legacy hook "task.failed" is not executable: it will not run \(chmod \+x /,
+    /Legacy hook "task.failed" is not executable: it will not run \(hint: chmod \+x "/,
   );
   const json = await cli([
     "plugins",

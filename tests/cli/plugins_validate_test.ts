@@ -131,20 +131,28 @@ Deno.test("plugins validate PATH that does not exist is a usage error; one with 
   );
 });
 
-Deno.test("plugins validate also lints the legacy hooks dir", async () => {
+Deno.test("plugins validate also lints the legacy hooks dir: a near miss of an event, a hook that is not executable, one that cannot start", async () => {
   const root = await makeTree({
     "p/plugin.yaml": "name: p\nhooks:\n  task.done: a.sh\n",
     "p/a.sh": SCRIPT,
   });
-  const hooks = await makeTree({ "task.done": "echo no exec bit\n", "task.doen": SCRIPT });
+  const hooks = await makeTree({
+    "task.done": "echo no exec bit\n",
+    "task.doen": SCRIPT,
+    "task.failed": "#!/bin/sh\r\necho crlf\r\n",
+  });
   const result = await cli(["plugins", "validate", "--plugins-dir", root, "--hooks-dir", hooks]);
   assert.equal(result.code, 1);
+  const failed = JSON.stringify(join(hooks, "task.failed"));
   assert.equal(
     result.stdout,
     `${join(hooks, "task.doen")}:1:1: Legacy hook "task.doen" is not a known event: ` +
       'did you mean "task.done"?\n' +
       `${join(hooks, "task.done")}:1:1: Legacy hook "task.done" is not executable: it will not ` +
-      `run (chmod +x ${join(hooks, "task.done")})\n`,
+      `run (hint: chmod +x ${JSON.stringify(join(hooks, "task.done"))})\n` +
+      `${join(hooks, "task.failed")}:1:1: Legacy hook "task.failed" has a "#!" line ending in a ` +
+      "carriage return (CRLF line ends), so it cannot be started (hint: dos2unix " +
+      `${failed}, or sed -i 's/\\r$//' ${failed})\n`,
   );
 });
 

@@ -58,6 +58,7 @@ Deno.test("serve: GET /v1/health and GET /v1/plugins answer with the documented 
     assert.deepEqual(Object.keys(health.body).sort(), [
       "ok",
       "plugins",
+      "plugins_dir",
       "spool_bytes",
       "spool_depth",
       "uptime_s",

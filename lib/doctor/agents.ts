@@ -1,0 +1,264 @@
+/**
+ * `doctor`'s agent checks: for each coding agent of the agent table, its user settings file and
+ * the project's (in the working directory). A file with tyhooks entries must run tyhooks by an
+ * absolute path to an executable file, and its consulted events (a guard, a prompt check, a stop
+ * check) in the fail-closed form that `agent install` writes, so the agent blocks even when
+ * tyhooks cannot start. A settings file that is not JSON is named.
+ *
+ * @module
+ */
+
+import { type Check, passed, problem } from "./check.ts";
+import { AGENTS, type AgentSpec, pluginEvent } from "../agents/table.ts";
+import { eventSpec } from "../events.ts";
+import { basename, isAbsolute, join } from "../path.ts";
+import { isRecord } from "../wire/json.ts";
+import { quoted } from "../text.ts";
+import { readBounded } from "../fs.ts";
+
+/** Settings files are small; a huge one is not read whole. */
+const MAX_SETTINGS_BYTES = 4 * 1024 * 1024;
+
+/** One hook entry of a settings file that runs tyhooks. */
+interface Entry {
+  /** The agent's event name. */
+  event: string;
+  command: string;
+  /** Cursor's `failClosed`. */
+  failClosed: boolean;
+}
+
+/** The agent checks, one agent after another; `cwd` is the project looked at. */
+export async function agentChecks(cwd: string): Promise<Check[]> {
+  const checks: Check[] = [];
+  for (const agent of AGENTS) {
+    const files: { path: string; project: boolean }[] = [];
+    try {
+      files.push({ path: userSettings(agent.userSettings), project: false });
+    } catch {
+      // No home dir: only the project's file can be looked at.
+    }
+    files.push({ path: join(cwd, agent.projectSettings), project: true });
+    const found = [];
+    for (const file of files) {
+      const read = await readSettings(file.path);
+      if (read !== null) found.push({ ...file, read });
+    }
+    if (found.length === 0) {
+      checks.push(passed(
+        `agent ${agent.name}`,
+        `${agent.title}: no settings file (${files.map((f) => quoted(f.path)).join(", ")}), ` +
+          "so it runs no tyhooks hook",
+      ));
+    }
+    for (const file of found) checks.push(...fileChecks(agent, file));
+  }
+  return checks;
+}
+
+/**
+ * A settings path of the agent table: `~` is the home dir; `$VAR:-DEFAULT` is DEFAULT's file
+ * in the dir `$VAR` names when it is set (Codex: `$CODEX_HOME/hooks.json`).
+ */
+function userSettings(written: string): string {
+  const home = () => {
+    const dir = Deno.env.get("HOME");
+    if (!dir) throw new Error("$HOME is not set");
+    return dir;
+  };
+  const expand = (path: string) => path.startsWith("~/") ? join(home(), path.slice(2)) : path;
+  const variable = /^\$([A-Za-z_][A-Za-z0-9_]*):-(.*)$/.exec(written);
+  if (variable === null) return expand(written);
+  const dir = Deno.env.get(variable[1]);
+  return dir ? join(dir, basename(variable[2])) : expand(variable[2]);
+}
+
+/** A settings file's text, or why it cannot be read; null when there is none. */
+type Read = { text: string } | { error: string };
+
+async function readSettings(path: string): Promise<Read | null> {
+  try {
+    return { text: await readBounded(path, { maxBytes: MAX_SETTINGS_BYTES }) };
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return null;
+    return { error: (error as Error).message };
+  }
+}
+
+function fileChecks(
+  agent: AgentSpec,
+  file: { path: string; project: boolean; read: Read },
+): Check[] {
+  const name = `agent ${agent.name}`;
+  const install = `tyhooks agent install ${agent.name}${file.project ? " --project ." : ""}`;
+  const where = quoted(file.path);
+  if ("error" in file.read) {
+    return [problem("fail", name, {
+      detail: `${agent.title} settings ${where} cannot be read: ${file.read.error}`,
+      fix: `ls -l ${where}, and make it a readable file`,
+    })];
+  }
+  let settings: unknown;
+  try {
+    settings = JSON.parse(file.read.text);
+  } catch (error) {
+    return [problem("fail", name, {
+      detail: `${agent.title} settings ${where} is not valid JSON (${(error as Error).message}), ` +
+        "so the agent may ignore it whole",
+      fix: `correct the JSON of ${where}`,
+    })];
+  }
+  const entries = tyhooksEntries(settings);
+  if (entries === null) {
+    return [problem("fail", name, {
+      detail: `${agent.title} settings ${where}: "hooks" is not an object`,
+      fix: `correct "hooks" in ${where}, then: ${install}`,
+    })];
+  }
+  if (entries.length === 0) {
+    return [passed(name, `${agent.title} settings ${where}: no tyhooks hook`)];
+  }
+  // Events grouped by what is wrong with their command, so one mistake is one line.
+  const wrong = new Map<string, string[]>();
+  for (const entry of entries) {
+    for (const why of entryProblems(agent, entry)) {
+      wrong.set(why, [...(wrong.get(why) ?? []), entry.event]);
+    }
+  }
+  const events = [...new Set(entries.map((e) => e.event))];
+  if (wrong.size === 0) {
+    return [passed(
+      name,
+      `${agent.title} settings ${where}: ${events.join(", ")} run tyhooks by an absolute path, ` +
+        "the consulted ones fail-closed",
+    )];
+  }
+  return [...wrong].map(([why, bad]) =>
+    problem("fail", name, {
+      detail: `${agent.title} settings ${where}: ${[...new Set(bad)].join(", ")} ${why}`,
+      fix: install,
+    })
+  );
+}
+
+// Every hook entry that runs tyhooks: Claude Code's format (`{"hooks": {EVENT: [{"matcher",
+// "hooks": [{"command"}]}]}}`, Gemini CLI and Codex too) and Cursor's (`{EVENT: [{"command"}]}`).
+// Null when "hooks" is there but not an object.
+function tyhooksEntries(settings: unknown): Entry[] | null {
+  if (!isRecord(settings) || settings.hooks === undefined) return [];
+  if (!isRecord(settings.hooks)) return null;
+  const entries: Entry[] = [];
+  const take = (event: string, hook: unknown) => {
+    if (!isRecord(hook) || typeof hook.command !== "string") return;
+    if (!runsTyhooks(commandWords(hook.command))) return;
+    entries.push({ event, command: hook.command, failClosed: hook.failClosed === true });
+  };
+  for (const [event, list] of Object.entries(settings.hooks)) {
+    if (!Array.isArray(list)) continue;
+    for (const item of list) {
+      take(event, item);
+      if (isRecord(item) && Array.isArray(item.hooks)) {
+        for (const hook of item.hooks) take(event, hook);
+      }
+    }
+  }
+  return entries;
+}
+
+/** A hook command tyhooks answers: `... agent NAME ...`, or the older `tool pre|post --claude`. */
+function runsTyhooks(words: string[]): boolean {
+  return words.some((word, i) =>
+    (word === "agent" && AGENTS.some((agent) => agent.name === words[i + 1])) ||
+    (word === "tool" && ["pre", "post"].includes(words[i + 1]) && words.includes("--claude"))
+  );
+}
+
+// What is wrong with one entry's command, each as the end of a sentence naming its events.
+function entryProblems(agent: AgentSpec, entry: Entry): string[] {
+  const problems: string[] = [];
+  const words = commandWords(entry.command);
+  const program = words[0] ?? "";
+  if (!isAbsolute(program)) {
+    problems.push(
+      `run tyhooks as ${quoted(program)}, not by an absolute path: the agent's PATH decides ` +
+        "what runs, and if it finds nothing the call goes through unguarded",
+    );
+  } else {
+    // The program, and the entry file a source install runs (`deno run ... /abs/main.ts`).
+    const files = words.filter((w, i) => i === 0 || (isAbsolute(w) && /\.[jt]s$/.test(w)));
+    for (const path of files) {
+      const why = notRunnable(path, path === program);
+      if (why !== null) problems.push(`run tyhooks as ${quoted(path)}, which ${why}`);
+    }
+  }
+  const consulted = eventSpec(pluginEvent(agent, entry.event)).kind === "consulted";
+  if (consulted && !failsClosed(entry)) {
+    problems.push(
+      "are not in the fail-closed form: when tyhooks cannot start, is killed or exits 1, the " +
+        "agent lets the call through",
+    );
+  }
+  return problems;
+}
+
+// Whether the agent blocks when tyhooks does not answer: the command ends in `|| ... exit 2`
+// (every agent reads exit 2 as a block), or Cursor's `failClosed`.
+function failsClosed(entry: Entry): boolean {
+  return entry.failClosed || /\|\|[^]*\bexit\s+2\b/.test(entry.command);
+}
+
+function notRunnable(path: string, program: boolean): string | null {
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.statSync(path);
+  } catch {
+    return "does not exist";
+  }
+  if (!info.isFile) return "is not a file";
+  if (program && info.mode !== null && (info.mode & 0o111) === 0) return "is not executable";
+  return null;
+}
+
+/**
+ * The words of the first command of a shell line, as sh splits them (quotes and backslashes),
+ * up to the first `||`, `&&`, `;` or `|`; `sh -c 'LINE'` is looked into.
+ */
+export function commandWords(line: string): string[] {
+  const words: string[] = [];
+  let word: string | null = null;
+  let i = 0;
+  const add = (text: string) => word = (word ?? "") + text;
+  while (i < line.length) {
+    const c = line[i];
+    if (c === "'") {
+      const end = line.indexOf("'", i + 1);
+      add(line.slice(i + 1, end < 0 ? line.length : end));
+      i = end < 0 ? line.length : end + 1;
+    } else if (c === '"') {
+      let j = i + 1;
+      let text = "";
+      while (j < line.length && line[j] !== '"') {
+        if (line[j] === "\\" && j + 1 < line.length && '"\\$`'.includes(line[j + 1])) j++;
+        text += line[j++];
+      }
+      add(text);
+      i = j + 1;
+    } else if (c === "\\" && i + 1 < line.length) {
+      add(line[i + 1]);
+      i += 2;
+    } else if (/\s/.test(c) || ";|&".includes(c)) {
+      if (word !== null) words.push(word);
+      word = null;
+      if (!/\s/.test(c)) break;
+      i++;
+    } else {
+      add(c);
+      i++;
+    }
+  }
+  if (word !== null) words.push(word);
+  const shell = words[0] !== undefined &&
+    ["sh", "bash", "dash", "zsh"].includes(basename(words[0]));
+  if (shell && words[1] === "-c" && words[2] !== undefined) return commandWords(words[2]);
+  return words;
+}

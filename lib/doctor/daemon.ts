@@ -1,0 +1,147 @@
+/**
+ * `doctor`'s daemon check: whether a `tyhooks serve` answers on the socket the agent fast path
+ * uses (`$TYHOOKS_DAEMON`, else the default), whether the socket and its dir are the user's alone
+ * (0600 and 0700, else the fast path will not use it), and whether that daemon serves the same
+ * plugins dir and version as this tyhooks. No daemon is fine: calls then decide in-process.
+ *
+ * @module
+ */
+
+import { type Check, passed, problem } from "./check.ts";
+import { currentUid, modeText } from "../fs.ts";
+import { dirname } from "../path.ts";
+import { quoted } from "../text.ts";
+import { VERSION } from "../version.ts";
+import { isRecord } from "../wire/json.ts";
+
+const NAME = "daemon";
+/** A daemon of the user's answers health at once; one that does not within this is not used. */
+const HEALTH_TIMEOUT_MS = 2000;
+
+/** The socket the daemon is looked for on: `$TYHOOKS_DAEMON` (`unix:PATH` or PATH), else the default. */
+export async function daemonSocket(): Promise<string> {
+  const named = Deno.env.get("TYHOOKS_DAEMON");
+  if (named) return named.startsWith("unix:") ? named.slice("unix:".length) : named;
+  const { defaultListen } = await import("../serve/listen.ts");
+  const address = defaultListen();
+  return address.transport === "unix" ? address.path : "";
+}
+
+/** The daemon check, for a tyhooks whose plugins dir is `pluginsDir`. */
+export async function daemonCheck(pluginsDir: string): Promise<Check> {
+  let socket: string;
+  try {
+    socket = await daemonSocket();
+  } catch (error) {
+    return passed(NAME, `no default socket (${(error as Error).message}), so none is used`);
+  }
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.lstatSync(socket);
+  } catch {
+    return passed(NAME, `none on ${quoted(socket)}: calls decide in-process`);
+  }
+  if (!info.isSocket) {
+    return problem("fail", NAME, {
+      detail: `${quoted(socket)} is not a socket`,
+      fix: `move ${quoted(socket)} away (tyhooks serve never replaces a file that is not a socket)`,
+    });
+  }
+  const unsafe = notPrivate(socket, info, 0o600) ?? notPrivate(dirname(socket), null, 0o700);
+  if (unsafe !== null) return problem("fail", NAME, unsafe);
+  const health = await askHealth(socket);
+  if (health === null) {
+    return passed(
+      NAME,
+      `none answers on ${quoted(socket)} (a socket left behind; the next ` +
+        "tyhooks serve replaces it): calls decide in-process",
+    );
+  }
+  const served = typeof health.plugins_dir === "string" ? health.plugins_dir : null;
+  const restart = (dir: string) =>
+    `stop the daemon on ${quoted(socket)}, then start it again: ` +
+    `tyhooks serve --plugins-dir ${quoted(dir)}`;
+  if (served === null) {
+    return problem("warn", NAME, {
+      detail: `the daemon on ${quoted(socket)} (version ${String(health.version)}) does not ` +
+        "say which plugins dir it serves",
+      fix: restart(pluginsDir),
+    });
+  }
+  if (realPath(served) !== realPath(pluginsDir)) {
+    return problem("fail", NAME, {
+      detail: `the daemon on ${quoted(socket)} serves the plugins dir ${quoted(served)}, not ` +
+        `${quoted(pluginsDir)}`,
+      fix: restart(pluginsDir),
+    });
+  }
+  if (health.version !== VERSION) {
+    return problem("warn", NAME, {
+      detail: `the daemon on ${quoted(socket)} is tyhooks ${String(health.version)}, this is ` +
+        VERSION,
+      fix: restart(pluginsDir),
+    });
+  }
+  return passed(
+    NAME,
+    `answers on ${quoted(socket)}, serving the same plugins dir, version ${VERSION}`,
+  );
+}
+
+// Why `path` is not the user's alone with mode `mode` (the socket 0600, its dir 0700), with the fix.
+function notPrivate(
+  path: string,
+  known: Deno.FileInfo | null,
+  mode: number,
+): { detail: string; fix: string } | null {
+  let info = known;
+  try {
+    info ??= Deno.lstatSync(path);
+  } catch (error) {
+    return {
+      detail: `${quoted(path)} cannot be checked: ${(error as Error).message}`,
+      fix: `ls -ld ${quoted(path)}`,
+    };
+  }
+  const me = currentUid();
+  if (me !== null && info.uid !== null && info.uid !== me) {
+    return {
+      detail: `${quoted(path)} is owned by user ${info.uid}, not by you (${me}): the fast path ` +
+        "does not use its daemon",
+      fix: `stop that daemon, then start your own: tyhooks serve`,
+    };
+  }
+  if (info.mode !== null && (info.mode & 0o077) !== 0) {
+    return {
+      detail: `${quoted(path)} has mode ${modeText(info.mode)}, not ${modeText(mode)}: others ` +
+        "may reach the daemon, and the fast path does not use it",
+      fix: `chmod ${modeText(mode).slice(1)} ${quoted(path)}`,
+    };
+  }
+  return null;
+}
+
+// The daemon's health document, or null when nothing answers in time.
+async function askHealth(socket: string): Promise<Record<string, unknown> | null> {
+  const client = Deno.createHttpClient({ proxy: { transport: "unix", path: socket } });
+  try {
+    const response = await fetch("http://localhost/v1/health", {
+      client,
+      signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS),
+    });
+    const body: unknown = await response.json();
+    return response.ok && isRecord(body) ? body : null;
+  } catch {
+    return null;
+  } finally {
+    client.close();
+  }
+}
+
+function realPath(path: string): string {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return path;
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * `doctor`'s checks of what tyhooks keeps between calls: the index cache (used, or ignored and
+ * why) and the spool (accepted events still waiting to run, or set aside).
+ *
+ * @module
+ */
+
+import { type Check, passed, problem } from "./check.ts";
+import { checkPrivateDir } from "../fs.ts";
+import { cacheDir } from "../dirs.ts";
+import { join } from "../path.ts";
+import { quoted } from "../text.ts";
+
+/** The index cache and spool checks, in the order `doctor` prints them. */
+export async function stateChecks(): Promise<Check[]> {
+  return [cacheCheck(), await spoolCheck()];
+}
+
+function cacheCheck(): Check {
+  if (Deno.env.get("TYHOOKS_NO_CACHE") === "1") {
+    return passed("index cache", "turned off by TYHOOKS_NO_CACHE=1: every call loads the plugins");
+  }
+  let dir: string;
+  try {
+    // Where the spawn-time commands keep it (lib/cli/runner.ts).
+    dir = join(cacheDir(), "tyhooks");
+  } catch (error) {
+    return problem("warn", "index cache", {
+      detail: `not used: ${(error as Error).message}`,
+      fix: "set HOME, or XDG_CACHE_HOME, for the calls tyhooks gets",
+    });
+  }
+  const state = checkPrivateDir(dir, "the cache dir");
+  if (state.ok || state.missing) {
+    return passed("index cache", `used, in ${quoted(dir)}`);
+  }
+  return problem("warn", "index cache", {
+    detail: `ignored: ${state.reason}, so every call loads the plugins`,
+    fix: `chmod 700 ${quoted(dir)} (it must be yours), or remove it: rm -r ${quoted(dir)}`,
+  });
+}
+
+async function spoolCheck(): Promise<Check> {
+  const { spoolCounts } = await import("../spool/spool.ts");
+  let counts: Awaited<ReturnType<typeof spoolCounts>>;
+  try {
+    counts = await spoolCounts();
+  } catch (error) {
+    return problem("warn", "spool", {
+      detail: `cannot be read: ${(error as Error).message}`,
+      fix: "tyhooks spool list",
+    });
+  }
+  const events = (n: number) => `${n} accepted ${n === 1 ? "event" : "events"}`;
+  if (counts.pending > 0) {
+    return problem("warn", "spool", {
+      detail: `${events(counts.pending)} waiting to run (left by a stopped daemon or a ` +
+        "detached run that died)",
+      fix: "tyhooks spool run",
+    });
+  }
+  if (counts.set_aside > 0) {
+    return problem("warn", "spool", {
+      detail: `${counts.set_aside} ${
+        counts.set_aside === 1 ? "file" : "files"
+      } set aside, never run`,
+      fix: "tyhooks spool list, then remove what you do not want to keep",
+    });
+  }
+  const running = counts.running > 0 ? `; ${events(counts.running)} running now` : "";
+  return passed("spool", `nothing waiting${running}`);
+}
