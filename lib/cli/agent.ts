@@ -52,6 +52,11 @@ export const agent: CommandModule = {
         value: "JSON",
         help: "the agent's hook JSON (default: read on stdin)",
       },
+      event: {
+        type: "string",
+        value: "NAME",
+        help: "the agent's event when its hook JSON has no hook_event_name",
+      },
     },
     handlesSignals: true,
     details: [
@@ -98,7 +103,9 @@ export async function runAgent(
     onFailure = failurePolicy(ctx);
     const spec = knownAgent(name);
     const payload = await readPayload(ctx, spec);
-    request = readAgentRequest(spec, payload, { defaultEvent });
+    request = readAgentRequest(spec, payload, {
+      defaultEvent: stringOption(ctx.values, "event") ?? defaultEvent,
+    });
     if (!request.consulted) {
       await notify({ ...ctx, log }, request, payload);
       return 0;
@@ -252,6 +259,7 @@ async function notify(
       "post-hook": hookPaths(ctx, "post-hook"),
       timeout: ctx.values.timeout,
       "hook-json": JSON.stringify(payload),
+      event: request.event,
       wait: true,
     };
     await relaunchDetached({ ...ctx, values, positionals: [request.agent.name] }, ["agent"]);
