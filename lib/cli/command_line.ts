@@ -208,24 +208,35 @@ function flagValues(args: string[], name: string): string[] {
 }
 
 /**
- * True when the line asks for Claude Code's contract (`--claude`) without `--on-failure allow`:
- * then every failure of tyhooks itself, a usage error included, must read as "blocked" (exit 2),
- * since Claude Code lets a call through on any other non-zero exit. `--claude` is looked for in
- * the raw words, so it holds even when the line cannot be parsed; `onFailure` is the policy as
- * the parser read it (undefined when the line could not be parsed: then no policy was given that
- * can be trusted, and the line fails closed).
+ * True when the line is an agent's hook command: `agent AGENT` (not `agent install`) or a
+ * `--claude` bridge. Read from the raw words, so it holds even when the line cannot be parsed.
  */
-export function failsClosed(args: string[], onFailure: string | undefined): boolean {
+export function isAgentLine(args: string[]): boolean {
   const end = args.indexOf("--");
   const words = end === -1 ? args : args.slice(0, end);
-  // `--claude=true` is a usage error, but whoever wrote it meant the bridge: it must fail closed.
-  const claude = words.some((w) => w === "--claude" || w.startsWith("--claude="));
-  return claude && onFailure !== "allow";
+  // `--claude=true` is a usage error, but whoever wrote it meant the bridge.
+  if (words.some((w) => w === "--claude" || w.startsWith("--claude="))) return true;
+  const [first, second] = wordsOf(args);
+  return first === "agent" && (second === undefined || byName(`agent ${second}`) === undefined);
+}
+
+/**
+ * True when an agent's hook command (see {@linkcode isAgentLine}) runs without `--on-failure
+ * allow`: then every failure of tyhooks itself, a usage error included, must read as "blocked"
+ * (exit 2), since agents let a call through on other exits. `onFailure` is the policy as the
+ * parser read it (undefined when the line could not be parsed: then no policy was given that can
+ * be trusted, and the line fails closed).
+ */
+export function failsClosed(args: string[], onFailure: string | undefined): boolean {
+  return isAgentLine(args) && onFailure !== "allow";
 }
 
 /** The line a fatal error prints on stderr: text, or one JSON object with `--log-format json`. */
 export function describeFailure(error: unknown, args: string[]): string {
   const message = error instanceof Error ? error.message : String(error);
+  // The model reads an agent hook's stderr as the reason: the message alone, as text (Gemini CLI
+  // would take a JSON line for its answer), and no hint on getting around the guard.
+  if (isAgentLine(args)) return `tyhooks: ${message}\n`;
   // UsageError, InputError, NotFoundError and RunError carry the fix when it is known.
   const hint = (error as { hint?: unknown })?.hint;
   const fix = typeof hint === "string" && hint !== "" ? hint : undefined;
@@ -266,7 +277,7 @@ function byName(words: string): CommandEntry | undefined {
  * Finds the command in `args`: the longest run of words that names one (so `hosts` and
  * `hosts sync` can both be commands), skipping global flags and their values on the way.
  * A group word followed by a word that names none of its commands is an unknown command
- * (`plugins lst`); commands that are also groups therefore take no positional arguments.
+ * (`plugins lst`), unless the group word is a command that takes arguments (`agent claude`).
  * The command's own flags come after its words: the first one ends the search.
  */
 function findCommand(args: string[]): Found {
@@ -284,7 +295,7 @@ function findCommand(args: string[]): Found {
     const typed = [...words, arg].join(" ");
     const entry = byName(typed);
     if (entry === undefined && !isGroup(typed)) {
-      if (found !== undefined && !isGroup(found.typed)) break;
+      if (found !== undefined && (!isGroup(found.typed) || found.entry.takesArguments)) break;
       // `tyhooks --plugin-dir x plugins`: the word is a mistyped global flag's value, and the
       // flag is what to report.
       const before = args[i - 1];

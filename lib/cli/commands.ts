@@ -140,6 +140,16 @@ export const COMMANDS: CommandEntry[] = [
     load: async () => (await import("./tool.ts")).post,
   },
   {
+    name: "agent",
+    summary: "be a coding agent's hook command (claude, gemini, codex, cursor) for every event",
+    examples: [
+      "tyhooks agent claude   # every Claude Code hook: the hook JSON on stdin",
+      "tyhooks agent gemini --deadline 25s",
+    ],
+    takesArguments: true,
+    load: async () => (await import("./agent.ts")).agent,
+  },
+  {
     name: "services run",
     summary: "supervise every plugin service until SIGINT/SIGTERM",
     examples: [

@@ -7,7 +7,7 @@
  */
 
 import { cacheDir, hooksDir, pluginsDir } from "../dirs.ts";
-import { join } from "../path.ts";
+import { join, resolve } from "../path.ts";
 import {
   type CommandContext,
   durationOption,
@@ -212,4 +212,22 @@ export async function consultedCall(
   await logLoadWarnings(ctx, index);
   const runner = new Runner(index, runnerOptions(ctx, options));
   return { runner, consult: { deadlineMs, startedAt: started, sequential } };
+}
+
+/** `--on-failure`: `block` (the default: fail closed) or `allow`. */
+export function failurePolicy(ctx: CommandContext): "block" | "allow" {
+  const value = stringOption(ctx.values, "on-failure") ?? "block";
+  if (value !== "block" && value !== "allow") {
+    throw new UsageError(
+      `Invalid value "${value}" for flag "--on-failure": expected block or allow`,
+    );
+  }
+  return value;
+}
+
+/** The explicit hook scripts of a repeatable flag, made absolute (they run from anywhere). */
+export function hookPaths(ctx: CommandContext, flag: string): string[] {
+  const value = ctx.values[flag];
+  const paths = Array.isArray(value) ? value : typeof value === "string" ? [value] : [];
+  return paths.map((path) => resolve(path));
 }

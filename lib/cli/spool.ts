@@ -12,7 +12,7 @@ import type { FoundEntry, SetAside, Spool, SpoolDoc } from "../spool/spool.ts";
 import { table } from "./table.ts";
 
 /** The commands a spool entry may run: the ones whose work is spooled. */
-const SPOOLABLE = [["fire"], ["status-change"], ["tool", "post"]];
+const SPOOLABLE = [["fire"], ["status-change"], ["tool", "post"], ["agent"]];
 
 async function openSpool(ctx: CommandContext): Promise<Spool> {
   const { Spool } = await import("../spool/spool.ts");

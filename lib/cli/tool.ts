@@ -1,12 +1,10 @@
 /**
- * `tyhooks tool pre` and `tool post`, and what they share: the tool call, read from the flags,
- * from tyhooks' own request JSON (`--request -`), or from Claude Code's hook JSON (`--claude`);
- * the failure policy; and the explicit hook scripts.
+ * `tyhooks tool pre` and `tool post`, and what they share: the tool call, read from the flags or
+ * from tyhooks' own request JSON (`--request -`). With `--claude` each is `tyhooks agent claude`.
  *
  * @module
  */
 
-import { resolve } from "../path.ts";
 import {
   type CommandContext,
   type CommandModule,
@@ -16,7 +14,7 @@ import {
   stringOption,
   UsageError,
 } from "./types.ts";
-import { consultedCall, consultOptions, makeRunner } from "./runner.ts";
+import { consultedCall, consultOptions, failurePolicy, hookPaths, makeRunner } from "./runner.ts";
 import { INPUT_CAPS, readBoundedBytes } from "../fs.ts";
 import { issueText } from "../wire/json.ts";
 import { clearableTimeout } from "../async.ts";
@@ -40,8 +38,8 @@ const TOOL_CALL_OPTIONS: Record<string, OptionSpec> = {
   },
   claude: {
     type: "boolean",
-    help: "be a Claude Code hook: read its hook JSON on stdin, exit 0 to allow, 2 to block " +
-      "(reason on stderr), and 2 on any failure of tyhooks itself unless --on-failure allow",
+    help: "be a Claude Code hook: the same as tyhooks agent claude (for a hook JSON without " +
+      "hook_event_name: PreToolUse for tool pre, PostToolUse for tool post)",
   },
   "on-failure": {
     type: "string",
@@ -62,12 +60,18 @@ type ToolCallInput =
 const CALL_FLAGS = ["tool", "args", "platform", "user", "result", "error"];
 
 /**
- * Reads the tool call: from Claude Code's hook JSON on stdin (`--claude`), from tyhooks' own
- * request JSON (`--request FILE|-`), or from the flags.
+ * Reads the tool call: from tyhooks' own request JSON (`--request FILE|-`), or from the flags;
+ * with `--claude` checks only that no other source is given (`agent claude` reads the call).
  *
  * @throws {UsageError} When no tool is named, sources are mixed, or the input is not a call.
  */
 async function readToolCall(ctx: CommandContext, command: string): Promise<ToolCallInput> {
+  checkSources(ctx);
+  return await readCall(ctx, command);
+}
+
+// One source of the call: the flags, --request, or --claude.
+function checkSources(ctx: CommandContext): void {
   const request = stringOption(ctx.values, "request");
   const flags = CALL_FLAGS.filter((name) => ctx.values[name] !== undefined);
   if (ctx.values.claude && request !== undefined) {
@@ -79,11 +83,23 @@ async function readToolCall(ctx: CommandContext, command: string): Promise<ToolC
       "hint: the call is read from stdin (or the --request file) whole",
     );
   }
-  if (ctx.values.claude) return fromClaudeCode(await readInput(ctx, "-", "--claude"));
+}
+
+async function readCall(ctx: CommandContext, command: string): Promise<ToolCallInput> {
+  const request = stringOption(ctx.values, "request");
   if (request !== undefined) {
     return await fromRequest(await readInput(ctx, request, "--request"), command);
   }
   return fromFlags(ctx, command);
+}
+
+/**
+ * `tool pre --claude` and `tool post --claude`: `agent claude`, for the event they were made for
+ * when the input names none.
+ */
+async function asClaudeHook(ctx: CommandContext, event: string): Promise<number> {
+  const { runAgent } = await import("./agent.ts");
+  return await runAgent(ctx, "claude", { defaultEvent: event });
 }
 
 function fromFlags(ctx: CommandContext, command: string): ToolCallInput {
@@ -153,33 +169,6 @@ async function readInput(ctx: CommandContext, path: string, flag: string): Promi
   return value;
 }
 
-/**
- * Claude Code's `PreToolUse`/`PostToolUse` input: `tool_name` -> tool, `tool_input` -> args,
- * `tool_response` -> result (JSON text unless a string), `session_id` -> user_id.
- */
-function fromClaudeCode(value: unknown): ToolCallInput {
-  const input = value as Record<string, unknown>;
-  if (typeof input.tool_name !== "string" || input.tool_name === "") {
-    throw new UsageError(
-      'Invalid Claude Code hook input on stdin: "tool_name" must be a non-empty string',
-      "hint: --claude is for Claude Code's PreToolUse and PostToolUse hooks",
-    );
-  }
-  const response = input.tool_response;
-  return {
-    tool: input.tool_name,
-    args: input.tool_input ?? {},
-    platform: "claude-code",
-    user_id: typeof input.session_id === "string" ? input.session_id : "",
-    result: response === undefined || response === null
-      ? ""
-      : typeof response === "string"
-      ? response
-      : JSON.stringify(response),
-    error: "",
-  };
-}
-
 /** tyhooks' own request: `{"tool","args","platform","user_id"}`, plus `result`, `error`. */
 async function fromRequest(value: unknown, command: string): Promise<ToolCallInput> {
   const { PostToolCallSchema } = await import("../consult/tool_hooks.ts");
@@ -191,24 +180,6 @@ async function fromRequest(value: unknown, command: string): Promise<ToolCallInp
     );
   }
   return parsed.data;
-}
-
-/** `--on-failure`: `block` (the default: fail closed) or `allow`. */
-function failurePolicy(ctx: CommandContext): "block" | "allow" {
-  const value = stringOption(ctx.values, "on-failure") ?? "block";
-  if (value !== "block" && value !== "allow") {
-    throw new UsageError(
-      `Invalid value "${value}" for flag "--on-failure": expected block or allow`,
-    );
-  }
-  return value;
-}
-
-/** The explicit hook scripts of a repeatable flag, made absolute (they run from anywhere). */
-function hookPaths(ctx: CommandContext, flag: string): string[] {
-  const value = ctx.values[flag];
-  const paths = Array.isArray(value) ? value : typeof value === "string" ? [value] : [];
-  return paths.map((path) => resolve(path));
 }
 
 export const pre: CommandModule = {
@@ -232,29 +203,22 @@ export const pre: CommandModule = {
       'with exit 2 and the reason on stderr, asks for a person with {"action":"ask"}: a block',
       'saying "needs approval: " here, as nobody can be asked. A timeout, another exit code,',
       "malformed JSON or an unknown action follows --on-failure. No hook configured: allow. With",
-      "--claude, nothing is printed on stdout: see README, Using tyhooks from Claude Code.",
+      "--claude, it answers as tyhooks agent claude does: see README, Coding agents.",
     ].join("\n"),
   },
   async run(ctx: CommandContext): Promise<number> {
     const started = performance.now();
+    if (ctx.values.claude) {
+      checkSources(ctx);
+      return await asClaudeHook(ctx, "PreToolUse");
+    }
     const call = await readToolCall(ctx, "tool pre");
     const onFailure = failurePolicy(ctx);
     const { runner, consult } = await consultedCall(ctx, "tool", started);
     const { ToolHooks } = await import("../consult/tool_hooks.ts");
     const hooks = new ToolHooks(runner, { preHooks: hookPaths(ctx, "pre-hook"), onFailure });
-    const canAsk = ctx.values.json === true && !ctx.values.claude;
+    const canAsk = ctx.values.json === true;
     const verdict = await hooks.preToolCall(call, { ...consult, canAsk });
-    // Claude Code's contract: the exit code is the answer, a block's reason goes to stderr. The
-    // exit code cannot pass on a rewritten input, and running the old one would skip the guard.
-    if (ctx.values.claude) {
-      const blocked = verdict.action !== "allow"
-        ? verdict.reason || "Blocked by tyhooks"
-        : verdict.args === undefined
-        ? null
-        : "Blocked: a guard rewrote the tool input, which this hook command cannot pass on";
-      if (blocked !== null) ctx.printError(`${blocked}\n`);
-      return blocked === null ? 0 : EXIT.blocked.code;
-    }
     const { action, reason, args, context } = verdict;
     await ctx.print(JSON.stringify({ action, reason, args, context }) + "\n");
     return action === "allow" ? 0 : EXIT.blocked.code;
@@ -280,8 +244,12 @@ export const post: CommandModule = {
       "Hooks read {hook,tool,args,result,platform,user_id} on stdin (plus error when there is one). Failures are logged, never fatal. Exit 0.",
   },
   async run(ctx: CommandContext): Promise<number> {
+    if (ctx.values.claude) {
+      checkSources(ctx);
+      return await asClaudeHook(ctx, "PostToolUse");
+    }
     const call = await readToolCall(ctx, "tool post");
-    failurePolicy(ctx); // Read by main.ts with --claude; a bad value is still a usage error.
+    failurePolicy(ctx); // A bad value is a usage error here too.
     const timeout = durationOption(ctx, "timeout");
     if (ctx.values.detach) {
       // The call read here (from flags, a request or stdin) goes as flags: the background run
@@ -297,7 +265,6 @@ export const post: CommandModule = {
         // Absolute: the spooled command may run from another dir.
         "post-hook": hookPaths(ctx, "post-hook"),
         request: undefined,
-        claude: undefined,
       };
       await relaunchDetached(ctx, ["tool", "post"], { replaced });
       return 0;

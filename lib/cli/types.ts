@@ -16,7 +16,7 @@ import { parseDuration } from "../async.ts";
 export const EXIT = {
   success: { code: 0, means: "success" },
   failure: { code: 1, means: "runtime failure" },
-  blocked: { code: 2, means: "blocked (tool pre; with --claude, any failure)" },
+  blocked: { code: 2, means: "blocked (tool pre, agent; with agent or --claude, any failure)" },
   noTarget: { code: 3, means: "no remote target (place --remote-required)" },
   usage: { code: 64, means: "usage error" },
   timedOut: { code: 124, means: "action timed out (plugins run)" },
@@ -50,7 +50,8 @@ export interface CommandEntry {
   name: string;
   /**
    * Other words that select it: `plugins ls`, or a group word alone (`plugins` runs
-   * `plugins list`). A command that is also a group takes no positional arguments.
+   * `plugins list`). A command that is also a group takes no positional arguments, unless it
+   * says {@linkcode CommandEntry.takesArguments}.
    */
   aliases?: string[];
   /** One line for the command list. */
@@ -59,6 +60,11 @@ export interface CommandEntry {
   examples: string[];
   /** Its output is always a JSON document: `--json` is accepted and changes nothing. */
   jsonOutput?: boolean;
+  /**
+   * It takes positional arguments even when other commands continue its name: a word after it
+   * that names none of them is its argument (`agent claude` beside `agent install`).
+   */
+  takesArguments?: boolean;
   load(): Promise<CommandModule>;
 }
 

@@ -1,6 +1,6 @@
 /**
- * `tool pre --claude` and `tool post --claude` as Claude Code PreToolUse/PostToolUse hook
- * commands (SPEC "Claude Code bridge"), and `--request -`, through the real CLI.
+ * `tool pre --claude` and `tool post --claude`, `agent claude` as Claude Code PreToolUse and
+ * PostToolUse hook commands, and `--request -`, through the real CLI.
  */
 
 import assert from "node:assert/strict";
@@ -27,6 +27,21 @@ if grep -q '"rm ' "$TASK_PLUGIN_DIR/../request.json"; then
 fi
 `;
 
+/** The text of `path` once a background run has written it whole (a JSON document). */
+async function waitForFile(path: string, ms = 30_000): Promise<string> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      const text = await Deno.readTextFile(path);
+      JSON.parse(text);
+      return text;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 function guardFiles(script: string): Record<string, string> {
   return {
     "plugins/guard/plugin.yaml": "name: guard\nhooks:\n  pre_tool_call: guard.sh\n",
@@ -52,7 +67,8 @@ Deno.test("tool pre --claude blocks with exit 2, the reason on stderr and nothin
     assert.equal(r.stdout, "");
     // Claude Code gives the model the whole of stderr as the reason: nothing else is on it.
     assert.equal(r.stderr, "no rm, please\n");
-    // The hook got tyhooks' request, mapped from Claude Code's fields, after its own id.
+    // The hook got tyhooks' request, mapped from Claude Code's fields, after its own id, then
+    // where the agent stands and the agent's own hook JSON.
     const request = JSON.parse(await Deno.readTextFile(join(dir, "plugins", "request.json")));
     assert.deepEqual(request, {
       id: "1",
@@ -61,6 +77,13 @@ Deno.test("tool pre --claude blocks with exit 2, the reason on stderr and nothin
       args: { command: "rm -rf /", description: "clean up" },
       platform: "claude-code",
       user_id: "abc123",
+      cwd: "/work",
+      agent: {
+        name: "claude",
+        event: "PreToolUse",
+        session_id: "abc123",
+        input: JSON.parse(PRE_INPUT),
+      },
     });
   });
 });
@@ -76,7 +99,7 @@ Deno.test("tool pre --claude allows with exit 0 and prints nothing", async () =>
   });
 });
 
-Deno.test("tool pre --claude exits 2 on garbage stdin, and not 2 with --on-failure allow", async () => {
+Deno.test("tool pre --claude exits 2 on garbage stdin, and 0 with --on-failure allow", async () => {
   await withTree(guardFiles(GUARD), async (dir) => {
     const plugins = join(dir, "plugins");
     for (const stdin of ["not json", "", "[1]", '{"tool_input":{}}']) {
@@ -92,9 +115,8 @@ Deno.test("tool pre --claude exits 2 on garbage stdin, and not 2 with --on-failu
       ["tool", "pre", "--claude", "--on-failure", "allow", "--plugins-dir", plugins],
       { stdin: "not json", env: ENV },
     );
-    // Claude Code reads any exit but 0 and 2 as a non-blocking error: shown, call allowed.
-    assert.equal(open.code, 64);
-    assert.match(open.stderr, /Malformed JSON on stdin/);
+    // Allowed means exit 0: Gemini CLI would read another exit with text on stderr as a block.
+    assert.deepEqual(open, { code: 0, stdout: "", stderr: "" });
   });
 });
 
@@ -174,7 +196,7 @@ Deno.test("tool pre --claude refuses stdin that is not valid UTF-8, rather than 
   const args = ["tool", "pre", "--claude", "--plugins-dir", "/nonexistent"];
   const r = await withStdinBytes(args, new Uint8Array(bytes));
   assert.equal(r.code, 2);
-  assert.match(r.stderr, /stdin for --claude: not valid UTF-8/);
+  assert.match(r.stderr, /stdin: not valid UTF-8/);
 });
 
 Deno.test("tool pre --claude blocks with exit 2 even when stderr cannot be written", async () => {
@@ -218,7 +240,7 @@ Deno.test("tool pre --claude blocks when a hook times out, and allows with --on-
   });
 });
 
-Deno.test("tool post --claude tells the post hooks, with tool_response as the result, exit 0", async () => {
+Deno.test("tool post --claude tells the post hooks in the background, with tool_response as the result, exit 0", async () => {
   await withTree(recorderFiles("log", "request.json"), async (dir) => {
     const input = JSON.stringify({
       ...JSON.parse(PRE_INPUT),
@@ -228,10 +250,10 @@ Deno.test("tool post --claude tells the post hooks, with tool_response as the re
     });
     const r = await cli(["tool", "post", "--claude", "--plugins-dir", join(dir, "plugins")], {
       stdin: input,
-      env: ENV,
+      env: { ...ENV, XDG_CACHE_HOME: join(dir, "cache") },
     });
     assert.deepEqual(r, { code: 0, stdout: "", stderr: "" });
-    const request = JSON.parse(await Deno.readTextFile(join(dir, "plugins", "request.json")));
+    const request = JSON.parse(await waitForFile(join(dir, "plugins", "request.json")));
     assert.equal(request.tool, "Bash");
     assert.deepEqual(JSON.parse(request.result), { stdout: "a b", stderr: "", interrupted: false });
     assert.equal(request.user_id, "abc123");
@@ -280,10 +302,10 @@ Deno.test("a Write or a tool result over 1 MiB reaches the hooks through the bri
         tool_input: { file_path: "/big" },
         tool_response: content,
       }),
-      env: ENV,
+      env: { ...ENV, XDG_CACHE_HOME: join(dir, "cache") },
     });
     assert.equal(post.code, 0, post.stderr);
-    const audited = JSON.parse(await Deno.readTextFile(join(plugins, "post.json")));
+    const audited = JSON.parse(await waitForFile(join(plugins, "post.json")));
     assert.equal(audited.tool, "Read");
     assert.ok(audited.result.length >= content.length);
   });

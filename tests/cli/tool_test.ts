@@ -264,7 +264,7 @@ Deno.test("tyhooks tool pre prints the args a guard rewrote and the context it g
   });
 });
 
-Deno.test("tyhooks tool pre --claude: a migrated Claude Code hook's allow allows, its ask and a rewrite it cannot pass on block", async () => {
+Deno.test("tyhooks tool pre --claude: a migrated Claude Code hook's allow allows silently, its ask and its rewrite reach Claude Code as its own fields", async () => {
   const claude = (answer: unknown) =>
     pluginsHandling("pre_tool_call", {
       guard: `#!/bin/sh\nprintf '%s\\n' '${JSON.stringify({ hookSpecificOutput: answer })}'\n`,
@@ -280,11 +280,18 @@ Deno.test("tyhooks tool pre --claude: a migrated Claude Code hook's allow allows
   const asked = await run(
     await claude({ permissionDecision: "ask", permissionDecisionReason: "sure?" }),
   );
-  assert.equal(asked.code, 2);
-  assert.equal(asked.stderr, "needs approval: sure?\n");
+  assert.equal(asked.code, 0, asked.stderr);
+  assert.deepEqual(JSON.parse(asked.stdout).hookSpecificOutput, {
+    hookEventName: "PreToolUse",
+    permissionDecision: "ask",
+    permissionDecisionReason: "sure?",
+  });
   const rewritten = await run(await claude({ updatedInput: { command: "ls -a" } }));
-  assert.equal(rewritten.code, 2);
-  assert.match(rewritten.stderr, /rewrote the tool input/);
+  assert.equal(rewritten.code, 0, rewritten.stderr);
+  assert.deepEqual(JSON.parse(rewritten.stdout).hookSpecificOutput, {
+    hookEventName: "PreToolUse",
+    updatedInput: { command: "ls -a" },
+  });
 });
 
 Deno.test("the daemon's /v1/tool/pre reports an ask, and persistent guards read the call's cwd and agent", async () => {

@@ -1,0 +1,256 @@
+/**
+ * `tyhooks agent AGENT`: the one command a coding agent's hooks run, for every event. It reads
+ * the agent's hook JSON on stdin, judges what is consulted (a tool call, a prompt, a stop) here
+ * and answers in the agent's contract; what is notified goes to a background run at once. It
+ * never fails open: for a consulted event any failure of tyhooks itself is the agent's block.
+ *
+ * @module
+ */
+
+import {
+  type CommandContext,
+  type CommandModule,
+  durationOption,
+  stringOption,
+  UsageError,
+} from "./types.ts";
+import { consultedCall, consultOptions, failurePolicy, hookPaths, makeRunner } from "./runner.ts";
+import { AGENTS, type AgentSpec, agentSpec } from "../agents/table.ts";
+import { type AgentRequest, parseHookJson, readAgentRequest } from "../agents/read.ts";
+import { INPUT_CAPS, readBoundedBytes } from "../fs.ts";
+import { clearableTimeout } from "../async.ts";
+import { DEFAULT_TIMEOUTS, POST_TOOL_CALL } from "../events.ts";
+import { silentLogger } from "../log.ts";
+import { closest, quoted } from "../text.ts";
+import type { ToolVerdict } from "../consult/tool_hooks.ts";
+
+const NAMES = AGENTS.map((agent) => agent.name);
+
+export const agent: CommandModule = {
+  spec: {
+    summary:
+      "Be a coding agent's hook command for every event it hooks: read its hook JSON on stdin, run the plugin hooks of the event it maps to, and answer in the agent's own contract.",
+    args: "AGENT",
+    positionals: [1, 1],
+    options: {
+      "on-failure": {
+        type: "string",
+        value: "block|allow",
+        help:
+          "what a failing hook, or a failing tyhooks, means for a consulted event; default block",
+      },
+      "pre-hook": { type: "string", value: "FILE", multiple: true, help: "a pre hook script" },
+      "post-hook": { type: "string", value: "FILE", multiple: true, help: "a post hook script" },
+      ...consultOptions("hook", "30s", "ask one hook after another"),
+      wait: {
+        type: "boolean",
+        help: "run a notified event's hooks before returning, rather than in the background",
+      },
+      "hook-json": {
+        type: "string",
+        value: "JSON",
+        help: "the agent's hook JSON (default: read on stdin)",
+      },
+      event: {
+        type: "string",
+        value: "NAME",
+        help: "the agent's event when its hook JSON has no hook_event_name",
+      },
+    },
+    handlesSignals: true,
+    details: [
+      `AGENT is one of ${NAMES.join(", ")}. The event comes from the input's hook_event_name: a`,
+      "tool call (pre_tool_call), a prompt (agent.prompt) or a stop (agent.stop) is judged and",
+      "answered; any other event (post_tool_call, agent.session_start ...) is handed to a",
+      "background run, as --detach does, and the command exits 0 at once, printing nothing.",
+      "\n\nAn allow prints nothing and exits 0. A block exits 2 with the reason alone on",
+      "stderr. An ask, rewritten arguments or context are answered in the agent's own fields",
+      "where it honours them; an ask it cannot put to the user blocks, the reason starting",
+      '"needs approval: ". For a consulted event, every failure of tyhooks itself (input that',
+      "is not the agent's JSON, an unknown agent, a usage error, a crash, SIGINT/SIGTERM, the",
+      "--deadline) blocks the same way, unless --on-failure allow. Logs stay off stderr (the",
+      "model reads it) unless --log-level is given. See README, Coding agents.",
+    ].join(" ").replace(/ ?\n\n ?/g, "\n\n"),
+  },
+  async run(ctx: CommandContext): Promise<number> {
+    return await runAgent(ctx, ctx.positionals[0]);
+  },
+};
+
+/** Options of {@linkcode runAgent}. */
+export interface AgentRunOptions {
+  /** The event when the input names none (`tool pre --claude` knows it is PreToolUse). */
+  defaultEvent?: string;
+}
+
+/**
+ * Answers one hook call of agent `name` (`tyhooks agent NAME`, and `tool pre|post --claude`):
+ * returns the exit code, having printed the answer. Never throws once the line is parsed.
+ */
+export async function runAgent(
+  ctx: CommandContext,
+  name: string,
+  { defaultEvent }: AgentRunOptions = {},
+): Promise<number> {
+  const started = performance.now();
+  // The model reads stderr: only the reason of a block goes there, unless logs are asked for.
+  const quiet = ctx.values["log-level"] === undefined && ctx.values.wait !== true;
+  const log = quiet ? silentLogger : ctx.log;
+  let request: AgentRequest | undefined;
+  let onFailure: "block" | "allow" = "block";
+  try {
+    onFailure = failurePolicy(ctx);
+    const spec = knownAgent(name);
+    const payload = await readPayload(ctx, spec);
+    request = readAgentRequest(spec, payload, {
+      defaultEvent: stringOption(ctx.values, "event") ?? defaultEvent,
+    });
+    if (!request.consulted) {
+      await notify({ ...ctx, log }, request, payload);
+      return 0;
+    }
+    const answer = await decide({ ...ctx, log }, request, { onFailure, started });
+    const { commandAnswer } = await import("../agents/render.ts");
+    const rendered = commandAnswer(request, answer);
+    if (rendered.dropped) log.log("debug", `Context dropped: ${rendered.dropped}`);
+    if (rendered.answer.stdout) await ctx.print(rendered.answer.stdout);
+    if (rendered.answer.stderr) ctx.printError(rendered.answer.stderr);
+    return rendered.answer.exitCode;
+  } catch (error) {
+    const message = ctx.signal.aborted
+      ? (ctx.signal.reason as Error)?.message ?? "Interrupted"
+      : (error as Error)?.message ?? String(error);
+    if (request !== undefined && !request.consulted) {
+      log.log("error", `Agent event ${quoted(request.event)} not handed on: ${message}`);
+      return 0;
+    }
+    if (onFailure === "allow") {
+      log.log("warn", `${message}; allowed by the failure policy`);
+      return 0;
+    }
+    ctx.printError(`tyhooks: ${message}\n`);
+    return 2;
+  }
+}
+
+function knownAgent(name: string): AgentSpec {
+  const spec = agentSpec(name);
+  if (spec !== undefined) return spec;
+  const near = closest(name, NAMES);
+  throw new UsageError(
+    `Unknown agent ${quoted(name)}: expected ${NAMES.join(", ")}`,
+    near ? `hint: did you mean "${near}"?` : undefined,
+  );
+}
+
+/**
+ * The hook JSON, from `--hook-json` or stdin: bounded in size (a Write carries a whole file) and
+ * in time (an agent that never ends its input must not hold the call past its own bound).
+ */
+async function readPayload(ctx: CommandContext, spec: AgentSpec): Promise<Record<string, unknown>> {
+  const inline = stringOption(ctx.values, "hook-json");
+  if (inline !== undefined) return parseHookJson(new TextEncoder().encode(inline), "--hook-json");
+  const boundMs = durationOption(ctx, "deadline") ?? durationOption(ctx, "timeout") ??
+    DEFAULT_TIMEOUTS.tool;
+  const timer = clearableTimeout(boundMs);
+  let bytes: Uint8Array;
+  try {
+    const signal = AbortSignal.any([ctx.signal, timer.signal]);
+    bytes = await readBoundedBytes("-", { signal, maxBytes: INPUT_CAPS.toolCall });
+  } catch (error) {
+    if (ctx.signal.aborted) throw error;
+    const why = timer.signal.aborted
+      ? `it did not end within ${boundMs} ms`
+      : (error as Error).message;
+    throw new UsageError(`Cannot read the ${spec.title} hook input on stdin: ${why}`);
+  } finally {
+    timer.clear();
+  }
+  return parseHookJson(bytes, "stdin");
+}
+
+/**
+ * The guards' decision on a consulted event, within `--deadline`: past it the hooks are ended
+ * and the call blocks (the agent would otherwise time the hook out, and run the call).
+ */
+async function decide(
+  ctx: CommandContext,
+  request: AgentRequest,
+  { onFailure, started }: { onFailure: "block" | "allow"; started: number },
+): Promise<ToolVerdict> {
+  const deadlineMs = durationOption(ctx, "deadline");
+  const timer = clearableTimeout(
+    deadlineMs === undefined ? 2 ** 31 - 1 : Math.max(0, started + deadlineMs - performance.now()),
+  );
+  const signal = AbortSignal.any([ctx.signal, timer.signal]);
+  const late = new Promise<never>((_, reject) => {
+    signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+  });
+  try {
+    const answer = await Promise.race([
+      ask({ ...ctx, signal }, request, { onFailure, started }),
+      late,
+    ]);
+    // A decision reached while being interrupted is no decision.
+    signal.throwIfAborted();
+    return answer;
+  } catch (error) {
+    if (timer.signal.aborted && !ctx.signal.aborted) {
+      throw new Error(`No decision within the ${deadlineMs} ms deadline`);
+    }
+    throw error;
+  } finally {
+    timer.clear();
+  }
+}
+
+async function ask(
+  ctx: CommandContext,
+  request: AgentRequest,
+  { onFailure, started }: { onFailure: "block" | "allow"; started: number },
+): Promise<ToolVerdict> {
+  const { runner, consult } = await consultedCall(ctx, "tool", started);
+  const { ToolHooks } = await import("../consult/tool_hooks.ts");
+  const hooks = new ToolHooks(runner, { preHooks: hookPaths(ctx, "pre-hook"), onFailure });
+  // The agent can put an ask to its user: keep it an ask (the agent's answer says otherwise).
+  const options = { ...consult, canAsk: true };
+  if (request.type === "tool") return await hooks.preToolCall(request.call, options);
+  if (request.type === "judge") return await hooks.agentEvent(request.call, options);
+  throw new Error(`Cannot judge ${quoted(request.event)}`);
+}
+
+/**
+ * A notified event: handed to a background run (the agent waits for its hooks), or with `--wait`
+ * (what the background run is given) its hooks run here.
+ */
+async function notify(
+  ctx: CommandContext,
+  request: AgentRequest,
+  payload: Record<string, unknown>,
+): Promise<void> {
+  if (ctx.values.wait !== true) {
+    const { relaunchDetached } = await import("./detach.ts");
+    // Only the agent's own flags go on: `tool post --claude` hands on its call the same way.
+    const values: CommandContext["values"] = {
+      "post-hook": hookPaths(ctx, "post-hook"),
+      timeout: ctx.values.timeout,
+      "hook-json": JSON.stringify(payload),
+      event: request.event,
+      wait: true,
+    };
+    await relaunchDetached({ ...ctx, values, positionals: [request.agent.name] }, ["agent"]);
+    return;
+  }
+  const timeout = durationOption(ctx, "timeout");
+  if (request.type === "tool") {
+    const runner = await makeRunner(ctx, { timeouts: timeout ? { tool: timeout } : {} });
+    const { ToolHooks } = await import("../consult/tool_hooks.ts");
+    const hooks = new ToolHooks(runner, { postHooks: hookPaths(ctx, "post-hook") });
+    await hooks.postToolCall(request.call);
+    return;
+  }
+  if (request.type === "notify" && request.pluginEvent !== POST_TOOL_CALL) {
+    const runner = await makeRunner(ctx, { timeouts: timeout ? { event: timeout } : {} });
+    await runner.fire(request.pluginEvent, undefined, request.message);
+  }
+}

@@ -1,0 +1,234 @@
+/**
+ * `tyhooks agent AGENT` through the real CLI: the answers each agent reads, the failures that
+ * block (never fail open), and notified events that return before their hooks have run.
+ */
+
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { cli, ROOT, spawnCli, withTree } from "../_cli.ts";
+import { readPid } from "../_procs.ts";
+
+const FIXTURES = join(ROOT, "tests", "fixtures", "agents");
+
+function fixture(agent: string, event: string): string {
+  return Deno.readTextFileSync(join(FIXTURES, agent, `${event}.json`));
+}
+
+/** The pre-tool-call event of each agent, as recorded. */
+const PRE_EVENTS: [string, string][] = [
+  ["claude", "PreToolUse"],
+  ["codex", "PreToolUse"],
+  ["gemini", "BeforeTool"],
+  ["cursor", "preToolUse"],
+  ["cursor", "beforeShellExecution"],
+];
+
+// A guard that blocks every call whose request mentions "touch" or "npm", with one reason.
+const GUARD = `#!/bin/sh
+if grep -q -e touch -e npm; then
+  echo '{"action":"block","reason":"not that, please"}'
+fi
+`;
+
+function plugin(name: string, hooks: Record<string, string>): Record<string, string> {
+  const files: Record<string, string> = {};
+  const lines = Object.entries(hooks).map(([event, script]) => {
+    files[`plugins/${name}/${event}.sh`] = script;
+    return `  ${event}: ${event}.sh`;
+  });
+  files[`plugins/${name}/plugin.yaml`] = `name: ${name}\nhooks:\n${lines.join("\n")}\n`;
+  return files;
+}
+
+function env(dir: string): Record<string, string> {
+  return { TYHOOKS_NO_CACHE: "1", XDG_CACHE_HOME: join(dir, "cache") };
+}
+
+Deno.test("agent blocks a tool call of every agent with exit 2 and the guard's reason alone on stderr", async () => {
+  await withTree(plugin("guard", { pre_tool_call: GUARD }), async (dir) => {
+    for (const [agent, event] of PRE_EVENTS) {
+      const r = await cli(["agent", agent, "--plugins-dir", join(dir, "plugins")], {
+        stdin: fixture(agent, event),
+        env: env(dir),
+      });
+      assert.deepEqual(r, { code: 2, stdout: "", stderr: "not that, please\n" }, agent);
+    }
+  });
+});
+
+Deno.test("agent allows with exit 0 and nothing on stdout or stderr", async () => {
+  await withTree(plugin("guard", { pre_tool_call: "#!/bin/sh\nexit 0\n" }), async (dir) => {
+    for (const [agent, event] of PRE_EVENTS) {
+      const r = await cli(["agent", agent, "--plugins-dir", join(dir, "plugins")], {
+        stdin: fixture(agent, event),
+        env: env(dir),
+      });
+      assert.deepEqual(r, { code: 0, stdout: "", stderr: "" }, `${agent} ${event}`);
+    }
+  });
+});
+
+Deno.test("agent blocks when a guard fails, the reason once on stderr and no hint the model could follow", async () => {
+  const crash = "#!/bin/sh\necho 'Traceback: boom' >&2\nexit 1\n";
+  await withTree(plugin("guard", { pre_tool_call: crash }), async (dir) => {
+    const r = await cli(["agent", "claude", "--plugins-dir", join(dir, "plugins")], {
+      stdin: fixture("claude", "PreToolUse"),
+      env: env(dir),
+    });
+    assert.equal(r.code, 2);
+    assert.equal(r.stdout, "");
+    assert.equal(r.stderr.trimEnd().split("\n").length, 1, r.stderr);
+    assert.match(r.stderr, /Pre-tool-call hook of plugin "guard" failed/);
+    assert.doesNotMatch(r.stderr, /hint|--on-failure/);
+  });
+});
+
+Deno.test("agent blocks when a guard cannot be loaded, the reason once and no hint", async () => {
+  await withTree({
+    "plugins/guard/plugin.yaml": "name: guard\nhooks:\n  pre_tool_call: [unclosed\n",
+  }, async (dir) => {
+    const r = await cli(["agent", "gemini", "--plugins-dir", join(dir, "plugins")], {
+      stdin: fixture("gemini", "BeforeTool"),
+      env: env(dir),
+    });
+    assert.equal(r.code, 2);
+    assert.equal(r.stderr.trimEnd().split("\n").length, 1, r.stderr);
+    assert.match(r.stderr, /Cannot trust the pre-tool-call hooks/);
+    assert.doesNotMatch(r.stderr, /hint|--on-failure/);
+  });
+});
+
+Deno.test("agent blocks input it cannot read, an unknown agent and a bad line, and allows them with --on-failure allow", async () => {
+  const cases: [string[], string, RegExp][] = [
+    [["agent", "claude"], "not json", /^tyhooks: Malformed JSON on stdin/],
+    [["agent", "claude"], "[1]", /^tyhooks: Invalid hook input on stdin: expected a JSON object/],
+    [["agent", "claude"], '{"tool_name":"Bash"}', /^tyhooks: .*no "hook_event_name"/],
+    [["agent", "gemini"], '{"hook_event_name":"BeforeTool"}', /"tool_name" must be/],
+    [["agent", "claud"], fixture("claude", "PreToolUse"), /^tyhooks: Unknown agent "claud"/],
+    [["agent", "claude", "--bogus"], fixture("claude", "PreToolUse"), /Unknown flag "--bogus"/],
+    [["agent", "claude", "--deadline", "soon"], "{}", /Invalid duration "soon"/],
+    [["agent"], "{}", /Missing argument for "agent"/],
+  ];
+  for (const [args, stdin, reason] of cases) {
+    const r = await cli([...args, "--plugins-dir", "/nonexistent"], { stdin });
+    assert.equal(r.code, 2, args.join(" "));
+    assert.equal(r.stdout, "");
+    assert.match(r.stderr, reason);
+    // One line: the reason, without a hint.
+    assert.equal(r.stderr.trimEnd().split("\n").length, 1, r.stderr);
+  }
+  const open = await cli(["agent", "claude", "--on-failure", "allow"], { stdin: "not json" });
+  assert.deepEqual(open, { code: 0, stdout: "", stderr: "" });
+});
+
+Deno.test("agent never writes its failure as JSON, even with --log-format json", async () => {
+  // Gemini CLI reads JSON on stderr as the hook's answer, which a log line would turn into allow.
+  const r = await cli(["agent", "gemini", "--log-format", "json"], { stdin: "not json" });
+  assert.equal(r.code, 2);
+  assert.throws(() => JSON.parse(r.stderr));
+});
+
+Deno.test("agent blocks when SIGTERM comes while a guard decides", async () => {
+  await withTree(
+    plugin("guard", {
+      pre_tool_call: '#!/bin/sh\necho $$ > "$TASK_PLUGIN_DIR/pid"\nexec sleep 30\n',
+    }),
+    async (dir) => {
+      const child = spawnCli(["agent", "codex", "--plugins-dir", join(dir, "plugins")], {
+        env: env(dir),
+        stdin: "piped",
+      });
+      const writer = child.stdin.getWriter();
+      await writer.write(new TextEncoder().encode(fixture("codex", "PreToolUse")));
+      await writer.close();
+      await readPid(join(dir, "plugins", "guard", "pid"), 30_000);
+      child.kill("SIGTERM");
+      const out = await child.output();
+      assert.equal(out.code, 2);
+      assert.equal(new TextDecoder().decode(out.stdout), "");
+      assert.equal(new TextDecoder().decode(out.stderr), "tyhooks: Interrupted by SIGTERM\n");
+    },
+  );
+});
+
+Deno.test("agent blocks at --deadline when a guard has not answered", async () => {
+  await withTree(plugin("guard", { pre_tool_call: "#!/bin/sh\nexec sleep 30\n" }), async (dir) => {
+    const r = await cli(
+      ["agent", "claude", "--deadline", "1s", "--plugins-dir", join(dir, "plugins")],
+      { stdin: fixture("claude", "PreToolUse"), env: env(dir) },
+    );
+    assert.equal(r.code, 2);
+    assert.equal(r.stdout, "");
+    assert.equal(r.stderr.trimEnd().split("\n").length, 1, r.stderr);
+    assert.match(r.stderr, /guard|deadline/);
+  });
+});
+
+Deno.test("agent returns from a notified event before its hook has run, which runs in the background", async () => {
+  // The hook waits for a file the test writes only once the command has returned.
+  const waiter = `#!/bin/sh
+cat > "$TASK_PLUGIN_DIR/request.json.tmp"
+while [ ! -e "$TASK_PLUGIN_DIR/go" ]; do sleep 0.05; done
+mv "$TASK_PLUGIN_DIR/request.json.tmp" "$TASK_PLUGIN_DIR/request.json"
+`;
+  await withTree(plugin("audit", { post_tool_call: waiter }), async (dir) => {
+    const audit = join(dir, "plugins", "audit");
+    const r = await cli(["agent", "claude", "--plugins-dir", join(dir, "plugins")], {
+      stdin: fixture("claude", "PostToolUseFailure"),
+      env: env(dir),
+    });
+    assert.deepEqual(r, { code: 0, stdout: "", stderr: "" });
+    await Deno.writeTextFile(join(audit, "go"), "");
+    const request = JSON.parse(await waitForFile(join(audit, "request.json")));
+    assert.equal(request.hook, "post_tool_call");
+    assert.equal(request.tool, "Bash");
+    assert.equal(request.error, "Exit code 1\nto-stdout\nto-stderr");
+    assert.equal(request.platform, "claude-code");
+  });
+});
+
+Deno.test("agent answers a notified event with exit 0 and silence, whatever its hook does", async () => {
+  const failing = '#!/bin/sh\ncat > "$TASK_PLUGIN_DIR/event.json"\nexit 3\n';
+  await withTree(plugin("notes", { "agent.session_start": failing }), async (dir) => {
+    const r = await cli(["agent", "gemini", "--plugins-dir", join(dir, "plugins")], {
+      stdin: fixture("gemini", "SessionStart"),
+      env: env(dir),
+    });
+    assert.deepEqual(r, { code: 0, stdout: "", stderr: "" });
+    const seen = JSON.parse(await waitForFile(join(dir, "plugins", "notes", "event.json")));
+    assert.equal(seen.event, "agent.session_start");
+    // An event no table maps is told as agent.<snake_case>, and answered the same way.
+    const other = await cli(["agent", "claude", "--plugins-dir", join(dir, "plugins")], {
+      stdin: '{"hook_event_name":"PostToolBatch"}',
+      env: env(dir),
+    });
+    assert.deepEqual(other, { code: 0, stdout: "", stderr: "" });
+  });
+});
+
+Deno.test("agent allows a prompt and a stop that no hook judges", async () => {
+  await withTree(plugin("guard", { pre_tool_call: GUARD }), async (dir) => {
+    for (const event of ["UserPromptSubmit", "Stop"]) {
+      const r = await cli(["agent", "claude", "--plugins-dir", join(dir, "plugins")], {
+        stdin: fixture("claude", event),
+        env: env(dir),
+      });
+      assert.deepEqual(r, { code: 0, stdout: "", stderr: "" }, event);
+    }
+  });
+});
+
+/** The text of `path` once a background run has written it (a JSON document). */
+async function waitForFile(path: string, ms = 30_000): Promise<string> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      const text = await Deno.readTextFile(path);
+      JSON.parse(text);
+      return text;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
