@@ -221,7 +221,7 @@ export const pre: CommandModule = {
       'and no output or {"action":"allow"}, blocks with {"action":"block","reason":...} or with',
       "exit 2 and the reason on stderr. A timeout, another exit code, malformed JSON or an unknown",
       "action follows --on-failure. No hook configured: allow. With --claude, nothing is printed on",
-      "stdout: see README, Using tyhooks from Claude Code.",
+      "stdout: see README, Using tyhooks from coding agents.",
     ].join("\n"),
   },
   async run(ctx: CommandContext): Promise<number> {
