@@ -15,6 +15,7 @@ import {
 import { AGENTS, type AgentSpec, agentSpec } from "../agents/table.ts";
 import { applyChange, planInstall, planUninstall, type SettingsChange } from "../agents/install.ts";
 import { hooksDir, pluginsDir } from "../dirs.ts";
+import { resolve } from "../path.ts";
 import { closest, quoted } from "../text.ts";
 
 const AGENT_NAMES = AGENTS.map((agent) => agent.name);
@@ -67,7 +68,9 @@ export const install: CommandModule = {
       const replaced = plan.replaced > 0 ? `, replacing ${plan.replaced} earlier ones` : "";
       await ctx.print(`Wrote ${quoted(plan.file)}: ${what}${replaced}${backupNote(backup)}\n`);
     }
-    if (agent.name === "codex") await ctx.print(codexTrust(plan));
+    if (agent.name === "codex") {
+      await ctx.print(codexTrust(plan, stringOption(ctx.values, "project")));
+    }
     return 0;
   },
 };
@@ -130,12 +133,19 @@ function backupNote(backup: string | null): string {
 }
 
 /** What a person does before Codex runs the hooks: tyhooks never trusts them on their behalf. */
-function codexTrust(plan: SettingsChange): string {
-  return [
-    "Codex runs a hook only once you trust it, and asks you to: start codex and review the hooks",
-    "it lists (a changed hook must be trusted again). Hooks also need `[features] hooks = true` in",
-    "$CODEX_HOME/config.toml on Codex versions where they are off by default; a project's",
-    `.codex/hooks.json is read only in a project you trust (${quoted(plan.file)}).`,
-    "",
-  ].join("\n");
+function codexTrust(plan: SettingsChange, project: string | undefined): string {
+  const lines = [
+    "Codex runs these hooks only once you trust them, and tyhooks does not do that for you: in",
+    "codex, /hooks lists them to review and trust (a hook that changes must be trusted again);",
+    "without a terminal, `codex app-server` lists them (hooks/list) and each trusted hash goes in",
+    '$CODEX_HOME/config.toml as [hooks.state."KEY"] trusted_hash. Codex versions that have hooks',
+    "off by default also need [features] hooks = true there.",
+  ];
+  if (project !== undefined) {
+    lines.push(
+      `Codex reads ${quoted(plan.file)} only in a trusted project:`,
+      `[projects.${quoted(resolve(project))}] trust_level = "trusted".`,
+    );
+  }
+  return lines.join("\n") + "\n";
 }

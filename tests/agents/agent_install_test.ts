@@ -5,7 +5,8 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cli, MAIN, PERMISSION_FLAGS, tempDir, V8_FLAGS, writeTree } from "../_cli.ts";
+import { pathToFileURL } from "node:url";
+import { cli, MAIN, PERMISSION_FLAGS, ROOT, tempDir, V8_FLAGS, writeTree } from "../_cli.ts";
 import { readPid, waitGone } from "../_procs.ts";
 import { AGENTS, type AgentSpec, agentSpec } from "../../lib/agents/table.ts";
 import { eventSpec } from "../../lib/events.ts";
@@ -98,7 +99,7 @@ Deno.test("agent install without --project writes the user's settings, Codex's u
   assert.equal(r.code, 0, r.stderr);
   assert.ok((await readJson(join(codexHome, "hooks.json"))).hooks.PreToolUse);
   // Codex runs untrusted hooks never: the user is told, and nothing is trusted for them.
-  assert.match(r.stdout, /only once you trust it/);
+  assert.match(r.stdout, /only once you trust them, and tyhooks does not do that for you/);
   assert.equal(await Deno.stat(join(codexHome, "config.toml")).catch(() => null), null);
   assert.equal((await s.tyhooks(["agent", "install", "codex"])).code, 0);
   assert.ok((await readJson(join(s.home, ".codex", "hooks.json"))).hooks.Stop);
@@ -148,6 +149,27 @@ Deno.test("agent install keeps other hooks and settings, replaces its earlier en
     );
     assert.equal(ours.length, 1, event);
   }
+});
+
+Deno.test("agent install from source runs deno with the V8 flags and main.ts by absolute path, and a later install replaces it", async () => {
+  const s = await setup();
+  const file = join(s.project, ".claude", "settings.json");
+  const args = ["agent", "install", "claude", "--project", s.project];
+  assert.equal((await s.tyhooks(args, { env: { TYHOOKS_LAUNCHER: "" } })).code, 0);
+  const [hook] = hooksOf(agentSpec("claude")!, await readJson(file), "PostToolUse");
+  assert.ok(hook.command.startsWith(`${Deno.execPath()} run --quiet --no-prompt `), hook.command);
+  for (const flag of [...V8_FLAGS, "--allow-run", `--config ${join(ROOT, "deno.json")}`]) {
+    assert.ok(hook.command.includes(` ${flag} `), `${flag} in ${hook.command}`);
+  }
+  assert.ok(
+    hook.command.endsWith(` ${pathToFileURL(MAIN).href} --plugins-dir ${s.plugins} agent claude`),
+  );
+  const r = await s.tyhooks(args);
+  assert.match(r.stdout, /replacing 10 earlier ones/);
+  const after = await readJson(file);
+  assert.deepEqual(hooksOf(agentSpec("claude")!, after, "PostToolUse").map((h) => h.command), [
+    `${s.launcher} --plugins-dir ${s.plugins} agent claude`,
+  ]);
 });
 
 Deno.test("agent install refuses a file that is not valid JSON, or whose hooks are no object, and leaves it", async () => {
