@@ -116,18 +116,24 @@ export function shellWord(word: string): string {
  */
 export function isTyhooksCommand(command: unknown, agent: AgentSpec): boolean {
   if (typeof command !== "string") return false;
-  const head = command.endsWith(FAIL_CLOSED) ? command.slice(0, -FAIL_CLOSED.length) : command;
-  let words: string[];
-  try {
-    words = splitWords(head, "hook command");
-  } catch {
-    return false;
-  }
-  const at = words.findIndex((word, i) => word === "agent" && words[i + 1] === agent.name);
-  if (at < 1) return false;
+  // The words before the fail-closed tail, whichever tail an earlier version wrote.
+  const at = command.indexOf(" || ");
+  const words = wordsOf(at === -1 ? command : command.slice(0, at));
+  if (words === undefined) return false;
+  const agentAt = words.findIndex((word, i) => word === "agent" && words[i + 1] === agent.name);
+  if (agentAt < 1) return false;
   const program = basename(words[0]);
   if (program === "tyhooks") return true;
-  return program === "deno" && words.slice(1, at).some((word) => /\/main\.[jt]s$/.test(word));
+  return program === "deno" &&
+    words.slice(1, agentAt).some((word) => /\/main\.[jt]s$/.test(word));
+}
+
+function wordsOf(text: string): string[] | undefined {
+  try {
+    return splitWords(text, "hook command");
+  } catch {
+    return undefined;
+  }
 }
 
 /** The change `agent install` makes: tyhooks' entries for every event of the agent, in place. */

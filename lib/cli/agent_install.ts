@@ -52,10 +52,7 @@ export const install: CommandModule = {
   },
   async run(ctx: CommandContext): Promise<number> {
     const agent = agentNamed(ctx.positionals[0]);
-    const plan = await planInstall(agent, {
-      project: stringOption(ctx.values, "project"),
-      flags: dirFlags(ctx),
-    });
+    const plan = await planInstall(agent, { project: projectDir(ctx), flags: dirFlags(ctx) });
     if (ctx.values["dry-run"]) {
       await ctx.print(plan.text);
       return 0;
@@ -69,7 +66,7 @@ export const install: CommandModule = {
       await ctx.print(`Wrote ${quoted(plan.file)}: ${what}${replaced}${backupNote(backup)}\n`);
     }
     if (agent.name === "codex") {
-      await ctx.print(codexTrust(plan, stringOption(ctx.values, "project")));
+      await ctx.print(codexTrust(plan, projectDir(ctx)));
     }
     return 0;
   },
@@ -89,7 +86,7 @@ export const uninstall: CommandModule = {
   },
   async run(ctx: CommandContext): Promise<number> {
     const agent = agentNamed(ctx.positionals[0]);
-    const plan = await planUninstall(agent, { project: stringOption(ctx.values, "project") });
+    const plan = await planUninstall(agent, { project: projectDir(ctx) });
     if (ctx.values["dry-run"]) {
       await ctx.print(plan.text);
       return 0;
@@ -116,6 +113,20 @@ function agentNamed(name: string): AgentSpec {
       ? `hint: the agents are ${AGENT_NAMES.join(", ")}`
       : `hint: did you mean ${quoted(near)}?`,
   );
+}
+
+/** `--project DIR`, which must be a dir: a typo must not become a new project. */
+function projectDir(ctx: CommandContext): string | undefined {
+  const dir = stringOption(ctx.values, "project");
+  if (dir === undefined) return undefined;
+  let isDir = false;
+  try {
+    isDir = Deno.statSync(dir).isDirectory;
+  } catch {
+    // Missing or unreadable: the same answer.
+  }
+  if (!isDir) throw new UsageError(`No such project dir ${quoted(dir)} for flag "--project"`);
+  return dir;
 }
 
 /** The dirs the line or the environment chose, for the hooks to use the same ones. */

@@ -108,7 +108,7 @@ Deno.test("agent install without --project writes the user's settings, Codex's u
 Deno.test("agent install keeps other hooks and settings, replaces its earlier entries, and keeps a .bak", async () => {
   const s = await setup();
   const file = join(s.project, ".claude", "settings.json");
-  const earlier = "/opt/old/bin/tyhooks agent claude --deadline 9s";
+  const earlier = "/opt/old/bin/tyhooks agent claude --deadline 9s || exit 2";
   const before = {
     model: "opus",
     permissions: { allow: ["Bash(ls)"] },
@@ -238,11 +238,16 @@ Deno.test("agent uninstall leaves exactly the hooks and settings that are not ty
   assert.deepEqual(await readJson(join(s.project, ".claude", "settings.json")), {});
 });
 
-Deno.test("agent install names an unknown agent with the one that was probably meant", async () => {
+Deno.test("agent install names an unknown agent with the one that was probably meant, and a missing project dir", async () => {
   const s = await setup();
   const r = await s.tyhooks(["agent", "install", "claud"]);
   assert.equal(r.code, 64);
   assert.match(r.stderr, /Unknown agent "claud"\nhint: did you mean "claude"\?/);
+  const missing = join(s.root, "no-such-project");
+  const p = await s.tyhooks(["agent", "install", "claude", "--project", missing]);
+  assert.equal(p.code, 64);
+  assert.match(p.stderr, /No such project dir/);
+  assert.equal(await Deno.stat(missing).catch(() => null), null);
 });
 
 // ---- The consulted command, run as the agents run it: `sh -c COMMAND`, the hook JSON on stdin.
