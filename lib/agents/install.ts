@@ -64,7 +64,13 @@ export interface SettingsChange {
  * `deno run` with the binary's grants and V8 flags and the entry file, each by absolute path.
  */
 export function tyhooksCommand(): string[] {
-  return selfCommand({ denoFlags: RUN_FLAGS.filter((flag) => flag.startsWith("--v8-flags=")) });
+  const words = selfCommand({
+    denoFlags: RUN_FLAGS.filter((flag) => flag.startsWith("--v8-flags=")),
+  });
+  // The entry file by path, as a person reads it and `doctor` checks it exists.
+  return words.map((word) =>
+    word.startsWith("file:") ? decodeURIComponent(new URL(word).pathname) : word
+  );
 }
 
 /**

@@ -5,7 +5,6 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { cli, MAIN, PERMISSION_FLAGS, ROOT, tempDir, V8_FLAGS, writeTree } from "../_cli.ts";
 import { readPid, waitGone } from "../_procs.ts";
 import { AGENTS, type AgentSpec, agentSpec } from "../../lib/agents/table.ts";
@@ -162,7 +161,7 @@ Deno.test("agent install from source runs deno with the V8 flags and main.ts by 
     assert.ok(hook.command.includes(` ${flag} `), `${flag} in ${hook.command}`);
   }
   assert.ok(
-    hook.command.endsWith(` ${pathToFileURL(MAIN).href} --plugins-dir ${s.plugins} agent claude`),
+    hook.command.endsWith(` ${MAIN} --plugins-dir ${s.plugins} agent claude`),
   );
   const r = await s.tyhooks(args);
   assert.match(r.stdout, /replacing 10 earlier ones/);
