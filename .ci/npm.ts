@@ -153,6 +153,10 @@ if [ -z "$deno" ]; then
 fi
 
 export DENO_NO_UPDATE_CHECK=1
+# What runs this tyhooks again (an agent's hook command, a detached run): this file, by a path
+# that holds from any directory.
+case $0 in /*) TYHOOKS_LAUNCHER=$0 ;; *) TYHOOKS_LAUNCHER=$PWD/$0 ;; esac
+export TYHOOKS_LAUNCHER
 exec "$deno" run ${[...flags, ...RUN_FLAGS].join(" ")} "$pkg/lib/main.js" "$@"
 `;
 }

@@ -37,8 +37,8 @@ export interface AgentSpec {
   /** The request's `platform` under this agent. */
   readonly platform: string;
   /**
-   * The hook settings file, user-wide: `~` is the home dir; `$VAR` (with its default after
-   * `:-`) an environment variable.
+   * The hook settings file, user-wide: `~` is the home dir, `${VAR:-DEFAULT}` the environment
+   * variable VAR when it is set and not empty, else DEFAULT.
    */
   readonly userSettings: string;
   /** The hook settings file of a project, relative to its dir. */
@@ -103,7 +103,7 @@ export const AGENTS: readonly AgentSpec[] = [
     name: "codex",
     title: "Codex",
     platform: "codex",
-    userSettings: "$CODEX_HOME:-~/.codex/hooks.json",
+    userSettings: "${CODEX_HOME:-~/.codex}/hooks.json",
     projectSettings: ".codex/hooks.json",
     settingsFormat: "claude",
     timeoutUnit: "s",

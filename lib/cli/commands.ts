@@ -150,6 +150,22 @@ export const COMMANDS: CommandEntry[] = [
     load: async () => (await import("./agent.ts")).agent,
   },
   {
+    name: "agent install",
+    summary: "wire tyhooks into a coding agent's hook settings (every event, fail-closed)",
+    examples: [
+      "tyhooks agent install claude",
+      "tyhooks agent install gemini --project .",
+      "tyhooks agent install codex --dry-run",
+    ],
+    load: async () => (await import("./agent_install.ts")).install,
+  },
+  {
+    name: "agent uninstall",
+    summary: "take tyhooks' entries out of a coding agent's hook settings",
+    examples: ["tyhooks agent uninstall claude", "tyhooks agent uninstall cursor --project ."],
+    load: async () => (await import("./agent_install.ts")).uninstall,
+  },
+  {
     name: "services run",
     summary: "supervise every plugin service until SIGINT/SIGTERM",
     examples: [

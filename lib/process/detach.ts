@@ -37,14 +37,26 @@ interface DetachedWork {
 }
 
 /**
- * The command line that starts this same tyhooks: the binary itself when compiled, else
- * `deno run` with the permissions this process holds, the config next to the entry file, and
- * the entry file.
+ * The variable a launcher script (the npm package's `bin/tyhooks`) sets to its own absolute path
+ * before it starts tyhooks: what runs this tyhooks again, Deno and its flags included.
+ */
+export const LAUNCHER_ENV = "TYHOOKS_LAUNCHER";
+
+/**
+ * The command line that starts this same tyhooks: the binary itself when compiled, else the
+ * launcher that started it ({@linkcode LAUNCHER_ENV}), else `deno run` with the permissions this
+ * process holds, `denoFlags`, the config next to the entry file, and the entry file.
  *
+ * @param options `denoFlags`: more flags for `deno run` (V8 flags, say); default none.
  * @returns Program and leading arguments.
  */
-export function selfCommand(): string[] {
+export function selfCommand(options: { denoFlags?: readonly string[] } = {}): string[] {
   if (Deno.build.standalone) return [Deno.execPath()];
+  const launcher = Deno.env.get(LAUNCHER_ENV);
+  // Only a path that can be run from anywhere: a relative one means the caller's directory.
+  if (launcher !== undefined && launcher.startsWith("/") && isExecutable(launcher)) {
+    return [launcher];
+  }
   const flags = PERMISSIONS
     .filter((name) => Deno.permissions.querySync({ name }).state === "granted")
     .map((name) => `--allow-${name}`);
@@ -53,7 +65,25 @@ export function selfCommand(): string[] {
   const configFlags = main.protocol === "file:" && exists(config)
     ? ["--config", config.pathname]
     : [];
-  return [Deno.execPath(), "run", "--quiet", "--no-prompt", ...flags, ...configFlags, main.href];
+  return [
+    Deno.execPath(),
+    "run",
+    "--quiet",
+    "--no-prompt",
+    ...flags,
+    ...(options.denoFlags ?? []),
+    ...configFlags,
+    main.href,
+  ];
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    const info = Deno.statSync(path);
+    return info.isFile && (info.mode === null || (info.mode & 0o111) !== 0);
+  } catch {
+    return false;
+  }
 }
 
 function exists(url: URL): boolean {

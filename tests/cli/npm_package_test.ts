@@ -196,6 +196,24 @@ Deno.test({
   },
 });
 
+Deno.test({
+  name: `agent install from the npm-installed tyhooks names the tyhooks on PATH, which runs it ` +
+    `again ${CUT_OFF}${skipped}`,
+  ignore,
+  fn: async () => {
+    const { prefix } = await installed();
+    const env = await machine(prefix);
+    const r = await tyhooks(env, ["agent", "install", "claude", "--dry-run"]);
+    assert.equal(r.code, 0, r.stderr);
+    const settings = JSON.parse(r.stdout);
+    const command: string = settings.hooks.PostToolUse[0].hooks[0].command;
+    const launcher = join(prefix, "bin", "tyhooks");
+    assert.equal(command, `${launcher} agent claude`);
+    const version = await shell(env, `${launcher} --version`);
+    assert.deepEqual(version, { code: 0, stdout: `tyhooks ${VERSION}\n`, stderr: "" });
+  },
+});
+
 /** The shell blocks of README's "A first plugin in five minutes", in order. */
 async function fiveMinutePlugin(): Promise<string[]> {
   const readme = await Deno.readTextFile(join(ROOT, "README.md"));

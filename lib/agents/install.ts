@@ -1,0 +1,341 @@
+/**
+ * Wiring tyhooks into a coding agent's hook settings (`tyhooks agent install|uninstall`): the
+ * entries for every event of the agent's row in the agent table, merged into the settings file
+ * the agent reads, user-wide or a project's, and taken out again.
+ *
+ * Each entry runs `tyhooks agent NAME` by absolute path. For a consulted event (the agent waits
+ * for a decision) the command blocks whenever tyhooks does not answer itself: the agents let a
+ * call through when a hook cannot start, crashes or is killed, but all of them block on exit 2
+ * with a reason on stderr, which the shell's `||` gives them.
+ *
+ * The merge changes nothing but tyhooks' own entries: every other key and hook keeps its place
+ * and value. A file that is not JSON, or whose hooks are not where the agent reads them, is an
+ * error and is left as it is.
+ *
+ * @module
+ */
+
+import { type AgentSpec, pluginEvent } from "./table.ts";
+import { DEFAULT_TIMEOUTS, eventSpec } from "../events.ts";
+import { basename, dirname, join, resolve } from "../path.ts";
+import { selfCommand } from "../process/detach.ts";
+import { RUN_FLAGS } from "../hosts/sync.ts";
+import { splitWords } from "../hosts/ssh.ts";
+import { writeAtomic } from "../fs.ts";
+import { RunError } from "../errors.ts";
+import { kindOf, quoted } from "../text.ts";
+
+/** How long the agent gives each hook: the hooks' own bound. */
+const AGENT_TIMEOUT_MS = DEFAULT_TIMEOUTS.tool;
+/** tyhooks' deadline, safely below the agent's: it answers, blocking on its own failure, first. */
+const DEADLINE = "25s";
+/** What stands after a consulted event's command: the agent's block when tyhooks itself failed. */
+const FAIL_CLOSED = ` || { code=$?; [ "$code" = 2 ] || ` +
+  `echo "tyhooks did not answer (exit $code): blocking" >&2; exit 2; }`;
+
+/** Where tyhooks is wired in, and with what. */
+export interface WiringOptions {
+  /** The project dir whose settings to change; default the user's settings. */
+  project?: string;
+  /** The command that runs this tyhooks; default {@linkcode tyhooksCommand}'s. */
+  tyhooks?: readonly string[];
+  /** Global flags every entry passes (`--plugins-dir DIR`). */
+  flags?: readonly string[];
+}
+
+/** The settings file as it would be after the change, and what changed. */
+export interface SettingsChange {
+  /** The settings file (as named: a symlink is written through). */
+  file: string;
+  /** Whether the file exists now. */
+  existed: boolean;
+  /** The file's text after the change. */
+  text: string;
+  /** Whether `text` differs from the file's current content. */
+  changed: boolean;
+  /** tyhooks entries written (install) or removed (uninstall). */
+  entries: number;
+  /** Earlier tyhooks entries that the new ones replace (install). */
+  replaced: number;
+}
+
+/**
+ * The words that run this tyhooks again: the compiled binary, the launcher that started it, or
+ * `deno run` with the binary's grants and V8 flags and the entry file, each by absolute path.
+ */
+export function tyhooksCommand(): string[] {
+  const words = selfCommand({
+    denoFlags: RUN_FLAGS.filter((flag) => flag.startsWith("--v8-flags=")),
+  });
+  // The entry file by path, as a person reads it and `doctor` checks it exists.
+  return words.map((word) =>
+    word.startsWith("file:") ? decodeURIComponent(new URL(word).pathname) : word
+  );
+}
+
+/**
+ * The agent's hook settings file: the project's (relative to `project`) or the user's
+ * (`~` the home dir, `${VAR:-DEFAULT}` an environment variable).
+ */
+export function settingsFile(agent: AgentSpec, project?: string): string {
+  if (project !== undefined) return join(resolve(project), agent.projectSettings);
+  const path = agent.userSettings.replace(
+    /^\$\{(\w+):-([^}]*)\}/,
+    (_, name: string, fallback: string) => Deno.env.get(name) || fallback,
+  );
+  if (path === "~" || path.startsWith("~/")) return join(home(), path.slice(1));
+  return resolve(path);
+}
+
+function home(): string {
+  const value = Deno.env.get("HOME");
+  if (!value) throw new RunError("Cannot find the home directory: $HOME is not set");
+  return value;
+}
+
+/** The hook command of `event` under `agent`: fail-closed for a consulted event. */
+export function hookCommand(agent: AgentSpec, event: string, options: WiringOptions = {}): string {
+  const words = [
+    ...(options.tyhooks ?? tyhooksCommand()),
+    ...(options.flags ?? []),
+    "agent",
+    agent.name,
+  ];
+  if (!consulted(agent, event)) return words.map(shellWord).join(" ");
+  return [...words, "--deadline", DEADLINE].map(shellWord).join(" ") + FAIL_CLOSED;
+}
+
+function consulted(agent: AgentSpec, event: string): boolean {
+  return eventSpec(pluginEvent(agent, event)).kind === "consulted";
+}
+
+/** `word` as sh reads it back unchanged: bare when it holds nothing sh would interpret. */
+export function shellWord(word: string): string {
+  if (/^[\w@%+=:,./-]+$/.test(word)) return word;
+  return `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * Whether `command` is a tyhooks entry for `agent`: it runs `agent NAME` through a program named
+ * `tyhooks` (the binary, a launcher) or through Deno running a tyhooks entry file, whichever
+ * tyhooks wrote it.
+ */
+export function isTyhooksCommand(command: unknown, agent: AgentSpec): boolean {
+  if (typeof command !== "string") return false;
+  // The words before the fail-closed tail, whichever tail an earlier version wrote.
+  const at = command.indexOf(" || ");
+  const words = wordsOf(at === -1 ? command : command.slice(0, at));
+  if (words === undefined) return false;
+  const agentAt = words.findIndex((word, i) => word === "agent" && words[i + 1] === agent.name);
+  if (agentAt < 1) return false;
+  const program = basename(words[0]);
+  if (program === "tyhooks") return true;
+  return program === "deno" &&
+    words.slice(1, agentAt).some((word) => /\/main\.[jt]s$/.test(word));
+}
+
+function wordsOf(text: string): string[] | undefined {
+  try {
+    return splitWords(text, "hook command");
+  } catch {
+    return undefined;
+  }
+}
+
+/** The change `agent install` makes: tyhooks' entries for every event of the agent, in place. */
+export async function planInstall(
+  agent: AgentSpec,
+  options: WiringOptions = {},
+): Promise<SettingsChange> {
+  const file = settingsFile(agent, options.project);
+  const current = await readSettings(file, agent);
+  const hooks = hooksOf(current.settings, file, agent);
+  let replaced = 0;
+  for (const event of Object.keys(agent.events)) {
+    const list = eventList(hooks, event, file);
+    const { kept, removed, at } = withoutTyhooks(list, agent);
+    replaced += removed;
+    kept.splice(at ?? kept.length, 0, entry(agent, event, options));
+    hooks[event] = kept;
+  }
+  const settings = agent.settingsFormat === "cursor"
+    ? { version: 1, ...current.settings, hooks }
+    : { ...current.settings, hooks };
+  return change(file, current, settings, { entries: Object.keys(agent.events).length, replaced });
+}
+
+/** The change `agent uninstall` makes: exactly tyhooks' entries out, and what they leave empty. */
+export async function planUninstall(
+  agent: AgentSpec,
+  options: { project?: string } = {},
+): Promise<SettingsChange> {
+  const file = settingsFile(agent, options.project);
+  const current = await readSettings(file, agent);
+  if (current.settings.hooks === undefined) return unchanged(file, current);
+  const hooks = hooksOf(current.settings, file, agent);
+  let entries = 0;
+  for (const [event, value] of Object.entries(hooks)) {
+    // Only lists hold entries: anything else is not tyhooks' to judge.
+    if (!Array.isArray(value)) continue;
+    const { kept, removed } = withoutTyhooks(value, agent);
+    if (removed === 0) continue;
+    entries += removed;
+    if (kept.length === 0) delete hooks[event];
+    else hooks[event] = kept;
+  }
+  if (entries === 0) return unchanged(file, current);
+  const settings: Settings = { ...current.settings, hooks };
+  if (Object.keys(hooks).length === 0) delete settings.hooks;
+  return change(file, current, settings, { entries, replaced: 0 });
+}
+
+/**
+ * Writes a planned change: the old file saved as `FILE.bak`, the new one written atomically with
+ * the old one's mode (a new file: 0644), through a symlink to where it points.
+ *
+ * @returns The backup's path, or null when there was no old file.
+ */
+export async function applyChange(plan: SettingsChange): Promise<string | null> {
+  const target = plan.existed ? await Deno.realPath(plan.file) : plan.file;
+  let mode = 0o644;
+  let backup: string | null = null;
+  if (plan.existed) {
+    const info = await Deno.stat(target);
+    mode = (info.mode ?? 0o644) & 0o777;
+    backup = `${plan.file}.bak`;
+    await writeAtomic(backup, await Deno.readTextFile(target), { mode });
+    await Deno.chmod(backup, mode);
+  } else {
+    await Deno.mkdir(dirname(target), { recursive: true });
+  }
+  await writeAtomic(target, plan.text, { mode });
+  // A file is created with the umask's narrowing: the old mode is kept exactly.
+  await Deno.chmod(target, mode);
+  return backup;
+}
+
+type Settings = Record<string, unknown>;
+
+interface Current {
+  settings: Settings;
+  existed: boolean;
+  text: string;
+}
+
+async function readSettings(file: string, agent: AgentSpec): Promise<Current> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(file);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return { settings: {}, existed: false, text: "" };
+    throw new RunError(`Cannot read ${quoted(file)}: ${(error as Error).message}`);
+  }
+  if (text.trim() === "") return { settings: {}, existed: true, text };
+  let settings: unknown;
+  try {
+    settings = JSON.parse(text);
+  } catch (error) {
+    throw new RunError(
+      `Cannot change ${quoted(file)}: it is not valid JSON: ${(error as Error).message}`,
+      { hint: `hint: fix it or move it away; ${agent.title} cannot read it either` },
+    );
+  }
+  if (typeof settings !== "object" || settings === null || Array.isArray(settings)) {
+    throw new RunError(
+      `Cannot change ${quoted(file)}: its content must be a JSON object, not ${kindOf(settings)}`,
+    );
+  }
+  return { settings: settings as Settings, existed: true, text };
+}
+
+function hooksOf(settings: Settings, file: string, agent: AgentSpec): Settings {
+  const hooks = settings.hooks ?? {};
+  if (typeof hooks !== "object" || hooks === null || Array.isArray(hooks)) {
+    throw new RunError(
+      `Cannot change ${quoted(file)}: "hooks" must be an object of event to hooks, not ${
+        kindOf(hooks)
+      }`,
+      { hint: `hint: ${agent.title} reads it as one; fix it or move the file away` },
+    );
+  }
+  return { ...hooks as Settings };
+}
+
+function eventList(hooks: Settings, event: string, file: string): unknown[] {
+  const list = hooks[event] ?? [];
+  if (!Array.isArray(list)) {
+    throw new RunError(
+      `Cannot change ${quoted(file)}: "hooks.${event}" must be a list, not ${kindOf(list)}`,
+    );
+  }
+  return list;
+}
+
+/**
+ * `list` without tyhooks' entries: a Claude-format group loses its tyhooks hooks (and goes when
+ * nothing else is left in it); a Cursor entry is one hook. `at`: where the first removed group was.
+ */
+function withoutTyhooks(
+  list: readonly unknown[],
+  agent: AgentSpec,
+): { kept: unknown[]; removed: number; at?: number } {
+  const kept: unknown[] = [];
+  let removed = 0;
+  let at: number | undefined;
+  for (const item of list) {
+    if (agent.settingsFormat === "cursor") {
+      if (isTyhooksCommand(commandOf(item), agent)) {
+        removed++;
+        at ??= kept.length;
+      } else kept.push(item);
+      continue;
+    }
+    const inner = (item as { hooks?: unknown })?.hooks;
+    if (!Array.isArray(inner)) {
+      kept.push(item);
+      continue;
+    }
+    const others = inner.filter((hook) => !isTyhooksCommand(commandOf(hook), agent));
+    if (others.length === inner.length) {
+      kept.push(item);
+      continue;
+    }
+    removed += inner.length - others.length;
+    if (others.length > 0) kept.push({ ...item as Settings, hooks: others });
+    else at ??= kept.length;
+  }
+  return { kept, removed, at };
+}
+
+function commandOf(hook: unknown): unknown {
+  return typeof hook === "object" && hook !== null ? (hook as Settings).command : undefined;
+}
+
+/** The entry for `event`, in the agent's format. */
+function entry(agent: AgentSpec, event: string, options: WiringOptions): Settings {
+  const command = hookCommand(agent, event, options);
+  const timeout = agent.timeoutUnit === "ms" ? AGENT_TIMEOUT_MS : AGENT_TIMEOUT_MS / 1000;
+  if (agent.settingsFormat === "cursor") {
+    // Cursor lets an action through when a hook fails, unless told to fail closed.
+    return consulted(agent, event) ? { command, timeout, failClosed: true } : { command, timeout };
+  }
+  const hook = { type: "command", command, timeout };
+  const tools = eventSpec(pluginEvent(agent, event)).tools === true;
+  return agent.matchers && tools ? { matcher: "*", hooks: [hook] } : { hooks: [hook] };
+}
+
+function unchanged(file: string, current: Current): SettingsChange {
+  const { existed, text } = current;
+  return { file, existed, text, changed: false, entries: 0, replaced: 0 };
+}
+
+function change(
+  file: string,
+  current: Current,
+  settings: Settings,
+  counts: { entries: number; replaced: number },
+): SettingsChange {
+  const text = JSON.stringify(settings, null, 2) + "\n";
+  const same = current.existed && text === current.text;
+  return { file, existed: current.existed, text, changed: !same, ...counts };
+}
