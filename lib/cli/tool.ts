@@ -38,17 +38,34 @@ const TOOL_CALL_OPTIONS: Record<string, OptionSpec> = {
     value: "FILE",
     help: "read the call as tyhooks' request JSON from FILE (- = stdin) instead of the flags",
   },
-  claude: {
-    type: "boolean",
-    help: "be a Claude Code hook: read its hook JSON on stdin, exit 0 to allow, 2 to block " +
-      "(reason on stderr), and 2 on any failure of tyhooks itself unless --on-failure allow",
-  },
-  "on-failure": {
-    type: "string",
-    value: "block|allow",
-    help: "what a failing hook (and, with --claude, a failing tyhooks) means; default block",
-  },
 };
+
+/**
+ * `--claude` and `--on-failure`: `tool pre` judges the call, so its hooks' failures follow the
+ * policy; `tool post` only tells, so its hooks' failures are logged, and the policy is about a
+ * failure of tyhooks itself (main.ts reads it for every `--claude` line).
+ */
+function claudeOptions(command: "pre" | "post"): Record<string, OptionSpec> {
+  const contract = command === "pre"
+    ? "exit 0 to allow, 2 to block (reason on stderr)"
+    : "exit 0 once the post hooks ran, a failing hook too";
+  return {
+    claude: {
+      type: "boolean",
+      help: `be a Claude Code ${command === "pre" ? "PreToolUse" : "PostToolUse"} hook: read ` +
+        `its hook JSON on stdin, ${contract}, and 2 on any failure of tyhooks itself unless ` +
+        "--on-failure allow; only errors are logged unless --log-level says otherwise",
+    },
+    "on-failure": {
+      type: "string",
+      value: "block|allow",
+      help: command === "pre"
+        ? "what a failing hook (and, with --claude, a failing tyhooks) means; default block"
+        : "with --claude, what a failure of tyhooks itself means: block (exit 2, the " +
+          "default) or allow (its own exit code)",
+    },
+  };
+}
 
 /** A tool call with every field filled in; `result` and `error` are empty for `tool pre`. */
 type ToolCallInput = Required<PostToolCall>;
@@ -212,6 +229,7 @@ export const pre: CommandModule = {
       "Ask the pre_tool_call hooks whether a tool call may run: all at once, decided in order (--pre-hook scripts first, then plugins by name); the first block wins.",
     options: {
       ...TOOL_CALL_OPTIONS,
+      ...claudeOptions("pre"),
       "pre-hook": { type: "string", value: "FILE", multiple: true, help: "a pre hook script" },
       // ty has no tool hooks: no "as ty does" here.
       ...consultOptions("hook", "30s", "ask one hook after another"),
@@ -248,6 +266,7 @@ export const post: CommandModule = {
       "Tell the post_tool_call hooks (--post-hook scripts and plugins) about a finished tool call, all at once.",
     options: {
       ...TOOL_CALL_OPTIONS,
+      ...claudeOptions("post"),
       result: { type: "string", value: "R", help: "the tool's result" },
       error: { type: "string", value: "E", help: "the tool's error, if it failed" },
       "post-hook": { type: "string", value: "FILE", multiple: true, help: "a post hook script" },
@@ -257,8 +276,9 @@ export const post: CommandModule = {
         help: "run in the background and return at once (log: <cache>/tyhooks/detached.log)",
       },
     },
-    details:
-      "Hooks read {hook,tool,args,result,platform,user_id} on stdin (plus error when there is one). Failures are logged, never fatal. Exit 0.",
+    details: "Hooks read {hook,tool,args,result,platform,user_id} on stdin (plus error when " +
+      "there is one). A failing hook is logged as a warning, never fatal: exit 0, with --claude " +
+      "too.",
   },
   async run(ctx: CommandContext): Promise<number> {
     const call = await readToolCall(ctx, "tool post");
