@@ -26,11 +26,28 @@ export function helpWidth(): number {
   return 80;
 }
 
+/**
+ * The words of `text`, a quoted span (`"sh -c <command>"`) kept as one when it fits `width`:
+ * a command or a value in quotes is read, and copied, whole.
+ */
+function unitsOf(text: string, width: number): string[] {
+  const units: string[] = [];
+  let span: string[] = [];
+  for (const word of text.split(/\s+/).filter((w) => w !== "")) {
+    span.push(word);
+    const joined = span.join(" ");
+    if (joined.split('"').length % 2 === 0) continue; // A quote is still open.
+    units.push(...(joined.length <= width ? [joined] : span));
+    span = [];
+  }
+  return [...units, ...span];
+}
+
 /** Words of `text` filled into lines of at most `width`, each line after the first indented. */
 function fill(text: string, width: number, indent: number): string[] {
   const lines: string[] = [];
   let line = "";
-  for (const word of text.split(/\s+/).filter((w) => w !== "")) {
+  for (const word of unitsOf(text, width - indent)) {
     const room = width - (lines.length === 0 ? 0 : indent);
     if (line !== "" && line.length + 1 + word.length > room) {
       lines.push(line);
@@ -139,7 +156,9 @@ export function groupHelp(group: string, width: number): string | undefined {
     "Commands:",
     ...table(commandRows(members), width),
     "",
-    ...(alone ? prose(`"tyhooks ${group}" alone runs "tyhooks ${alone.name}".`, width) : []),
+    ...(alone
+      ? [...prose(`"tyhooks ${group}" alone runs "tyhooks ${alone.name}".`, width), ""]
+      : []),
     ...prose(`Run "tyhooks help ${group} <command>" for a command's options.`, width),
     "",
     "Examples:",

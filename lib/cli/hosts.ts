@@ -74,9 +74,9 @@ export const pickHost: CommandModule = {
     },
     details: [
       "Hosts file: one host a line, NAME [WORKDIR] [-- PROBE COMMAND]; # comments and blank lines",
-      "are skipped. The default probe is: ssh -o BatchMode=yes -o ConnectTimeout=2 NAME tyhooks probe,",
-      'where "ssh" is $TYHOOKS_SSH when set, split into words as a shell does (ssh -F CONFIG, say).',
-      "A command after -- runs with sh -c, from the hosts file's directory.",
+      'are skipped. The default probe is "ssh -o BatchMode=yes -o ConnectTimeout=2 NAME tyhooks',
+      'probe", where "ssh" is $TYHOOKS_SSH when set, split into words as a shell does ("ssh -F',
+      'CONFIG", say). A command after -- runs with "sh -c", from the hosts file\'s directory.',
       "",
       "--from-hosts-hook [--task FILE|--task-json JSON] asks the task.hosts handlers (as tyhooks",
       "hosts does) instead: each candidate is probed with the default probe of its target, and its",
@@ -144,7 +144,7 @@ export const sync: CommandModule = {
     },
     details: [
       "HOST is an ssh destination (gpu-1, user@10.0.0.7, an ssh_config alias). ssh runs with",
-      "-o BatchMode=yes -o ConnectTimeout=2, after $TYHOOKS_SSH when set (ssh -F CONFIG, say).",
+      '"-o BatchMode=yes -o ConnectTimeout=2", after $TYHOOKS_SSH when set ("ssh -F CONFIG", say).',
       "",
       "tyhooks goes to ~/.local/bin/tyhooks on the host: this binary when tyhooks is compiled; else",
       "the bundle in ~/.local/share/tyhooks/ behind a launcher with the binary's grants, plus the Deno",

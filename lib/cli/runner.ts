@@ -15,7 +15,7 @@ import {
   stringOption,
   UsageError,
 } from "./types.ts";
-import { EMPTY_TASK, parseTask, type Task } from "../wire/task.ts";
+import type { Task } from "../wire/task.ts";
 import type { PluginIndex } from "../plugins/types.ts";
 import { Runner, type RunnerOptions } from "../hooks/runner.ts";
 import { readBounded } from "../fs.ts";
@@ -34,7 +34,7 @@ export async function readTaskOption(ctx: CommandContext): Promise<Task | undefi
   if (file !== undefined && inline !== undefined) {
     throw new UsageError('Flags "--task" and "--task-json" cannot be used together');
   }
-  if (inline !== undefined) return parseTask(inline, "--task-json");
+  if (inline !== undefined) return await parseTask(inline, "--task-json");
   if (file === undefined) return undefined;
   let text: string;
   try {
@@ -43,12 +43,17 @@ export async function readTaskOption(ctx: CommandContext): Promise<Task | undefi
     if (ctx.signal.aborted) throw error;
     throw new UsageError(`Cannot read --task "${file}": ${(error as Error).message}`);
   }
-  return parseTask(text, file === "-" ? "--task - (stdin)" : `--task "${file}"`);
+  return await parseTask(text, file === "-" ? "--task - (stdin)" : `--task "${file}"`);
+}
+
+// The task reader loads when a task is given: a tool call has none.
+async function parseTask(text: string, source: string): Promise<Task> {
+  return (await import("../wire/task.ts")).parseTask(text, source);
 }
 
 /** Reads the task, or the empty task. */
 export async function taskOrEmpty(ctx: CommandContext): Promise<Task> {
-  return (await readTaskOption(ctx)) ?? EMPTY_TASK;
+  return (await readTaskOption(ctx)) ?? (await import("../wire/task.ts")).EMPTY_TASK;
 }
 
 /**

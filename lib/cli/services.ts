@@ -30,15 +30,18 @@ export const supervise: CommandModule = {
       },
     },
     handlesSignals: true,
-    details: `
-  Each service runs "sh -c <command>" in its own process group from its plugin dir (or its cwd),
-  with tyhooks' environment, then the --env pairs (TY_DB_PATH and TY_API_URL are passed through),
-  then its own env. Its output lines go to stderr prefixed [plugin/service].
-  Restarts (policy always, on-failure, never): 1 s, 2 s, 4 s ... up to 30 s, back to 1 s after
-  10 s up; 5 failures in a row within 10 s of starting and the service is given up.
-  On SIGINT/SIGTERM every group gets SIGTERM, then SIGKILL after --stop-timeout; exit 0.
-  When no service is left running (each given up or ended by its policy), it exits by itself:
-  1 when every service was given up, else 0.`,
+    details: [
+      'Each service runs "sh -c <command>" in its own process group from its plugin dir (or its',
+      "cwd), with tyhooks' environment, then the --env pairs (TY_DB_PATH and TY_API_URL are passed",
+      "through), then its own env. Its output lines go to stderr prefixed [plugin/service].",
+      "",
+      "Restarts (policy always, on-failure, never): 1s, 2s, 4s ... up to 30s, back to 1s after",
+      "10s up; 5 failures in a row within 10s of starting and the service is given up.",
+      "",
+      "On SIGINT/SIGTERM every group gets SIGTERM, then SIGKILL after --stop-timeout; exit 0.",
+      "When no service is left running (each given up or ended by its policy), it exits by",
+      "itself: 1 when every service was given up, else 0.",
+    ].join("\n"),
   },
   async run(ctx: CommandContext): Promise<number> {
     const env = envPairs(ctx.values.env);

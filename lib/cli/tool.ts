@@ -36,17 +36,34 @@ const TOOL_CALL_OPTIONS: Record<string, OptionSpec> = {
     value: "FILE",
     help: "read the call as tyhooks' request JSON from FILE (- = stdin) instead of the flags",
   },
-  claude: {
-    type: "boolean",
-    help: "be a Claude Code hook: the same as tyhooks agent claude (for a hook JSON without " +
-      "hook_event_name: PreToolUse for tool pre, PostToolUse for tool post)",
-  },
-  "on-failure": {
-    type: "string",
-    value: "block|allow",
-    help: "what a failing hook (and, with --claude, a failing tyhooks) means; default block",
-  },
 };
+
+/**
+ * `--claude` and `--on-failure`: with `--claude` either command is `tyhooks agent claude` for its
+ * event. `tool pre` judges the call, so failures follow the policy; `tool post` only tells: it
+ * returns at once and its hooks run in the background, where a failing one is logged.
+ */
+function claudeOptions(command: "pre" | "post"): Record<string, OptionSpec> {
+  const contract = command === "pre"
+    ? "exit 0 to allow, 2 to block (the reason alone on stderr), and 2 on any failure of " +
+      "tyhooks itself unless --on-failure allow"
+    : "exit 0 at once, the hooks running in the background (a failing hook is logged in " +
+      "<cache>/tyhooks/detached.log)";
+  return {
+    claude: {
+      type: "boolean",
+      help: `be a Claude Code ${command === "pre" ? "PreToolUse" : "PostToolUse"} hook, as ` +
+        `tyhooks agent claude is: read its hook JSON on stdin, ${contract}`,
+    },
+    "on-failure": {
+      type: "string",
+      value: "block|allow",
+      help: command === "pre"
+        ? "what a failing hook (and, with --claude, a failing tyhooks) means; default block"
+        : "accepted for symmetry with tool pre: a post hook's failure is logged, never fatal",
+    },
+  };
+}
 
 /**
  * A tool call with the seed's fields filled in (`result` and `error` are empty for `tool pre`),
@@ -188,6 +205,7 @@ export const pre: CommandModule = {
       "Ask the pre_tool_call hooks whether a tool call may run: all at once, decided in order (--pre-hook scripts first, then plugins by name); the first block wins.",
     options: {
       ...TOOL_CALL_OPTIONS,
+      ...claudeOptions("pre"),
       "pre-hook": { type: "string", value: "FILE", multiple: true, help: "a pre hook script" },
       // ty has no tool hooks: no "as ty does" here.
       ...consultOptions("hook", "30s", "ask one hook after another"),
@@ -231,6 +249,7 @@ export const post: CommandModule = {
       "Tell the post_tool_call hooks (--post-hook scripts and plugins) about a finished tool call, all at once.",
     options: {
       ...TOOL_CALL_OPTIONS,
+      ...claudeOptions("post"),
       result: { type: "string", value: "R", help: "the tool's result" },
       error: { type: "string", value: "E", help: "the tool's error, if it failed" },
       "post-hook": { type: "string", value: "FILE", multiple: true, help: "a post hook script" },
@@ -240,8 +259,9 @@ export const post: CommandModule = {
         help: "run in the background and return at once (log: <cache>/tyhooks/detached.log)",
       },
     },
-    details:
-      "Hooks read {hook,tool,args,result,platform,user_id} on stdin (plus error when there is one). Failures are logged, never fatal. Exit 0.",
+    details: "Hooks read {hook,tool,args,result,platform,user_id} on stdin (plus error when " +
+      "there is one). A failing hook is logged as a warning, never fatal: exit 0. With --claude " +
+      "too.",
   },
   async run(ctx: CommandContext): Promise<number> {
     if (ctx.values.claude) {

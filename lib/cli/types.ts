@@ -87,7 +87,10 @@ export interface CommandSpec {
   /** Positional arguments accepted: [min, max]. */
   positionals?: [number, number];
   options: Record<string, OptionSpec>;
-  /** Paragraphs after the option list, separated by blank lines; each is refilled to the width. */
+  /**
+   * Paragraphs after the option list, separated by blank lines: plain prose, each refilled to the
+   * width (a quoted span kept whole).
+   */
   details?: string;
   /** The command decides its own exit code on SIGINT/SIGTERM (e.g. `services run` exits 0). */
   handlesSignals?: boolean;

@@ -17,7 +17,6 @@ import {
   succeeded,
   toRecord,
 } from "../process/run_script.ts";
-import { hookSettings, toolMatches } from "../plugins/hook_settings.ts";
 import type { Plugin, PluginIndex } from "../plugins/types.ts";
 import {
   type Infer,
@@ -243,6 +242,9 @@ export class ToolHooks {
   // match is not even started (SPEC: tool matchers).
   async #plugins(event: string, tool: string): Promise<Plugin[]> {
     const plugins = this.#runner.handlers(event);
+    // Most hooks judge every tool: the matchers' module loads only for one with a `tools` setting.
+    if (plugins.every((plugin) => plugin.settings?.[event]?.tools === undefined)) return plugins;
+    const { hookSettings, toolMatches } = await import("../plugins/hook_settings.ts");
     const asked = await Promise.all(
       plugins.map((plugin) => toolMatches(hookSettings(plugin, event), tool)),
     );

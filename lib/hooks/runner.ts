@@ -11,7 +11,7 @@ import { excerpt } from "../text.ts";
 import type { Limit } from "../async.ts";
 import type { Plugin, PluginIndex } from "../plugins/types.ts";
 import { type Logger, silentLogger } from "../log.ts";
-import { EMPTY_TASK, type Task, taskEnv } from "../wire/task.ts";
+import type { Task } from "../wire/task.ts";
 import { NotFoundError } from "../errors.ts";
 import {
   DEFAULT_TIMEOUTS,
@@ -260,12 +260,18 @@ export class Runner {
    * until what it started has ended too (or its timeout). Never rejects: failures are logged and
    * returned as records, one per script.
    */
-  async fire(event: string, task: Task = EMPTY_TASK, message = ""): Promise<RunRecord[]> {
+  async fire(event: string, task?: Task, message = ""): Promise<RunRecord[]> {
     return (await this.fireRuns(event, task, message)).map(toRecord);
   }
 
-  /** {@linkcode Runner.fire}, keeping each run's captured output (`fire --show-output`). */
-  async fireRuns(event: string, task: Task = EMPTY_TASK, message = ""): Promise<RunResult[]> {
+  /**
+   * {@linkcode Runner.fire}, keeping each run's captured output (`fire --show-output`). No task:
+   * the empty one.
+   */
+  async fireRuns(event: string, given?: Task, message = ""): Promise<RunResult[]> {
+    // The task readers load on the paths that pass a task: a consulted call does not pay for them.
+    const { EMPTY_TASK, taskEnv } = await import("../wire/task.ts");
+    const task = given ?? EMPTY_TASK;
     const env = taskEnv(task, { event, message });
     // The event as JSON on stdin (a tyhooks extension): the whole task, for hooks that POST it.
     const stdin = JSON.stringify({ event, task, message }) + "\n";
@@ -329,7 +335,8 @@ export class Runner {
       const known = plugin.actions.map((a) => a.id);
       throw new NotFoundError({ kind: "action", name: actionId, plugin: pluginName, known });
     }
-    const env = { ...(task ? taskEnv(task) : {}), ...pluginEnv(plugin) };
+    const taskVars = task ? (await import("../wire/task.ts")).taskEnv(task) : {};
+    const env = { ...taskVars, ...pluginEnv(plugin) };
     return await this.run(action.command, {
       cwd: plugin.dir,
       env,

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, withTree } from "../_cli.ts";
 import { COMMANDS } from "../../lib/cli/commands.ts";
+import { EXIT } from "../../lib/cli/types.ts";
 
 const ENV = { TYHOOKS_NO_CACHE: "1" };
 
@@ -78,6 +79,27 @@ Deno.test("unknown commands and flags get a did-you-mean and exit 64", async () 
     assert.equal(r.code, 64, args.join(" "));
     assert.equal(r.stdout, "");
     assert.match(r.stderr, message);
+  }
+});
+
+Deno.test("-v, version and --verison get a did-you-mean for --version, exit 64", async () => {
+  const cases: [string[], RegExp][] = [
+    [["-v"], /Unknown flag "-v"\nhint: did you mean "-V"\?/],
+    [["version"], /Unknown command "version"\nhint: did you mean "tyhooks --version"\?/],
+    [["verison"], /Unknown command "verison"\nhint: did you mean "tyhooks --version"\?/],
+    [["--verison"], /Unknown flag "--verison"\nhint: did you mean "--version"\?/],
+    [
+      ["--plugins-dir", "/x", "--verison"],
+      /Unknown flag "--verison"\nhint: did you mean "--version"\?/,
+    ],
+    [["tool", "-v"], /Unknown flag "-v"\nhint: did you mean "-V"\?/],
+    [["route", "-v"], /Unknown flag "-v"\nhint: did you mean "-V"\?/],
+  ];
+  for (const [args, message] of cases) {
+    const r = await cli(args);
+    assert.equal(r.code, 64, args.join(" "));
+    assert.equal(r.stdout, "", args.join(" "));
+    assert.match(r.stderr, message, args.join(" "));
   }
 });
 
@@ -181,6 +203,85 @@ Deno.test("every command's help fits 80 columns when piped, has no empty section
   }
 });
 
+Deno.test("help prose is wrapped at word boundaries: a line ends only where the next word does not fit", async () => {
+  const texts = [
+    (await cli(["--help"])).stdout,
+    ...await Promise.all(
+      ["plugins", "tool", "services"].map(async (g) => (await cli([g, "--help"])).stdout),
+    ),
+  ];
+  for (const entry of COMMANDS) texts.push((await cli(["help", ...entry.name.split(" ")])).stdout);
+  let paragraphs = 0;
+  for (const text of texts) {
+    for (const block of text.split("\n\n")) {
+      const lines = block.split("\n").filter((line) => line !== "");
+      // Usage lines, option and command tables, examples: not prose.
+      if (lines.length === 0 || /^(Usage: |\s)/.test(lines[0]) || lines[0].endsWith(":")) continue;
+      paragraphs++;
+      for (const line of lines) {
+        const quotes = line.split('"').length - 1;
+        assert.ok(quotes % 2 === 0, `a quoted span breaks after ${JSON.stringify(line)}`);
+      }
+      lines.slice(1).forEach((line, i) => {
+        assert.ok(!line.startsWith(" "), `indented line in a paragraph: ${JSON.stringify(line)}`);
+        // The next word, or the quoted span it opens: both are kept whole.
+        const next = /^(?:[^\s"]|"[^"]*")+/.exec(line)?.[0] ?? "";
+        assert.ok(
+          lines[i].length + 1 + next.length > 80,
+          `"${next}" fits after ${JSON.stringify(lines[i])}`,
+        );
+      });
+    }
+  }
+  assert.ok(paragraphs > COMMANDS.length, `${paragraphs} paragraphs checked`);
+});
+
+Deno.test("--help and README's \"Exit codes\" list exactly the exit-code table's codes, signals as 129/130/143", async () => {
+  const codes = Object.values(EXIT).map((e) => e.code).sort((a, b) => a - b);
+  const readme = await Deno.readTextFile(new URL("../../README.md", import.meta.url));
+  const section = /### Exit codes\n\n([\s\S]*?)\n\n/.exec(readme)?.[1];
+  assert.ok(section, 'README has an "Exit codes" paragraph');
+  const help = /Exit codes: ([\s\S]*?)\n\n/.exec((await cli(["--help"])).stdout)?.[1];
+  assert.ok(help, '--help has an "Exit codes" paragraph');
+  for (const [where, text] of [["README", section], ["--help", help]]) {
+    const listed = [...text.matchAll(/\b\d+\b/g)].map((m) => Number(m[0])).sort((a, b) => a - b);
+    assert.deepEqual(listed, codes, where);
+    assert.match(
+      text.replaceAll("\n", " "),
+      /129\/130\/143 interrupted by SIGHUP\/SIGINT\/SIGTERM/,
+      where,
+    );
+  }
+});
+
+Deno.test("tool post --help says what a failing post hook does, and it does it: exit 0, with --claude at once", async () => {
+  const help = (await cli(["tool", "post", "--help"])).stdout.replaceAll(/\s+/g, " ");
+  assert.doesNotMatch(help, /2 to block/);
+  assert.match(help, /--claude +be a Claude Code PostToolUse hook, .*exit 0 at once/);
+  assert.match(help, /A failing hook is logged as a warning, never fatal: exit 0\./);
+  assert.match(help, /--on-failure block\|allow +accepted for symmetry with tool pre/);
+  await withTree({
+    "fail.sh": "#!/bin/sh\nexit 1\n",
+    "block.sh": "#!/bin/sh\necho no >&2\nexit 2\n",
+  }, async (dir) => {
+    const hooks = ["--post-hook", join(dir, "fail.sh"), "--post-hook", join(dir, "block.sh")];
+    const common = [...hooks, "--plugins-dir", join(dir, "none")];
+    const plain = await cli(["tool", "post", "--tool", "bash", ...common], { env: ENV });
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.match(plain.stderr, /warn: .*fail\.sh" failed: exited 1/);
+    assert.match(plain.stderr, /warn: .*block\.sh" failed: exited 2/);
+    const stdin = JSON.stringify({
+      hook_event_name: "PostToolUse",
+      tool_name: "Bash",
+      tool_input: { command: "ls" },
+      tool_response: "a b",
+      session_id: "s",
+    });
+    const claude = await cli(["tool", "post", "--claude", ...common], { env: ENV, stdin });
+    assert.deepEqual(claude, { code: 0, stdout: "", stderr: "" });
+  });
+});
+
 Deno.test("--json is accepted by every command whose output is always JSON, and changes nothing", async () => {
   await withTree({}, async (dir) => {
     const common = ["--plugins-dir", dir];
@@ -233,7 +334,7 @@ Deno.test("--json is accepted by the commands that print no document too: tool p
   });
 });
 
-Deno.test("an empty --plugins-dir or --hooks-dir is a usage error, not the current directory (review)", async () => {
+Deno.test("an empty --plugins-dir or --hooks-dir is a usage error, not the current directory", async () => {
   for (
     const args of [["--plugins-dir=", "plugins", "dir"], ["plugins", "list", "--hooks-dir", ""]]
   ) {
