@@ -92,6 +92,19 @@ export function serveOnConnection(): ServeOnConnection | null {
 }
 
 /**
+ * Why the daemon serves through `Deno.serve` (lib/serve/public_server.ts) rather than
+ * {@linkcode ConnServer}: `TYHOOKS_SERVE_PUBLIC=1`, or this Deno lacks the per-connection server;
+ * null when it does not.
+ */
+export function publicServeReason(): string | null {
+  if (Deno.env.get("TYHOOKS_SERVE_PUBLIC") === "1") return "TYHOOKS_SERVE_PUBLIC=1";
+  if (serveOnConnection() === null) {
+    return `Deno ${Deno.version.deno} has no per-connection HTTP server`;
+  }
+  return null;
+}
+
+/**
  * The soft limit on open files (`ulimit -n`), as a child sees it (Deno grants /proc/self only
  * with every permission); null when unlimited or unknown.
  */
@@ -174,6 +187,11 @@ export class ConnServer {
     this.#acceptFailed = new RateLog(this.#log, "Cannot accept a connection");
     this.#accepting = this.#acceptLoop();
     void this.#sweepLoop();
+  }
+
+  /** Where it listens. */
+  get addr(): Deno.Addr {
+    return this.#listener.addr;
   }
 
   /** Connections served at once at most (`maxConns`, lowered to fit the open files limit). */
@@ -323,7 +341,7 @@ export class ConnServer {
 }
 
 /** The answer to a request that is not HTTP/1.1; its connection is closed. */
-function notHttp11(): Response {
+export function notHttp11(): Response {
   return json(
     505,
     { error: "HTTP version not supported: the daemon speaks HTTP/1.1, with a Host header" },
