@@ -15,7 +15,7 @@
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import config from "../deno.json" with { type: "json" };
-import { RUN_FLAGS } from "../lib/hosts/sync.ts";
+import { RUN_FLAGS } from "../lib/hosts/payload.ts";
 
 /** The Deno the package depends on: the one CI runs and the bundles are built with. */
 const DENO_VERSION = "2.9.6";

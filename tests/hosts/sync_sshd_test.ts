@@ -9,7 +9,8 @@ import { cli, spawnCli } from "../_cli.ts";
 import { type Fleet, SSHD_SKIP_REASON, startFleet } from "./_sshd.ts";
 import { PROBE_FIELDS } from "./_probe_fields.ts";
 import { pickHostStartupMs } from "./_deadline.ts";
-import { preparePayload, syncHosts } from "../../lib/hosts/sync.ts";
+import { syncHosts } from "../../lib/hosts/sync.ts";
+import { preparePayload } from "../../lib/hosts/payload.ts";
 import { sshCommand } from "../../lib/hosts/ssh.ts";
 
 if (SSHD_SKIP_REASON !== "") console.log(`real-ssh tests skipped: ${SSHD_SKIP_REASON}`);

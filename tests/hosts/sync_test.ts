@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { launcherScript, preparePayload, RUN_FLAGS, sha256File } from "../../lib/hosts/sync.ts";
+import { launcherScript, preparePayload, RUN_FLAGS, sha256File } from "../../lib/hosts/payload.ts";
 import { cli, PERMISSION_FLAGS, ROOT, tempDir, V8_FLAGS } from "../_cli.ts";
 import { VERSION } from "../../lib/version.ts";
 
