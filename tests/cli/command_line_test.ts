@@ -233,7 +233,7 @@ Deno.test("--json is accepted by the commands that print no document too: tool p
   });
 });
 
-Deno.test("an empty --plugins-dir or --hooks-dir is a usage error, not the current directory (review)", async () => {
+Deno.test("an empty --plugins-dir or --hooks-dir is a usage error, not the current directory", async () => {
   for (
     const args of [["--plugins-dir=", "plugins", "dir"], ["plugins", "list", "--hooks-dir", ""]]
   ) {

@@ -98,7 +98,7 @@ Deno.test("hosts sync says which host failed and why: a host without sha256sum o
   );
 });
 
-Deno.test("hosts sync --plugins leaves big data files behind with a warning, and gathering counts against --timeout (review)", async () => {
+Deno.test("hosts sync --plugins leaves big data files behind with a warning, and gathering counts against --timeout", async () => {
   const host = await fakeHost();
   const plugins = join(host.dir, "plugins");
   await Deno.mkdir(join(plugins, "p"), { recursive: true });
