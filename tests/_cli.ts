@@ -147,6 +147,16 @@ export async function startupMs(args: string[], options: CliOptions = {}): Promi
   return performance.now() - started;
 }
 
+/**
+ * Wall time of a pick-host run that probes nothing (a hosts file with no host): what to allow on
+ * top of SPEC's `--timeout` + 1 s when timing pick-host from outside.
+ */
+export async function pickHostStartupMs(env: Record<string, string> = {}): Promise<number> {
+  const hosts = join(await tempDir({ prefix: "tyhooks-empty-hosts-" }), "hosts");
+  await Deno.writeTextFile(hosts, "# no host\n");
+  return startupMs(["pick-host", "--hosts", hosts], { env });
+}
+
 /** The keys of a run record (SPEC "Machine-readable output"), sorted. */
 export const RUN_KEYS: readonly string[] = [
   "duration_ms",

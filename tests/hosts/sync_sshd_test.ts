@@ -5,10 +5,9 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cli, spawnCli } from "../_cli.ts";
+import { cli, pickHostStartupMs, spawnCli } from "../_cli.ts";
 import { type Fleet, SSHD_SKIP_REASON, startFleet } from "./_sshd.ts";
 import { PROBE_FIELDS } from "./_probe_fields.ts";
-import { pickHostStartupMs } from "./_deadline.ts";
 import { syncHosts } from "../../lib/hosts/sync.ts";
 import { preparePayload } from "../../lib/hosts/payload.ts";
 import { sshCommand } from "../../lib/hosts/ssh.ts";
