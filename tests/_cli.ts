@@ -10,7 +10,7 @@
 
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { RUN_FLAGS } from "../lib/hosts/sync.ts";
+import { RUN_FLAGS } from "../lib/hosts/payload.ts";
 
 /** The repository root. */
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -145,6 +145,16 @@ export async function startupMs(args: string[], options: CliOptions = {}): Promi
   const r = await cli(args, options);
   if (r.code !== 0) throw new Error(`tyhooks ${args.join(" ")} failed: ${r.stderr}`);
   return performance.now() - started;
+}
+
+/**
+ * Wall time of a pick-host run that probes nothing (a hosts file with no host): what to allow on
+ * top of SPEC's `--timeout` + 1 s when timing pick-host from outside.
+ */
+export async function pickHostStartupMs(env: Record<string, string> = {}): Promise<number> {
+  const hosts = join(await tempDir({ prefix: "tyhooks-empty-hosts-" }), "hosts");
+  await Deno.writeTextFile(hosts, "# no host\n");
+  return startupMs(["pick-host", "--hosts", hosts], { env });
 }
 
 /** The keys of a run record (SPEC "Machine-readable output"), sorted. */

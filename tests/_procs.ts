@@ -1,4 +1,7 @@
-/** Test helpers for processes: fixture paths, pid files, and "is anything of it still alive". */
+/**
+ * Test helpers for processes: fixture paths, pid files, "is anything of it still alive", and
+ * waiting for what they write.
+ */
 
 import { join } from "node:path";
 import { ROOT, tempDir } from "./_cli.ts";
@@ -73,3 +76,19 @@ export const BASH: string | undefined = ["/bin/bash", "/usr/bin/bash"].find((pat
     return false;
   }
 });
+
+/** Polls `check` every 20 ms until it is true or `ms` pass; returns its last value. */
+export async function until(check: () => boolean | Promise<boolean>, ms = 5000): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await check()) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return await check();
+}
+
+/** Lines of a file, or [] when it does not exist yet. */
+export async function fileLines(path: string): Promise<string[]> {
+  const text = await Deno.readTextFile(path).catch(() => "");
+  return text.split("\n").filter((l) => l !== "");
+}

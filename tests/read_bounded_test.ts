@@ -43,7 +43,7 @@ Deno.test("readBounded() refuses a FIFO, a socket and a device by name, without 
 
 Deno.test("a FIFO put in place after the stat is opened without waiting, and refused", async () => {
   // What readBounded() opens once its stat found a regular file: another user who can write the
-  // dir may have swapped a FIFO in since (review: tool pre hung, deaf to SIGTERM).
+  // dir may have swapped a FIFO in since, which would hang tool pre, deaf to SIGTERM.
   await withDir(async (dir) => {
     await mkfifo(join(dir, "fifo"));
     await assert.rejects(readOpenFile(join(dir, "fifo"), 1024), (error) => {

@@ -159,9 +159,8 @@ export const sync: CommandModule = {
     ].join("\n"),
   },
   async run(ctx: CommandContext): Promise<number> {
-    const { DEFAULT_SYNC_TIMEOUT_MS, describeSync, preparePayload, syncHosts } = await import(
-      "../hosts/sync.ts"
-    );
+    const { DEFAULT_SYNC_TIMEOUT_MS, describeSync, syncHosts } = await import("../hosts/sync.ts");
+    const { preparePayload } = await import("../hosts/payload.ts");
     const { sshCommand } = await import("../hosts/ssh.ts");
     const timeoutMs = durationOption(ctx, "timeout") ?? DEFAULT_SYNC_TIMEOUT_MS;
     const hosts = [...new Set(ctx.positionals)];

@@ -121,117 +121,184 @@ function capValue(value: string): string {
  */
 export async function runScript(script: string, options: RunOptions = {}): Promise<RunResult> {
   const started = performance.now();
-  const timeoutMs = options.timeoutMs ?? 30_000;
-  const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
-  const cap = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
   const result = blankResult(script, options.plugin ?? null);
   const finish = () => {
     result.duration_ms = Math.round(performance.now() - started);
     return result;
   };
-
   if (options.signal?.aborted) {
     result.error = "Not started: interrupted";
     return finish();
   }
 
-  let child: Deno.ChildProcess;
-  try {
-    child = spawnIsolated(script, {
-      args: options.args,
-      cwd: options.cwd,
-      env: clean(options.env),
-      stdin: options.stdin !== undefined,
-    });
-  } catch (error) {
+  // From the spawn to watching the caller's signal, nothing awaits: an abort meanwhile is seen.
+  const child = spawn(script, options);
+  if (child instanceof Error) {
     result.error = (await checkExecutable(script)) ??
-      `Cannot start "${script}": ${(error as Error).message}`;
+      `Cannot start "${script}": ${child.message}`;
     return finish();
   }
   result.pid = child.pid;
-
-  // One controller per run: the timeout and the caller's signal both abort it, and its abort
-  // is the only thing that starts the kill.
-  const run = new AbortController();
-  // Not setTimeout, which costs a CLI call about 5 ms on first use, and not AbortSignal.timeout,
-  // which a daemon would carry until it fires (see lib/async.ts).
-  const timeout = clearableTimeout(timeoutMs);
-  timeout.signal.addEventListener("abort", () => run.abort(TIMEOUT), { once: true });
-  const onOuterAbort = () => run.abort(options.signal?.reason);
-  options.signal?.addEventListener("abort", onOuterAbort, { once: true });
-  const aborted = new Promise<void>((resolve) =>
-    run.signal.addEventListener("abort", () => resolve(), { once: true })
-  );
-
-  const onOutput = options.onOutput;
-  const stdout = capture(child.stdout, cap, onOutput && ((c) => onOutput("stdout", c)));
-  const stderr = capture(child.stderr, cap, onOutput && ((c) => onOutput("stderr", c)));
-  const output = Promise.all([stdout.done, stderr.done]);
-  let outputEnded = false;
-  output.then(() => outputEnded = true);
-  const stdinDone = options.stdin === undefined ? undefined : writeStdin(child, options.stdin);
+  const run = watchRun(options.timeoutMs ?? 30_000, options.signal);
+  const pipes = openPipes(child, options);
   let status: Deno.CommandStatus | undefined;
   const exited = child.status.then((s) => status = s);
-
   try {
-    await Promise.race([exited, aborted]);
-    if (!run.signal.aborted && options.mode === "notify") {
-      // Its background work runs on until the group is empty or the timeout ends it. Pipes still
-      // open then are held by something outside the group: drained briefly, then abandoned.
-      // The common case (nothing left) answered by one probe, without the poll loop's awaits.
-      if (
-        !groupAlive(child.pid) || await waitGroupEmpty(child.pid, Infinity, { signal: run.signal })
-      ) {
-        if (!outputEnded) await within(Promise.race([output, aborted]), DRAIN_MS);
-      }
-    }
-    if (run.signal.aborted) {
-      result.timed_out = run.signal.reason === TIMEOUT;
-      if (!result.timed_out) result.error = "Interrupted";
-      await terminateGroup(child.pid, { graceMs, reaped: exited });
-      await within(exited, DRAIN_MS / 2);
-      await within(output, DRAIN_MS / 2);
-    } else if (options.mode !== "notify") {
-      // Exited: give its output a short drain, then end whatever it left in its group. Usually
-      // both pipes have ended by now; skipping the drain timer then is measurably cheaper.
-      if (!outputEnded) await within(Promise.race([output, aborted]), DRAIN_MS);
-      if (groupAlive(child.pid)) await terminateGroup(child.pid, { graceMs, reaped: exited });
-    }
-    // Pipes still open with the group gone: held by a child that left the group but not the
-    // session (SPEC: only a deliberate setsid escapes), which is ended too.
-    if (!run.signal.aborted && !outputEnded && !groupAlive(child.pid)) {
-      await terminateStrays(child.pid, graceMs);
-    }
+    const cut = await settle(child.pid, { exited, run, pipes, options });
+    result.timed_out = cut === TIMEOUT;
+    if (cut === INTERRUPTED) result.error = "Interrupted";
   } finally {
-    timeout.clear();
-    options.signal?.removeEventListener("abort", onOuterAbort);
+    run.release();
     // Pipes still held by escaped descendants are abandoned, never waited on.
-    stdout.abandon();
-    stderr.abandon();
-    stdinDone?.abandon();
+    pipes.abandon();
   }
 
   if (status !== undefined) {
     result.exit_code = status.signal === null ? status.code : null;
     result.signal = status.signal;
   }
-  const [out, err] = await output;
+  const [out, err] = await pipes.output;
   fill(result, "stdout", out);
   fill(result, "stderr", err);
   if (options.raw) result.raw = { stdout: out.bytes, stderr: err.bytes };
-  if (result.error === null && (result.exit_code === 126 || result.exit_code === 127)) {
-    // setsid(1) could not exec the script (missing, not executable, bad interpreter): a start
-    // failure. Checked only now, so the common path pays no extra stat.
-    const failure = SETSID_EXEC_FAILURE.exec(result.stderr);
-    if (failure) {
-      // It never ran: no pid, no exit code of its own (126/127 were setsid's).
-      result.pid = null;
-      result.exit_code = null;
-      result.error = (await checkExecutable(script)) ??
-        `Cannot start "${script}": ${failure[0].replace(/^setsid: /, "")}`;
+  await checkStarted(result, script);
+  return finish();
+}
+
+/** Starts `script` in its own group; the error when it cannot. */
+function spawn(script: string, options: RunOptions): Deno.ChildProcess | Error {
+  try {
+    return spawnIsolated(script, {
+      args: options.args,
+      cwd: options.cwd,
+      env: clean(options.env),
+      stdin: options.stdin !== undefined,
+    });
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error));
+  }
+}
+
+const INTERRUPTED = Symbol("interrupted");
+
+/**
+ * One run's abort: the timeout and the caller's signal both abort it, and its abort is the only
+ * thing that starts the kill.
+ */
+interface RunAbort {
+  signal: AbortSignal;
+  /** Resolves at the abort. */
+  aborted: Promise<void>;
+  /** Clears the timer and stops listening to the caller's signal. */
+  release(): void;
+}
+
+function watchRun(timeoutMs: number, outer: AbortSignal | undefined): RunAbort {
+  const run = new AbortController();
+  // Not setTimeout, which costs a CLI call about 5 ms on first use, and not AbortSignal.timeout,
+  // which a daemon would carry until it fires (see lib/async.ts).
+  const timeout = clearableTimeout(timeoutMs);
+  timeout.signal.addEventListener("abort", () => run.abort(TIMEOUT), { once: true });
+  const onOuterAbort = () => run.abort(outer?.reason);
+  outer?.addEventListener("abort", onOuterAbort, { once: true });
+  const aborted = new Promise<void>((resolve) =>
+    run.signal.addEventListener("abort", () => resolve(), { once: true })
+  );
+  return {
+    signal: run.signal,
+    aborted,
+    release() {
+      timeout.clear();
+      outer?.removeEventListener("abort", onOuterAbort);
+    },
+  };
+}
+
+/** The child's pipes: both outputs read under the cap, stdin fed in the background. */
+interface Pipes {
+  output: Promise<[Captured, Captured]>;
+  /** True once both outputs have ended. */
+  ended(): boolean;
+  abandon(): void;
+}
+
+function openPipes(child: Deno.ChildProcess, options: RunOptions): Pipes {
+  const cap = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
+  const onOutput = options.onOutput;
+  const stdout = capture(child.stdout, cap, onOutput && ((c) => onOutput("stdout", c)));
+  const stderr = capture(child.stderr, cap, onOutput && ((c) => onOutput("stderr", c)));
+  const output = Promise.all([stdout.done, stderr.done]);
+  let ended = false;
+  output.then(() => ended = true);
+  const stdin = options.stdin === undefined ? undefined : writeStdin(child, options.stdin);
+  return {
+    output,
+    ended: () => ended,
+    abandon() {
+      stdout.abandon();
+      stderr.abandon();
+      stdin?.abandon();
+    },
+  };
+}
+
+/**
+ * Waits for the script to exit (in `"notify"` mode, for its group to empty too) or the run to be
+ * aborted, then leaves nothing of its group behind: what cut the run short, else null.
+ */
+async function settle(
+  pid: number,
+  { exited, run, pipes, options }: {
+    exited: Promise<unknown>;
+    run: RunAbort;
+    pipes: Pipes;
+    options: RunOptions;
+  },
+): Promise<typeof TIMEOUT | typeof INTERRUPTED | null> {
+  const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
+  await Promise.race([exited, run.aborted]);
+  if (!run.signal.aborted && options.mode === "notify") {
+    // Its background work runs on until the group is empty or the timeout ends it. Pipes still
+    // open then are held by something outside the group: drained briefly, then abandoned.
+    // The common case (nothing left) answered by one probe, without the poll loop's awaits.
+    if (!groupAlive(pid) || await waitGroupEmpty(pid, Infinity, { signal: run.signal })) {
+      if (!pipes.ended()) await within(Promise.race([pipes.output, run.aborted]), DRAIN_MS);
     }
   }
-  return finish();
+  if (run.signal.aborted) {
+    await terminateGroup(pid, { graceMs, reaped: exited });
+    await within(exited, DRAIN_MS / 2);
+    await within(pipes.output, DRAIN_MS / 2);
+    return run.signal.reason === TIMEOUT ? TIMEOUT : INTERRUPTED;
+  }
+  if (options.mode !== "notify") {
+    // Exited: give its output a short drain, then end whatever it left in its group. Usually
+    // both pipes have ended by now; skipping the drain timer then is measurably cheaper.
+    if (!pipes.ended()) await within(Promise.race([pipes.output, run.aborted]), DRAIN_MS);
+    if (groupAlive(pid)) await terminateGroup(pid, { graceMs, reaped: exited });
+  }
+  // Pipes still open with the group gone: held by a child that left the group but not the
+  // session (SPEC: only a deliberate setsid escapes), which is ended too.
+  if (!run.signal.aborted && !pipes.ended() && !groupAlive(pid)) {
+    await terminateStrays(pid, graceMs);
+  }
+  return null;
+}
+
+/**
+ * Turns setsid(1)'s 126/127 for a script it could not exec (missing, not executable, bad
+ * interpreter) into a start failure. Checked only after the run, so the common path pays no
+ * extra stat.
+ */
+async function checkStarted(result: RunResult, script: string): Promise<void> {
+  if (result.error !== null || (result.exit_code !== 126 && result.exit_code !== 127)) return;
+  const failure = SETSID_EXEC_FAILURE.exec(result.stderr);
+  if (!failure) return;
+  // It never ran: no pid, no exit code of its own (126/127 were setsid's).
+  result.pid = null;
+  result.exit_code = null;
+  result.error = (await checkExecutable(script)) ??
+    `Cannot start "${script}": ${failure[0].replace(/^setsid: /, "")}`;
 }
 
 /**

@@ -8,12 +8,16 @@
  * time: HTTP/2 is refused (505) and its connection closed; and an answer saying
  * `Connection: close` (a 401, say) closes its connection, so being refused holds no slot.
  *
- * `Deno.serve` gives no hook for any of that. Each accepted connection is handed to Deno's own
- * HTTP server (hyper) through `serveHttpOnConnection`, an internal of Deno 2.9 that `Deno.serve`
- * and `node:http2` are built on; a test pins it (tests/serve/conn_server_test.ts). Measured on
- * 2 cores (a trivial JSON answer over a unix socket): `Deno.serve` 0.10 ms p50 at 1 in flight and
- * ~13,000/s at 16; this 0.14 ms and ~12,800/s; `node:http` (which has the limits built in)
- * 0.20 ms and ~8,000/s.
+ * `Deno.serve` gives no hook for any of that: it never shows a connection, and Deno 2.9's holds
+ * a client that sends no headers, or half of them, for as long as it stays (still open after
+ * 45 s), and keeps a connection open after an answer saying `Connection: close`. So each accepted
+ * connection is handed to Deno's own HTTP server (hyper) through `serveHttpOnConnection`, an
+ * internal of Deno 2.9 that `Deno.serve` and `node:http2` are built on; a test pins it
+ * (tests/serve/conn_server_test.ts). Its cost, measured with `POST /v1/route` and `/v1/tool/pre`
+ * to the daemon over a unix socket, 15 alternating rounds on 2 busy cores, medians: at 1 in
+ * flight none (0.086 ms here, 0.085 ms on `Deno.serve`); at 16 in flight tool pre 3,240/s here
+ * and 3,300/s there, route 3,360/s and 4,330/s. Without it (or with `TYHOOKS_SERVE_PUBLIC=1`) the daemon serves
+ * through `Deno.serve` (public_server.ts), keeping what of these limits it can.
  *
  * @module
  */
@@ -89,6 +93,19 @@ export function serveOnConnection(): ServeOnConnection | null {
   const internals = (Deno as any)[(Deno as any).internal];
   const serve = internals?.serveHttpOnConnection;
   return typeof serve === "function" ? serve : null;
+}
+
+/**
+ * Why the daemon serves through `Deno.serve` (lib/serve/public_server.ts) rather than
+ * {@linkcode ConnServer}: `TYHOOKS_SERVE_PUBLIC=1`, or this Deno lacks the per-connection server;
+ * null when it does not.
+ */
+export function publicServeReason(): string | null {
+  if (Deno.env.get("TYHOOKS_SERVE_PUBLIC") === "1") return "TYHOOKS_SERVE_PUBLIC=1";
+  if (serveOnConnection() === null) {
+    return `Deno ${Deno.version.deno} has no per-connection HTTP server`;
+  }
+  return null;
 }
 
 /**
@@ -174,6 +191,11 @@ export class ConnServer {
     this.#acceptFailed = new RateLog(this.#log, "Cannot accept a connection");
     this.#accepting = this.#acceptLoop();
     void this.#sweepLoop();
+  }
+
+  /** Where it listens. */
+  get addr(): Deno.Addr {
+    return this.#listener.addr;
   }
 
   /** Connections served at once at most (`maxConns`, lowered to fit the open files limit). */
@@ -323,7 +345,7 @@ export class ConnServer {
 }
 
 /** The answer to a request that is not HTTP/1.1; its connection is closed. */
-function notHttp11(): Response {
+export function notHttp11(): Response {
   return json(
     505,
     { error: "HTTP version not supported: the daemon speaks HTTP/1.1, with a Host header" },

@@ -61,90 +61,112 @@ export function watchDir(
   onChange: () => void,
   options: WatchDirOptions = {},
 ): DirWatch {
-  const debounceMs = options.debounceMs ?? 200;
-  const pollMs = options.pollMs ?? 1000;
-  const log = options.log ?? silentLogger;
-  const matters = options.matters ?? (() => true);
-  let closed = false;
-  let watcher: Deno.FsWatcher | undefined;
-  let watched: string | null = null;
-  let debounce: ReturnType<typeof setTimeout> | undefined;
-  let poll: ReturnType<typeof setTimeout> | undefined;
+  return new DirWatcher(dir, onChange, options);
+}
 
-  const settled = async () => {
-    debounce = undefined;
-    if (closed) return;
-    // A removed (or replaced) dir leaves its inotify watch silent for good: watch anew.
-    if (watcher !== undefined && (await dirIdentity(dir)) !== watched) {
-      watcher.close();
-      watcher = undefined;
-    }
-    if (!closed) onChange();
-  };
+/** {@linkcode watchDir}'s watch: poll for the dir, watch it, debounce, watch anew when it goes. */
+class DirWatcher implements DirWatch {
+  #dir: string;
+  #onChange: () => void;
+  #debounceMs: number;
+  #pollMs: number;
+  #log: Logger;
+  #matters: (path: string) => boolean;
+  #closed = false;
+  #started = false;
+  #watcher: Deno.FsWatcher | undefined;
+  /** The identity of the dir the watcher is on. */
+  #watched: string | null = null;
+  #debounce: ReturnType<typeof setTimeout> | undefined;
+  #poll: ReturnType<typeof setTimeout> | undefined;
 
-  const touched = () => {
-    clearTimeout(debounce);
-    debounce = setTimeout(settled, debounceMs);
-  };
+  constructor(dir: string, onChange: () => void, options: WatchDirOptions) {
+    this.#dir = dir;
+    this.#onChange = onChange;
+    this.#debounceMs = options.debounceMs ?? 200;
+    this.#pollMs = options.pollMs ?? 1000;
+    this.#log = options.log ?? silentLogger;
+    this.#matters = options.matters ?? (() => true);
+    this.#watch();
+  }
 
-  let started = false;
-  const watch = async () => {
-    const again = started;
-    started = true;
-    if (closed) return;
-    watched = await dirIdentity(dir);
-    if (watched === null) {
-      poll = setTimeout(watch, pollMs);
+  close(): void {
+    this.#closed = true;
+    clearTimeout(this.#debounce);
+    clearTimeout(this.#poll);
+    this.#watcher?.close();
+  }
+
+  /** Polls until the dir exists, then watches it until the watch ends. */
+  async #watch(): Promise<void> {
+    const again = this.#started;
+    this.#started = true;
+    if (this.#closed) return;
+    this.#watched = await dirIdentity(this.#dir);
+    if (this.#watched === null) {
+      this.#poll = setTimeout(() => this.#watch(), this.#pollMs);
       return;
     }
     let current: Deno.FsWatcher;
     try {
-      current = watcher = Deno.watchFs(dir, { recursive: true });
+      current = this.#watcher = Deno.watchFs(this.#dir, { recursive: true });
     } catch (error) {
-      log.log("warn", `Cannot watch "${dir}": ${(error as Error).message}`, {
+      this.#log.log("warn", `Cannot watch "${this.#dir}": ${(error as Error).message}`, {
         hint: "send SIGHUP to reload the plugins",
       });
       return;
     }
     // Watching anew (the dir appeared, or was replaced): whatever happened before this watch
     // was set up is unseen, so count it as a change.
-    if (again) touched();
-    // The path now naming another directory sends this watch no event: look, until it is replaced.
-    const check = async () => {
-      if (closed || watcher !== current) return;
-      if ((await dirIdentity(dir)) !== watched) touched();
-      poll = setTimeout(check, pollMs);
-    };
-    poll = setTimeout(check, pollMs);
-    let failure = "the watch ended";
+    if (again) this.#touched();
+    this.#poll = setTimeout(() => this.#checkSwap(current), this.#pollMs);
+    const failure = await this.#follow(current);
+    if (this.#closed) return;
+    // `#settled` closes (and forgets) a watch whose dir went away: look for the dir again.
+    if (this.#watcher !== current) return void this.#watch();
+    this.#watcher = undefined;
+    this.#log.log("warn", `Stopped watching "${this.#dir}": ${failure}`, {
+      hint: "send SIGHUP to reload the plugins",
+    });
+  }
+
+  /** Reads the watch's events until it ends; why it ended. */
+  async #follow(watcher: Deno.FsWatcher): Promise<string> {
     try {
       // "access" is a file closed after writing, which always follows a "modify". An event
       // naming no path (the kernel's queue overflowed) may hide anything.
-      for await (const event of current) {
+      for await (const event of watcher) {
         if (event.kind === "access") continue;
-        if (event.paths.length === 0 || event.paths.some(matters)) touched();
+        if (event.paths.length === 0 || event.paths.some(this.#matters)) this.#touched();
       }
+      return "the watch ended";
     } catch (error) {
-      failure = (error as Error).message;
+      return (error as Error).message;
     }
-    if (closed) return;
-    // `settled` closes (and forgets) a watch whose dir went away: look for the dir again.
-    if (watcher !== current) return void watch();
-    watcher = undefined;
-    log.log("warn", `Stopped watching "${dir}": ${failure}`, {
-      hint: "send SIGHUP to reload the plugins",
-    });
-  };
+  }
 
-  watch();
-  return {
-    close() {
-      closed = true;
-      clearTimeout(debounce);
-      clearTimeout(poll);
-      watcher?.close();
-    },
-  };
+  /** The path now naming another directory sends `watcher` no event: look, until it is replaced. */
+  async #checkSwap(watcher: Deno.FsWatcher): Promise<void> {
+    if (this.#closed || this.#watcher !== watcher) return;
+    if ((await dirIdentity(this.#dir)) !== this.#watched) this.#touched();
+    this.#poll = setTimeout(() => this.#checkSwap(watcher), this.#pollMs);
+  }
+
+  #touched(): void {
+    clearTimeout(this.#debounce);
+    this.#debounce = setTimeout(() => this.#settled(), this.#debounceMs);
+  }
+
+  async #settled(): Promise<void> {
+    this.#debounce = undefined;
+    if (this.#closed) return;
+    // A removed (or replaced) dir leaves its inotify watch silent for good: watch anew.
+    if (this.#watcher !== undefined && (await dirIdentity(this.#dir)) !== this.#watched) {
+      this.#watcher.close();
+      this.#watcher = undefined;
+    }
+    if (!this.#closed) this.#onChange();
+  }
 }
 
 /** What the holder passes its loader. */

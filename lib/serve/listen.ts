@@ -17,7 +17,13 @@ import { runtimeDir } from "../dirs.ts";
 import { InputError, RunError } from "../errors.ts";
 import { currentUid, foreignLink, modeText, readBounded, unsafeDirReason } from "../fs.ts";
 import { errorResponse } from "./http.ts";
-import { ConnServer, type ConnServerOptions, openFilesLimit } from "./conn_server.ts";
+import {
+  ConnServer,
+  type ConnServerOptions,
+  openFilesLimit,
+  publicServeReason,
+} from "./conn_server.ts";
+import { type PublicListen, PublicServer } from "./public_server.ts";
 
 /** A unix socket path or a TCP host and port. */
 export type ListenAddress =
@@ -265,7 +271,7 @@ export async function removeSocket(identity: SocketIdentity): Promise<boolean> {
 
 /** A listening server. */
 export interface BoundServer {
-  server: ConnServer;
+  server: ConnServer | PublicServer;
   /** Where it listens, TCP port resolved. */
   address: ListenAddress;
   /** The socket file, for removal at exit; null for TCP. */
@@ -273,8 +279,9 @@ export interface BoundServer {
 }
 
 /**
- * Listens at `address` and serves `handle`; a `RunError` names the address when it cannot be
- * bound (in use, no permission, a live daemon or another file at the socket path).
+ * Listens at `address` and serves `handle`, on {@linkcode ConnServer} or, when
+ * {@linkcode publicServeReason} gives one, on `Deno.serve`; a `RunError` names the address when it
+ * cannot be bound (in use, no permission, a live daemon or another file at the socket path).
  */
 export async function bindServer(
   address: ListenAddress,
@@ -283,9 +290,15 @@ export async function bindServer(
 ): Promise<BoundServer> {
   // Asked first: it also makes the first spawn before any client can use up the descriptors.
   const openFiles = options.openFiles === undefined ? await openFilesLimit() : options.openFiles;
-  const serve = (listener: Deno.Listener) => {
+  const settings = { ...options, openFiles, onError: errorResponse };
+  const reason = publicServeReason();
+  const serve = (listen: PublicListen) => {
+    if (reason !== null) return new PublicServer(listen, handle, { ...settings, reason });
+    const listener = "path" in listen
+      ? Deno.listen({ transport: "unix", path: listen.path })
+      : Deno.listen(listen);
     try {
-      return new ConnServer(listener, handle, { ...options, openFiles, onError: errorResponse });
+      return new ConnServer(listener, handle, settings);
     } catch (error) {
       listener.close();
       throw error;
@@ -294,15 +307,12 @@ export async function bindServer(
   try {
     if (address.transport === "unix") {
       await claimSocketPath(address.path);
-      const bound = await bindSocket(
-        address.path,
-        (path) => Deno.listen({ transport: "unix", path }),
-      );
-      return { server: serve(bound.value), address, socket: bound.identity };
+      const bound = await bindSocket(address.path, (path) => serve({ path }));
+      return { server: bound.value, address, socket: bound.identity };
     }
-    const listener = Deno.listen({ hostname: address.hostname, port: address.port });
-    const server = serve(listener);
-    return { server, address: { ...address, port: listener.addr.port }, socket: null };
+    const server = serve({ hostname: address.hostname, port: address.port });
+    const port = (server.addr as Deno.NetAddr).port;
+    return { server, address: { ...address, port }, socket: null };
   } catch (error) {
     if (error instanceof RunError) throw error;
     // Deno's errors name no address ("Address already in use (os error 98)"): add it.

@@ -134,23 +134,66 @@ async function defaultLoad(dir: string, options: HolderLoadOptions): Promise<Plu
  */
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const log = options.log ?? silentLogger;
-  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const limit = new ProcLimit(options.maxProcs ?? DEFAULT_MAX_PROCS);
-  const decideAbort = new AbortController();
-  const stopAbort = new AbortController();
-  const cutAbort = new AbortController();
-  const stopTimeoutMs = options.stopTimeoutMs ?? 5000;
+  const aborts: StopAborts = {
+    decide: new AbortController(),
+    stop: new AbortController(),
+    cut: new AbortController(),
+  };
   const retiring = new Set<Promise<void>>();
-  const holder = new IndexHolder(options.pluginsDir, {
+  const holder = openHolder(options, { limit, aborts, retiring, log });
+  await holder.start();
+  const state = openState(options, { holder, limit, cut: aborts.cut.signal, log });
+  // Before listening: what a previous daemon left runs ahead of anything new.
+  try {
+    await resume(state);
+  } catch (error) {
+    // What could not be claimed stays on disk for the next start or `spool run`.
+    log.log("warn", `Cannot run what the spool holds: ${(error as Error).message}`, {
+      spool: state.spool.dir,
+    });
+  }
+  const bound = await listen(state, options);
+  let stopping: Promise<void> | undefined;
+  return {
+    address: bound.address,
+    plugins: holder.current.index.plugins.length,
+    maxConns: bound.server.maxConns,
+    reload: (reason = "reload") => holder.reload(reason),
+    stop: () => stopping ??= stop({ state, bound, aborts, retiring, options }),
+  };
+}
+
+/** What the stop aborts, in order: actions at once, event hooks after a while, decisions last. */
+interface StopAborts {
+  /** Consulted scripts (route, placement, tool pre), once the calls in flight had their time. */
+  decide: AbortController;
+  /** Action scripts, at once. */
+  stop: AbortController;
+  /** Event hooks, after `stopTimeoutMs`. */
+  cut: AbortController;
+}
+
+/** The plugin index holder, building the runners over each index it loads. */
+function openHolder(
+  options: DaemonOptions,
+  { limit, aborts, retiring, log }: {
+    limit: ProcLimit;
+    aborts: StopAborts;
+    retiring: Set<Promise<void>>;
+    log: Logger;
+  },
+): IndexHolder<DaemonRunners> {
+  return new IndexHolder(options.pluginsDir, {
     load: options.load ?? defaultLoad,
     log,
     watch: options.watch === false ? false : undefined,
     build: (index) =>
       buildRunners(index, {
         limit,
-        decideSignal: decideAbort.signal,
-        stopSignal: stopAbort.signal,
-        cutSignal: cutAbort.signal,
+        decideSignal: aborts.decide.signal,
+        stopSignal: aborts.stop.signal,
+        cutSignal: aborts.cut.signal,
         hooksDir: options.hooksDir,
         log,
         // Only the timeouts given: a hook's own `timeout` setting applies where none is.
@@ -163,7 +206,18 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       retired.finally(() => retiring.delete(retired));
     },
   });
-  await holder.start();
+}
+
+/** Opens the spool (closing `holder` when it cannot) and gathers what the endpoints share. */
+function openState(
+  options: DaemonOptions,
+  { holder, limit, cut, log }: {
+    holder: IndexHolder<DaemonRunners>;
+    limit: ProcLimit;
+    cut: AbortSignal;
+    log: Logger;
+  },
+): DaemonState {
   let spool: Spool;
   try {
     spool = Spool.open(options.spoolDir, {
@@ -175,11 +229,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     holder.close();
     throw error;
   }
-  const state: DaemonState = {
+  return {
     holder,
     events: new EventQueue({ maxActive: limit.eventMax }),
     spool,
-    cut: cutAbort.signal,
+    cut,
     dirs: {
       plugins_dir: resolve(options.pluginsDir),
       hooks_dir: options.hooksDir === undefined ? null : resolve(options.hooksDir),
@@ -189,74 +243,75 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     startedAt: performance.now(),
     log,
   };
-  // Before listening: what a previous daemon left runs ahead of anything new.
-  try {
-    await resume(state);
-  } catch (error) {
-    // What could not be claimed stays on disk for the next start or `spool run`.
-    log.log("warn", `Cannot run what the spool holds: ${(error as Error).message}`, {
-      spool: spool.dir,
-    });
-  }
+}
+
+/** Listens and starts the services; when either fails, closes all that was opened. */
+async function listen(state: DaemonState, options: DaemonOptions): Promise<BoundServer> {
   const handle = requestHandler(state, {
     check: options.token === undefined ? null : bearerCheck(options.token),
-    log,
+    log: state.log,
   });
   let bound: BoundServer | undefined;
   try {
-    bound = await bindServer(options.listen, handle, { ...options.conns, log });
-    if (options.startServices) state.services = await options.startServices(holder.current.index);
+    bound = await bindServer(options.listen, handle, { ...options.conns, log: state.log });
+    if (options.startServices) {
+      state.services = await options.startServices(state.holder.current.index);
+    }
+    return bound;
   } catch (error) {
-    holder.close();
+    state.holder.close();
     state.events.close();
-    await spool.close();
+    await state.spool.close();
     await bound?.server.shutdown();
     if (bound?.socket) await removeSocket(bound.socket);
     throw error;
   }
-  const { server, socket } = bound;
+}
 
+/** The graceful stop {@linkcode Daemon.stop} describes. */
+async function stop(
+  { state, bound, aborts, retiring, options }: {
+    state: DaemonState;
+    bound: BoundServer;
+    aborts: StopAborts;
+    retiring: Set<Promise<void>>;
+    options: DaemonOptions;
+  },
+): Promise<void> {
+  const { holder, spool, log } = state;
+  const stopTimeoutMs = options.stopTimeoutMs ?? 5000;
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   // The longest a consulted call may still take: its deadline, the kill and the drain.
   const consultedBoundMs = Math.max(timeouts.route, timeouts.placement, timeouts.tool) +
     DEFAULT_GRACE_MS + DRAIN_MS;
-  let stopping: Promise<void> | undefined;
-  const stop = async () => {
-    state.stopping = true;
-    holder.close();
-    stopAbort.abort();
-    const queue = state.events.close();
-    if (queue.left > 0) {
-      log.log("info", "Events not run yet stay in the spool for the next start", {
-        events: queue.left,
-        spool: spool.dir,
-      });
-    }
-    const servicesStopped = state.services?.stop({ stopTimeoutMs });
-    // Event hooks running get the stop timeout to finish; those cut then run again next start.
-    const cut = within(queue.settled, stopTimeoutMs).then(() => cutAbort.abort());
-    // shutdown() stops accepting at once and resolves when the requests in flight are answered.
-    const drained = server.shutdown();
-    await within(drained, consultedBoundMs + 1000);
-    decideAbort.abort();
-    await within(drained, 1000);
-    // Processes of an index replaced by a reload end too, not only the current index's.
-    await Promise.allSettled([
-      cut,
-      queue.settled,
-      servicesStopped,
-      holder.current.built.persistent.close(),
-      ...retiring,
-    ]);
-    await spool.close();
-    if (socket !== null) await removeSocket(socket);
-  };
-  return {
-    address: bound.address,
-    plugins: holder.current.index.plugins.length,
-    maxConns: server.maxConns,
-    reload: (reason = "reload") => holder.reload(reason),
-    stop: () => stopping ??= stop(),
-  };
+  state.stopping = true;
+  holder.close();
+  aborts.stop.abort();
+  const queue = state.events.close();
+  if (queue.left > 0) {
+    log.log("info", "Events not run yet stay in the spool for the next start", {
+      events: queue.left,
+      spool: spool.dir,
+    });
+  }
+  const servicesStopped = state.services?.stop({ stopTimeoutMs });
+  // Event hooks running get the stop timeout to finish; those cut then run again next start.
+  const cut = within(queue.settled, stopTimeoutMs).then(() => aborts.cut.abort());
+  // shutdown() stops accepting at once and resolves when the requests in flight are answered.
+  const drained = bound.server.shutdown();
+  await within(drained, consultedBoundMs + 1000);
+  aborts.decide.abort();
+  await within(drained, 1000);
+  // Processes of an index replaced by a reload end too, not only the current index's.
+  await Promise.allSettled([
+    cut,
+    queue.settled,
+    servicesStopped,
+    holder.current.built.persistent.close(),
+    ...retiring,
+  ]);
+  await spool.close();
+  if (bound.socket !== null) await removeSocket(bound.socket);
 }
 
 /** What the runners are built with. */

@@ -4,7 +4,7 @@ import { writeTree } from "../_cli.ts";
 
 /**
  * A plugins dir with `count` plugins, each handling `event` with a trivial script, and with
- * `action` an action too (the shape issue 16 measures loading with).
+ * `action` an action too (the shape loading is measured with).
  */
 export async function pluginTree(
   count: number,

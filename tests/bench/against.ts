@@ -1,8 +1,8 @@
 /**
  * Warm CLI calls of this tree against another checkout, interleaved in one run:
  * `deno run -A tests/bench/against.ts OTHER_CHECKOUT [ROUNDS]`. It answers "is this change
- * slower than before?" for the three calls a host program makes most (issues 12 and 14 ask for
- * it): warm `route`, warm `tool pre`, `fire` to one plugin. Each call runs from source with the
+ * slower than before?" for the three calls a host program makes most: warm `route`, warm
+ * `tool pre`, `fire` to one plugin. Each call runs from source with the
  * binary's flags, against the same plugins, its own index cache already warm; medians, and the
  * ratio this/other.
  *

@@ -1,6 +1,6 @@
 /**
- * Benchmark (5): loading 1,000 plugins (a hook and an action each), against the goals of
- * issue 16, each beside its baseline measured in the same run:
+ * Benchmark (5): loading 1,000 plugins (a hook and an action each), against its goals,
+ * each beside its baseline measured in the same run:
  * - `loadPlugins` in process, cold (no index cache): at most 54 ms (ty's Go `LoadPlugins`);
  * - `loadPluginsCached` in process, warm (index cache valid): at most 15 ms;
  * - `tyhooks plugins list --json` end to end, warm: at most 54 ms more than `deno run` of an

@@ -25,7 +25,7 @@ const sections: [string, () => Promise<string[][]>][] = [
   ["3. daemon POST /v1/route, 2,000 requests", () => benchServe()],
   ["3b. daemon POST /v1/tool/pre: persistent guard vs one-shot guard", () => benchGuard()],
   ["4. fan-out of one event (median per fire), ratio to 1 plugin", () => benchFanout()],
-  ["5. loading 1,000 plugins (median), against issue 16's goals", () => benchLoad()],
+  ["5. loading 1,000 plugins (median), against its goals", () => benchLoad()],
 ];
 
 console.log(

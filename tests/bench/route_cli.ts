@@ -1,7 +1,7 @@
 /**
  * Benchmark (2): `tyhooks route` end to end, cold (no index cache) and warm (cache valid),
  * against its floor: `deno run` of an empty file plus one spawn of the same router, all
- * measured in the same run, interleaved, with the binary's V8 flags. Goal (issue 16): warm at
+ * measured in the same run, interleaved, with the binary's V8 flags. The goal: warm at
  * most 1.5x the floor.
  *
  * Two experiments bound what tyhooks can reach: a Deno program that only spawns the router once

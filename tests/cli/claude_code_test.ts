@@ -285,7 +285,7 @@ Deno.test("tool pre and tool post --request - read tyhooks' own request JSON on 
   });
 });
 
-Deno.test("a Write or a tool result over 1 MiB reaches the hooks through the bridge, not a block (review)", async () => {
+Deno.test("a Write or a tool result over 1 MiB reaches the hooks through the bridge, not a block", async () => {
   await withTree({ ...guardFiles(GUARD), ...recorderFiles("audit", "post.json") }, async (dir) => {
     const plugins = join(dir, "plugins");
     const content = "x".repeat(3_000_000);

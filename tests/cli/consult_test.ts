@@ -1,5 +1,5 @@
 /**
- * ty's decisions through the CLI (issue 14 point 4): handlers started together and decided in
+ * ty's decisions through the CLI: handlers started together and decided in
  * plugin-name order as ty's one-after-another loop decides, placement's deliberate local answer,
  * Go's reading of JSON, route's guard, `~` expansion and KEY=VALUE line cutting, and
  * `tyhooks hosts`.

@@ -137,7 +137,7 @@ Deno.test("an event or status close to a known one is warned about with a did-yo
   });
 });
 
-Deno.test("fire runs 200 hooks under ulimit -n 256: at most 32 at once, so none fails to start (review)", async () => {
+Deno.test("fire runs 200 hooks under ulimit -n 256: at most 32 at once, so none fails to start", async () => {
   const files: Record<string, string> = {};
   for (let i = 0; i < 200; i++) {
     files[`h${i}/plugin.yaml`] = `name: h${i}\nhooks:\n  task.done: h.sh\n`;

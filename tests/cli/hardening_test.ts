@@ -1,4 +1,4 @@
-/** Hostile input and signals at the edges of the CLI (found by review). */
+/** Hostile input and signals at the edges of the CLI. */
 
 import assert from "node:assert/strict";
 import { join } from "node:path";

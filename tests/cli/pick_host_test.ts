@@ -1,10 +1,17 @@
 import assert from "node:assert/strict";
 import { lchown } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { cli, MAIN, makeTree, PERMISSION_FLAGS, ROOT, tempDir } from "../_cli.ts";
+import {
+  cli,
+  MAIN,
+  makeTree,
+  PERMISSION_FLAGS,
+  pickHostStartupMs,
+  ROOT,
+  tempDir,
+} from "../_cli.ts";
 import { fixture, readPid, waitGone } from "../_procs.ts";
 import { runScript } from "../../lib/process/run_script.ts";
-import { pickHostStartupMs } from "../hosts/_deadline.ts";
 
 const STUB = fixture("probe_stub.sh");
 const GiB = 2 ** 30;

@@ -1,5 +1,5 @@
 /**
- * The daemon under hostile clients (SPEC "Trust boundaries and hostile input", issue 12): a
+ * The daemon under hostile clients (SPEC "Trust boundaries and hostile input"): a
  * connection flood at a low open files limit, on TCP and on the unix socket, a token file others
  * can read, and a flood of large events. Floods are bounded loops against 127.0.0.1 or a unix
  * socket, and every connection is closed at the end.

@@ -109,8 +109,8 @@ Deno.test("serve: an address that cannot be bound is an error naming it (exit 1)
   }
 });
 
-// Issue 12, found in review: with XDG_CACHE_HOME in a shared dir, another user owned the socket's
-// dir, unlinked the socket, bound their own and answered the victim's tool calls "allow".
+// With XDG_CACHE_HOME in a shared dir, another user who owns the socket's dir could unlink the
+// socket, bind their own and answer the victim's tool calls "allow".
 Deno.test({
   name: "serve: a socket dir another user could write to is refused, naming why",
   ignore: Deno.uid() !== 0, // Making a dir another user's needs chown: root only.

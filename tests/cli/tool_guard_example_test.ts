@@ -11,7 +11,7 @@ const BLOCKED: [string, string][] = [
   ["rm -rf ~", "recursive rm of ~"],
   ["rm -fr ~/", "recursive rm of ~/"],
   ["cd /srv && sudo rm -rf /*", "recursive rm of /*"],
-  // A wrapper's options, and the value of one such as -u, are not the command (review).
+  // A wrapper's options, and the value of one such as -u, are not the command.
   ["sudo -u root rm -rf /usr", "recursive rm of /usr"],
   ["nice -n 5 env -i rm -rf /etc", "recursive rm of /etc"],
   ["rm -r -f /etc", "recursive rm of /etc"],

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { Runner } from "../../lib/hooks/runner.ts";
 import { ToolHooks } from "../../lib/consult/tool_hooks.ts";
-import { pluginIndex, type PluginScripts, recordingLogger, traceDir } from "./_consult.ts";
+import { pluginIndex, type PluginScripts, recordingLogger, traceDir } from "../_index.ts";
 
 const CALL = { tool: "bash", args: { command: "ls" }, platform: "cli", user_id: "u1" };
 

@@ -4,7 +4,7 @@ import { Runner } from "../../lib/hooks/runner.ts";
 import { EMPTY_TASK } from "../../lib/wire/task.ts";
 import { LOCAL_PLACEMENT } from "../../lib/consult/placement.ts";
 import { groupGone, readPid, waitGone, waitGroupGone } from "../_procs.ts";
-import { pluginIndex, type PluginScripts, recordingLogger, traceDir } from "./_consult.ts";
+import { pluginIndex, type PluginScripts, recordingLogger, traceDir } from "../_index.ts";
 
 const TASK = {
   ...EMPTY_TASK,

@@ -4,7 +4,7 @@ import { Runner } from "../../lib/hooks/runner.ts";
 import { EMPTY_TASK } from "../../lib/wire/task.ts";
 import { isEmptyDecision, NO_ROUTE, parseRouteOutput } from "../../lib/consult/route.ts";
 import { groupGone, readPid, waitGone } from "../_procs.ts";
-import { pluginIndex, type PluginScripts, recordingLogger, traceDir } from "./_consult.ts";
+import { pluginIndex, type PluginScripts, recordingLogger, traceDir } from "../_index.ts";
 
 const TASK = {
   ...EMPTY_TASK,

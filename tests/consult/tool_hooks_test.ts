@@ -4,7 +4,7 @@ import { Runner } from "../../lib/hooks/runner.ts";
 import { ToolHooks, type ToolHooksOptions } from "../../lib/consult/tool_hooks.ts";
 import { writeTree } from "../_cli.ts";
 import { groupGone } from "../_procs.ts";
-import { pluginIndex, type PluginScripts, recordingLogger, traceDir } from "./_consult.ts";
+import { pluginIndex, type PluginScripts, recordingLogger, traceDir } from "../_index.ts";
 
 const CALL = { tool: "bash", args: { command: "rm -rf /" }, platform: "cli", user_id: "u1" };
 

@@ -4,7 +4,7 @@ import { Runner } from "../../lib/hooks/runner.ts";
 import { EMPTY_TASK, type Task } from "../../lib/wire/task.ts";
 import { NotFoundError } from "../../lib/errors.ts";
 import { createLogger } from "../../lib/log.ts";
-import { indexOf } from "./_index.ts";
+import { indexOf } from "../_index.ts";
 import { makeTree, tempDir } from "../_cli.ts";
 
 const task: Task = {

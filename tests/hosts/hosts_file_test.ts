@@ -85,7 +85,7 @@ Deno.test("readHostsFile() says which file it cannot read", async () => {
   );
 });
 
-Deno.test("readHostsFile() refuses probe commands from a file others could write, and reads plain names (review)", async () => {
+Deno.test("readHostsFile() refuses probe commands from a file others could write, and reads plain names", async () => {
   const dir = await tempDir({ prefix: "tyhooks-hosts-" });
   const path = `${dir}/hosts`;
   await Deno.writeTextFile(path, "gpu-1 ~/work\ngpu-2 -- cat facts.json\n");
@@ -105,7 +105,7 @@ Deno.test("readHostsFile() refuses probe commands from a file others could write
   assert.equal((await readHostsFile(path))[0].name, "gpu-1");
 });
 
-Deno.test("readHostsFile() refuses probe commands from a dir where others could put another file in its place (review)", async () => {
+Deno.test("readHostsFile() refuses probe commands from a dir where others could put another file in its place", async () => {
   const dir = await tempDir({ prefix: "tyhooks-hosts-" });
   const path = `${dir}/hosts`;
   await Deno.writeTextFile(path, "gpu-2 -- cat facts.json\n");

@@ -179,7 +179,7 @@ Deno.test("pickHost() keeps its deadline when hung hosts outnumber the paralleli
   const { hosts } = await fleet(40, 4);
   const started = performance.now();
   // 2 s: the free slot's nine quick probes fit well inside it even with four test files at once
-  // on two cores (at 700 ms, one CI run saw two of them miss it).
+  // on two cores, where 700 ms was not enough.
   const { answer, outcomes } = await pickHost(hosts.toReversed(), {
     timeoutMs: 2000,
     parallelism: 2,

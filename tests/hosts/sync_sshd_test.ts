@@ -5,11 +5,11 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cli, spawnCli } from "../_cli.ts";
+import { cli, pickHostStartupMs, spawnCli } from "../_cli.ts";
 import { type Fleet, SSHD_SKIP_REASON, startFleet } from "./_sshd.ts";
 import { PROBE_FIELDS } from "./_probe_fields.ts";
-import { pickHostStartupMs } from "./_deadline.ts";
-import { preparePayload, syncHosts } from "../../lib/hosts/sync.ts";
+import { syncHosts } from "../../lib/hosts/sync.ts";
+import { preparePayload } from "../../lib/hosts/payload.ts";
 import { sshCommand } from "../../lib/hosts/ssh.ts";
 
 if (SSHD_SKIP_REASON !== "") console.log(`real-ssh tests skipped: ${SSHD_SKIP_REASON}`);
@@ -224,7 +224,7 @@ Deno.test({
           assert.equal(linesOf(r.stdout, "gpu-1")[0], "gpu-1: up to date, copied nothing");
           // A host that takes the connection and never finishes the handshake holds its sync
           // only until --timeout. 3 s, not 1: the same --timeout bounds gathering and hashing what
-          // is sent, which took over 1 s with four test files at once (CI failed once so).
+          // is sent, which can take over 1 s with four test files at once.
           const hung = await sync(["gpu-hung", "--timeout", "3s"]);
           assert.equal(hung.code, 1);
           assert.equal(

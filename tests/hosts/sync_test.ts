@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { launcherScript, preparePayload, RUN_FLAGS, sha256File } from "../../lib/hosts/sync.ts";
+import { launcherScript, preparePayload, RUN_FLAGS, sha256File } from "../../lib/hosts/payload.ts";
 import { cli, PERMISSION_FLAGS, ROOT, tempDir, V8_FLAGS } from "../_cli.ts";
 import { VERSION } from "../../lib/version.ts";
 
@@ -98,7 +98,7 @@ Deno.test("hosts sync says which host failed and why: a host without sha256sum o
   );
 });
 
-Deno.test("hosts sync --plugins leaves big data files behind with a warning, and gathering counts against --timeout (review)", async () => {
+Deno.test("hosts sync --plugins leaves big data files behind with a warning, and gathering counts against --timeout", async () => {
   const host = await fakeHost();
   const plugins = join(host.dir, "plugins");
   await Deno.mkdir(join(plugins, "p"), { recursive: true });

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { runScript } from "../../lib/process/run_script.ts";
 import { startServices } from "../../lib/services/service_set.ts";
 import { alive, BASH, pidFile, readPid, waitGone } from "../_procs.ts";
-import { serviceIndex } from "../services/_index.ts";
+import { serviceIndex } from "../_index.ts";
 
 const ignore = BASH === undefined; // Skipped (and so reported) on hosts without bash.
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { startDaemon } from "../../lib/serve/server.ts";
 import { createLogger } from "../../lib/log.ts";
 import type { PluginIndex } from "../../lib/plugins/types.ts";
-import { indexOf } from "../hooks/_index.ts";
+import { indexOf } from "../_index.ts";
 import { tempDir } from "../_cli.ts";
 
 async function daemonOver(index: PluginIndex, options: { maxProcs?: number; maxQueued?: number }) {

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startServices } from "../../lib/services/service_set.ts";
-import { alive, groupGone, readPid, waitGone } from "../_procs.ts";
-import { fileLines, recordingLogger, serviceIndex, until } from "./_index.ts";
+import { alive, fileLines, groupGone, readPid, until, waitGone } from "../_procs.ts";
+import { recordingLogger, serviceIndex } from "../_index.ts";
 
 const FAST = { initialMs: 10, maxMs: 40, resetAfterMs: 10_000, maxFailures: 5 };
 /** A service that fails at once, leaving a line in `starts` per start. */

@@ -1,0 +1,114 @@
+/**
+ * Test helpers for tests that call the library in process: plugin indexes built by hand over real
+ * scripts in temp dirs (no loader), as the loader would build them, and a logger that keeps its
+ * lines for assertions.
+ */
+
+import { join } from "node:path";
+import type { Plugin, PluginIndex, PluginService } from "../lib/plugins/types.ts";
+import { createLogger, type Logger, type LogLevel } from "../lib/log.ts";
+import { tempDir, writeTree } from "./_cli.ts";
+
+/** A plugin: `hooks` maps event -> script body, `actions` id -> script body. */
+export interface PluginDraft {
+  hooks?: Record<string, string>;
+  actions?: Record<string, string>;
+}
+
+/** Writes each draft's scripts under a temp dir and returns the index the loader would build. */
+export async function indexOf(drafts: Record<string, PluginDraft>): Promise<PluginIndex> {
+  const root = await tempDir({ prefix: "tyhooks-index-" });
+  const plugins: Plugin[] = [];
+  for (const [name, draft] of Object.entries(drafts).sort(([a], [b]) => a.localeCompare(b))) {
+    const dir = join(root, name);
+    const files: Record<string, string> = {};
+    const hooks: Record<string, string> = {};
+    for (const [event, body] of Object.entries(draft.hooks ?? {})) {
+      files[`${event}.sh`] = body;
+      hooks[event] = join(dir, `${event}.sh`);
+    }
+    const actions = Object.entries(draft.actions ?? {}).map(([id, body]) => {
+      files[`action-${id}.sh`] = body;
+      return { id, label: id, command: join(dir, `action-${id}.sh`) };
+    });
+    await writeTree(dir, files);
+    plugins.push(bare(name, dir, { hooks, actions }));
+  }
+  return { dir: root, plugins, warnings: [] };
+}
+
+/** Plugin name -> event -> script text (starting with "#!"). */
+export type PluginScripts = Record<string, Record<string, string>>;
+
+/** Writes each plugin's hook scripts under a new temp dir and returns the index. */
+export function pluginIndex(plugins: PluginScripts): Promise<PluginIndex> {
+  return indexOf(
+    Object.fromEntries(Object.entries(plugins).map(([name, hooks]) => [name, { hooks }])),
+  );
+}
+
+/** A service as tests write it: name and command, the rest defaulted. */
+export type ServiceInput = Pick<PluginService, "name" | "command"> & Partial<PluginService>;
+
+/** A plugin dir in a fresh temp dir with `services`, as the loader would index it. */
+export async function serviceIndex(
+  services: ServiceInput[],
+  plugin = "svc",
+): Promise<{ index: PluginIndex; dir: string }> {
+  const dir = await Deno.realPath(await tempDir({ prefix: "tyhooks-svc-" }));
+  const defaulted = services.map((s): PluginService => ({
+    cwd: dir,
+    env: [],
+    restart: "on-failure",
+    ...s,
+  }));
+  return {
+    index: { dir, warnings: [], plugins: [bare(plugin, dir, { services: defaulted })] },
+    dir,
+  };
+}
+
+function bare(name: string, dir: string, parts: Partial<Plugin>): Plugin {
+  return {
+    name,
+    version: "",
+    description: "",
+    dir,
+    hooks: {},
+    actions: [],
+    services: [],
+    workflows: [],
+    routines: [],
+    ...parts,
+  };
+}
+
+/** A fresh temp dir for scripts to leave traces in. */
+export function traceDir(): Promise<string> {
+  return tempDir({ prefix: "tyhooks-trace-" });
+}
+
+/** One log line, as the JSON logger writes it (`msg`), and when it was logged. */
+export interface LogLine {
+  level: LogLevel;
+  msg: string;
+  /** `msg` again. */
+  message: string;
+  /** `performance.now()` when it was logged. */
+  at: number;
+  [field: string]: unknown;
+}
+
+/** A logger at debug level that keeps every line, as the JSON logger words it. */
+export function recordingLogger(): { log: Logger; lines: LogLine[] } {
+  const lines: LogLine[] = [];
+  const log = createLogger({
+    format: "json",
+    level: "debug",
+    write: (line) => {
+      const parsed = JSON.parse(line);
+      lines.push({ ...parsed, message: parsed.msg, at: performance.now() });
+    },
+  });
+  return { log, lines };
+}
