@@ -238,7 +238,10 @@ async function notify(
       event: request.event,
       wait: true,
     };
-    await relaunchDetached({ ...ctx, values, positionals: [request.agent.name] }, ["agent"]);
+    // The agent waits for this hook: return once the work is spooled and its run started.
+    await relaunchDetached({ ...ctx, values, positionals: [request.agent.name] }, ["agent"], {
+      wait: false,
+    });
     return;
   }
   const timeout = durationOption(ctx, "timeout");

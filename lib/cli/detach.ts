@@ -27,6 +27,9 @@ const NOT_RELAUNCHED = new Set(["detach", "task", "task-json", "help", "log-form
  * that run's stdin, never on its argv). Returns once the background run has read it; should that
  * run die, the next daemon start or `tyhooks spool run` runs the work. `words` are the command's
  * (`["tool", "post"]`); `replaced` flags are sent instead of the caller's (undefined drops one).
+ * With `wait: false` (a coding agent's notified event, which the agent waits on) it returns once
+ * the background run is started, without waiting for it to take its work: the spool holds it
+ * either way, so only the run's start is not confirmed.
  *
  * @throws {RunError} When the work cannot be spooled, or the background run cannot start or
  *   does not take it (the work is then removed: the caller was told it failed).
@@ -34,7 +37,11 @@ const NOT_RELAUNCHED = new Set(["detach", "task", "task-json", "help", "log-form
 export async function relaunchDetached(
   ctx: CommandContext,
   words: string[],
-  { task, replaced = {} }: { task?: Task; replaced?: CommandContext["values"] } = {},
+  { task, replaced = {}, wait = true }: {
+    task?: Task;
+    replaced?: CommandContext["values"];
+    wait?: boolean;
+  } = {},
 ): Promise<void> {
   const args = [...words];
   const values = { ...ctx.values, ...spooledDirs(ctx), ...replaced };
@@ -57,16 +64,17 @@ export async function relaunchDetached(
   if (typeof ctx.values["log-level"] === "string") {
     logFlags.push(`--log-level=${ctx.values["log-level"]}`);
   }
-  const { handOffDetached, selfCommand } = await import("../process/detach.ts");
+  const { handOffDetached, selfCommand, spawnDetached } = await import("../process/detach.ts");
   const log = detachedLogPath();
+  const spoolRun = ["spool", "run", ...logFlags, "--", entry.name];
   let run;
   try {
-    run = await handOffDetached(
-      [...selfCommand(), DETACHED_CHILD_FLAG],
-      ["spool", "run", ...logFlags, "--", entry.name],
-      log,
-      { signal: ctx.signal },
-    );
+    run = wait
+      ? await handOffDetached([...selfCommand(), DETACHED_CHILD_FLAG], spoolRun, log, {
+        signal: ctx.signal,
+      })
+      // The entry's name is all it takes, and tells nothing of the work: on the argv.
+      : spawnDetached([...selfCommand(), ...spoolRun], log);
   } catch (error) {
     await spool.discard(entry);
     throw error;
