@@ -9,7 +9,8 @@ import { type CommandContext, type CommandModule, EXIT } from "./types.ts";
 import { consultedCall, consultOptions, TASK_OPTIONS, taskOrEmpty } from "./runner.ts";
 import type { RouteResult } from "../consult/route.ts";
 import type { Logger } from "../log.ts";
-import { TASK_PLACEMENT } from "../events.ts";
+import { TASK_PLACEMENT, TASK_ROUTE } from "../events.ts";
+import { quoted } from "../text.ts";
 
 export const route: CommandModule = {
   spec: {
@@ -35,7 +36,18 @@ export const route: CommandModule = {
   async run(ctx: CommandContext): Promise<number> {
     const task = await taskOrEmpty(ctx);
     const { runner, consult } = await consultedCall(ctx, "route");
-    const decision = await runner.route(task, { ...consult, force: ctx.values.force === true });
+    const force = ctx.values.force === true;
+    const decision = await runner.route(task, { ...consult, force });
+    if (decision.plugin === "") {
+      // Loaded by the route itself already.
+      const { whyNotRouted } = await import("../consult/route.ts");
+      const asked = runner.handlers(TASK_ROUTE).length;
+      const why = asked === 0
+        ? `no plugin handles ${quoted(TASK_ROUTE)}`
+        : (force ? null : whyNotRouted(task)) ??
+          `${asked} ${asked === 1 ? "router" : "routers"} asked, none named a config dir or held`;
+      ctx.log.log("info", `No router decided: ${why}`);
+    }
     if (ctx.values.json) await ctx.print(JSON.stringify(decision) + "\n");
     else if (decision.plugin !== "") await ctx.print(keyValueLines(decision, ctx.log));
     return 0;
