@@ -16,6 +16,7 @@ import {
   DEFAULT_GRACE_MS,
   execFormatProblem,
   groupAlive,
+  interpreterProblem,
   SETSID_EXEC_FAILURE,
   spawnIsolated,
   terminateGroup,
@@ -227,8 +228,9 @@ export async function runScript(script: string, options: RunOptions = {}): Promi
       // It never ran: no pid, no exit code of its own (126/127 were setsid's).
       result.pid = null;
       result.exit_code = null;
-      result.error = (await checkExecutable(script)) ??
-        `Cannot start "${script}": ${failure[0].replace(/^setsid: /, "")}`;
+      // What the isolator said, less its own name and the script's path, which the message has.
+      const reason = failure[0].replace(/^setsid: failed to execute .*?: (?=[^:]*$)/, "");
+      result.error = (await checkExecutable(script)) ?? `Cannot start "${script}": ${reason}`;
     }
   }
   return finish();
@@ -256,6 +258,11 @@ async function checkExecutable(script: string): Promise<string | null> {
     return `Cannot start "${script}": its "#!" line ends in a carriage return (CRLF line ends), ` +
       `which the system reads as part of the interpreter's name ` +
       `(hint: dos2unix "${script}", or sed -i 's/\\r$//' "${script}")`;
+  }
+  const interpreter = await interpreterProblem(script);
+  if (interpreter !== null) {
+    return `Cannot start "${script}": ${interpreter} (hint: install it, or name one that ` +
+      `exists, such as "#!/usr/bin/env python3")`;
   }
   return null;
 }
