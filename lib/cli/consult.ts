@@ -27,9 +27,10 @@ export const route: CommandModule = {
     },
     details: [
       "Prints PLUGIN=name, CLAUDE_CONFIG_DIR=dir, HOLD=1 (when the task must wait) and REASON=text,",
-      "one a line; nothing at all when no router decided. Routers that fail or time out are logged",
-      "and skipped. As ty's executor, only tasks whose executor is empty or claude and that name no",
-      "claude_config_dir are routed, unless --force. A leading ~ in the answered dir is expanded.",
+      "one a line; nothing on stdout when no router decided, and an info line on stderr saying why.",
+      "Routers that fail or time out are logged and skipped. As ty's executor, only tasks whose",
+      "executor is empty or claude and that name no claude_config_dir are routed, unless --force.",
+      "A leading ~ in the answered dir is expanded.",
       "Exit 0.",
     ].join("\n"),
   },

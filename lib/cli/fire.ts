@@ -52,7 +52,8 @@ export const fire: CommandModule = {
     args: "<event>",
     positionals: [1, 1],
     options: EVENT_OPTIONS,
-    details: "Failing hooks never make fire fail: they are logged to stderr. Exit 0. Any event " +
+    details: "Failing hooks never make fire fail: they are logged to stderr, and one info line " +
+      "says how many hooks ran and how many failed. Exit 0. Any event " +
       "name may be fired; one close to a known event (task.doen) is warned about.",
   },
   run: (ctx) => fireEvent(ctx, "event", TASK_EVENTS, (event) => event),
