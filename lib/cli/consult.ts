@@ -9,7 +9,8 @@ import { type CommandContext, type CommandModule, EXIT } from "./types.ts";
 import { consultedCall, consultOptions, TASK_OPTIONS, taskOrEmpty } from "./runner.ts";
 import type { RouteResult } from "../consult/route.ts";
 import type { Logger } from "../log.ts";
-import { TASK_PLACEMENT } from "../events.ts";
+import { TASK_PLACEMENT, TASK_ROUTE } from "../events.ts";
+import { quoted } from "../text.ts";
 
 export const route: CommandModule = {
   spec: {
@@ -26,16 +27,28 @@ export const route: CommandModule = {
     },
     details: [
       "Prints PLUGIN=name, CLAUDE_CONFIG_DIR=dir, HOLD=1 (when the task must wait) and REASON=text,",
-      "one a line; nothing at all when no router decided. Routers that fail or time out are logged",
-      "and skipped. As ty's executor, only tasks whose executor is empty or claude and that name no",
-      "claude_config_dir are routed, unless --force. A leading ~ in the answered dir is expanded.",
+      "one a line; nothing on stdout when no router decided, and an info line on stderr saying why.",
+      "Routers that fail or time out are logged and skipped. As ty's executor, only tasks whose",
+      "executor is empty or claude and that name no claude_config_dir are routed, unless --force.",
+      "A leading ~ in the answered dir is expanded.",
       "Exit 0.",
     ].join("\n"),
   },
   async run(ctx: CommandContext): Promise<number> {
     const task = await taskOrEmpty(ctx);
     const { runner, consult } = await consultedCall(ctx, "route");
-    const decision = await runner.route(task, { ...consult, force: ctx.values.force === true });
+    const force = ctx.values.force === true;
+    const decision = await runner.route(task, { ...consult, force });
+    if (decision.plugin === "") {
+      // Loaded by the route itself already.
+      const { whyNotRouted } = await import("../consult/route.ts");
+      const asked = runner.handlers(TASK_ROUTE).length;
+      const why = asked === 0
+        ? `no plugin handles ${quoted(TASK_ROUTE)}`
+        : (force ? null : whyNotRouted(task)) ??
+          `${asked} ${asked === 1 ? "router" : "routers"} asked, none named a config dir or held`;
+      ctx.log.log("info", `No router decided: ${why}`);
+    }
     if (ctx.values.json) await ctx.print(JSON.stringify(decision) + "\n");
     else if (decision.plugin !== "") await ctx.print(keyValueLines(decision, ctx.log));
     return 0;

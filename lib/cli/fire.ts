@@ -20,8 +20,8 @@ import { hooksDir } from "../dirs.ts";
 import { Runner } from "../hooks/runner.ts";
 import { EMPTY_TASK } from "../wire/task.ts";
 import { STATUS_EVENTS, statusEvent, TASK_EVENTS } from "../events.ts";
-import { failureReason, type RunResult, toRecord } from "../process/run_script.ts";
-import { closest } from "../text.ts";
+import { failureReason, type RunResult, succeeded, toRecord } from "../process/run_script.ts";
+import { closest, quoted } from "../text.ts";
 
 /** Flags of `fire` and `status-change`. */
 const EVENT_OPTIONS: Record<string, OptionSpec> = {
@@ -52,7 +52,8 @@ export const fire: CommandModule = {
     args: "<event>",
     positionals: [1, 1],
     options: EVENT_OPTIONS,
-    details: "Failing hooks never make fire fail: they are logged to stderr. Exit 0. Any event " +
+    details: "Failing hooks never make fire fail: they are logged to stderr, and one info line " +
+      "says how many hooks ran and how many failed. Exit 0. Any event " +
       "name may be fired; one close to a known event (task.doen) is warned about.",
   },
   run: (ctx) => fireEvent(ctx, "event", TASK_EVENTS, (event) => event),
@@ -98,8 +99,17 @@ async function fireEvent(
   const runner = await eventRunner(ctx);
   if (event === null) ctx.log.log("info", `Status "${word}" fires no event`);
   const runs = event === null ? [] : await runner.fireRuns(event, task ?? EMPTY_TASK, message);
+  if (event !== null) ctx.log.log("info", summary(event, runs));
   await printRuns(ctx, event ?? "", runs);
   return 0;
+}
+
+/** What a fire did, in one line: `"task.done": 2 hooks ran, 1 failed`. */
+function summary(event: string, runs: RunResult[]): string {
+  if (runs.length === 0) return `No hook handles ${quoted(event)}`;
+  const failed = runs.filter((r) => !succeeded(r)).length;
+  const ran = `${runs.length} ${runs.length === 1 ? "hook" : "hooks"} ran`;
+  return `${quoted(event)}: ${ran}${failed === 0 ? "" : `, ${failed} failed`}`;
 }
 
 // Any name may be fired, but a near miss of a known one (`task.doen`, `Done`) is likely a typo.
@@ -153,7 +163,6 @@ async function printRuns(ctx: CommandContext, event: string, runs: RunResult[]):
     return;
   }
   if (!show) return;
-  if (runs.length === 0 && event !== "") ctx.log.log("warn", `No hook ran for "${event}"`);
   for (const r of runs) {
     const who = r.plugin === null ? "legacy hook" : `plugin "${r.plugin}"`;
     const how = failureReason(r).replace(/^ok$/, "exit 0");

@@ -7,6 +7,7 @@
 
 import { type CommandContext, type CommandModule, stringOption } from "./types.ts";
 import { pluginsDir } from "../dirs.ts";
+import { isKnownEvent } from "../events.ts";
 import { scaffoldPlugin } from "../plugins/scaffold.ts";
 import { quoted } from "../text.ts";
 
@@ -35,6 +36,11 @@ export const create: CommandModule = {
     });
     const files = made.files.map((f) => `  ${f}\n`).join("");
     await ctx.print(`Created ${quoted(made.dir)}:\n${files}`);
+    for (const event of made.hooks.filter((e) => !isKnownEvent(e))) {
+      ctx.log.log("warn", `Event ${quoted(event)} is none that ty or tyhooks sends`, {
+        hint: `its hook runs only when something fires it: tyhooks fire ${event}`,
+      });
+    }
     return 0;
   },
 };

@@ -7,6 +7,7 @@ import { logWarnings } from "../plugins/messages.ts";
 import { type LegacyHooks, pluginListJson, readLegacyHooks } from "../plugins/listing.ts";
 import { isInside } from "../plugins/script_path.ts";
 import { escapeControl, quoted } from "../text.ts";
+import { nothingListed } from "./table.ts";
 
 export const spec: CommandSpec = {
   summary: "List the plugins, what each provides and how to use it, the legacy hooks, and the " +
@@ -32,14 +33,17 @@ export async function run(ctx: CommandContext): Promise<number> {
     await ctx.print(JSON.stringify(doc, null, 2) + "\n");
     return 0;
   }
-  const parts = [
-    index.plugins.length === 0
-      ? `No plugins in ${quoted(index.dir)}\n` +
-        'Add one with "tyhooks plugins add SOURCE" or "tyhooks plugins new NAME".\n'
-      : `Plugins in ${quoted(index.dir)}:\n\n${index.plugins.map(describe).join("\n")}`,
-  ];
+  const parts = [];
+  if (index.plugins.length === 0) {
+    nothingListed(ctx.log, "plugins", {
+      where: index.dir,
+      hint: 'add one with "tyhooks plugins add SOURCE" or "tyhooks plugins new NAME"',
+    });
+  } else {
+    parts.push(`Plugins in ${quoted(index.dir)}:\n\n${index.plugins.map(describe).join("\n")}`);
+  }
   if (legacy.hooks.length > 0) parts.push(legacyBlock(legacy));
-  await ctx.print(parts.join("\n"));
+  if (parts.length > 0) await ctx.print(parts.join("\n"));
   logWarnings(ctx.log, warnings);
   return 0;
 }

@@ -13,9 +13,10 @@ import { quoted } from "../text.ts";
 export const spec: CommandSpec = {
   summary:
     "Run a plugin's action, print its output, and exit with its exit code (124 when it timed out).",
-  args: "<plugin> <action>",
+  args: "<plugin> <action> [-- ARG...]",
   // A third word is ty's task-id form, refused with a hint below.
   positionals: [2, 3],
+  passesArgs: true,
   options: {
     ...TASK_OPTIONS,
     timeout: { type: "string", value: "DUR", help: "action timeout (default 60s)" },
@@ -24,7 +25,8 @@ export const spec: CommandSpec = {
   details: [
     "The action's output is passed through as it comes; its stdin is this command's stdin when",
     "that is not a terminal (and not the task). It gets TASK_PLUGIN_NAME and TASK_PLUGIN_DIR, and",
-    "the TASK_* variables when a task is given.",
+    "the TASK_* variables when a task is given. The words after -- are its arguments, as they are",
+    "(a tyhooks extension: ty runs an action without arguments).",
   ].join("\n"),
 };
 
@@ -44,7 +46,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   const runner = await makeRunner(ctx, {
     timeouts: actionTimeout ? { action: actionTimeout } : {},
   });
-  const live: ActionOptions = { task };
+  const live: ActionOptions = { task, args: ctx.passed };
   if (!ctx.values.json) {
     // Shown as it comes, byte for byte (a progress bar, a long sync), not when the action ends.
     // Written asynchronously: a reader that stalls (a paused terminal, `| sleep 60`) holds the

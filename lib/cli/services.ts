@@ -10,7 +10,7 @@ import { stderrSink } from "../services/line_relay.ts";
 import { listServices, startServices } from "../services/service_set.ts";
 import { DEFAULT_STOP_TIMEOUT_MS, parseEnvEntry } from "../services/supervisor.ts";
 import type { ServiceEntry } from "../wire/services.ts";
-import { table } from "./table.ts";
+import { nothingListed, table } from "./table.ts";
 
 export const supervise: CommandModule = {
   spec: {
@@ -108,7 +108,7 @@ export const list: CommandModule = {
     if (ctx.values.json) {
       await ctx.print(JSON.stringify({ services }) + "\n");
     } else if (services.length === 0) {
-      ctx.log.log("info", "No services", { plugins_dir: index.dir });
+      nothingListed(ctx.log, "services", { where: index.dir });
     } else {
       await ctx.print(serviceTable(services));
     }

@@ -9,7 +9,7 @@
 
 import type { CommandContext, CommandModule } from "./types.ts";
 import type { FoundEntry, SetAside, Spool, SpoolDoc } from "../spool/spool.ts";
-import { table } from "./table.ts";
+import { nothingListed, table } from "./table.ts";
 
 /** The commands a spool entry may run: the ones whose work is spooled. */
 const SPOOLABLE = [["fire"], ["status-change"], ["tool", "post"], ["agent"]];
@@ -49,7 +49,7 @@ export const list: CommandModule = {
     if (ctx.values.json) {
       await ctx.print(JSON.stringify({ entries, set_aside: found.setAside }) + "\n");
     } else if (entries.length === 0 && found.setAside.length === 0) {
-      ctx.log.log("info", "No spooled events", { spool: spool.dir });
+      nothingListed(ctx.log, "spooled events", { where: spool.dir });
     } else {
       const rows = [
         ...entries.map((e) => [e.name, e.state, e.accepted_at, e.what, e.source]),

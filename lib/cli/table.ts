@@ -1,12 +1,25 @@
 /**
- * The text table list commands print (`services list`, `spool list`): a header row, columns
- * padded to their widest cell, two spaces between them; control characters escaped as in the log,
- * so no cell breaks the table or reaches the terminal raw.
+ * What list commands print (`plugins list`, `services list`, `spool list`): a text table with a
+ * header row, columns padded to their widest cell, two spaces between them, control characters
+ * escaped as in the log, so no cell breaks the table or reaches the terminal raw; and, when there
+ * is nothing to list, one info line on stderr, stdout left empty (`--json` prints the document,
+ * its list empty).
  *
  * @module
  */
 
-import { escapeControl } from "../text.ts";
+import type { Logger } from "../log.ts";
+import { escapeControl, quoted } from "../text.ts";
+
+/** Logs `No <things> in "<where>"` at info level, and the hint after it when there is one. */
+export function nothingListed(
+  log: Logger,
+  things: string,
+  options: { where: string; hint?: string },
+): void {
+  const hint = options.hint === undefined ? "" : ` (hint: ${options.hint})`;
+  log.log("info", `No ${things} in ${quoted(options.where)}${hint}`);
+}
 
 /** `columns` as the header, then `rows`, one line each, every cell on one line. */
 export function table(columns: string[], rows: string[][]): string {

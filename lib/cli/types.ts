@@ -96,6 +96,8 @@ export interface CommandSpec {
   handlesSignals?: boolean;
   /** SIGHUP means something else to this command (`serve` reloads); main.ts leaves it alone. */
   ownsHangup?: boolean;
+  /** The words after `--` are not read but handed on as they are, in `passed`. */
+  passesArgs?: boolean;
 }
 
 /** A command file's exports. */
@@ -117,6 +119,8 @@ export interface GlobalOptions {
 export interface CommandContext {
   values: Record<string, string | boolean | string[] | undefined>;
   positionals: string[];
+  /** The words after `--`, for a command whose spec `passesArgs`; otherwise empty. */
+  passed: string[];
   globals: GlobalOptions;
   log: Logger;
   /** Writes the command's answer to stdout. */

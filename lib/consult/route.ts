@@ -99,7 +99,7 @@ interface RouterMeaning {
 }
 
 /** Why ty's executor would not ask the routers about `task`, or null when it would. */
-function whyNotRouted(task: Task): string | null {
+export function whyNotRouted(task: Task): string | null {
   if (task.executor !== "" && task.executor !== "claude") {
     return `the task's executor is "${task.executor}", not claude (hint: --force asks anyway)`;
   }

@@ -59,7 +59,7 @@ export interface RunnerOptions {
 }
 
 /** Options of {@linkcode Runner.runAction}. */
-export interface ActionOptions extends Pick<RunOptions, "onOutput" | "stdin"> {
+export interface ActionOptions extends Pick<RunOptions, "args" | "onOutput" | "stdin"> {
   /** The task whose variables the action gets; none when omitted. */
   task?: Task;
 }
@@ -316,7 +316,8 @@ export class Runner {
 
   /**
    * Runs a plugin action with the plugin variables, and the task variables when a task is given;
-   * `onOutput` sees its output as it comes and `stdin` is its stdin (`plugins run`).
+   * `args` are its arguments, `onOutput` sees its output as it comes and `stdin` is its stdin
+   * (`plugins run`).
    *
    * @throws {NotFoundError} When the plugin or the action does not exist.
    */

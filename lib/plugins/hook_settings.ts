@@ -193,7 +193,7 @@ async function compile(source: string): Promise<Compiled> {
   return compiled;
 }
 
-type Engine = typeof import("re2js");
+type Engine = typeof import("npm:re2js@^2.10.0");
 
 // By its file URL when it has one: Deno's code cache never serves a package's entry module
 // imported by its bare name, so each call would parse re2js's 260 kB afresh and write the cache
@@ -202,11 +202,11 @@ type Engine = typeof import("re2js");
 function importEngine(): Promise<Engine> {
   let url: string | undefined;
   try {
-    url = import.meta.resolve("re2js");
+    url = import.meta.resolve("npm:re2js@^2.10.0");
   } catch {
     // Not resolvable here (the bundle has no import map): by name, below.
   }
-  const byName = () => import("re2js");
+  const byName = () => import("npm:re2js@^2.10.0");
   return url?.startsWith("file:") ? (import(url) as Promise<Engine>).catch(byName) : byName();
 }
 

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { z } from "zod";
+import { z } from "npm:zod@^4.1.0";
 import type { Same, Schema } from "../wire/json.ts";
 import { ENV_ENTRY, RESTART_POLICIES, type RestartPolicy } from "./types.ts";
 import { KNOWN_EVENTS } from "../events.ts";

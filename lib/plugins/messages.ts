@@ -8,7 +8,7 @@
 
 import type { Logger } from "../log.ts";
 import type { LoadWarning } from "./types.ts";
-import type { z } from "zod";
+import type { z } from "npm:zod@^4.1.0";
 import { kindOf, quoted } from "../text.ts";
 
 /** A problem found in one manifest, before it is given a line and column. */

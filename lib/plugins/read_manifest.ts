@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { Document, LineCounter } from "yaml";
+import type { Document, LineCounter } from "npm:yaml@^2.8.0";
 import type { Observe } from "./types.ts";
 import { BoundedReadError, INPUT_CAPS, readBoundedBytes } from "../fs.ts";
 import { readPlain } from "./plain_yaml.ts";
@@ -161,14 +161,14 @@ export async function located(parsed: ParsedManifest): Promise<Positions> {
   return parsed.yaml!;
 }
 
-let yaml: typeof import("yaml") | undefined;
+let yaml: typeof import("npm:yaml@^2.8.0") | undefined;
 
 /** Parses manifest text with the yaml package, positions included; the first error if any. */
 export async function parseYaml(text: string): Promise<ParsedManifest | ManifestFailure> {
   if (nestingDepth(text) > MAX_MANIFEST_DEPTH) {
     return failure(`plugin.yaml is nested deeper than ${MAX_MANIFEST_DEPTH} levels`);
   }
-  yaml ??= await import("yaml");
+  yaml ??= await import("npm:yaml@^2.8.0");
   const lineCounter = new yaml.LineCounter();
   try {
     // As ty's yaml.v3: merge keys (`<<: *base`) work, and only the first document is read.

@@ -8,8 +8,9 @@
 
 import { join } from "../path.ts";
 import { InputError, RunError } from "../errors.ts";
-import { hasControl, quoted } from "../text.ts";
+import { closest, hasControl, quoted } from "../text.ts";
 import {
+  KNOWN_EVENTS,
   POST_TOOL_CALL,
   PRE_TOOL_CALL,
   TASK_DONE,
@@ -33,18 +34,19 @@ const WORD = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
 
 /**
  * Creates `<parent>/<name>/` (`parent` created when missing) with `plugin.yaml`,
- * `plugin.schema.json`, `README.md` and a stub script per hook and action, and returns the folder
- * and the files written. Never overwrites: an existing folder is an error. Requires
+ * `plugin.schema.json`, `README.md` and a stub script per hook and action, and returns the folder,
+ * the files written and the events hooked. Never overwrites: an existing folder is an error. Requires
  * `--allow-read` and `--allow-write`.
  *
- * @throws {InputError} For a name, event or action id that cannot be a file name.
+ * @throws {InputError} For a name, event or action id that cannot be a file name, and for an
+ * event one or two edits away from a known one (`task.doen`), as `plugins validate` refuses it.
  * @throws {RunError} When the folder already exists.
  */
 export async function scaffoldPlugin(
   parent: string,
   name: string,
   options: ScaffoldOptions = {},
-): Promise<{ dir: string; files: string[] }> {
+): Promise<{ dir: string; files: string[]; hooks: string[] }> {
   if (!isSafeDirName(name) || !WORD.test(name)) {
     throw new InputError(
       `Invalid plugin name ${quoted(name)}: expected letters, digits, ".", "-" and "_"`,
@@ -61,6 +63,17 @@ export async function scaffoldPlugin(
           'list of names (letters, digits, ".", "-", "_")',
         { input: flag },
       );
+    }
+  }
+  // The rule `plugins validate` applies: a near miss of a known event is a typo, any other name
+  // is an event of its own (`fire` sends any name).
+  for (const event of hooks) {
+    const suggestion = closest(event, KNOWN_EVENTS);
+    if (suggestion !== undefined) {
+      throw new InputError(`Unknown event ${quoted(event)} for flag "--hooks"`, {
+        input: "--hooks",
+        hint: `hint: did you mean ${quoted(suggestion)}?`,
+      });
     }
   }
   const dir = join(parent, name);
@@ -95,7 +108,7 @@ export async function scaffoldPlugin(
     // mode is filtered by the umask; a stub must be executable whatever it is.
     if (path.endsWith(".sh")) await Deno.chmod(full, 0o755);
   }
-  return { dir, files: Object.keys(files) };
+  return { dir, files: Object.keys(files), hooks };
 }
 
 function unique(words: string[]): string[] {

@@ -406,6 +406,39 @@ export async function execFormatProblem(path: string): Promise<ExecFormatProblem
 }
 
 /**
+ * Why the interpreter a script's `#!` line names cannot run it, or null: when it runs, when the
+ * file has no such line, or when the name is not an absolute path (left to the exec to judge).
+ */
+export async function interpreterProblem(path: string): Promise<string | null> {
+  let line: string;
+  try {
+    const file = await Deno.open(path);
+    try {
+      const bytes = new Uint8Array(FIRST_LINE_BYTES);
+      const read = await file.read(bytes);
+      line = new TextDecoder().decode(bytes.subarray(0, read ?? 0)).split("\n", 1)[0];
+    } finally {
+      file.close();
+    }
+  } catch {
+    return null;
+  }
+  const interpreter = /^#![ \t]*(\S+)/.exec(line)?.[1];
+  if (interpreter === undefined || !interpreter.startsWith("/")) return null;
+  const named = `its "#!" line names the interpreter ${JSON.stringify(interpreter)}`;
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(interpreter);
+  } catch {
+    return `${named}, which does not exist`;
+  }
+  if (!info.isFile || (info.mode !== null && (info.mode & 0o111) === 0)) {
+    return `${named}, which is not an executable file`;
+  }
+  return null;
+}
+
+/**
  * Spawns `command` in a new session with stdout and stderr piped.
  *
  * @param command The program (a path, or a name looked up on PATH).

@@ -16,6 +16,7 @@ import {
   DEFAULT_GRACE_MS,
   execFormatProblem,
   groupAlive,
+  interpreterProblem,
   SETSID_EXEC_FAILURE,
   spawnIsolated,
   terminateGroup,
@@ -298,7 +299,10 @@ async function checkStarted(result: RunResult, script: string): Promise<void> {
   result.pid = null;
   result.exit_code = null;
   result.error = (await checkExecutable(script)) ??
-    `Cannot start "${script}": ${failure[0].replace(/^setsid: /, "")}`;
+    // What the isolator said, less its own name and the script's path, which the message has.
+    `Cannot start "${script}": ${
+      failure[0].replace(/^setsid: failed to execute .*?: (?=[^:]*$)/, "")
+    }`;
 }
 
 /**
@@ -323,6 +327,11 @@ async function checkExecutable(script: string): Promise<string | null> {
     return `Cannot start "${script}": its "#!" line ends in a carriage return (CRLF line ends), ` +
       `which the system reads as part of the interpreter's name ` +
       `(hint: dos2unix "${script}", or sed -i 's/\\r$//' "${script}")`;
+  }
+  const interpreter = await interpreterProblem(script);
+  if (interpreter !== null) {
+    return `Cannot start "${script}": ${interpreter} (hint: install it, or name one that ` +
+      `exists, such as "#!/usr/bin/env python3")`;
   }
   return null;
 }

@@ -61,6 +61,16 @@ Deno.test("deno task cli runs with the V8 flags the binary is built with", async
   assert.deepEqual(config.tasks.cli.command.match(/--v8-flags=\S+/g), V8_FLAGS);
 });
 
+Deno.test("every deno task that runs with the config's permission set is quiet, so Deno's experimental-feature warning stays off stderr", async () => {
+  const config = JSON.parse(await Deno.readTextFile(join(ROOT, "deno.json")));
+  const granted = Object.entries(config.tasks as Record<string, { command: string }>)
+    .filter(([, task]) => /deno run (-\S+ )*-P=/.test(task.command));
+  assert.ok(granted.length >= 2, "deno task cli and deno task demo at least");
+  for (const [name, task] of granted) {
+    assert.match(task.command, /deno run (-\S+ )*(-q|--quiet) /, `deno task ${name}`);
+  }
+});
+
 Deno.test("deno task bundle builds one file that answers --version, route and place", async () => {
   const out = join(await tempDir(), "tyhooks.js");
   const built = await exec([

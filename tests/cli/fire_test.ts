@@ -163,3 +163,25 @@ Deno.test("fire runs the hooks of both plugins that share a name, as ty does", a
   assert.match(r.stdout, /done in a\n/);
   assert.match(r.stdout, /done in b\/twin\n/);
 });
+
+Deno.test("fire and status-change say in one info line on stderr how many hooks ran and how many failed", async () => {
+  const dir = await makeTree({
+    ...TREE,
+    "plugins/gamma/plugin.yaml": "name: gamma\nhooks:\n  task.done: done.sh\n",
+    "plugins/gamma/done.sh": "#!/bin/sh\nexit 3\n",
+  });
+  const dirs = ["--plugins-dir", join(dir, "plugins"), "--hooks-dir", join(dir, "hooks")];
+  const fired = await cli(["fire", "task.done", ...dirs], { env: ENV });
+  assert.equal(fired.code, 0, fired.stderr);
+  assert.match(fired.stderr, /^tyhooks: info: "task\.done": 4 hooks ran, 1 failed$/m);
+  const one = await cli(["fire", "task.done", "--plugin", "beta", ...dirs], { env: ENV });
+  assert.equal(one.stderr, 'tyhooks: info: "task.done": 1 hook ran\n');
+  const none = await cli(["fire", "deploy.finished", "--json", ...dirs], { env: ENV });
+  assert.deepEqual(none, {
+    code: 0,
+    stdout: '{"event":"deploy.finished","runs":[]}\n',
+    stderr: 'tyhooks: info: No hook handles "deploy.finished"\n',
+  });
+  const status = await cli(["status-change", "done", "--plugin", "alpha", ...dirs], { env: ENV });
+  assert.equal(status.stderr, 'tyhooks: info: "task.done": 1 hook ran\n');
+});

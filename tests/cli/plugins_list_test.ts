@@ -177,16 +177,37 @@ Deno.test("plugins list reads the plugins dir from $TY_PLUGINS_DIR", async () =>
   ]);
 });
 
-Deno.test("plugins list says so when there are no plugins, and exits 0", async () => {
+Deno.test("plugins list, services list and spool list say there is nothing in one form: an info line on stderr, stdout empty", async () => {
   const root = await makeTree({});
   const missing = join(root, "nothing-here");
-  const result = await cli(["plugins", "list", "--plugins-dir", missing, "--hooks-dir", missing]);
-  assert.deepEqual(result, {
-    code: 0,
-    stdout: `No plugins in ${JSON.stringify(missing)}\n` +
-      'Add one with "tyhooks plugins add SOURCE" or "tyhooks plugins new NAME".\n',
-    stderr: "",
-  });
+  const state = join(root, "state");
+  const env = { env: { XDG_STATE_HOME: state } };
+  const dirs = ["--plugins-dir", missing, "--hooks-dir", missing];
+  const spool = join(state, "tyhooks", "spool");
+  for (
+    const [words, line] of [
+      [
+        ["plugins", "list"],
+        `No plugins in ${JSON.stringify(missing)} (hint: add one with "tyhooks plugins add ` +
+        'SOURCE" or "tyhooks plugins new NAME")',
+      ],
+      [["services", "list"], `No services in ${JSON.stringify(missing)}`],
+      [["spool", "list"], `No spooled events in ${JSON.stringify(spool)}`],
+    ] as const
+  ) {
+    const result = await cli([...words, ...dirs], env);
+    assert.deepEqual(result, { code: 0, stdout: "", stderr: `tyhooks: info: ${line}\n` });
+  }
+  const json = await Promise.all(
+    [["plugins", "list"], ["services", "list"], ["spool", "list"]].map((words) =>
+      cli([...words, "--json", ...dirs], env)
+    ),
+  );
+  assert.deepEqual(json.map((r) => [r.code, JSON.parse(r.stdout), r.stderr]), [
+    [0, { plugins: [], warnings: [] }, ""],
+    [0, { services: [] }, ""],
+    [0, { entries: [], set_aside: [] }, ""],
+  ]);
 });
 
 Deno.test("plugins list reads a warm index cache, and prints the same document and warnings as from disk", async () => {

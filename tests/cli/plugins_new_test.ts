@@ -49,7 +49,11 @@ Deno.test("plugins new scaffolds a plugin that validates and whose every stub ru
   const post = await cli(["tool", "post", "--tool", "bash", ...common], env);
   assert.equal(post.code, 0, post.stderr);
   const route = await cli(["route", "--task-json", '{"id":7}', ...common], env);
-  assert.deepEqual(route, { code: 0, stdout: "", stderr: "" });
+  assert.deepEqual(route, {
+    code: 0,
+    stdout: "",
+    stderr: "tyhooks: info: No router decided: 1 router asked, none named a config dir or held\n",
+  });
   const place = await cli(["place", "--task-json", '{"id":7}', ...common], env);
   assert.equal(place.code, 0, place.stderr);
   assert.equal(JSON.parse(place.stdout).target, "");
@@ -76,4 +80,40 @@ Deno.test("plugins new goes to the plugins dir by default, hooks task.done, and 
     const bad = await cli(["plugins", "new", ...args, "--plugins-dir", root]);
     assert.equal(bad.code, 64, args.join(" "));
   }
+});
+
+Deno.test("plugins new refuses a near miss of a known event with a did-you-mean, and writes nothing", async () => {
+  const root = await makeTree({});
+  for (
+    const [hooks, meant] of [
+      ["task.doen", "task.done"],
+      ["task.done,pre_tool_cal", "pre_tool_call"],
+      ["agent.promt", "agent.prompt"],
+    ]
+  ) {
+    const r = await cli(["plugins", "new", "typo", "--hooks", hooks, "--dir", root]);
+    assert.equal(r.code, 64, r.stderr);
+    assert.match(r.stderr, new RegExp(`Unknown event ".*" for flag "--hooks"`));
+    assert.match(r.stderr, new RegExp(`hint: did you mean "${meant}"\\?`));
+    await assert.rejects(Deno.stat(join(root, "typo")), Deno.errors.NotFound);
+  }
+});
+
+Deno.test("plugins new hooks an agent event, and a custom event with a warning that only fire sends it", async () => {
+  const root = await makeTree({});
+  const made = await cli([
+    "plugins",
+    "new",
+    "own",
+    "--hooks",
+    "agent.session_start,deploy.finished",
+    "--dir",
+    root,
+  ]);
+  assert.equal(made.code, 0, made.stderr);
+  assert.doesNotMatch(made.stderr, /agent\.session_start/);
+  assert.match(made.stderr, /Event "deploy\.finished" is none that ty or tyhooks sends/);
+  assert.match(made.stderr, /tyhooks fire deploy\.finished/);
+  const validate = await cli(["plugins", "validate", join(root, "own")]);
+  assert.equal(validate.code, 0, validate.stdout + validate.stderr);
 });

@@ -45,6 +45,31 @@ Deno.test("plugins run passes its stdin to the action when it is not a terminal"
   assert.deepEqual(result, { code: 0, stdout: "HELLO FROM A PIPE\n", stderr: "" });
 });
 
+Deno.test("plugins run P A -- ARGS passes every word after -- to the action's script as its argv", async () => {
+  const plugins = await makeTree({
+    "p/plugin.yaml": "name: p\nactions:\n  - id: args\n    command: args.sh\n",
+    "p/args.sh": '#!/bin/sh\nfor a in "$@"; do printf "[%s]\\n" "$a"; done\n',
+  });
+  const words = ["--foo", "-x", "two words", "--help", "--", "", "--plugins-dir=/elsewhere"];
+  const result = await cli([
+    "plugins",
+    "run",
+    "p",
+    "args",
+    "--plugins-dir",
+    plugins,
+    "--",
+    ...words,
+  ]);
+  assert.deepEqual(result, {
+    code: 0,
+    stdout: words.map((w) => `[${w}]\n`).join(""),
+    stderr: "",
+  });
+  const none = await cli(["plugins", "run", "p", "args", "--plugins-dir", plugins, "--"]);
+  assert.deepEqual(none, { code: 0, stdout: "", stderr: "" });
+});
+
 Deno.test("plugins run P A 42 (ty's task-id form) is a usage error showing --task-json", async () => {
   const plugins = await makeTree({
     "p/plugin.yaml": "name: p\nactions:\n  - id: up\n    command: up.sh\n",

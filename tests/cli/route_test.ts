@@ -61,6 +61,38 @@ Deno.test(
   },
 );
 
+Deno.test("tyhooks route says at info level why no router decided: none handles it, the task is not ty's to route, or none answered", async () => {
+  const none = await cli(["route", "--task-json", "{}", "--plugins-dir", await makeTree({})]);
+  assert.deepEqual(none, {
+    code: 0,
+    stdout: "",
+    stderr: 'tyhooks: info: No router decided: no plugin handles "task.route"\n',
+  });
+  const plugins = await pluginsHandling("task.route", {
+    a: "#!/bin/sh\necho REASON=nothing to say\n",
+    b: "#!/bin/sh\n",
+  });
+  const codex = await cli([
+    "route",
+    "--task-json",
+    '{"id":1,"executor":"codex"}',
+    "--plugins-dir",
+    plugins,
+  ]);
+  assert.deepEqual([codex.code, codex.stdout], [0, ""]);
+  assert.equal(
+    codex.stderr,
+    'tyhooks: info: No router decided: the task\'s executor is "codex", not claude ' +
+      "(hint: --force asks anyway)\n",
+  );
+  const asked = await cli(["route", "--json", "--task-json", '{"id":1}', "--plugins-dir", plugins]);
+  assert.equal(JSON.parse(asked.stdout).plugin, "");
+  assert.equal(
+    asked.stderr,
+    "tyhooks: info: No router decided: 2 routers asked, none named a config dir or held\n",
+  );
+});
+
 Deno.test(
   "tyhooks route with three hung routers returns within --timeout + 1 s (all asked at once), their groups gone",
   async () => {

@@ -30,6 +30,19 @@ Deno.test("serve: the default socket is tyhooks.sock in $XDG_RUNTIME_DIR", async
   assert.equal((await d.call("GET", "/v1/health")).status, 200);
 });
 
+Deno.test("serve: without $XDG_RUNTIME_DIR the default socket is <cache>/tyhooks/tyhooks.sock, and the start line names it", async () => {
+  const cache = await tempDir({ prefix: "tyh-" });
+  await using d = await startServe(["--plugins-dir", await makeTree(PLUGINS)], {
+    env: { XDG_RUNTIME_DIR: "", XDG_CACHE_HOME: cache },
+  });
+  assert.equal(d.socket, `${cache}/tyhooks/tyhooks.sock`);
+  assert.match(
+    d.stderr(),
+    new RegExp(`^tyhooks: info: Listening on unix:${cache}/tyhooks/tyhooks\\.sock `, "m"),
+  );
+  assert.equal((await d.call("GET", "/v1/health")).status, 200);
+});
+
 Deno.test("serve: a stale socket from a dead daemon is replaced", async () => {
   const socket = await tempSocket();
   const first = await startServe(["--listen", `unix:${socket}`]);

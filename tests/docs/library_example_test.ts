@@ -55,3 +55,30 @@ Deno.test("the library example reads TY_PLUGINS_DIR when given no argument, and 
   assert.equal(r.stdout, "Task 42 runs locally: no placement handler named a host\n");
   assert.equal(r.stderr, "");
 });
+
+Deno.test("a script outside the checkout, with no deno.json, imports lib/mod.ts by path and asks a placement handler", async () => {
+  const outside = await makeTree({
+    "plugins/p/plugin.yaml": "name: p\nhooks:\n  task.placement: place.sh\n",
+    "plugins/p/place.sh": '#!/bin/sh\necho \'{"target":"gpu-9","workdir":"/w","reason":"r"}\'\n',
+    "place.ts": [
+      `import * as ty from ${JSON.stringify(join(ROOT, "lib", "mod.ts"))};`,
+      "const index = await ty.loadPlugins(Deno.args[0]);",
+      "const placement = await new ty.Runner(index).resolvePlacement({ ...ty.EMPTY_TASK, id: 1 });",
+      "console.log(JSON.stringify(placement));",
+      "",
+    ].join("\n"),
+  });
+  const r = await runScript(Deno.execPath(), {
+    args: ["run", "--quiet", ...PERMISSION_FLAGS, "place.ts", join(outside, "plugins")],
+    cwd: outside,
+    env: { NO_COLOR: "1", XDG_CACHE_HOME: join(outside, ".cache") },
+    timeoutMs: 60_000,
+  });
+  assert.equal(r.exit_code, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout), {
+    target: "gpu-9",
+    workdir: "/w",
+    reason: "r",
+    handler: "p",
+  });
+});

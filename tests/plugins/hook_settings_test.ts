@@ -6,7 +6,7 @@ import { loadPluginsCached } from "../../lib/plugins/cache.ts";
 import { hookSettings, toolMatches } from "../../lib/plugins/hook_settings.ts";
 import type { PluginIndex } from "../../lib/plugins/types.ts";
 import { tempDir, withTree } from "../_cli.ts";
-import { RE2JS } from "re2js";
+import { RE2JS } from "npm:re2js@^2.10.0";
 
 const SCRIPT = "#!/bin/sh\nexit 0\n";
 

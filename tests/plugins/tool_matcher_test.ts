@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { compileToolMatcher } from "../../lib/plugins/tool_matcher.ts";
-import { RE2JS } from "re2js";
+import { RE2JS } from "npm:re2js@^2.10.0";
 
 // The names among `names` that `tools` is found in.
 function found(tools: string, names: string[]): string[] {

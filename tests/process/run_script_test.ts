@@ -93,10 +93,17 @@ Deno.test("runScript() reports a script without the exec bit as a start error wi
   assert.match(r.error!, /not executable \(hint: chmod \+x/);
 });
 
-Deno.test("runScript() reports a missing shebang interpreter as a start error", async () => {
+Deno.test("runScript() reports a missing shebang interpreter as a start error naming it, not the isolator", async () => {
   const r = await runScript(fixture("bad_interpreter.sh"));
-  assert.match(r.error!, /Cannot start .*bad_interpreter\.sh/);
-  assert.deepEqual(r.stdout, "");
+  assert.deepEqual([r.pid, r.exit_code, r.stdout], [null, null, ""]);
+  assert.match(
+    r.error!,
+    /^Cannot start ".*bad_interpreter\.sh": its "#!" line names the interpreter "\/nonexistent\/interpreter", which does not exist \(hint: /,
+  );
+  assert.doesNotMatch(r.error!, /setsid|failed to execute/);
+  const { path } = await script("dir_interpreter.sh", "#!/tmp\necho never\n");
+  const dir = await runScript(path);
+  assert.match(dir.error!, /names the interpreter "\/tmp", which is not an executable file/);
 });
 
 /** A script at `name` in a fresh dir, executable, with `text`; $MARK names a file beside it. */
