@@ -18,6 +18,7 @@ import { consultedCall, consultOptions, failurePolicy, hookPaths, makeRunner } f
 import { AGENTS, type AgentSpec, agentSpec } from "../agents/table.ts";
 import { type AgentRequest, parseHookJson, readAgentRequest } from "../agents/read.ts";
 import { INPUT_CAPS, readBoundedBytes } from "../fs.ts";
+import { readHookInput } from "../agents/daemon_client.ts";
 import { clearableTimeout } from "../async.ts";
 import { DEFAULT_TIMEOUTS } from "../events.ts";
 import { silentLogger } from "../log.ts";
@@ -156,7 +157,9 @@ async function readPayload(ctx: CommandContext, spec: AgentSpec): Promise<Record
   let bytes: Uint8Array;
   try {
     const signal = AbortSignal.any([ctx.signal, timer.signal]);
-    bytes = await readBoundedBytes("-", { signal, maxBytes: INPUT_CAPS.toolCall });
+    // The fast path may have read it already, trying the daemon.
+    bytes = await (readHookInput() ??
+      readBoundedBytes("-", { signal, maxBytes: INPUT_CAPS.toolCall }));
   } catch (error) {
     if (ctx.signal.aborted) throw error;
     const why = timer.signal.aborted

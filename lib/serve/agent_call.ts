@@ -14,7 +14,7 @@ import type { Logger } from "../log.ts";
 import { HttpError, json, readBody } from "./http.ts";
 import { quoted } from "../text.ts";
 
-/** The header a client names its plugins dir (a real path) in. */
+/** The header a client names its plugins dir in: its real path, percent-encoded as `encodeURI` does. */
 export const PLUGINS_DIR_HEADER = "x-tyhooks-plugins-dir";
 
 /** How the decision is answered: an HTTP hook's body, or the command's exit code and output. */
@@ -60,8 +60,15 @@ export async function readAgentCall(request: Request, name: string): Promise<Age
  * path): it would be answered by other guards than its own, so it decides itself.
  */
 export function checkPluginsDir(request: Request, served: readonly string[]): void {
-  const asked = request.headers.get(PLUGINS_DIR_HEADER);
-  if (asked === null || served.includes(asked)) return;
+  const header = request.headers.get(PLUGINS_DIR_HEADER);
+  if (header === null) return;
+  let asked: string;
+  try {
+    asked = decodeURI(header);
+  } catch {
+    throw new HttpError(400, `Malformed ${PLUGINS_DIR_HEADER} header: not percent-encoded text`);
+  }
+  if (served.includes(asked)) return;
   throw new HttpError(
     409,
     `This daemon serves the plugins dir ${quoted(served[0])}, not ${quoted(asked)}`,
