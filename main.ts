@@ -5,7 +5,6 @@
  * @module
  */
 
-import { answerFromDaemon } from "./lib/agents/daemon_client.ts";
 import type { Interrupt } from "./lib/cli/types.ts";
 
 if (import.meta.main) {
@@ -18,7 +17,10 @@ if (import.meta.main) {
   }
   // A coding agent's hook call goes to the daemon first, when one serves its plugins: the rest
   // of the command line is most of a start, and loads only to decide in-process.
-  const answer = await answerFromDaemon(Deno.args);
+  const agentCall = Deno.args.includes("agent") || Deno.args.includes("--claude");
+  const answer = agentCall
+    ? await (await import("./lib/agents/daemon_client.ts")).answerFromDaemon(Deno.args)
+    : null;
   if (answer !== null) {
     const stdout = new TextEncoder().encode(answer.stdout);
     for (let at = 0; at < stdout.length;) at += await Deno.stdout.write(stdout.subarray(at));
