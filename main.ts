@@ -5,10 +5,34 @@
  * @module
  */
 
-import { describeFailure, failsClosed, prepare } from "./lib/cli/command_line.ts";
-import { EXIT, type Interrupt, INTERRUPTS, UsageError } from "./lib/cli/types.ts";
-import { InputError, NotFoundError, RunError } from "./lib/errors.ts";
-import { stderrWriter } from "./lib/log.ts";
+import type { Interrupt } from "./lib/cli/types.ts";
+
+if (import.meta.main) {
+  // deno task runs in the repository; `deno task cli` says where the user stands, so relative
+  // paths on the line mean what they meant there.
+  if (Deno.permissions.querySync({ name: "env", variable: "TYHOOKS_CWD" }).state === "granted") {
+    const callerDir = Deno.env.get("TYHOOKS_CWD");
+    Deno.env.delete("TYHOOKS_CWD"); // Not for the hooks: they run where their plugin is.
+    if (callerDir) Deno.chdir(callerDir);
+  }
+  // A coding agent's hook call goes to the daemon first, when one serves its plugins: the rest
+  // of the command line is most of a start, and loads only to decide in-process.
+  const agentCall = Deno.args.includes("agent") || Deno.args.includes("--claude");
+  const answer = agentCall
+    ? await (await import("./lib/agents/daemon_client.ts")).answerFromDaemon(Deno.args)
+    : null;
+  if (answer !== null) {
+    const stdout = new TextEncoder().encode(answer.stdout);
+    for (let at = 0; at < stdout.length;) at += await Deno.stdout.write(stdout.subarray(at));
+    if (answer.stderr) await Deno.stderr.write(new TextEncoder().encode(answer.stderr));
+    Deno.exit(answer.exitCode);
+  }
+}
+
+const { describeFailure, failsClosed, prepare } = await import("./lib/cli/command_line.ts");
+const { EXIT, INTERRUPTS, UsageError } = await import("./lib/cli/types.ts");
+const { InputError, NotFoundError, RunError } = await import("./lib/errors.ts");
+const { stderrWriter } = await import("./lib/log.ts");
 
 /** The signal that interrupted the command, for the exit code even when the command then threw. */
 let caught: Interrupt | undefined;
@@ -62,13 +86,6 @@ async function main(args: string[]): Promise<number> {
 }
 
 if (import.meta.main) {
-  // deno task runs in the repository; `deno task cli` says where the user stands, so relative
-  // paths on the line mean what they meant there.
-  if (Deno.permissions.querySync({ name: "env", variable: "TYHOOKS_CWD" }).state === "granted") {
-    const callerDir = Deno.env.get("TYHOOKS_CWD");
-    Deno.env.delete("TYHOOKS_CWD"); // Not for the hooks: they run where their plugin is.
-    if (callerDir) Deno.chdir(callerDir);
-  }
   let code: number;
   try {
     code = await main(Deno.args);

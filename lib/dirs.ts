@@ -87,3 +87,8 @@ export function hooksDir(flag?: string): string {
 export function runtimeDir(): string {
   return absoluteEnv("XDG_RUNTIME_DIR") ?? join(cacheDir(), "tyhooks");
 }
+
+/** The daemon's default socket, `<runtime>/tyhooks.sock`: where `serve` binds and clients look. */
+export function defaultSocket(): string {
+  return join(runtimeDir(), "tyhooks.sock");
+}

@@ -18,8 +18,9 @@ import { consultedCall, consultOptions, failurePolicy, hookPaths, makeRunner } f
 import { AGENTS, type AgentSpec, agentSpec } from "../agents/table.ts";
 import { type AgentRequest, parseHookJson, readAgentRequest } from "../agents/read.ts";
 import { INPUT_CAPS, readBoundedBytes } from "../fs.ts";
+import { readHookInput } from "../agents/daemon_client.ts";
 import { clearableTimeout } from "../async.ts";
-import { DEFAULT_TIMEOUTS, POST_TOOL_CALL } from "../events.ts";
+import { DEFAULT_TIMEOUTS } from "../events.ts";
 import { silentLogger } from "../log.ts";
 import { closest, quoted } from "../text.ts";
 import type { ToolVerdict } from "../consult/tool_hooks.ts";
@@ -156,7 +157,9 @@ async function readPayload(ctx: CommandContext, spec: AgentSpec): Promise<Record
   let bytes: Uint8Array;
   try {
     const signal = AbortSignal.any([ctx.signal, timer.signal]);
-    bytes = await readBoundedBytes("-", { signal, maxBytes: INPUT_CAPS.toolCall });
+    // The fast path may have read it already, trying the daemon.
+    bytes = await (readHookInput() ??
+      readBoundedBytes("-", { signal, maxBytes: INPUT_CAPS.toolCall }));
   } catch (error) {
     if (ctx.signal.aborted) throw error;
     const why = timer.signal.aborted
@@ -210,13 +213,12 @@ async function ask(
   { onFailure, started }: { onFailure: "block" | "allow"; started: number },
 ): Promise<ToolVerdict> {
   const { runner, consult } = await consultedCall(ctx, "tool", started);
-  const { ToolHooks } = await import("../consult/tool_hooks.ts");
-  const hooks = new ToolHooks(runner, { preHooks: hookPaths(ctx, "pre-hook"), onFailure });
-  // The agent can put an ask to its user: keep it an ask (the agent's answer says otherwise).
-  const options = { ...consult, canAsk: true };
-  if (request.type === "tool") return await hooks.preToolCall(request.call, options);
-  if (request.type === "judge") return await hooks.agentEvent(request.call, options);
-  throw new Error(`Cannot judge ${quoted(request.event)}`);
+  const { decideAgentEvent } = await import("../agents/decide.ts");
+  return await decideAgentEvent(runner, request, {
+    preHooks: hookPaths(ctx, "pre-hook"),
+    onFailure,
+    consult,
+  });
 }
 
 /**
@@ -245,15 +247,8 @@ async function notify(
     return;
   }
   const timeout = durationOption(ctx, "timeout");
-  if (request.type === "tool") {
-    const runner = await makeRunner(ctx, { timeouts: timeout ? { tool: timeout } : {} });
-    const { ToolHooks } = await import("../consult/tool_hooks.ts");
-    const hooks = new ToolHooks(runner, { postHooks: hookPaths(ctx, "post-hook") });
-    await hooks.postToolCall(request.call);
-    return;
-  }
-  if (request.type === "notify" && request.pluginEvent !== POST_TOOL_CALL) {
-    const runner = await makeRunner(ctx, { timeouts: timeout ? { event: timeout } : {} });
-    await runner.fire(request.pluginEvent, undefined, request.message);
-  }
+  const bounds = timeout ? { [request.type === "tool" ? "tool" : "event"]: timeout } : {};
+  const runner = await makeRunner(ctx, { timeouts: bounds });
+  const { tellAgentEvent } = await import("../agents/decide.ts");
+  await tellAgentEvent(runner, request, { postHooks: hookPaths(ctx, "post-hook") });
 }

@@ -50,7 +50,7 @@ export const spec: CommandSpec = {
     "<runtime> is $XDG_RUNTIME_DIR, else <cache>/tyhooks. The socket is mode 0600 and removed on",
     "exit. Endpoints: GET /v1/health, /v1/plugins, /v1/services; POST /v1/route, /v1/placement,",
     "/v1/events/{event}[?wait=1], /v1/status-change, /v1/actions/{plugin}/{action}, /v1/tool/pre,",
-    "/v1/tool/post, /v1/hosts. The plugins are reloaded when a manifest, a script one names or a",
+    "/v1/tool/post, /v1/agent/{agent}[?form=command], /v1/hosts. The plugins are reloaded when a manifest, a script one names or a",
     "plugin dir changes, and on SIGHUP.",
     "A connection must send its headers within 10 s; an idle one is closed after 30 s.",
     "Events, status changes and tool post calls are written to the spool (<state>/tyhooks/spool)",

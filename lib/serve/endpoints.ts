@@ -5,10 +5,10 @@
  * index taken when the request arrived, and the daemon's shared state; it is one library call
  * over the snapshot, answering the document the matching command prints with `--json`.
  *
- * Consulted endpoints (route, placement, hosts, tool pre, actions) answer when the call is
- * decided. Fire-and-forget ones (events, status changes, tool post) validate the body first (400
- * before anything is kept), write the work to the spool, queue it and answer 202
- * `{"accepted":true}`; with `?wait=1`, events and status changes answer 200 with
+ * Consulted endpoints (route, placement, hosts, tool pre, actions, an agent's consulted events)
+ * answer when the call is decided. Fire-and-forget ones (events, status changes, tool post, an
+ * agent's notified events) validate the body first (400 before anything is kept), write the
+ * work to the spool, queue it and answer 202 `{"accepted":true}`; with `?wait=1`, events and status changes answer 200 with
  * `{"event","runs"}` once the hooks ran. A full spool answers 503, logged: nothing is accepted
  * that is not on disk. An event's spool entry is removed once its hooks have finished or timed
  * out; the daemon's stop cutting them leaves it, for the next start.
@@ -35,6 +35,7 @@ import {
 import { POST_TOOL_CALL } from "../events.ts";
 import { NotFoundError } from "../errors.ts";
 import { type RunRecord, toRecord } from "../process/run_script.ts";
+import type { ToolVerdict } from "../consult/tool_hooks.ts";
 
 // A memoized dynamic import: `import()` of a loaded module still costs a module-map lookup and a
 // promise per call, measurable on a hot endpoint; this pays it once, and once loaded `value`
@@ -47,6 +48,8 @@ function lazy<T>(load: () => Promise<T>): { (): Promise<T>; value?: T } {
 }
 
 const toolcalls = lazy(() => import("../consult/tool_hooks.ts"));
+const agentCalls = lazy(() => import("./agent_call.ts"));
+const decisions = lazy(() => import("../agents/decide.ts"));
 
 /** The services the daemon supervises (`--services`): a `ServiceSet`. */
 export interface ServiceSupervisor {
@@ -328,6 +331,53 @@ async function toolPost(call: Call): Promise<Response> {
   });
 }
 
+/**
+ * `POST /v1/agent/{agent}` the agent's hook JSON: a consulted event is decided by the persistent
+ * guards' runner, as `tyhooks agent` decides it, and answered as the agent's HTTP hook reads it
+ * (`?form=command`: `{"exit_code","stdout","stderr"}`, what the command prints); a notified one
+ * is spooled and answered 202. 409 when the client names another plugins dir.
+ */
+async function agentEvent(call: Call): Promise<Response> {
+  const { readAgentCall, checkPluginsDir, agentAnswer } = agentCalls.value ?? await agentCalls();
+  const { decideAgentEvent, tellAgentEvent } = decisions.value ?? await decisions();
+  checkPluginsDir(call.request, servedDirs(call.daemon.dirs.plugins_dir));
+  const read = await readAgentCall(call.request, call.params.agent);
+  const { request } = read;
+  if (!request.consulted) {
+    const runner = call.snapshot.built.fire;
+    return await enqueue(call, {
+      what: request.pluginEvent,
+      body: read.payload,
+      wait: false,
+      run: () => tellAgentEvent(runner, request),
+    });
+  }
+  let verdict: ToolVerdict;
+  try {
+    verdict = await decideAgentEvent(call.snapshot.built.decide, request);
+  } catch (error) {
+    // The command form's client decides itself on a 5xx; an HTTP hook is told a block.
+    if (read.form === "command") throw error;
+    verdict = { action: "block", reason: `tyhooks: ${(error as Error).message}` };
+  }
+  return agentAnswer(read, verdict, call.daemon.log);
+}
+
+// The dir as served and as its real path: a client names the real one.
+let served: { dir: string; names: string[] } | undefined;
+
+function servedDirs(dir: string): string[] {
+  if (served?.dir === dir) return served.names;
+  let real = dir;
+  try {
+    real = Deno.realPathSync(dir);
+  } catch {
+    // A dir that is gone serves no plugins; its name as given is all there is.
+  }
+  served = { dir, names: [dir, real] };
+  return served.names;
+}
+
 /** One endpoint. `:name` path segments are parameters. */
 export interface Endpoint {
   method: "GET" | "POST";
@@ -346,12 +396,13 @@ export const ENDPOINTS: readonly Endpoint[] = [
   { method: "POST", path: "/v1/actions/:plugin/:action", handler: runAction },
   { method: "POST", path: "/v1/tool/pre", handler: toolPre },
   { method: "POST", path: "/v1/tool/post", handler: toolPost },
+  { method: "POST", path: "/v1/agent/:agent", handler: agentEvent },
   { method: "POST", path: "/v1/hosts", handler: hosts },
   { method: "GET", path: "/v1/services", handler: services },
 ];
 
 /** The handlers whose work is spooled: the only ones a spool entry may name. */
-const SPOOLED = new Set<Handler>([fireEvent, statusChange, toolPost]);
+const SPOOLED = new Set<Handler>([fireEvent, statusChange, toolPost, agentEvent]);
 
 const SPLIT = ENDPOINTS.map((e) => ({ ...e, segments: e.path.split("/") }));
 // Paths without parameters, looked up before the table is walked.

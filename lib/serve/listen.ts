@@ -13,7 +13,7 @@
  */
 
 import { dirname, isAbsolute, join, resolve } from "../path.ts";
-import { runtimeDir } from "../dirs.ts";
+import { defaultSocket } from "../dirs.ts";
 import { InputError, RunError } from "../errors.ts";
 import { currentUid, foreignLink, modeText, readBounded, unsafeDirReason } from "../fs.ts";
 import { errorResponse } from "./http.ts";
@@ -32,7 +32,7 @@ export type ListenAddress =
 
 /** The default address: `unix:<runtime>/tyhooks.sock`. Requires `--allow-env`. */
 export function defaultListen(): ListenAddress {
-  return { transport: "unix", path: join(runtimeDir(), "tyhooks.sock") };
+  return { transport: "unix", path: defaultSocket() };
 }
 
 /**

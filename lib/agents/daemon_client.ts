@@ -1,0 +1,255 @@
+/**
+ * The agent fast path: `tyhooks agent AGENT` (and `tool pre|post --claude`) hands its call to a
+ * daemon of the same user that serves the same plugins dir, over its unix socket, so persistent
+ * guards answer without a plugin load or a spawn. Loaded before the command line's modules, so
+ * it keeps to a few small ones; anything it does not expect (a flag it does not know, a socket it
+ * does not trust, a daemon that refuses, errs or answers oddly) leaves the call to the in-process
+ * path, with the hook input it read.
+ *
+ * @module
+ */
+
+import { defaultSocket, pluginsDir } from "../dirs.ts";
+import { currentUid, INPUT_CAPS, readBoundedBytes } from "../fs.ts";
+import { parseDuration } from "../async.ts";
+
+/** What the command prints and exits with, as the daemon rendered it. */
+export interface DaemonAnswer {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** A command line the fast path can take. */
+interface FastCall {
+  agent: string;
+  /** The event when the hook JSON names none (`tool pre --claude` is PreToolUse). */
+  event?: string;
+  deadlineMs?: number;
+  pluginsDir?: string;
+}
+
+/** How long the connect may take: a daemon that does not take it at once is not waited for. */
+const CONNECT_MS = 50;
+/** The daemon's body cap: a larger hook input is decided in-process. */
+const MAX_BODY_BYTES = 1024 * 1024;
+/** The answer's cap: a rewrite carries the tool input back. */
+const MAX_ANSWER_BYTES = 4 * MAX_BODY_BYTES;
+/** The bound on stdin and, without `--deadline`, on the daemon: the tool hooks' default. */
+const DEFAULT_BOUND_MS = 30_000;
+
+let hookInput: Promise<Uint8Array> | undefined;
+
+/**
+ * The hook input the fast path already read from stdin (or the error reading it gave), for the
+ * in-process path; undefined when it read none.
+ */
+export function readHookInput(): Promise<Uint8Array> | undefined {
+  return hookInput;
+}
+
+/**
+ * Answers the call through the daemon, or null: the caller then decides in-process, as without
+ * a daemon. Never throws. With `--deadline`, a daemon that has not answered by then is the
+ * in-process path's block on its deadline.
+ */
+export async function answerFromDaemon(args: string[]): Promise<DaemonAnswer | null> {
+  const started = performance.now();
+  try {
+    const call = fastCall(args);
+    if (call === null) return null;
+    const socket = trustedSocket();
+    if (socket === null) return null;
+    const boundMs = call.deadlineMs ?? DEFAULT_BOUND_MS;
+    hookInput = readStdin(boundMs);
+    const body = await hookInput;
+    if (body.length > MAX_BODY_BYTES) return null;
+    const dir = Deno.realPathSync(pluginsDir(call.pluginsDir));
+    const left = Math.max(0, started + boundMs - performance.now());
+    const asked = ask(socket, { call, dir, body });
+    const answer = await Promise.race([asked.answer, after(left, "late" as const)]);
+    if (answer !== "late") return answer;
+    asked.close();
+    if (call.deadlineMs === undefined) return null;
+    return { exitCode: 2, stdout: "", stderr: `tyhooks: ${late(call.deadlineMs)}\n` };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `value` after `ms`. `AbortSignal.timeout` rather than `setTimeout`, which makes Deno load a
+ * score of its Node modules; its timer does not hold the process either.
+ */
+function after<T>(ms: number, value: T): Promise<T> {
+  const signal = AbortSignal.timeout(ms);
+  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(value)));
+}
+
+/** The in-process path's message when the deadline passes undecided. */
+function late(deadlineMs: number): string {
+  return `No decision within the ${deadlineMs} ms deadline`;
+}
+
+const VALUE_FLAGS = new Set(["plugins-dir", "deadline", "event", "on-failure"]);
+
+/**
+ * The call, when the line is one the daemon can answer exactly as the in-process path would:
+ * `agent AGENT` or `tool pre|post --claude`, with at most `--plugins-dir`, `--deadline`,
+ * `--event` and `--on-failure block`. Anything else (hook scripts of its own, `--timeout`, logs,
+ * `TYHOOKS_DAEMON=off`) is left to the in-process path.
+ */
+function fastCall(args: string[]): FastCall | null {
+  const words: string[] = [];
+  const values = new Map<string, string>();
+  let claude = false;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (!arg.startsWith("-")) {
+      words.push(arg);
+      continue;
+    }
+    if (arg === "--claude" && !claude) {
+      claude = true;
+      continue;
+    }
+    const eq = arg.indexOf("=");
+    const name = arg.slice(2, eq === -1 ? undefined : eq);
+    if (!arg.startsWith("--") || !VALUE_FLAGS.has(name) || values.has(name)) return null;
+    const value = eq === -1 ? args[++i] : arg.slice(eq + 1);
+    if (value === undefined) return null;
+    values.set(name, value);
+  }
+  const onFailure = values.get("on-failure");
+  if (onFailure !== undefined && onFailure !== "block") return null;
+  const deadline = values.get("deadline");
+  const deadlineMs = deadline === undefined ? undefined : parseDuration(deadline);
+  if (deadline !== undefined && deadlineMs === undefined) return null;
+  if (Deno.env.get("TYHOOKS_DAEMON") === "off") return null;
+  const base = { deadlineMs, pluginsDir: values.get("plugins-dir") };
+  if (words.length === 2 && words[0] === "agent" && !claude) {
+    return { ...base, agent: words[1], event: values.get("event") };
+  }
+  if (words.length === 2 && words[0] === "tool" && claude && !values.has("event")) {
+    if (words[1] === "pre") return { ...base, agent: "claude", event: "PreToolUse" };
+    if (words[1] === "post") return { ...base, agent: "claude", event: "PostToolUse" };
+  }
+  return null;
+}
+
+/**
+ * The daemon's socket (`$TYHOOKS_DAEMON`, a path or `unix:PATH`, else the default one `serve`
+ * binds), if only the user could have made it: a socket of theirs, mode 0600, in a dir of theirs,
+ * mode 0700. Anything else could be another user's listener, hearing every tool call.
+ */
+function trustedSocket(): string | null {
+  const named = Deno.env.get("TYHOOKS_DAEMON");
+  const path = named ? named.replace(/^unix:/, "") : defaultSocket();
+  const me = currentUid();
+  if (me === null || !path.startsWith("/")) return null;
+  const socket = Deno.lstatSync(path);
+  const dir = Deno.lstatSync(path.slice(0, path.lastIndexOf("/")) || "/");
+  const owned = (info: Deno.FileInfo, mode: number) =>
+    info.uid === me && info.mode !== null && (info.mode & 0o777) === mode;
+  if (!socket.isSocket || !owned(socket, 0o600)) return null;
+  if (!dir.isDirectory || !owned(dir, 0o700)) return null;
+  return path;
+}
+
+function readStdin(boundMs: number): Promise<Uint8Array> {
+  const signal = AbortSignal.timeout(boundMs);
+  return readBoundedBytes("-", { signal, maxBytes: INPUT_CAPS.toolCall }).catch((error) => {
+    throw signal.aborted ? new Error(`it did not end within ${boundMs} ms`) : error;
+  });
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * One HTTP/1.1 request on its own connection (`Connection: close`), written by hand: `fetch`
+ * with a unix-socket client costs more to load than the whole exchange. Resolves to null on
+ * anything but a well-formed answer; `close` ends it early.
+ */
+function ask(
+  socket: string,
+  { call, dir, body }: { call: FastCall; dir: string; body: Uint8Array },
+): { answer: Promise<DaemonAnswer | null>; close(): void } {
+  let conn: Deno.UnixConn | undefined;
+  let closed = false;
+  const close = () => {
+    closed = true;
+    try {
+      conn?.close();
+    } catch {
+      // Already closed.
+    }
+  };
+  const answer = (async () => {
+    const connecting = Deno.connect({ transport: "unix", path: socket });
+    const connected = await Promise.race([connecting, after(CONNECT_MS, null)]);
+    if (connected === null) {
+      connecting.then((late) => late.close(), () => {});
+      return null;
+    }
+    conn = connected;
+    if (closed) close();
+    const query = call.event === undefined ? "" : `&event=${encodeURIComponent(call.event)}`;
+    const head =
+      `POST /v1/agent/${encodeURIComponent(call.agent)}?form=command${query} HTTP/1.1\r\n` +
+      `Host: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n` +
+      `X-Tyhooks-Plugins-Dir: ${encodeURI(dir)}\r\nConnection: close\r\n\r\n`;
+    await writeAll(conn, encoder.encode(head));
+    await writeAll(conn, body);
+    return parseAnswer(await readAll(conn));
+  })();
+  return {
+    answer: answer.catch(() => null).finally(close),
+    close,
+  };
+}
+
+async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
+  for (let written = 0; written < bytes.length;) {
+    written += await conn.write(bytes.subarray(written));
+  }
+}
+
+async function readAll(conn: Deno.Conn): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  while (true) {
+    const chunk = new Uint8Array(16 * 1024);
+    const n = await conn.read(chunk);
+    if (n === null) break;
+    chunks.push(chunk.subarray(0, n));
+    total += n;
+    if (total > MAX_ANSWER_BYTES) throw new Error("Answer too large");
+  }
+  const all = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, at);
+    at += chunk.length;
+  }
+  return all;
+}
+
+/** The command's answer from the daemon's response: 200 with the command form, or 202. */
+function parseAnswer(bytes: Uint8Array): DaemonAnswer | null {
+  const text = decoder.decode(bytes);
+  const end = text.indexOf("\r\n\r\n");
+  if (end === -1) return null;
+  const [status, ...headers] = text.slice(0, end).split("\r\n");
+  const code = /^HTTP\/1\.1 (\d{3}) /.exec(status)?.[1];
+  const length = headers.find((h) => /^content-length:/i.test(h))?.slice(15).trim();
+  const body = text.slice(end + 4);
+  if (length === undefined || encoder.encode(body).length !== Number(length)) return null;
+  if (code === "202") return { exitCode: 0, stdout: "", stderr: "" };
+  if (code !== "200") return null;
+  const doc = JSON.parse(body);
+  const { exit_code: exitCode, stdout, stderr } = doc ?? {};
+  if ((exitCode !== 0 && exitCode !== 2) || typeof stdout !== "string") return null;
+  if (typeof stderr !== "string") return null;
+  return { exitCode, stdout, stderr };
+}

@@ -1,0 +1,89 @@
+/**
+ * The daemon's side of `POST /v1/agent/{agent}`: reading the agent's hook JSON from a request,
+ * checking that the client asks about the plugins this daemon serves, and the answer in the form
+ * asked for. The handler itself, which decides or spools, is in `endpoints.ts`.
+ *
+ * @module
+ */
+
+import { AGENTS, agentSpec } from "../agents/table.ts";
+import { type AgentRequest, parseHookJson, readAgentRequest } from "../agents/read.ts";
+import { commandAnswer, httpAnswer } from "../agents/render.ts";
+import type { ToolVerdict } from "../consult/tool_hooks.ts";
+import type { Logger } from "../log.ts";
+import { HttpError, json, readBody } from "./http.ts";
+import { quoted } from "../text.ts";
+
+/** The header a client names its plugins dir in: its real path, percent-encoded as `encodeURI` does. */
+export const PLUGINS_DIR_HEADER = "x-tyhooks-plugins-dir";
+
+/** How the decision is answered: an HTTP hook's body, or the command's exit code and output. */
+export type AgentForm = "http" | "command";
+
+/** A request to `/v1/agent/{agent}`, read. */
+export interface AgentCall {
+  request: AgentRequest;
+  /** The hook JSON, its event named (what is spooled for a notified event). */
+  payload: Record<string, unknown>;
+  form: AgentForm;
+}
+
+/**
+ * Reads the agent's hook JSON: 404 for an unknown agent, 413 past the body cap, 400 for input
+ * that is not the agent's. `?event=NAME` is the event when the JSON names none (as `--event`).
+ */
+export async function readAgentCall(request: Request, name: string): Promise<AgentCall> {
+  const agent = agentSpec(name);
+  if (agent === undefined) {
+    const names = AGENTS.map((a) => a.name).join(", ");
+    throw new HttpError(404, `Unknown agent ${quoted(name)}: expected ${names}`);
+  }
+  const query = new URL(request.url).searchParams;
+  const form = query.get("form") ?? "http";
+  if (form !== "http" && form !== "command") {
+    throw new HttpError(400, `Unknown form ${quoted(form)}: expected http or command`);
+  }
+  const bytes = await readBody(request);
+  try {
+    const payload = parseHookJson(bytes, "the request body");
+    const read = readAgentRequest(agent, payload, {
+      defaultEvent: query.get("event") ?? undefined,
+    });
+    return { request: read, payload: { ...payload, hook_event_name: read.event }, form };
+  } catch (error) {
+    throw new HttpError(400, (error as Error).message);
+  }
+}
+
+/**
+ * 409 when the client names a plugins dir other than the one served (`served`, and its real
+ * path): it would be answered by other guards than its own, so it decides itself.
+ */
+export function checkPluginsDir(request: Request, served: readonly string[]): void {
+  const header = request.headers.get(PLUGINS_DIR_HEADER);
+  if (header === null) return;
+  let asked: string;
+  try {
+    asked = decodeURI(header);
+  } catch {
+    throw new HttpError(400, `Malformed ${PLUGINS_DIR_HEADER} header: not percent-encoded text`);
+  }
+  if (served.includes(asked)) return;
+  throw new HttpError(
+    409,
+    `This daemon serves the plugins dir ${quoted(served[0])}, not ${quoted(asked)}`,
+  );
+}
+
+/** The decision in the form asked for, with status 200. */
+export function agentAnswer(call: AgentCall, verdict: ToolVerdict, log: Logger): Response {
+  if (call.form === "http") {
+    const rendered = httpAnswer(call.request, verdict);
+    if (rendered.dropped) log.log("debug", `Context dropped: ${rendered.dropped}`);
+    return json(200, rendered.answer);
+  }
+  const rendered = commandAnswer(call.request, verdict);
+  if (rendered.dropped) log.log("debug", `Context dropped: ${rendered.dropped}`);
+  const { exitCode, stdout, stderr } = rendered.answer;
+  return json(200, { exit_code: exitCode, stdout, stderr });
+}

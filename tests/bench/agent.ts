@@ -1,0 +1,127 @@
+/**
+ * The agent fast path: `tyhooks agent claude` end to end, with and without a daemon, against
+ * `deno run` of an empty file with the same flags, all interleaved in one run
+ * (`deno run -A tests/bench/agent.ts [ROUNDS]`, default 30). Medians, and the ratio to the empty
+ * run. Issue targets: PreToolUse in-process <= 2.0x, through the daemon (persistent guard)
+ * <= 1.3x, PostToolUse <= 1.3x.
+ *
+ * (a) PreToolUse, no daemon: the guard decides in-process (`TYHOOKS_DAEMON=off`).
+ * (b) PreToolUse, `serve` running on the same plugins, the guard `persistent: true`.
+ * (c) PostToolUse through the daemon (spooled, 202).
+ * (d) PostToolUse without it (handed to a detached run).
+ */
+
+import { join } from "node:path";
+import { MAIN, PERMISSION_FLAGS, V8_FLAGS } from "../_cli.ts";
+import { median, ms, ratio } from "./_stats.ts";
+
+const rounds = Number(Deno.args[0] ?? 30);
+const FLAGS = ["run", "--quiet", ...PERMISSION_FLAGS, ...V8_FLAGS];
+const encoder = new TextEncoder();
+
+const PRE = JSON.stringify({
+  session_id: "s",
+  cwd: "/tmp",
+  hook_event_name: "PreToolUse",
+  tool_name: "Bash",
+  tool_input: { command: "ls" },
+});
+const POST = JSON.stringify({
+  session_id: "s",
+  cwd: "/tmp",
+  hook_event_name: "PostToolUse",
+  tool_name: "Bash",
+  tool_input: { command: "ls" },
+  tool_response: { stdout: "a\n" },
+});
+
+const dir = await Deno.makeTempDir({ prefix: "tyhooks-bench-" });
+const plugins = join(dir, "plugins");
+await Deno.mkdir(join(plugins, "g"), { recursive: true });
+await Deno.writeTextFile(
+  join(plugins, "g", "plugin.yaml"),
+  "name: g\nhooks:\n  pre_tool_call: guard.sh\n  post_tool_call: post.sh\n" +
+    "tyhooks:\n  pre_tool_call: {persistent: true}\n",
+);
+// A read loop: run once per call it reads one line and exits; persistent, it serves all.
+await Deno.writeTextFile(
+  join(plugins, "g", "guard.sh"),
+  "#!/bin/sh\nwhile IFS= read -r line; do\n" +
+    "  id=${line#*'\"id\":\"'}; id=${id%%'\"'*}\n" +
+    '  echo \'{"id":"\'"$id"\'","action":"allow","reason":""}\'\ndone\n',
+  { mode: 0o755 },
+);
+await Deno.writeTextFile(join(plugins, "g", "post.sh"), "#!/bin/sh\ncat >/dev/null\n", {
+  mode: 0o755,
+});
+const empty = join(dir, "empty.ts");
+await Deno.writeTextFile(empty, "");
+const run = join(dir, "run");
+await Deno.mkdir(run, { mode: 0o700 });
+const socket = join(run, "tyhooks.sock");
+const env = {
+  NO_COLOR: "1",
+  HOME: dir,
+  XDG_CACHE_HOME: join(dir, "cache"),
+  XDG_STATE_HOME: join(dir, "state"),
+  TY_PLUGINS_DIR: plugins,
+};
+
+const daemon = new Deno.Command(Deno.execPath(), {
+  args: [...FLAGS, MAIN, "serve", "--listen", `unix:${socket}`],
+  env,
+  stdout: "null",
+  stderr: "null",
+}).spawn();
+
+async function once(args: string[], extra: Record<string, string>, input?: string) {
+  const started = performance.now();
+  const child = new Deno.Command(Deno.execPath(), {
+    args,
+    env: { ...env, ...extra },
+    stdin: "piped",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  if (input !== undefined) await writer.write(encoder.encode(input));
+  await writer.close();
+  const out = await child.output();
+  const took = performance.now() - started;
+  if (out.code !== 0) throw new Error(`${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
+  return took;
+}
+
+const agent = [...FLAGS, MAIN, "agent", "claude"];
+const CASES: [string, () => Promise<number>][] = [
+  ["empty deno run", () => once([...FLAGS, empty], {})],
+  ["(a) PreToolUse, in-process", () => once(agent, { TYHOOKS_DAEMON: "off" }, PRE)],
+  ["(b) PreToolUse, daemon", () => once(agent, { TYHOOKS_DAEMON: socket }, PRE)],
+  ["(c) PostToolUse, daemon", () => once(agent, { TYHOOKS_DAEMON: socket }, POST)],
+  ["(d) PostToolUse, no daemon", () => once(agent, { TYHOOKS_DAEMON: "off" }, POST)],
+];
+
+try {
+  for (let i = 0; i < 200 && !(await Deno.lstat(socket).then(() => true, () => false)); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const times = new Map<string, number[]>();
+  for (let round = -2; round < rounds; round++) {
+    // Alternate the order; the first two rounds only warm the caches.
+    const order = round % 2 ? [...CASES].reverse() : CASES;
+    for (const [name, call] of order) {
+      const took = await call();
+      if (round >= 0) times.set(name, [...times.get(name) ?? [], took]);
+    }
+  }
+  const base = median(times.get("empty deno run")!);
+  for (const [name, values] of times) {
+    console.log(
+      `${name.padEnd(30)} ${ms(median(values)).padStart(10)}  ${ratio(median(values), base)}`,
+    );
+  }
+} finally {
+  daemon.kill("SIGTERM");
+  await daemon.status;
+  await Deno.remove(dir, { recursive: true });
+}

@@ -1,0 +1,299 @@
+/**
+ * The agent fast path: `tyhooks agent AGENT` handing its call to a daemon that serves the same
+ * plugins dir, and deciding in-process whenever that daemon cannot be trusted or does not answer;
+ * and the daemon's `POST /v1/agent/{agent}` in both of its forms.
+ *
+ * Who decided is told by the guard itself: it runs with the environment of the process that
+ * runs it, and the daemon and the client are given different `WHO`s.
+ */
+
+import assert from "node:assert/strict";
+import { dirname, join } from "node:path";
+import { cli, MAIN, makeTree, PERMISSION_FLAGS, ROOT, tempDir, V8_FLAGS } from "../_cli.ts";
+import { serveOn, tempSocket } from "./_serve.ts";
+
+const FIXTURES = join(ROOT, "tests", "fixtures", "agents");
+
+function fixture(agent: string, event: string): string {
+  return Deno.readTextFileSync(join(FIXTURES, agent, `${event}.json`));
+}
+
+// Blocks every call, saying who ran it (the daemon or the client) and from which process.
+const GUARD = `#!/bin/sh
+cat >/dev/null
+echo "{\\"action\\":\\"block\\",\\"reason\\":\\"$WHO $$\\"}"
+`;
+
+// The same, as a persistent guard: one process answers every call, one line each.
+const PERSISTENT_GUARD = `#!/bin/sh
+while IFS= read -r line; do
+  id=\${line#*'"id":"'}; id=\${id%%'"'*}
+  echo "{\\"id\\":\\"$id\\",\\"action\\":\\"block\\",\\"reason\\":\\"$WHO $$\\"}"
+done
+`;
+
+async function guardPlugins(persistent = false): Promise<string> {
+  return await makeTree({
+    "g/plugin.yaml": "name: g\nhooks:\n  pre_tool_call: guard.sh\n" +
+      (persistent ? "tyhooks:\n  pre_tool_call: {persistent: true}\n" : ""),
+    "g/guard.sh": persistent ? PERSISTENT_GUARD : GUARD,
+  });
+}
+
+async function daemonFor(plugins: string) {
+  const home = await tempDir();
+  return await serveOn(plugins, ["--hooks-dir", join(home, "none")], {
+    env: { WHO: "daemon", HOME: home, XDG_STATE_HOME: join(home, "state") },
+  });
+}
+
+/** `agent claude` on `plugins`, pointed at `socket`, its hook JSON on stdin. */
+async function agentCall(
+  plugins: string,
+  socket: string,
+  { input = fixture("claude", "PreToolUse"), args = [] as string[] } = {},
+) {
+  const home = await tempDir();
+  return await cli(["agent", "claude", "--plugins-dir", plugins, ...args], {
+    stdin: input,
+    env: {
+      WHO: "client",
+      TYHOOKS_DAEMON: socket,
+      HOME: home,
+      XDG_CACHE_HOME: join(home, "cache"),
+      XDG_STATE_HOME: join(home, "state"),
+    },
+  });
+}
+
+Deno.test("agent claude is answered by the daemon's persistent guard when the daemon serves its plugins dir", async () => {
+  const plugins = await guardPlugins(true);
+  await using daemon = await daemonFor(plugins);
+  const first = await agentCall(plugins, daemon.socket!);
+  const second = await agentCall(plugins, `unix:${daemon.socket!}`);
+  assert.equal(first.code, 2, first.stderr);
+  assert.match(first.stderr, /^daemon \d+\n$/);
+  // One guard process answered both: the persistent one, which only the daemon keeps.
+  assert.equal(second.stderr, first.stderr);
+  assert.equal(second.code, 2);
+});
+
+Deno.test("agent claude decides in-process when TYHOOKS_DAEMON is off", async () => {
+  const plugins = await guardPlugins(true);
+  await using daemon = await daemonFor(plugins);
+  const r = await agentCall(plugins, "off");
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, /^client \d+\n$/);
+  assert.ok(daemon.pid > 0);
+});
+
+Deno.test("a daemon serving another plugins dir answers 409, and the call is decided in-process", async () => {
+  const served = await guardPlugins();
+  const mine = await guardPlugins();
+  await using daemon = await daemonFor(served);
+  const refused = await daemon.call("POST", "/v1/agent/claude?form=command", {
+    hook_event_name: "PreToolUse",
+    tool_name: "Bash",
+    tool_input: { command: "ls" },
+  }, { "X-Tyhooks-Plugins-Dir": encodeURI(await Deno.realPath(mine)) });
+  assert.equal(refused.status, 409);
+  assert.match(refused.body.error, /serves the plugins dir/);
+  const r = await agentCall(mine, daemon.socket!);
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, /^client \d+\n$/);
+});
+
+Deno.test("a socket others may use, or in a dir others may enter, is not used", async () => {
+  const plugins = await guardPlugins();
+  await using daemon = await daemonFor(plugins);
+  const socket = daemon.socket!;
+  const trusted = await agentCall(plugins, socket);
+  assert.match(trusted.stderr, /^daemon /);
+  await Deno.chmod(socket, 0o666);
+  const open = await agentCall(plugins, socket);
+  assert.match(open.stderr, /^client /);
+  await Deno.chmod(socket, 0o600);
+  await Deno.chmod(dirname(socket), 0o755);
+  const openDir = await agentCall(plugins, socket);
+  assert.match(openDir.stderr, /^client /);
+  await Deno.chmod(dirname(socket), 0o700);
+});
+
+/** A listener that takes connections and, per `mode`, never answers or hangs up at once. */
+function fakeDaemon(path: string, mode: "hang" | "close") {
+  const listener = Deno.listen({ transport: "unix", path });
+  const conns: Deno.Conn[] = [];
+  const accepting = (async () => {
+    for await (const conn of listener) {
+      if (mode === "close") conn.close();
+      else conns.push(conn);
+    }
+  })();
+  return {
+    async [Symbol.asyncDispose]() {
+      listener.close();
+      for (const conn of conns) conn.close();
+      await accepting.catch(() => {});
+    },
+  };
+}
+
+Deno.test("a daemon that accepts and never answers: agent claude blocks at its --deadline", async () => {
+  const plugins = await guardPlugins();
+  const socket = await tempSocket();
+  await using _fake = fakeDaemon(socket, "hang");
+  await Deno.chmod(socket, 0o600);
+  const started = performance.now();
+  const r = await agentCall(plugins, socket, { args: ["--deadline", "2s"] });
+  const took = performance.now() - started;
+  assert.equal(r.code, 2, r.stderr);
+  assert.equal(r.stderr, "tyhooks: No decision within the 2000 ms deadline\n");
+  // Generous: a loaded machine starts Deno slowly, but a hang would take the test's whole time.
+  assert.ok(took < 20_000, `${took} ms`);
+});
+
+Deno.test("a daemon that hangs up without answering: agent claude decides in-process", async () => {
+  const plugins = await guardPlugins();
+  const socket = await tempSocket();
+  await using _fake = fakeDaemon(socket, "close");
+  await Deno.chmod(socket, 0o600);
+  const r = await agentCall(plugins, socket, { args: ["--deadline", "20s"] });
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, /^client \d+\n$/);
+});
+
+Deno.test("a notified event through the daemon returns 0 at once, and its hook runs in the daemon", async () => {
+  const trace = await tempDir();
+  const plugins = await makeTree({
+    "n/plugin.yaml": "name: n\nhooks:\n  post_tool_call: post.sh\n",
+    "n/post.sh": `#!/bin/sh\ncat >/dev/null\necho "$WHO" >> ${trace}/who\n`,
+  });
+  await using daemon = await daemonFor(plugins);
+  const r = await agentCall(plugins, daemon.socket!, { input: fixture("claude", "PostToolUse") });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout + r.stderr, "");
+  let who = "";
+  for (let i = 0; i < 100 && who === ""; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    who = await Deno.readTextFile(join(trace, "who")).catch(() => "");
+  }
+  assert.equal(who, "daemon\n");
+});
+
+/** Each agent's pre-tool-call event and the body its HTTP hook reads for a block. */
+const DENIALS: [string, string, unknown][] = [
+  ["claude", "PreToolUse", {
+    hookSpecificOutput: {
+      hookEventName: "PreToolUse",
+      permissionDecision: "deny",
+      permissionDecisionReason: "no",
+    },
+  }],
+  ["codex", "PreToolUse", { decision: "block", reason: "no" }],
+  ["gemini", "BeforeTool", { decision: "deny", reason: "no" }],
+  ["cursor", "preToolUse", { permission: "deny", user_message: "no", agent_message: "no" }],
+];
+
+Deno.test("POST /v1/agent/{agent} answers a block in the body each agent's HTTP hook reads, and an allow with {}", async () => {
+  const plugins = await makeTree({
+    "g/plugin.yaml": "name: g\nhooks:\n  pre_tool_call: guard.sh\n",
+    // Blocks unless the call mentions "harmless".
+    "g/guard.sh": '#!/bin/sh\ngrep -q harmless || echo \'{"action":"block","reason":"no"}\'\n',
+  });
+  await using daemon = await daemonFor(plugins);
+  for (const [agent, event, denial] of DENIALS) {
+    const answer = await daemon.call("POST", `/v1/agent/${agent}`, fixture(agent, event));
+    assert.equal(answer.status, 200, agent);
+    assert.deepEqual(answer.body, denial, agent);
+  }
+  const allowed = await daemon.call("POST", "/v1/agent/claude", {
+    hook_event_name: "PreToolUse",
+    tool_name: "Bash",
+    tool_input: { command: "echo harmless" },
+  });
+  assert.deepEqual([allowed.status, allowed.body], [200, {}]);
+});
+
+Deno.test("POST /v1/agent/{agent}?form=command answers what agent AGENT prints and exits with", async () => {
+  const plugins = await guardPlugins();
+  await using daemon = await daemonFor(plugins);
+  for (const [agent, event] of DENIALS) {
+    const input = fixture(agent, event);
+    const answer = await daemon.call("POST", `/v1/agent/${agent}?form=command`, input);
+    const home = await tempDir();
+    const local = await cli(["agent", agent, "--plugins-dir", plugins], {
+      stdin: input,
+      env: { WHO: "daemon", TYHOOKS_DAEMON: "off", HOME: home },
+    });
+    const pid = /\d+/g;
+    assert.deepEqual(
+      { ...answer.body, stderr: answer.body.stderr.replace(pid, "PID") },
+      { exit_code: local.code, stdout: local.stdout, stderr: local.stderr.replace(pid, "PID") },
+      agent,
+    );
+  }
+  const unknown = await daemon.call("POST", "/v1/agent/copilot", "{}");
+  assert.equal(unknown.status, 404);
+  const malformed = await daemon.call("POST", "/v1/agent/claude", "{not json");
+  assert.equal(malformed.status, 400);
+});
+
+Deno.test("agent claude through the daemon loads only the fast path's few modules", async () => {
+  const plugins = await guardPlugins();
+  await using daemon = await daemonFor(plugins);
+  const home = await tempDir();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--log-level=debug", ...PERMISSION_FLAGS, ...V8_FLAGS, MAIN, "agent", "claude"],
+    env: {
+      NO_COLOR: "1",
+      TYHOOKS_DAEMON: daemon.socket!,
+      TY_PLUGINS_DIR: plugins,
+      HOME: home,
+      WHO: "client",
+    },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(fixture("claude", "PreToolUse")));
+  await writer.close();
+  const run = await child.output();
+  const stderr = new TextDecoder().decode(run.stderr);
+  assert.equal(run.code, 2);
+  assert.match(stderr, /^daemon \d+$/m);
+  const loaded = [...stderr.matchAll(/for ES module: ([^,\s]+)/g)].map((m) => m[1]);
+  const own = [...new Set(loaded.filter((s) => s.startsWith("file:")))];
+  assert.ok(own.some((s) => s.endsWith("/lib/agents/daemon_client.ts")), own.join("\n"));
+  assert.ok(own.length <= 8, `${own.length} modules:\n${own.join("\n")}`);
+  assert.deepEqual(loaded.filter((s) => /deno_node|^node:|npm:/.test(s)), []);
+});
+
+Deno.test("tool pre --claude takes the fast path too", async () => {
+  const plugins = await guardPlugins();
+  await using daemon = await daemonFor(plugins);
+  const home = await tempDir();
+  const r = await cli(["tool", "pre", "--claude", "--plugins-dir", plugins], {
+    stdin: JSON.stringify({ tool_name: "Bash", tool_input: { command: "ls" } }),
+    env: { WHO: "client", TYHOOKS_DAEMON: daemon.socket!, HOME: home },
+  });
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, /^daemon \d+\n$/);
+  // Scripts of its own are not the daemon's: decided here.
+  const own = await cli(
+    [
+      "tool",
+      "pre",
+      "--claude",
+      "--plugins-dir",
+      plugins,
+      "--pre-hook",
+      join(plugins, "g/guard.sh"),
+    ],
+    {
+      stdin: JSON.stringify({ tool_name: "Bash", tool_input: { command: "ls" } }),
+      env: { WHO: "client", TYHOOKS_DAEMON: daemon.socket!, HOME: home },
+    },
+  );
+  assert.match(own.stderr, /^client \d+\n$/);
+});
