@@ -38,6 +38,7 @@ import {
   unknown,
 } from "../wire/json.ts";
 import { POST_TOOL_CALL, PRE_TOOL_CALL } from "../events.ts";
+import { recordDecision } from "../decisions.ts";
 
 /** What a failing pre hook (timeout, crash, bad answer) means: `block` (fail closed) or `allow`. */
 export type FailurePolicy = "block" | "allow";
@@ -120,9 +121,23 @@ export class ToolHooks {
    * Asks the pre hooks, decided in order (explicit ones first, then plugins by name) through the
    * consult loop: the first block wins. A failing hook (or one still running at the deadline)
    * blocks under the `block` policy and is skipped under `allow`. No hook: allow. A block always
-   * carries a reason naming who blocked. Never rejects.
+   * carries a reason naming who blocked. A decision any hook took part in goes to the decision
+   * log. Never rejects.
    */
   async preToolCall(call: ToolCall, options: PreToolOptions = {}): Promise<ToolVerdict> {
+    const startedAt = performance.now();
+    const { by, ...verdict } = await this.#judge(call, options);
+    if (by === undefined) return verdict;
+    const { tool, args = {}, platform: agent } = call;
+    const { action: decision, reason } = verdict;
+    const decided = { event: PRE_TOOL_CALL, agent, tool, args, decision, reason, plugin: by };
+    recordDecision({ ...decided, startedAt }, this.#runner.log);
+    return verdict;
+  }
+
+  // The verdict, and who decided (`by`: the hooks, comma-separated; "" for tyhooks itself;
+  // undefined when there was no hook to ask).
+  async #judge(call: ToolCall, options: PreToolOptions): Promise<ToolVerdict & { by?: string }> {
     const runner = this.#runner;
     const log = runner.log;
     const policy = options.onFailure ?? this.#onFailure;
@@ -134,7 +149,7 @@ export class ToolHooks {
           tool: call.tool,
           hint: "fix the plugin (tyhooks plugins validate), or --on-failure allow",
         });
-        return { action: "block", reason: `${failed} (failure policy: block)` };
+        return { action: "block", reason: `${failed} (failure policy: block)`, by: "" };
       }
     }
     const handlers: ConsultHandler[] = [
@@ -168,7 +183,7 @@ export class ToolHooks {
       if (outcome.kind === "block") {
         const reason = outcome.reason || `Blocked by the pre-tool-call hook ${label}`;
         log.log("info", `Tool call blocked by the hook ${label}`, { ...fields, reason });
-        return { action: "block", reason };
+        return { action: "block", reason, by: who(handler) };
       }
       if (outcome.kind === "allow") {
         allowReason ||= outcome.reason;
@@ -180,12 +195,16 @@ export class ToolHooks {
           ...fields,
           hint: "--on-failure allow lets failing hooks through",
         });
-        return { action: "block", reason: `${failed} (failure policy: block)` };
+        return { action: "block", reason: `${failed} (failure policy: block)`, by: who(handler) };
       }
       log.log("warn", `${failed}; allowed by the failure policy`, fields);
       allowReason ||= `${failed} (failure policy: allow)`;
     }
-    return { action: "allow", reason: allowReason };
+    return {
+      action: "allow",
+      reason: allowReason,
+      by: decided.map((d) => who(d.handler)).join(","),
+    };
   }
 
   /**
@@ -236,6 +255,11 @@ export class ToolHooks {
     );
     return plugins.filter((_, i) => asked[i]);
   }
+}
+
+// Who a decision names: the plugin, or the explicit script.
+function who(handler: ConsultHandler): string {
+  return handler.plugin?.name ?? handler.script;
 }
 
 function request(hook: ToolHookRequest["hook"], call: PostToolCall): ToolHookRequest {
