@@ -84,6 +84,8 @@ export function decisionLogPath(): string {
   return join(stateDir(), "tyhooks", "decisions.log");
 }
 
+const encoder = new TextEncoder();
+
 // One warning per process: a daemon that cannot write its log says so once, not per decision.
 let warned = false;
 
@@ -146,24 +148,10 @@ export function appendDecisionLine(
     dirState = checkPrivateDir(dir, "the decision log's dir");
   }
   if (!dirState.ok) return dirState.reason;
-  let file: Deno.FsFile;
-  const unsafe = checkPrivateFile(path, Infinity, "the decision log");
+  const file = openLog(path);
+  if (typeof file === "string") return file;
   try {
-    // Missing (the check failed for that): created exclusively, so nothing planted is opened.
-    file = Deno.openSync(
-      path,
-      unsafe === null ? { append: true } : {
-        append: true,
-        createNew: true,
-        mode: 0o600,
-      },
-    );
-  } catch (error) {
-    if (unsafe !== null && error instanceof Deno.errors.AlreadyExists) return unsafe;
-    return `cannot open "${path}": ${(error as Error).message}`;
-  }
-  try {
-    const bytes = new TextEncoder().encode(line);
+    const bytes = encoder.encode(line);
     // One write: O_APPEND places a regular file's write whole at its end.
     const written = file.writeSync(bytes);
     if (written < bytes.length) return `wrote ${written} of ${bytes.length} bytes to "${path}"`;
@@ -177,6 +165,23 @@ export function appendDecisionLine(
   }
 }
 
+// The log opened for appending, or why not. Missing (its check failed for that), it is created
+// exclusively, so nothing planted there is opened; made meanwhile by another writer, it is
+// checked again.
+function openLog(path: string): Deno.FsFile | string {
+  for (let attempt = 0;; attempt++) {
+    const unsafe = checkPrivateFile(path, Infinity, "the decision log");
+    try {
+      if (unsafe === null) return Deno.openSync(path, { append: true });
+      return Deno.openSync(path, { append: true, createNew: true, mode: 0o600 });
+    } catch (error) {
+      if (error instanceof Deno.errors.AlreadyExists && attempt === 0) continue;
+      if (error instanceof Deno.errors.AlreadyExists) return unsafe!;
+      return `cannot open "${path}": ${(error as Error).message}`;
+    }
+  }
+}
+
 // Only the file this process wrote to: one that another writer has just rotated is left alone,
 // so two writers over the bound never push a fresh log over the old one.
 function rotate(path: string, ino: number | null): void {
@@ -187,8 +192,6 @@ function rotate(path: string, ino: number | null): void {
     // Another writer rotated it first.
   }
 }
-
-const encoder = new TextEncoder();
 
 /** `text` cut to `maxBytes` of UTF-8 (never inside a character), `…` marking the cut. */
 export function cut(text: string, maxBytes: number = MAX_FIELD_BYTES): string {
