@@ -248,11 +248,11 @@ Deno.test("appendDecisionLine rotates at the bound it is given, keeping one old 
   assert.match(await Deno.readTextFile(log), /line 24\n$/);
 });
 
-Deno.test("args are cut to 1 KiB of JSON text without serialising a huge value whole", () => {
-  const huge = { content: "y".repeat(64 * 1024 * 1024), path: "/x" };
-  const started = performance.now();
+Deno.test("args are cut to 1 KiB of JSON text without serialising the rest of the value", () => {
+  // Serialising past the first KiB would throw: JSON.stringify refuses a BigInt.
+  const huge = { content: "y".repeat(8 * 1024 * 1024), rest: [1, 10n] };
+  assert.throws(() => JSON.stringify(huge));
   const text = cut(jsonPrefix(huge, 1024));
-  assert.ok(performance.now() - started < 1000);
   assert.ok(new TextEncoder().encode(text).length <= 1024);
   assert.ok(text.startsWith('{"content":"yyy'));
   assert.ok(text.endsWith("…"));
