@@ -137,6 +137,53 @@ export function appendDecisionLine(
   line: string,
   maxBytes: number = MAX_DECISION_LOG_BYTES,
 ): string | null {
+  const bytes = encoder.encode(line);
+  for (let attempt = 0;; attempt++) {
+    if (held?.path !== path) release();
+    if (held === null) {
+      const opened = openChecked(path);
+      if (typeof opened === "string") return opened;
+      held = { path, file: opened };
+    }
+    try {
+      // One write: O_APPEND places a regular file's write whole at its end.
+      const written = held.file.writeSync(bytes);
+      const info = held.file.statSync();
+      if (written < bytes.length) {
+        release();
+        return `wrote ${written} of ${bytes.length} bytes to "${path}"`;
+      }
+      if (info.size >= maxBytes) {
+        rotate(path, info.ino);
+        release();
+      } else if (info.nlink === 0) {
+        // Removed while held: the line went nowhere, so it goes to a new log.
+        release();
+        if (attempt === 0) continue;
+      }
+      return null;
+    } catch (error) {
+      release();
+      return `cannot write "${path}": ${(error as Error).message}`;
+    }
+  }
+}
+
+// A daemon records decision after decision: the log stays open between them (an open, two lstat
+// calls and a close less each time) while it is the file at its path. A file at the bound is
+// let go once written to: this writer or another one has just moved it to `.1`.
+let held: { path: string; file: Deno.FsFile } | null = null;
+
+function release(): void {
+  try {
+    held?.file.close();
+  } catch {
+    // Already closed.
+  }
+  held = null;
+}
+
+function openChecked(path: string): Deno.FsFile | string {
   const dir = dirname(path);
   let dirState = checkPrivateDir(dir, "the decision log's dir");
   if (!dirState.ok && dirState.missing) {
@@ -148,21 +195,7 @@ export function appendDecisionLine(
     dirState = checkPrivateDir(dir, "the decision log's dir");
   }
   if (!dirState.ok) return dirState.reason;
-  const file = openLog(path);
-  if (typeof file === "string") return file;
-  try {
-    const bytes = encoder.encode(line);
-    // One write: O_APPEND places a regular file's write whole at its end.
-    const written = file.writeSync(bytes);
-    if (written < bytes.length) return `wrote ${written} of ${bytes.length} bytes to "${path}"`;
-    const info = file.statSync();
-    if (info.size >= maxBytes) rotate(path, info.ino);
-    return null;
-  } catch (error) {
-    return `cannot write "${path}": ${(error as Error).message}`;
-  } finally {
-    file.close();
-  }
+  return openLog(path);
 }
 
 // The log opened for appending, or why not. Missing (its check failed for that), it is created

@@ -113,7 +113,7 @@ Deno.test("a place leaves one line naming the target and the handler", async () 
   assert.equal(record.plugin, "placer");
 });
 
-Deno.test("the daemon's decisions go to the log too", async () => {
+Deno.test("the daemon's decisions go to the log too, a removed or rotated log replaced", async () => {
   const plugins = await makeTree(PLUGINS);
   const { env, log } = await homes();
   await using daemon = await serveOn(plugins, [], { env });
@@ -123,6 +123,18 @@ Deno.test("the daemon's decisions go to the log too", async () => {
   assert.equal(record.event, "pre_tool_call");
   assert.equal(record.args, '{"n":1}');
   assert.equal(record.pid, daemon.pid);
+  // Removed while the daemon runs: the next decision starts a new log.
+  await Deno.remove(log);
+  await daemon.call("POST", "/v1/tool/pre", { tool: "bash", args: { n: 2 } });
+  assert.deepEqual((await records(log)).map((r) => r.args), ['{"n":2}']);
+  // Past the bound and rotated by another writer: one more line to the old file, then the new.
+  await Deno.writeTextFile(log, "x".repeat(MAX_DECISION_LOG_BYTES) + "\n", { append: true });
+  await Deno.rename(log, `${log}.1`);
+  await daemon.call("POST", "/v1/tool/pre", { tool: "bash", args: { n: 3 } });
+  await daemon.call("POST", "/v1/tool/pre", { tool: "bash", args: { n: 4 } });
+  const old = (await Deno.readTextFile(`${log}.1`)).trimEnd().split("\n");
+  assert.equal(JSON.parse(old.at(-1)!).args, '{"n":3}');
+  assert.deepEqual((await records(log)).map((r) => r.args), ['{"n":4}']);
 });
 
 Deno.test("a call no hook was asked about leaves no line", async () => {
