@@ -54,10 +54,15 @@ export function stripControl(text: string): string {
  * quoted value never carries a control character to a terminal.
  */
 export function quoted(value: string): string {
-  return JSON.stringify(value).replace(
-    DEL_AND_C1,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
+  return escapeJsonControl(JSON.stringify(value));
+}
+
+/**
+ * JSON text (as `JSON.stringify` writes it) with DEL and C1 escaped too (`\u009b`): the same
+ * value, and no control character left to reach a terminal.
+ */
+export function escapeJsonControl(json: string): string {
+  return json.replace(DEL_AND_C1, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /** What kind of value `value` is (as YAML and JSON name them), for "must be a map, not a list". */

@@ -30,6 +30,11 @@ if (Deno.env.get("DENO_DIR") === undefined) {
   Deno.env.set("DENO_DIR", JSON.parse(new TextDecoder().decode(info.stdout)).denoDir);
 }
 
+// The library's Runner and the daemon, run inside a test process, append their decisions to the
+// decision log under the real <state>: off here. A CLI run gets it back (spawnCli), under a
+// state dir of its own.
+if (Deno.env.get("TYHOOKS_DECISION_LOG") === undefined) Deno.env.set("TYHOOKS_DECISION_LOG", "off");
+
 /**
  * The binary's grants as `--allow-*` flags (deno.json's `tyhooks` permission set), as the
  * launcher `hosts sync` installs passes them: one reading of deno.json (lib/hosts/payload.ts).
@@ -107,6 +112,7 @@ export function spawnCli(args: string[], options: SpawnCliOptions = {}): Deno.Ch
     ],
     env: {
       NO_COLOR: "1",
+      TYHOOKS_DECISION_LOG: "",
       ...noRealCache(options.env),
       ...noRealState(options.env),
       ...options.env,

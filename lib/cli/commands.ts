@@ -182,6 +182,16 @@ export const COMMANDS: CommandEntry[] = [
     load: async () => (await import("./services.ts")).list,
   },
   {
+    name: "log",
+    summary: "print the decision log: every route, placement, hosts and tool pre decision",
+    examples: [
+      "tyhooks log -n 20",
+      "tyhooks log --follow --event pre_tool_call --decision block",
+      "tyhooks log --since 1h --json",
+    ],
+    load: () => import("./log.ts"),
+  },
+  {
     name: "serve",
     summary: "run the daemon: answer over HTTP on a unix socket or TCP",
     examples: ["tyhooks serve", "tyhooks serve --listen 127.0.0.1:7070 --services"],

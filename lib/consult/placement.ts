@@ -11,6 +11,7 @@
 import {
   type Answer,
   consult,
+  type ConsultHandler,
   type ConsultOptions,
   type ConsultRunner,
   pluginHandlers,
@@ -32,6 +33,7 @@ import {
   string,
 } from "../wire/json.ts";
 import { TASK_HOSTS, TASK_PLACEMENT } from "../events.ts";
+import { recordDecision } from "../decisions.ts";
 
 /** The placement (`place` prints exactly this). */
 export interface Placement {
@@ -61,15 +63,34 @@ export const LOCAL_PLACEMENT: Readonly<Placement> = Object.freeze({
  * empty), target and workdir trimmed, reason kept as written. The first non-empty target wins. Exit 0 with empty stdout, or an answer with
  * an empty target, is a deliberate local answer, as in ty: the first one is returned, naming its
  * handler, when nobody names a target. A timeout, crash, non-zero exit, malformed JSON or wrong
- * type is logged at error level with the handler's name and counts as local. Never rejects.
+ * type is logged at error level with the handler's name and counts as local. The decision goes
+ * to the decision log. Never rejects.
  */
 export async function resolvePlacement(
   runner: ConsultRunner,
   info: PlacementInfo,
   options: ConsultOptions = {},
 ): Promise<Placement> {
+  const startedAt = performance.now();
   const handlers = pluginHandlers(runner, TASK_PLACEMENT);
   if (handlers.length === 0) return { ...LOCAL_PLACEMENT };
+  const placement = await askPlacement(runner, info, { ...options, handlers });
+  recordDecision({
+    event: TASK_PLACEMENT,
+    task_id: info.id,
+    decision: placement.target || "local",
+    reason: placement.reason,
+    plugin: placement.handler,
+    startedAt,
+  }, runner.log);
+  return placement;
+}
+
+async function askPlacement(
+  runner: ConsultRunner,
+  info: PlacementInfo,
+  { handlers, ...options }: ConsultOptions & { handlers: ConsultHandler[] },
+): Promise<Placement> {
   const decided = await consult<Reading<PlacementAnswer>>(runner, {
     event: TASK_PLACEMENT,
     handlers,
@@ -137,15 +158,34 @@ function handlerRequest(
  * `sequential`) and merges their lists in plugin-name order: each field trimmed, an empty
  * `target` filled from `name` and the other way round, entries with neither dropped, a duplicate
  * `target` keeping the first entry. A failing or unusable handler contributes nothing (logged).
- * The request is `{"event":"task.hosts","task":{...}}`, as for `task.placement`. Never rejects.
+ * The request is `{"event":"task.hosts","task":{...}}`, as for `task.placement`. The merged list
+ * goes to the decision log. Never rejects.
  */
 export async function listHosts(
   runner: ConsultRunner,
   info: Partial<PlacementInfo>,
   options: ConsultOptions = {},
 ): Promise<HostsList> {
+  const startedAt = performance.now();
   const handlers = pluginHandlers(runner, TASK_HOSTS);
   if (handlers.length === 0) return { hosts: [] };
+  const { list, from } = await askHosts(runner, info, { ...options, handlers });
+  recordDecision({
+    event: TASK_HOSTS,
+    task_id: info.id ?? 0,
+    decision: list.hosts.map((host) => host.target).join(",") || "none",
+    reason: "",
+    plugin: from.join(","),
+    startedAt,
+  }, runner.log);
+  return list;
+}
+
+async function askHosts(
+  runner: ConsultRunner,
+  info: Partial<PlacementInfo>,
+  { handlers, ...options }: ConsultOptions & { handlers: ConsultHandler[] },
+): Promise<{ list: HostsList; from: string[] }> {
   const decided = await consult<Reading<HostsList>>(runner, {
     event: TASK_HOSTS,
     handlers,
@@ -157,6 +197,7 @@ export async function listHosts(
   }, options);
   const hosts: HostCandidate[] = [];
   const seen = new Set<string>();
+  const from: string[] = [];
   for (const { handler, meaning } of decided) {
     const name = handler.plugin!.name;
     if (!("answer" in meaning)) {
@@ -165,6 +206,7 @@ export async function listHosts(
       runner.log.log("error", message, { plugin: name, stderr, stdout });
       continue;
     }
+    from.push(name);
     for (const host of meaning.answer.hosts) {
       // Each name or target fills the other; an entry with neither is dropped.
       const target = host.target || host.name;
@@ -173,7 +215,7 @@ export async function listHosts(
       hosts.push({ ...host, target, name: host.name || target });
     }
   }
-  return { hosts };
+  return { list: { hosts }, from };
 }
 
 // The wire formats: what a handler reads on stdin and what it answers.

@@ -7,10 +7,17 @@
 
 import { normalize } from "../path.ts";
 import { excerpt } from "../text.ts";
-import { consult, type ConsultOptions, type ConsultRunner, pluginHandlers } from "./consult.ts";
+import {
+  consult,
+  type ConsultHandler,
+  type ConsultOptions,
+  type ConsultRunner,
+  pluginHandlers,
+} from "./consult.ts";
 import { failureReason, succeeded } from "../process/run_script.ts";
 import { type Task, taskEnv } from "../wire/task.ts";
 import { TASK_ROUTE } from "../events.ts";
+import { recordDecision } from "../decisions.ts";
 
 /** A routing decision and the plugin that made it (`route --json` prints exactly this). */
 export interface RouteResult extends RouteDecision {
@@ -41,13 +48,15 @@ export interface RouteOptions extends ConsultOptions {
  * it: a leading `~` replaced by `$HOME` (`~bob` too), then cleaned.
  *
  * As ty's executor, only a task whose `executor` is empty or `claude` and that names no config
- * dir of its own is routed (`force` asks anyway). Never rejects.
+ * dir of its own is routed (`force` asks anyway). A decision the routers were asked for goes to
+ * the decision log. Never rejects.
  */
 export async function route(
   runner: ConsultRunner,
   task: Task,
   options: RouteOptions = {},
 ): Promise<RouteResult> {
+  const startedAt = performance.now();
   const handlers = pluginHandlers(runner, TASK_ROUTE);
   if (handlers.length === 0) return { ...NO_ROUTE };
   const unrouted = options.force ? null : whyNotRouted(task);
@@ -55,6 +64,24 @@ export async function route(
     runner.log.log("debug", `Routers not asked: ${unrouted}`, { task: task.id });
     return { ...NO_ROUTE };
   }
+  const result = await askRouters(runner, task, { ...options, handlers });
+  const decision = result.plugin === "" ? "none" : result.hold ? "hold" : result.claude_config_dir;
+  recordDecision({
+    event: TASK_ROUTE,
+    task_id: task.id,
+    decision,
+    reason: result.reason,
+    plugin: result.plugin,
+    startedAt,
+  }, runner.log);
+  return result;
+}
+
+async function askRouters(
+  runner: ConsultRunner,
+  task: Task,
+  { handlers, ...options }: RouteOptions & { handlers: ConsultHandler[] },
+): Promise<RouteResult> {
   const decided = await consult<RouterMeaning>(runner, {
     event: TASK_ROUTE,
     handlers,

@@ -30,6 +30,7 @@ import {
   unknown,
 } from "../wire/json.ts";
 import { AGENT_PROMPT, POST_TOOL_CALL, PRE_TOOL_CALL } from "../events.ts";
+import { recordDecision } from "../decisions.ts";
 
 export type { FailurePolicy } from "./guards.ts";
 
@@ -140,9 +141,11 @@ export class ToolHooks {
    * approval: ` unless `canAsk`); otherwise allow. A guard's `args` replaces the tool input, and
    * the guards after it judge the new one. A failing hook (or one still running at the deadline)
    * blocks under the `block` policy and is skipped under `allow`. No hook: allow. A block always
-   * carries a reason naming who blocked. Never rejects.
+   * carries a reason naming who blocked. A decision any hook took part in goes to the decision
+   * log. Never rejects.
    */
   async preToolCall(call: ToolCall, options: PreToolOptions = {}): Promise<ToolVerdict> {
+    const startedAt = performance.now();
     const runner = this.#runner;
     const handlers: ConsultHandler[] = [
       ...this.#pre.map((script) => ({
@@ -168,7 +171,9 @@ export class ToolHooks {
       subject: "Tool call",
       fields: { tool: call.tool },
     }, options);
-    return verdict.action === "ask" && !options.canAsk ? needsApproval(verdict) : verdict;
+    const answer = verdict.action === "ask" && !options.canAsk ? needsApproval(verdict) : verdict;
+    this.#record(PRE_TOOL_CALL, call, { handlers, verdict: answer, startedAt });
+    return answer;
   }
 
   /**
@@ -178,14 +183,16 @@ export class ToolHooks {
    * ignored. Never rejects.
    */
   async agentEvent(call: AgentEventCall, options: PreToolOptions = {}): Promise<AgentVerdict> {
+    const startedAt = performance.now();
     const runner = this.#runner;
+    const handlers = runner.handlers(call.event).map((plugin) => ({
+      plugin,
+      script: plugin.hooks[call.event],
+      timeoutMs: runner.timeoutFor(call.event, plugin),
+    }));
     const verdict = await decideGuards(runner, {
       event: call.event,
-      handlers: runner.handlers(call.event).map((plugin) => ({
-        plugin,
-        script: plugin.hooks[call.event],
-        timeoutMs: runner.timeoutFor(call.event, plugin),
-      })),
+      handlers,
       index: runner.index,
       args: undefined,
       request: () => JSON.stringify(agentRequest(call)) + "\n",
@@ -196,7 +203,33 @@ export class ToolHooks {
       fields: { agent: call.agent?.name },
     }, options);
     const { args: _, ...rest } = verdict.action === "ask" ? needsApproval(verdict) : verdict;
+    this.#record(call.event, call, { handlers, verdict: rest, startedAt });
     return rest as AgentVerdict;
+  }
+
+  // The decision log's line of a decision some guard took part in (or a lost one made): who
+  // decided a block or an ask, else the guards that were asked.
+  #record(
+    event: string,
+    call: ToolCall | AgentEventCall,
+    { handlers, verdict, startedAt }: {
+      handlers: ConsultHandler[];
+      verdict: Pick<ToolVerdict, "action" | "reason" | "by">;
+      startedAt: number;
+    },
+  ): void {
+    if (handlers.length === 0 && verdict.action === "allow") return;
+    const asked = handlers.map((handler) => handler.plugin?.name ?? handler.script);
+    const tool = "tool" in call ? { tool: call.tool, args: call.args ?? {} } : {};
+    recordDecision({
+      event,
+      agent: call.agent?.name ?? ("platform" in call ? call.platform : undefined),
+      ...tool,
+      decision: verdict.action,
+      reason: verdict.reason,
+      plugin: verdict.by ?? asked.join(","),
+      startedAt,
+    }, this.#runner.log);
   }
 
   /**

@@ -56,7 +56,14 @@ try {
         plugins,
         ...args,
       ],
-      env: { XDG_CACHE_HOME: cache, NO_COLOR: "1" },
+      // The decision log (where the tree has one) is written, as by default, under the run's
+      // temp dir (importing _cli.ts turned it off for this process's children).
+      env: {
+        XDG_CACHE_HOME: cache,
+        XDG_STATE_HOME: join(dir, "state"),
+        TYHOOKS_DECISION_LOG: "",
+        NO_COLOR: "1",
+      },
       stdout: "null",
       stderr: "piped",
     }).output();
