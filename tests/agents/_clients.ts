@@ -72,7 +72,7 @@ async function installInto(client: ClientName, dirs: RunDirs): Promise<void> {
 }
 
 /** Runs `tyhooks <args>` (the run's launcher) in the project, as the run's user. */
-export async function runTyhooks(dirs: RunDirs, args: string[]) {
+async function runTyhooks(dirs: RunDirs, args: string[]) {
   const out = await new Deno.Command(dirs.tyhooks, {
     args,
     cwd: dirs.project,
@@ -96,8 +96,6 @@ export interface ClientRunOptions {
    * each hash in config.toml), or run with `--dangerously-bypass-hook-trust` (`flag`, faster).
    */
   codexTrust?: "app-server" | "flag";
-  /** Done once tyhooks is wired, before the client starts. */
-  before?: (dirs: RunDirs) => Promise<void>;
   /** Done while the client runs (e.g. kill tyhooks mid-decision). */
   during?: (dirs: RunDirs) => Promise<void>;
   /**
@@ -153,7 +151,6 @@ export async function runClient(
     await CLIENT_SETUP[client](dirs, model.url);
     await installInto(client, dirs);
     if (client === "codex" && options.codexTrust === "app-server") await trustCodexHooks(bin, dirs);
-    await options.before?.(dirs);
     const args = clientArgs(client, options.codexTrust !== "app-server");
     const run = spawnClient([bin, ...args], {
       cwd: dirs.project,

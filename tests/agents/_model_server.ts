@@ -120,10 +120,7 @@ function newId(prefix: string): string {
 
 function anthropic(body: Json, turns: Turn[]): Response {
   const offersShell = (body?.tools ?? []).some((t: Json) => t.name === "Bash");
-  const results =
-    (body?.messages ?? []).flatMap((m: Json) => Array.isArray(m.content) ? m.content : [])
-      .filter((c: Json) => c.type === "tool_result").length;
-  const turn = offersShell ? turnAfter(turns, results) : { text: "ok" };
+  const turn = offersShell ? turnAfter(turns, toolResultCount(body)) : { text: "ok" };
   const block = "shell" in turn
     ? {
       type: "tool_use",
@@ -164,11 +161,9 @@ function anthropic(body: Json, turns: Turn[]): Response {
 function gemini(body: Json, turns: Turn[], stream: boolean): Response {
   const offersShell = (body?.tools ?? []).flatMap((t: Json) => t.functionDeclarations ?? [])
     .some((f: Json) => f.name === "run_shell_command");
-  const results = (body?.contents ?? []).flatMap((c: Json) => c.parts ?? [])
-    .filter((p: Json) => p.functionResponse).length;
   let part: Json;
   if (offersShell) {
-    const turn = turnAfter(turns, results);
+    const turn = turnAfter(turns, toolResultCount(body));
     part = "shell" in turn
       ? {
         functionCall: {
@@ -209,9 +204,7 @@ function fromSchema(schema: Json): Json {
 
 function responses(body: Json, turns: Turn[]): Response {
   const tools: string[] = (body?.tools ?? []).map((t: Json) => t.name ?? t.type);
-  const results = (body?.input ?? []).filter((i: Json) => String(i.type).endsWith("_call_output"))
-    .length;
-  const turn = tools.length > 0 ? turnAfter(turns, results) : { text: "ok" };
+  const turn = tools.length > 0 ? turnAfter(turns, toolResultCount(body)) : { text: "ok" };
   let item: Json;
   if ("shell" in turn) {
     // The model's shell tool decides the argument's name.
