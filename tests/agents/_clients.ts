@@ -13,7 +13,8 @@ import {
 } from "../../.ci/agent_clients.ts";
 import { terminateGroup } from "../../lib/process/group.ts";
 import { MAIN, PERMISSION_FLAGS, ROOT, tempDir, V8_FLAGS } from "../_cli.ts";
-import { startModelServer, toolResults } from "./_model_server.ts";
+import { type ModelRequest, startModelServer, toolResults } from "./_model_server.ts";
+import { spoolCounts } from "../../lib/spool/spool.ts";
 
 export type { ClientName };
 
@@ -47,82 +48,31 @@ export interface RunDirs {
   plugins: string;
 }
 
-/** Writes the hook settings that make the client call tyhooks. */
-export type Wiring = (client: ClientName, dirs: RunDirs) => Promise<void>;
-
-/** Each client's hook settings: its project file, tool events, shell tool and timeout unit. */
-const HOOK_SETTINGS: Record<ClientName, {
-  file: string;
-  pre: string[];
-  post: string[];
-  shellTool: string;
-  timeoutPerSecond: number;
-}> = {
-  claude: {
-    file: ".claude/settings.json",
-    pre: ["PreToolUse"],
-    post: ["PostToolUse", "PostToolUseFailure"],
-    shellTool: "Bash",
-    timeoutPerSecond: 1,
-  },
-  gemini: {
-    file: ".gemini/settings.json",
-    pre: ["BeforeTool"],
-    post: ["AfterTool"],
-    shellTool: "run_shell_command",
-    timeoutPerSecond: 1000,
-  },
-  codex: {
-    file: ".codex/hooks.json",
-    pre: ["PreToolUse"],
-    post: ["PostToolUse"],
-    shellTool: "Bash",
-    timeoutPerSecond: 1,
-  },
+/** The name each client gives its shell tool in hook payloads (Codex: `Bash`, as Claude Code). */
+const SHELL_TOOLS: Record<ClientName, string> = {
+  claude: "Bash",
+  gemini: "run_shell_command",
+  codex: "Bash",
 };
 
-/** The name the client gives its shell tool in hook payloads (Codex: `Bash`, as Claude Code). */
+/** The name the client gives its shell tool in hook payloads. */
 export function shellTool(client: ClientName): string {
-  return HOOK_SETTINGS[client].shellTool;
-}
-
-/** How long a client gives a hook: long enough for tyhooks from source on a loaded machine. */
-const HOOK_TIMEOUT_S = 60;
-
-/**
- * A hook command that blocks whenever `tyhooks <args>` does not answer itself (deleted, killed,
- * crashed): exit 2 with a reason on stderr is a block in all three clients.
- */
-function failClosed(tyhooks: string, args: string[]): string {
-  return `sh -c '"${tyhooks}" ${args.join(" ")} || ` +
-    `{ echo "tyhooks did not answer (exit $?): blocking" >&2; exit 2; }'`;
+  return SHELL_TOOLS[client];
 }
 
 /**
- * Hand-written hook settings in the project, as `tyhooks agent install CLIENT --project DIR` is
- * to write them: `pre` (fail-closed) for the client's pre-tool events, `post` for its post-tool
- * events, on its shell tool. Rows wired by `agent install` use a {@linkcode Wiring} that runs it
- * with {@linkcode runTyhooks} instead.
+ * Wires tyhooks into the project as a person does: `tyhooks agent install CLIENT --project DIR`,
+ * run through the run's launcher, so every command it writes names that launcher.
  */
-export function wireByHand(args: { pre: string[]; post: string[] }): Wiring {
-  return async (client, dirs) => {
-    const settings = HOOK_SETTINGS[client];
-    const timeout = HOOK_TIMEOUT_S * settings.timeoutPerSecond;
-    const entry = (command: string) => [
-      { matcher: settings.shellTool, hooks: [{ type: "command", command, timeout }] },
-    ];
-    const hooks: Record<string, unknown> = {};
-    for (const event of settings.pre) hooks[event] = entry(failClosed(dirs.tyhooks, args.pre));
-    const post = `"${dirs.tyhooks}" ${args.post.join(" ")}`;
-    for (const event of settings.post) hooks[event] = entry(post);
-    const file = join(dirs.project, settings.file);
-    await Deno.mkdir(join(file, ".."), { recursive: true });
-    await Deno.writeTextFile(file, JSON.stringify({ hooks }, null, 2) + "\n");
-  };
+async function installInto(client: ClientName, dirs: RunDirs): Promise<void> {
+  const out = await runTyhooks(dirs, ["agent", "install", client, "--project", dirs.project]);
+  if (out.code !== 0) {
+    throw new Error(`tyhooks agent install ${client} failed (exit ${out.code}): ${out.stderr}`);
+  }
 }
 
 /** Runs `tyhooks <args>` (the run's launcher) in the project, as the run's user. */
-export async function runTyhooks(dirs: RunDirs, args: string[]) {
+async function runTyhooks(dirs: RunDirs, args: string[]) {
   const out = await new Deno.Command(dirs.tyhooks, {
     args,
     cwd: dirs.project,
@@ -139,59 +89,69 @@ export async function runTyhooks(dirs: RunDirs, args: string[]) {
 export interface ClientRunOptions {
   /** The plugins dir tyhooks serves. */
   plugins: string;
-  /** The model's one shell command. */
-  shell: string;
-  /** The file the command creates, relative to the project: whether it ran. */
-  probe: string;
-  wiring: Wiring;
+  /** The model's one shell command; none: the model only says "done". */
+  shell?: string;
   /**
    * Codex: trust the hooks as a person does without a terminal (`app-server`: list them, record
    * each hash in config.toml), or run with `--dangerously-bypass-hook-trust` (`flag`, faster).
    */
   codexTrust?: "app-server" | "flag";
-  /** Done once tyhooks is wired, before the client starts (e.g. delete tyhooks). */
-  before?: (dirs: RunDirs) => Promise<void>;
   /** Done while the client runs (e.g. kill tyhooks mid-decision). */
   during?: (dirs: RunDirs) => Promise<void>;
+  /**
+   * Done as the model server is about to answer a request of the conversation, with the number
+   * of tool results it already holds (0: the model is about to ask for the shell command).
+   */
+  onTurn?: (turn: number, dirs: RunDirs) => Promise<void>;
+  /** Done once the client has ended, before the run's dirs go (e.g. wait for a post hook). */
+  after?: (dirs: RunDirs) => Promise<void>;
   /** The client is killed after this long; default 150 s. */
   timeoutMs?: number;
 }
 
 /** What a run did. */
 export interface ClientRun {
-  /** Whether the command ran (its probe file exists). */
-  ran: boolean;
+  /** The files the project holds afterwards, dot files left out, sorted. */
+  files: string[];
   /** What the model was told of each tool call, in the last request. */
   told: string[];
+  /** Every model request. */
+  requests: ModelRequest[];
   code: number;
   stdout: string;
   stderr: string;
   timedOut: boolean;
 }
 
-/** Runs `bin` (the client) through one prompt in fresh dirs, removed afterwards. */
+/**
+ * Runs `bin` (the client) through one prompt in fresh dirs, with tyhooks wired in by `agent
+ * install --project`; the dirs are removed afterwards.
+ */
 export async function runClient(
   client: ClientName,
   bin: string,
   options: ClientRunOptions,
 ): Promise<ClientRun> {
   const root = await Deno.realPath(await tempDir({ prefix: `tyhooks-${client}-` }));
+  const state = join(root, "state");
   const dirs: RunDirs = {
     home: join(root, "home"),
     project: join(root, "project"),
     tyhooks: join(root, "bin", "tyhooks"),
     plugins: options.plugins,
   };
-  const model = startModelServer([{ shell: options.shell }]);
+  const onTurn = options.onTurn;
+  const model = startModelServer(options.shell === undefined ? [] : [{ shell: options.shell }], {
+    onTurn: onTurn && ((turn) => onTurn(turn, dirs)),
+  });
   try {
     await Deno.mkdir(dirs.home);
     await Deno.mkdir(dirs.project);
-    await writeLauncher(dirs.tyhooks, { plugins: dirs.plugins, state: join(root, "state") });
+    await writeLauncher(dirs.tyhooks, { plugins: dirs.plugins, state });
     await CLIENT_SETUP[client](dirs, model.url);
-    await options.wiring(client, dirs);
+    await installInto(client, dirs);
     if (client === "codex" && options.codexTrust === "app-server") await trustCodexHooks(bin, dirs);
-    await options.before?.(dirs);
-    const args = clientArgs(client, options.codexTrust === "flag");
+    const args = clientArgs(client, options.codexTrust !== "app-server");
     const run = spawnClient([bin, ...args], {
       cwd: dirs.project,
       env: clientEnv(client, dirs, model.url),
@@ -201,11 +161,32 @@ export async function runClient(
     const [result, during] = await Promise.allSettled([run, options.during?.(dirs)]);
     if (result.status === "rejected") throw result.reason;
     if (during.status === "rejected") throw during.reason;
-    const ran = await Deno.stat(join(dirs.project, options.probe)).then(() => true, () => false);
-    return { ...result.value, ran, told: toolResults(model.requests) };
+    await options.after?.(dirs);
+    const files = [];
+    for await (const entry of Deno.readDir(dirs.project)) {
+      if (!entry.name.startsWith(".")) files.push(entry.name);
+    }
+    return {
+      ...result.value,
+      files: files.sort(),
+      told: toolResults(model.requests),
+      requests: model.requests,
+    };
   } finally {
     await model.close();
+    // Notified events went to background runs of tyhooks: their state goes once they are done.
+    await backgroundRunsDone(join(state, "state", "tyhooks", "spool"), 60_000);
     await Deno.remove(root, { recursive: true });
+  }
+}
+
+/** Waits, up to `ms`, until the spool at `dir` holds nothing waiting or running. */
+async function backgroundRunsDone(dir: string, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const counts = await spoolCounts(dir).catch(() => undefined);
+    if (counts !== undefined && counts.pending + counts.running === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
@@ -328,6 +309,8 @@ async function writeLauncher(path: string, options: { plugins: string; state: st
     `export XDG_CACHE_HOME=${quote(join(options.state, "cache"))}`,
     `export XDG_STATE_HOME=${quote(join(options.state, "state"))}`,
     `export NO_COLOR=1`,
+    // What tyhooks names itself by in the hook commands `agent install` writes.
+    `export TYHOOKS_LAUNCHER=${quote(path)}`,
     `exec ${deno.map(quote).join(" ")} "$@"`,
   ];
   await Deno.mkdir(join(path, ".."), { recursive: true });
@@ -401,7 +384,7 @@ async function trustCodexHooks(bin: string, dirs: RunDirs): Promise<void> {
 async function spawnClient(
   command: string[],
   options: { cwd: string; env: Record<string, string>; timeoutMs: number },
-): Promise<Omit<ClientRun, "ran" | "told">> {
+): Promise<Pick<ClientRun, "code" | "stdout" | "stderr" | "timedOut">> {
   const child = new Deno.Command(command[0], {
     args: command.slice(1),
     cwd: options.cwd,

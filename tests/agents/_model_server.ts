@@ -34,8 +34,17 @@ export interface ModelServer {
 // deno-lint-ignore no-explicit-any
 type Json = any;
 
+/** Options of {@linkcode startModelServer}. */
+export interface ModelServerOptions {
+  /**
+   * Awaited before a request of the conversation (one that offers the shell tool) is answered,
+   * with the number of tool results it holds: the turn about to be played.
+   */
+  onTurn?: (turn: number) => Promise<void>;
+}
+
 /** Starts a server playing `turns` on a free port of 127.0.0.1. */
-export function startModelServer(turns: Turn[]): ModelServer {
+export function startModelServer(turns: Turn[], options: ModelServerOptions = {}): ModelServer {
   const requests: ModelRequest[] = [];
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
     const url = new URL(req.url);
@@ -47,6 +56,8 @@ export function startModelServer(turns: Turn[]): ModelServer {
       // Not JSON: kept as text.
     }
     requests.push({ path: url.pathname + url.search, body });
+    const turn = conversationTurn(body);
+    if (turn !== undefined) await options.onTurn?.(turn);
     return answer(url.pathname, body, turns);
   });
   const { port } = server.addr as Deno.NetAddr;
@@ -68,6 +79,31 @@ function turnAfter(turns: Turn[], toolResults: number): Turn {
   return turns[toolResults] ?? { text: "done" };
 }
 
+/**
+ * The number of tool results a request of the conversation holds, in any of the three formats;
+ * undefined for a side request (one that offers no shell tool).
+ */
+function conversationTurn(body: Json): number | undefined {
+  const anthropic = (body?.tools ?? []).some((t: Json) => t.name === "Bash");
+  const gemini = (body?.tools ?? []).flatMap((t: Json) => t.functionDeclarations ?? [])
+    .some((f: Json) => f.name === "run_shell_command");
+  const openai = Array.isArray(body?.input) && (body?.tools ?? []).length > 0;
+  if (!anthropic && !gemini && !openai) return undefined;
+  return toolResultCount(body);
+}
+
+function toolResultCount(body: Json): number {
+  const anthropic =
+    (body?.messages ?? []).flatMap((m: Json) => Array.isArray(m.content) ? m.content : []).filter((
+      c: Json,
+    ) => c.type === "tool_result").length;
+  const gemini = (body?.contents ?? []).flatMap((c: Json) => c.parts ?? [])
+    .filter((p: Json) => p.functionResponse).length;
+  const openai = (Array.isArray(body?.input) ? body.input : [])
+    .filter((i: Json) => String(i.type).endsWith("_call_output")).length;
+  return anthropic + gemini + openai;
+}
+
 function sse(events: string[]): Response {
   return new Response(events.join(""), { headers: { "content-type": "text/event-stream" } });
 }
@@ -84,10 +120,7 @@ function newId(prefix: string): string {
 
 function anthropic(body: Json, turns: Turn[]): Response {
   const offersShell = (body?.tools ?? []).some((t: Json) => t.name === "Bash");
-  const results =
-    (body?.messages ?? []).flatMap((m: Json) => Array.isArray(m.content) ? m.content : [])
-      .filter((c: Json) => c.type === "tool_result").length;
-  const turn = offersShell ? turnAfter(turns, results) : { text: "ok" };
+  const turn = offersShell ? turnAfter(turns, toolResultCount(body)) : { text: "ok" };
   const block = "shell" in turn
     ? {
       type: "tool_use",
@@ -128,11 +161,9 @@ function anthropic(body: Json, turns: Turn[]): Response {
 function gemini(body: Json, turns: Turn[], stream: boolean): Response {
   const offersShell = (body?.tools ?? []).flatMap((t: Json) => t.functionDeclarations ?? [])
     .some((f: Json) => f.name === "run_shell_command");
-  const results = (body?.contents ?? []).flatMap((c: Json) => c.parts ?? [])
-    .filter((p: Json) => p.functionResponse).length;
   let part: Json;
   if (offersShell) {
-    const turn = turnAfter(turns, results);
+    const turn = turnAfter(turns, toolResultCount(body));
     part = "shell" in turn
       ? {
         functionCall: {
@@ -173,9 +204,7 @@ function fromSchema(schema: Json): Json {
 
 function responses(body: Json, turns: Turn[]): Response {
   const tools: string[] = (body?.tools ?? []).map((t: Json) => t.name ?? t.type);
-  const results = (body?.input ?? []).filter((i: Json) => String(i.type).endsWith("_call_output"))
-    .length;
-  const turn = tools.length > 0 ? turnAfter(turns, results) : { text: "ok" };
+  const turn = tools.length > 0 ? turnAfter(turns, toolResultCount(body)) : { text: "ok" };
   let item: Json;
   if ("shell" in turn) {
     // The model's shell tool decides the argument's name.
