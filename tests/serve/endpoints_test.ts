@@ -13,6 +13,7 @@ Deno.test("matchEndpoint() finds every endpoint SPEC lists", () => {
     "POST /v1/actions/:plugin/:action",
     "POST /v1/tool/pre",
     "POST /v1/tool/post",
+    "POST /v1/agent/:agent",
     "POST /v1/hosts",
     "GET /v1/services",
   ]);
