@@ -47,6 +47,12 @@ export const PERMISSION_FLAGS: string[] = RUN_FLAGS.filter((flag) => flag.starts
  */
 export const V8_FLAGS: string[] = RUN_FLAGS.filter((flag) => flag.startsWith("--v8-flags="));
 
+/**
+ * How Deno loads tyhooks from source (`--unstable-lazy-dynamic-imports`), as `deno task cli`, the
+ * launcher and `agent install`'s commands run it.
+ */
+export const START_FLAGS: string[] = RUN_FLAGS.filter((flag) => flag.startsWith("--unstable-"));
+
 /** What a CLI run produced. */
 export interface CliResult {
   code: number;
@@ -106,6 +112,7 @@ export function spawnCli(args: string[], options: SpawnCliOptions = {}): Deno.Ch
       "--quiet",
       ...(options.denoFlags ?? []),
       ...PERMISSION_FLAGS,
+      ...START_FLAGS,
       ...V8_FLAGS,
       options.main ?? MAIN,
       ...args,

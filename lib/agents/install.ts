@@ -65,7 +65,7 @@ export interface SettingsChange {
  */
 export function tyhooksCommand(): string[] {
   const words = selfCommand({
-    denoFlags: RUN_FLAGS.filter((flag) => flag.startsWith("--v8-flags=")),
+    denoFlags: RUN_FLAGS.filter((flag) => !flag.startsWith("--allow-")),
   });
   // The entry file by path, as a person reads it and `doctor` checks it exists.
   return words.map((word) =>

@@ -21,8 +21,10 @@ import { quoted } from "../text.ts";
 
 /**
  * The grants the binary is compiled with (deno.json's `tyhooks` permission set) as `--allow-*`
- * flags, then the V8 flags of `deno task compile`, read from deno.json here and nowhere else: the
- * launcher and the tests run tyhooks with them, so what runs is what `deno task compile` builds.
+ * flags, then `deno task cli`'s `--unstable-lazy-dynamic-imports` (Deno then reads a module a
+ * command may import only when it does: without it every start reads the whole CLI's sources,
+ * about 100 files), then the V8 flags of `deno task compile`, read from deno.json here and nowhere
+ * else: the launcher and the tests run tyhooks with them, so what runs is what ships.
  */
 export const RUN_FLAGS: readonly string[] = [
   ...Object.entries(denoConfig.permissions.tyhooks as Record<string, boolean | string[]>)
@@ -33,6 +35,7 @@ export const RUN_FLAGS: readonly string[] = [
         ? [`--allow-${name}=${grant.join(",")}`]
         : []
     ),
+  ...(denoConfig.tasks.cli.command.match(/--unstable-[\w-]+/g) ?? []),
   ...(denoConfig.tasks.compile.command.match(/--v8-flags=\S+/g) ?? []),
 ];
 

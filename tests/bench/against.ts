@@ -10,7 +10,7 @@
  */
 
 import { join } from "node:path";
-import { MAIN, PERMISSION_FLAGS, V8_FLAGS } from "../_cli.ts";
+import { MAIN, PERMISSION_FLAGS, START_FLAGS, V8_FLAGS } from "../_cli.ts";
 import { median, ms } from "./_stats.ts";
 
 const [other, roundsArg] = Deno.args;
@@ -50,6 +50,7 @@ try {
         "run",
         "--quiet",
         ...PERMISSION_FLAGS,
+        ...START_FLAGS,
         ...V8_FLAGS,
         main,
         "--plugins-dir",

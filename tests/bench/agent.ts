@@ -12,11 +12,11 @@
  */
 
 import { join } from "node:path";
-import { MAIN, PERMISSION_FLAGS, V8_FLAGS } from "../_cli.ts";
+import { MAIN, PERMISSION_FLAGS, START_FLAGS, V8_FLAGS } from "../_cli.ts";
 import { median, ms, ratio } from "./_stats.ts";
 
 const rounds = Number(Deno.args[0] ?? 30);
-const FLAGS = ["run", "--quiet", ...PERMISSION_FLAGS, ...V8_FLAGS];
+const FLAGS = ["run", "--quiet", ...PERMISSION_FLAGS, ...START_FLAGS, ...V8_FLAGS];
 const encoder = new TextEncoder();
 
 const PRE = JSON.stringify({

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { launcherScript, preparePayload, RUN_FLAGS, sha256File } from "../../lib/hosts/payload.ts";
-import { cli, PERMISSION_FLAGS, ROOT, tempDir, V8_FLAGS } from "../_cli.ts";
+import { cli, PERMISSION_FLAGS, ROOT, START_FLAGS, tempDir, V8_FLAGS } from "../_cli.ts";
 import { VERSION } from "../../lib/version.ts";
 
 async function fakeHost() {
@@ -131,16 +131,17 @@ Deno.test("hosts sync --plugins leaves big data files behind with a warning, and
   assert.match(late.stderr, /Cannot gather what to send within --timeout 1 ms/);
 });
 
-Deno.test("the launcher runs the bundle with the grants and V8 flags of deno task compile", async () => {
+Deno.test("the launcher runs the bundle with the grants and V8 flags of deno task compile, loaded as deno task cli loads it", async () => {
   const config = JSON.parse(await Deno.readTextFile(join(ROOT, "deno.json")));
   assert.deepEqual(
     RUN_FLAGS,
     [
       ...Object.keys(config.permissions.tyhooks).map((name) => `--allow-${name}`),
+      "--unstable-lazy-dynamic-imports",
       ...config.tasks.compile.command.match(/--v8-flags=\S+/g),
     ],
   );
-  assert.deepEqual(RUN_FLAGS, [...PERMISSION_FLAGS, ...V8_FLAGS]);
+  assert.deepEqual(RUN_FLAGS, [...PERMISSION_FLAGS, ...START_FLAGS, ...V8_FLAGS]);
   const exec = launcherScript().split("\n").find((line) => line.startsWith("exec "));
   assert.equal(
     exec,
