@@ -14,13 +14,18 @@ import {
   stringOption,
   UsageError,
 } from "./types.ts";
-import { consultedCall, consultOptions, failurePolicy, hookPaths, makeRunner } from "./runner.ts";
+import {
+  consultedCall,
+  consultOptions,
+  failurePolicy,
+  hookPaths,
+  makeRunner,
+  readCallInput,
+} from "./runner.ts";
 import { AGENTS, type AgentSpec, agentSpec } from "../agents/table.ts";
 import { type AgentRequest, parseHookJson, readAgentRequest } from "../agents/read.ts";
-import { INPUT_CAPS, readBoundedBytes } from "../fs.ts";
 import { readHookInput } from "../agents/daemon_client.ts";
 import { clearableTimeout } from "../async.ts";
-import { DEFAULT_TIMEOUTS } from "../events.ts";
 import { silentLogger } from "../log.ts";
 import { closest, quoted } from "../text.ts";
 import type { ToolVerdict } from "../consult/tool_hooks.ts";
@@ -151,24 +156,11 @@ function knownAgent(name: string): AgentSpec {
 async function readPayload(ctx: CommandContext, spec: AgentSpec): Promise<Record<string, unknown>> {
   const inline = stringOption(ctx.values, "hook-json");
   if (inline !== undefined) return parseHookJson(new TextEncoder().encode(inline), "--hook-json");
-  const boundMs = durationOption(ctx, "deadline") ?? durationOption(ctx, "timeout") ??
-    DEFAULT_TIMEOUTS.tool;
-  const timer = clearableTimeout(boundMs);
-  let bytes: Uint8Array;
-  try {
-    const signal = AbortSignal.any([ctx.signal, timer.signal]);
-    // The fast path may have read it already, trying the daemon.
-    bytes = await (readHookInput() ??
-      readBoundedBytes("-", { signal, maxBytes: INPUT_CAPS.toolCall }));
-  } catch (error) {
-    if (ctx.signal.aborted) throw error;
-    const why = timer.signal.aborted
-      ? `it did not end within ${boundMs} ms`
-      : (error as Error).message;
-    throw new UsageError(`Cannot read the ${spec.title} hook input on stdin: ${why}`);
-  } finally {
-    timer.clear();
-  }
+  // The fast path may have read it already, trying the daemon.
+  const bytes = await readCallInput(ctx, {
+    what: `the ${spec.title} hook input on stdin`,
+    read: readHookInput(),
+  });
   return parseHookJson(bytes, "stdin");
 }
 

@@ -18,14 +18,44 @@ import {
 import type { Task } from "../wire/task.ts";
 import type { PluginIndex } from "../plugins/types.ts";
 import { Runner, type RunnerOptions } from "../hooks/runner.ts";
-import { readBounded } from "../fs.ts";
+import { INPUT_CAPS, readBounded, readBoundedBytes } from "../fs.ts";
 import { clearableTimeout, createLimit } from "../async.ts";
+import { DEFAULT_TIMEOUTS } from "../events.ts";
 
 /** Task options shared by the commands that act on a task. */
 export const TASK_OPTIONS: Record<string, OptionSpec> = {
   task: { type: "string", value: "FILE", help: "task JSON from FILE (- = stdin)" },
   "task-json": { type: "string", value: "JSON", help: "task JSON given inline" },
 };
+
+/**
+ * A tool call's input from `path` (`-` = stdin), or the bytes `read` gives: bounded in size (a
+ * Write carries a whole file) and in time, so that a caller that never ends its input cannot
+ * hold the call past its own bound (an agent would then time the hook out, which lets the call
+ * through): `--deadline`, else `--timeout`, else the tool hooks' timeout.
+ *
+ * @throws {UsageError} Naming `what` and why it could not be read.
+ */
+export async function readCallInput(
+  ctx: CommandContext,
+  { path = "-", what, read }: { path?: string; what: string; read?: Promise<Uint8Array> },
+): Promise<Uint8Array> {
+  const boundMs = durationOption(ctx, "deadline") ?? durationOption(ctx, "timeout") ??
+    DEFAULT_TIMEOUTS.tool;
+  const timer = clearableTimeout(boundMs);
+  try {
+    const signal = AbortSignal.any([ctx.signal, timer.signal]);
+    return await (read ?? readBoundedBytes(path, { signal, maxBytes: INPUT_CAPS.toolCall }));
+  } catch (error) {
+    if (ctx.signal.aborted) throw error;
+    const why = timer.signal.aborted
+      ? `it did not end within ${boundMs} ms`
+      : (error as Error).message;
+    throw new UsageError(`Cannot read ${what}: ${why}`);
+  } finally {
+    timer.clear();
+  }
+}
 
 /** Reads `--task FILE|-` or `--task-json`; undefined when neither is given. */
 export async function readTaskOption(ctx: CommandContext): Promise<Task | undefined> {

@@ -14,11 +14,15 @@ import {
   stringOption,
   UsageError,
 } from "./types.ts";
-import { consultedCall, consultOptions, failurePolicy, hookPaths, makeRunner } from "./runner.ts";
-import { INPUT_CAPS, readBoundedBytes } from "../fs.ts";
+import {
+  consultedCall,
+  consultOptions,
+  failurePolicy,
+  hookPaths,
+  makeRunner,
+  readCallInput,
+} from "./runner.ts";
 import { issueText } from "../wire/json.ts";
-import { clearableTimeout } from "../async.ts";
-import { DEFAULT_TIMEOUTS } from "../events.ts";
 import type { PostToolCall } from "../consult/tool_hooks.ts";
 
 /** Flags describing the tool call. */
@@ -148,25 +152,7 @@ function fromFlags(ctx: CommandContext, command: string): ToolCallInput {
 
 async function readInput(ctx: CommandContext, path: string, flag: string): Promise<unknown> {
   const where = path === "-" ? "stdin" : `"${path}"`;
-  // A caller that never ends its input must not hold the call open past its own bound (Claude
-  // Code would then time the hook out, which lets the tool call through): the deadline, or else
-  // the hooks' timeout.
-  const boundMs = durationOption(ctx, "deadline") ?? durationOption(ctx, "timeout") ??
-    DEFAULT_TIMEOUTS.tool;
-  const timer = clearableTimeout(boundMs);
-  let bytes: Uint8Array;
-  try {
-    const signal = AbortSignal.any([ctx.signal, timer.signal]);
-    bytes = await readBoundedBytes(path, { signal, maxBytes: INPUT_CAPS.toolCall });
-  } catch (error) {
-    if (ctx.signal.aborted) throw error;
-    const why = timer.signal.aborted
-      ? `it did not end within ${boundMs} ms`
-      : (error as Error).message;
-    throw new UsageError(`Cannot read ${flag} input from ${where}: ${why}`);
-  } finally {
-    timer.clear();
-  }
+  const bytes = await readCallInput(ctx, { path, what: `${flag} input from ${where}` });
   let text: string;
   try {
     // Bad UTF-8 is refused, not patched: a guard must judge the bytes the tool would get.

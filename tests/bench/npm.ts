@@ -2,13 +2,13 @@
  * The npm-installed tyhooks against `deno task cli` (`deno run -q -P=tyhooks` with the V8 flags,
  * on `main.ts`) and the single-file bundle of `deno task bundle`, interleaved in one run:
  * `deno run -A tests/bench/npm.ts [ROUNDS]`. Warm `route` (index cached) and warm
- * `tool pre --claude` with one guard, each variant its own index cache; medians, and the ratio to
+ * `agent claude` (a PreToolUse, no daemon) with one guard, each variant its own index cache; medians, and the ratio to
  * `deno task cli`. The package is built, packed and installed into a temp prefix first, as README
  * "Install" says, taking `deno` from npm's cache.
  */
 
 import { join } from "node:path";
-import { MAIN, PERMISSION_FLAGS, ROOT, V8_FLAGS, writeTree } from "../_cli.ts";
+import { MAIN, PERMISSION_FLAGS, ROOT, START_FLAGS, V8_FLAGS, writeTree } from "../_cli.ts";
 import { installNpmPackage } from "../_npm.ts";
 import { median, ms, ratio } from "./_stats.ts";
 
@@ -44,7 +44,7 @@ try {
   const deno = Deno.execPath();
   const variants: Record<string, string[]> = {
     "npm-installed": [join(prefix, "bin", "tyhooks")],
-    "deno task cli": [deno, "run", "-q", "-P=tyhooks", ...V8_FLAGS, MAIN],
+    "deno task cli": [deno, "run", "-q", "-P=tyhooks", ...START_FLAGS, ...V8_FLAGS, MAIN],
     "single bundle": [deno, "run", "-q", "--no-config", ...PERMISSION_FLAGS, ...V8_FLAGS, bundle],
   };
   const claude = JSON.stringify({
@@ -56,8 +56,8 @@ try {
   });
   const calls: Record<string, { args: string[]; stdin?: string }> = {
     "route (warm)": { args: ["route", "--plugins-dir", plugins, "--task-json", '{"id":1}'] },
-    "tool pre --claude (warm)": {
-      args: ["tool", "pre", "--claude", "--plugins-dir", plugins],
+    "agent claude (warm)": {
+      args: ["agent", "claude", "--plugins-dir", plugins],
       stdin: claude,
     },
   };
