@@ -8,8 +8,8 @@ import {
   type DecisionRecord,
   jsonPrefix,
   MAX_DECISION_LOG_BYTES,
-  readDecisionLine,
-} from "../lib/decisions.ts";
+} from "../lib/log.ts";
+import { readDecisionLine } from "../lib/decisions.ts";
 
 // SPEC "Decision log".
 
@@ -220,7 +220,7 @@ Deno.test("several processes appending at once leave every line whole", async ()
   // in all, under the rotation bound.
   await Deno.writeTextFile(
     writer,
-    `import { appendDecisionLine } from ${JSON.stringify(join(ROOT, "lib/decisions.ts"))};\n` +
+    `import { appendDecisionLine } from ${JSON.stringify(join(ROOT, "lib/log.ts"))};\n` +
       "const [path, who] = Deno.args;\n" +
       "for (let i = 0; i < 150; i++) {\n" +
       "  const reason = who.repeat(1 + (i * 37) % 6000);\n" +

@@ -6,12 +6,8 @@
  */
 
 import { type CommandContext, type CommandModule, stringOption, UsageError } from "./types.ts";
-import {
-  decisionLogOff,
-  decisionLogPath,
-  type DecisionRecord,
-  readDecisionLine,
-} from "../decisions.ts";
+import { decisionLogOff, decisionLogPath, type DecisionRecord } from "../log.ts";
+import { readDecisionLine } from "../decisions.ts";
 import { RunError } from "../errors.ts";
 import { parseDuration, sleep } from "../async.ts";
 import { escapeControl, escapeJsonControl } from "../text.ts";

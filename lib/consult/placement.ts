@@ -33,7 +33,7 @@ import {
   string,
 } from "../wire/json.ts";
 import { TASK_HOSTS, TASK_PLACEMENT } from "../events.ts";
-import { recordDecision } from "../decisions.ts";
+import { recordDecision } from "../log.ts";
 
 /** The placement (`place` prints exactly this). */
 export interface Placement {

@@ -17,7 +17,7 @@ import {
 import { failureReason, succeeded } from "../process/run_script.ts";
 import { type Task, taskEnv } from "../wire/task.ts";
 import { TASK_ROUTE } from "../events.ts";
-import { recordDecision } from "../decisions.ts";
+import { recordDecision } from "../log.ts";
 
 /** A routing decision and the plugin that made it (`route --json` prints exactly this). */
 export interface RouteResult extends RouteDecision {

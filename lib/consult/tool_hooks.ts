@@ -30,7 +30,7 @@ import {
   unknown,
 } from "../wire/json.ts";
 import { AGENT_PROMPT, POST_TOOL_CALL, PRE_TOOL_CALL } from "../events.ts";
-import { recordDecision } from "../decisions.ts";
+import { recordDecision } from "../log.ts";
 
 export type { FailurePolicy } from "./guards.ts";
 

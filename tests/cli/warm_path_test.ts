@@ -45,28 +45,28 @@ const CALLS: [string, string[], Record<string, string>, number][] = [
   ["route", ["route", "--task-json", '{"id":1}'], {
     "r/plugin.yaml": "name: r\nhooks:\n  task.route: route.sh\n",
     "r/route.sh": "#!/bin/sh\necho CLAUDE_CONFIG_DIR=/profiles/a\n",
-  }, 24],
+  }, 23],
   ["place", ["place", "--task-json", '{"id":1}'], {
     "p/plugin.yaml": "name: p\nhooks:\n  task.placement: place.sh\n",
     "p/place.sh": '#!/bin/sh\necho \'{"target":"h"}\'\n',
-  }, 24],
+  }, 23],
   ["tool pre", ["tool", "pre", "--tool", "bash"], {
     "g/plugin.yaml": "name: g\nhooks:\n  pre_tool_call: guard.sh\n",
     "g/guard.sh": '#!/bin/sh\necho \'{"action":"allow"}\'\n',
-  }, 24],
+  }, 23],
   // A matcher of plain names, as most are, runs on our own matcher (the settings' module and the
   // matcher's: two modules more), without loading the RE2 engine (npm:re2js)...
   ["tool pre matching names", ["tool", "pre", "--tool", "bash"], {
     "g/plugin.yaml": "name: g\nhooks:\n  pre_tool_call: guard.sh\n" +
       'tyhooks:\n  pre_tool_call: {tools: "^(bash|write_file)$"}\n',
     "g/guard.sh": '#!/bin/sh\necho \'{"action":"allow"}\'\n',
-  }, 26],
+  }, 25],
   // ...and so does any in RE2's common subset (repeats, classes, anchors), however it nests.
   ["tool pre with a nested-repeat matcher", ["tool", "pre", "--tool", "B".repeat(40)], {
     "g/plugin.yaml": "name: g\nhooks:\n  pre_tool_call: guard.sh\n" +
       'tyhooks:\n  pre_tool_call: {tools: "^(B+)+$|^mcp__\\\\w+__(read|write)_[a-z]{2,8}$"}\n',
     "g/guard.sh": '#!/bin/sh\necho \'{"action":"allow"}\'\n',
-  }, 26],
+  }, 25],
 ];
 
 for (const [name, args, files, atMost] of CALLS) {
