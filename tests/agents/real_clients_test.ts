@@ -106,6 +106,10 @@ async function killTyhooksMidDecision(dirs: RunDirs): Promise<void> {
   // Only the processes this test started: tyhooks from main.ts, and the guard's sleep.
   const cmdline = (pid: number) => Deno.readTextFileSync(`/proc/${pid}/cmdline`);
   assert.ok(cmdline(tyhooks).includes(MAIN), `pid ${tyhooks} is not tyhooks`);
+  // The guard writes its pid files, then execs sleep: it may be a moment from it.
+  for (let waited = 0; !cmdline(guard).startsWith("sleep") && waited < 2_000; waited += 20) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
   assert.ok(cmdline(guard).startsWith("sleep"), `pid ${guard} is not the guard's sleep`);
   Deno.kill(tyhooks, "SIGKILL");
   Deno.kill(guard, "SIGKILL");
