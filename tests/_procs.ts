@@ -87,6 +87,36 @@ export async function until(check: () => boolean | Promise<boolean>, ms = 5000):
   return await check();
 }
 
+/**
+ * The text of `path` once it is written: by default once it holds anything, else once `ready`
+ * says so (a whole JSON document, say). Polled as {@linkcode until} polls, for up to `ms`.
+ */
+export async function waitForFile(
+  path: string,
+  { ms = 5000, ready = (text: string) => text !== "" }: {
+    ms?: number;
+    ready?: (text: string) => boolean;
+  } = {},
+): Promise<string> {
+  let text: string | null = null;
+  const written = await until(async () => {
+    text = await Deno.readTextFile(path).catch(() => null);
+    return text !== null && ready(text);
+  }, ms);
+  if (!written) throw new Error(`${path} was not written within ${ms} ms`);
+  return text!;
+}
+
+/** Whether `text` is one whole JSON document. */
+export function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Lines of a file, or [] when it does not exist yet. */
 export async function fileLines(path: string): Promise<string[]> {
   const text = await Deno.readTextFile(path).catch(() => "");

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, ROOT, spawnCli, withTree } from "../_cli.ts";
-import { readPid } from "../_procs.ts";
+import { isJson, readPid, waitForFile } from "../_procs.ts";
 
 const FIXTURES = join(ROOT, "tests", "fixtures", "agents");
 
@@ -179,7 +179,9 @@ mv "$TASK_PLUGIN_DIR/request.json.tmp" "$TASK_PLUGIN_DIR/request.json"
     });
     assert.deepEqual(r, { code: 0, stdout: "", stderr: "" });
     await Deno.writeTextFile(join(audit, "go"), "");
-    const request = JSON.parse(await waitForFile(join(audit, "request.json")));
+    const request = JSON.parse(
+      await waitForFile(join(audit, "request.json"), { ms: 30_000, ready: isJson }),
+    );
     assert.equal(request.hook, "post_tool_call");
     assert.equal(request.tool, "Bash");
     assert.equal(request.error, "Exit code 1\nto-stdout\nto-stderr");
@@ -195,7 +197,9 @@ Deno.test("agent answers a notified event with exit 0 and silence, whatever its 
       env: env(dir),
     });
     assert.deepEqual(r, { code: 0, stdout: "", stderr: "" });
-    const seen = JSON.parse(await waitForFile(join(dir, "plugins", "notes", "event.json")));
+    const seen = JSON.parse(
+      await waitForFile(join(dir, "plugins", "notes", "event.json"), { ms: 30_000, ready: isJson }),
+    );
     assert.equal(seen.event, "agent.session_start");
     // An event no table maps is told as agent.<snake_case>, and answered the same way.
     const other = await cli(["agent", "claude", "--plugins-dir", join(dir, "plugins")], {
@@ -217,18 +221,3 @@ Deno.test("agent allows a prompt and a stop that no hook judges", async () => {
     }
   });
 });
-
-/** The text of `path` once a background run has written it (a JSON document). */
-async function waitForFile(path: string, ms = 30_000): Promise<string> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      const text = await Deno.readTextFile(path);
-      JSON.parse(text);
-      return text;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

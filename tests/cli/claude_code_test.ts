@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, spawnCli, withTree } from "../_cli.ts";
+import { isJson, waitForFile } from "../_procs.ts";
 
 const ENV = { TYHOOKS_NO_CACHE: "1" };
 
@@ -26,21 +27,6 @@ if grep -q '"rm ' "$TASK_PLUGIN_DIR/../request.json"; then
   echo '{"action":"block","reason":"no rm, please"}'
 fi
 `;
-
-/** The text of `path` once a background run has written it whole (a JSON document). */
-async function waitForFile(path: string, ms = 30_000): Promise<string> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      const text = await Deno.readTextFile(path);
-      JSON.parse(text);
-      return text;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 function guardFiles(script: string): Record<string, string> {
   return {
@@ -253,7 +239,9 @@ Deno.test("tool post --claude tells the post hooks in the background, with tool_
       env: { ...ENV, XDG_CACHE_HOME: join(dir, "cache") },
     });
     assert.deepEqual(r, { code: 0, stdout: "", stderr: "" });
-    const request = JSON.parse(await waitForFile(join(dir, "plugins", "request.json")));
+    const request = JSON.parse(
+      await waitForFile(join(dir, "plugins", "request.json"), { ms: 30_000, ready: isJson }),
+    );
     assert.equal(request.tool, "Bash");
     assert.deepEqual(JSON.parse(request.result), { stdout: "a b", stderr: "", interrupted: false });
     assert.equal(request.user_id, "abc123");
@@ -305,7 +293,9 @@ Deno.test("a Write or a tool result over 1 MiB reaches the hooks through the bri
       env: { ...ENV, XDG_CACHE_HOME: join(dir, "cache") },
     });
     assert.equal(post.code, 0, post.stderr);
-    const audited = JSON.parse(await waitForFile(join(plugins, "post.json")));
+    const audited = JSON.parse(
+      await waitForFile(join(plugins, "post.json"), { ms: 30_000, ready: isJson }),
+    );
     assert.equal(audited.tool, "Read");
     assert.ok(audited.result.length >= content.length);
   });

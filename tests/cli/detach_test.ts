@@ -1,19 +1,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, makeTree, tempDir } from "../_cli.ts";
+import { waitForFile } from "../_procs.ts";
 
 // SPEC "How every script runs", --detach: the work travels on the background run's stdin.
-
-/** Waits up to `ms` for `path` to hold text; returns it. */
-async function waitForFile(path: string, ms = 15_000): Promise<string> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    const text = await Deno.readTextFile(path).catch(() => "");
-    if (text !== "") return text;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`Nothing in ${path} after ${ms} ms`);
-}
 
 /** A plugins dir whose task.done and post_tool_call hooks record what they got, and a cache dir. */
 async function setup(hook = ""): Promise<{ plugins: string; cache: string; out: string }> {
@@ -47,7 +37,7 @@ Deno.test('tyhooks fire --detach passes --message="-1 tests failed" to the hook 
       plugins,
     ], { env: { XDG_CACHE_HOME: cache } });
     assert.equal(r.code, 0, r.stderr);
-    assert.equal(await waitForFile(out), "-1 tests failed|3");
+    assert.equal(await waitForFile(out, { ms: 15_000 }), "-1 tests failed|3");
   } finally {
     await cleanup(plugins, cache);
   }
@@ -71,7 +61,7 @@ Deno.test('tyhooks tool post --detach passes --error "-bash: x" to the post hook
       { env: { XDG_CACHE_HOME: cache } },
     );
     assert.equal(r.code, 0, r.stderr);
-    const request = JSON.parse(await waitForFile(out));
+    const request = JSON.parse(await waitForFile(out, { ms: 15_000 }));
     assert.deepEqual([request.tool, request.error], ["bash", "-bash: x"]);
   } finally {
     await cleanup(plugins, cache);
@@ -97,7 +87,7 @@ Deno.test("tyhooks status-change --detach carries a 200 KiB task, and ps never s
     assert.ok(listing.includes("--detached-child"), "the background run is alive");
     assert.ok(!listing.includes(marker), "the task is not on any command line");
     await Deno.writeTextFile(join(plugins, "n", "go"), "");
-    assert.equal(await waitForFile(out), `|${64 * 1024}`);
+    assert.equal(await waitForFile(out, { ms: 15_000 }), `|${64 * 1024}`);
   } finally {
     await cleanup(plugins, cache);
   }
@@ -115,7 +105,7 @@ Deno.test("tyhooks fire --detach keeps its log 0600 in a 0700 dir", async () => 
     assert.equal(r.code, 0, r.stderr);
     const log = join(dir, "detached.log");
     // The hook fails before writing "out": its warning is what reaches the log.
-    assert.match(await waitForFile(log), /exited 3/);
+    assert.match(await waitForFile(log, { ms: 15_000 }), /exited 3/);
     assert.equal((await Deno.stat(log)).mode! & 0o777, 0o600);
     assert.equal((await Deno.stat(dir)).mode! & 0o777, 0o700);
     assert.ok(!(await Deno.stat(out).catch(() => null)));
@@ -137,7 +127,7 @@ Deno.test("tyhooks fire --detach never follows a symlink planted at the log path
     );
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /writes no log: .*detached\.log" is a symbolic link, not followed/);
-    assert.equal(await waitForFile(out), "|0", "the run still happens");
+    assert.equal(await waitForFile(out, { ms: 15_000 }), "|0", "the run still happens");
     assert.equal(await Deno.readTextFile(victim), "precious\n");
     assert.ok((await Deno.lstat(join(cache, "tyhooks", "detached.log"))).isSymlink);
   } finally {
@@ -185,7 +175,7 @@ Deno.test("tyhooks fire --detach with a log it cannot write says why, and the ru
       r.stderr,
       /writes no log: cannot write ".*detached\.log": (Permission denied|Operation not permitted)/,
     );
-    assert.equal(await waitForFile(out), "|0");
+    assert.equal(await waitForFile(out, { ms: 15_000 }), "|0");
   } finally {
     unwritable(log, false);
     await cleanup(plugins, cache);

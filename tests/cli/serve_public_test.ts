@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { makeTree, tempDir } from "../_cli.ts";
 import { serveOn } from "./_serve.ts";
+import { waitForFile } from "../_procs.ts";
 
 // TYHOOKS_SERVE_PUBLIC=1 makes the daemon serve through Deno.serve, as it does on a Deno without
 // the per-connection server: the endpoints answer as always, and the start log says which
@@ -29,16 +30,6 @@ async function publicDaemon(args: string[] = []) {
   return { daemon, out };
 }
 
-async function waitForFile(path: string, ms = 10_000): Promise<string> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    const text = await Deno.readTextFile(path).catch(() => null);
-    if (text !== null) return text;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`${path} was not written within ${ms} ms`);
-}
-
 Deno.test("serve on Deno.serve answers health, route, tool pre, events and 413, and logs what it does not enforce", async () => {
   const { daemon: d, out } = await publicDaemon();
   await using _ = d;
@@ -61,7 +52,7 @@ Deno.test("serve on Deno.serve answers health, route, tool pre, events and 413, 
   assert.deepEqual(block.body, { action: "block", reason: "no rm" });
   const event = await d.call("POST", "/v1/events/task.done", { task: { id: 5 } });
   assert.equal(event.status, 202);
-  assert.equal(await waitForFile(join(out, "done")), "5\n");
+  assert.equal(await waitForFile(join(out, "done"), { ms: 10_000, ready: () => true }), "5\n");
   const big = JSON.stringify({ task: { id: 1, body: "x".repeat(1024 * 1024) } });
   const tooBig = await d.call("POST", "/v1/route", big);
   assert.equal(tooBig.status, 413);
@@ -73,7 +64,7 @@ Deno.test("serve on Deno.serve answers 503 past --max-conns requests in flight, 
   const { daemon: d, out } = await publicDaemon(["--max-conns", "1"]);
   await using _ = d;
   const slow = d.call("POST", "/v1/tool/pre", { tool: "slow", args: {} });
-  await waitForFile(join(out, "slow"));
+  await waitForFile(join(out, "slow"), { ms: 10_000, ready: () => true });
   const refused = await d.call("GET", "/v1/health");
   assert.equal(refused.status, 503);
   assert.match(refused.body.error, /^Too many requests at once: 1 are being answered$/);

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { makeTree, RUN_KEYS, tempDir } from "../_cli.ts";
 import { serveOn, type ServeProcess } from "./_serve.ts";
 import { TWINS } from "./_trees.ts";
+import { waitForFile } from "../_procs.ts";
 
 /** Plugins for every endpoint; hooks write what they saw under `$OUT`. */
 async function pluginTree(): Promise<{ plugins: string; out: string }> {
@@ -38,16 +39,6 @@ async function withDaemon(fn: (d: ServeProcess, out: string) => Promise<void>): 
     env: { OUT: out },
   });
   await fn(d, out);
-}
-
-async function waitForFile(path: string, ms = 5000): Promise<string> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    const text = await Deno.readTextFile(path).catch(() => null);
-    if (text) return text;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`${path} was not written within ${ms} ms`);
 }
 
 Deno.test("serve: GET /v1/health and GET /v1/plugins answer with the documented shapes", async () => {
