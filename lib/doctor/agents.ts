@@ -10,8 +10,9 @@
 
 import { type Check, passed, problem } from "./check.ts";
 import { AGENTS, type AgentSpec, pluginEvent } from "../agents/table.ts";
+import { settingsFile } from "../agents/install.ts";
 import { eventSpec } from "../events.ts";
-import { basename, isAbsolute, join } from "../path.ts";
+import { basename, isAbsolute } from "../path.ts";
 import { isRecord } from "../wire/json.ts";
 import { quoted } from "../text.ts";
 import { readBounded } from "../fs.ts";
@@ -34,11 +35,11 @@ export async function agentChecks(cwd: string): Promise<Check[]> {
   for (const agent of AGENTS) {
     const files: { path: string; project: boolean }[] = [];
     try {
-      files.push({ path: userSettings(agent.userSettings), project: false });
+      files.push({ path: settingsFile(agent), project: false });
     } catch {
       // No home dir: only the project's file can be looked at.
     }
-    files.push({ path: join(cwd, agent.projectSettings), project: true });
+    files.push({ path: settingsFile(agent, cwd), project: true });
     const found = [];
     for (const file of files) {
       const read = await readSettings(file.path);
@@ -54,23 +55,6 @@ export async function agentChecks(cwd: string): Promise<Check[]> {
     for (const file of found) checks.push(...fileChecks(agent, file));
   }
   return checks;
-}
-
-/**
- * A settings path of the agent table: `~` is the home dir; `$VAR:-DEFAULT` is DEFAULT's file
- * in the dir `$VAR` names when it is set (Codex: `$CODEX_HOME/hooks.json`).
- */
-function userSettings(written: string): string {
-  const home = () => {
-    const dir = Deno.env.get("HOME");
-    if (!dir) throw new Error("$HOME is not set");
-    return dir;
-  };
-  const expand = (path: string) => path.startsWith("~/") ? join(home(), path.slice(2)) : path;
-  const variable = /^\$([A-Za-z_][A-Za-z0-9_]*):-(.*)$/.exec(written);
-  if (variable === null) return expand(written);
-  const dir = Deno.env.get(variable[1]);
-  return dir ? join(dir, basename(variable[2])) : expand(variable[2]);
 }
 
 /** A settings file's text, or why it cannot be read; null when there is none. */

@@ -294,3 +294,19 @@ Deno.test("doctor is content with a daemon on the same plugins dir, and fails on
     lines[0],
   );
 });
+
+Deno.test("doctor checks Codex's user hooks in ~/.codex, and in $CODEX_HOME when it is set", async () => {
+  const s = await setup();
+  const hooks = JSON.stringify({
+    hooks: {
+      PreToolUse: [{ matcher: "*", hooks: [{ type: "command", command: "tyhooks agent codex" }] }],
+    },
+  });
+  await writeTree(s.home, { ".codex/hooks.json": hooks, "elsewhere/hooks.json": hooks });
+  const fails = /^fail {2}agent codex: Codex settings "(.*)": PreToolUse run tyhooks as "tyhooks"/m;
+  const home = await doctor(s);
+  assert.equal(home.code, 1, home.stdout);
+  assert.equal(fails.exec(home.stdout)?.[1], join(s.home, ".codex", "hooks.json"));
+  const set = await doctor(s, [], { CODEX_HOME: join(s.home, "elsewhere") });
+  assert.equal(fails.exec(set.stdout)?.[1], join(s.home, "elsewhere", "hooks.json"));
+});
