@@ -116,9 +116,10 @@ export function shellWord(word: string): string {
 }
 
 /**
- * Whether `command` is a tyhooks entry for `agent`: it runs `agent NAME` through a program named
+ * Whether `command` is a tyhooks entry for `agent`: it runs `agent NAME`, or the older
+ * `tool pre|post --claude` that README once had people write by hand, through a program named
  * `tyhooks` (the binary, a launcher) or through Deno running a tyhooks entry file, whichever
- * tyhooks wrote it.
+ * tyhooks wrote it. An install replaces those older entries too, so no call is judged twice.
  */
 export function isTyhooksCommand(command: unknown, agent: AgentSpec): boolean {
   if (typeof command !== "string") return false;
@@ -126,7 +127,10 @@ export function isTyhooksCommand(command: unknown, agent: AgentSpec): boolean {
   const at = command.indexOf(" || ");
   const words = wordsOf(at === -1 ? command : command.slice(0, at));
   if (words === undefined) return false;
-  const agentAt = words.findIndex((word, i) => word === "agent" && words[i + 1] === agent.name);
+  const agentAt = words.findIndex((word, i) =>
+    (word === "agent" && words[i + 1] === agent.name) ||
+    (word === "tool" && ["pre", "post"].includes(words[i + 1]) && words.includes("--claude"))
+  );
   if (agentAt < 1) return false;
   const program = basename(words[0]);
   if (program === "tyhooks") return true;

@@ -80,7 +80,8 @@ export const uninstall: CommandModule = {
     options: OPTIONS,
     details: [
       `AGENT: ${AGENT_NAMES.join(", ")}. An entry is tyhooks' when its command runs`,
-      "`tyhooks ... agent AGENT`; an event or a hooks object left empty by its removal goes too.",
+      "`tyhooks ... agent AGENT` (or the older `tyhooks tool pre|post --claude`); an event or a",
+      "hooks object left empty by its removal goes too.",
       "The old file is kept as FILE.bak.",
     ].join("\n"),
   },

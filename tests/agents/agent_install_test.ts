@@ -150,6 +150,41 @@ Deno.test("agent install keeps other hooks and settings, replaces its earlier en
   }
 });
 
+Deno.test("agent install replaces the older hand-written tool pre|post --claude entries, and uninstall removes them", async () => {
+  const s = await setup();
+  const file = join(s.project, ".claude", "settings.json");
+  const hand = (command: string) => [{ matcher: "*", hooks: [{ type: "command", command }] }];
+  await Deno.mkdir(join(s.project, ".claude"));
+  await Deno.writeTextFile(
+    file,
+    JSON.stringify({
+      hooks: {
+        PreToolUse: [...hand("/usr/local/bin/tyhooks tool pre --claude"), {
+          matcher: "Bash",
+          hooks: [FOREIGN_HOOK],
+        }],
+        PostToolUse: hand("tyhooks tool post --claude"),
+      },
+    }),
+  );
+  const installed = await s.tyhooks(["agent", "install", "claude", "--project", s.project]);
+  assert.equal(installed.code, 0, installed.stderr);
+  const after = await readJson(file);
+  for (const event of ["PreToolUse", "PostToolUse"]) {
+    const commands = hooksOf(agentSpec("claude")!, after, event).map((h) => h.command);
+    assert.ok(!commands.some((c) => c.includes("--claude")), `${event}: ${commands}`);
+    assert.equal(commands.filter((c) => c.includes(" agent claude")).length, 1, event);
+  }
+  assert.ok(JSON.stringify(after).includes(FOREIGN_HOOK.command));
+  await Deno.writeTextFile(
+    file,
+    JSON.stringify({ hooks: { PreToolUse: hand("tyhooks tool pre --claude") } }),
+  );
+  const removed = await s.tyhooks(["agent", "uninstall", "claude", "--project", s.project]);
+  assert.equal(removed.code, 0, removed.stderr);
+  assert.deepEqual(await readJson(file), {});
+});
+
 Deno.test("agent install from source runs deno with the V8 flags and main.ts by absolute path, and a later install replaces it", async () => {
   const s = await setup();
   const file = join(s.project, ".claude", "settings.json");
