@@ -139,13 +139,16 @@ export async function runAgent(
   }
 }
 
-function knownAgent(name: string): AgentSpec {
+/** The agent `name` names, or a usage error with the one probably meant (`agent`, `agent install`). */
+export function knownAgent(name: string): AgentSpec {
   const spec = agentSpec(name);
   if (spec !== undefined) return spec;
   const near = closest(name, NAMES);
   throw new UsageError(
-    `Unknown agent ${quoted(name)}: expected ${NAMES.join(", ")}`,
-    near ? `hint: did you mean "${near}"?` : undefined,
+    `Unknown agent ${quoted(name)}`,
+    near === undefined
+      ? `hint: the agents are ${NAMES.join(", ")}`
+      : `hint: did you mean ${quoted(near)}?`,
   );
 }
 

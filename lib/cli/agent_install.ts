@@ -12,11 +12,12 @@ import {
   stringOption,
   UsageError,
 } from "./types.ts";
-import { AGENTS, type AgentSpec, agentSpec } from "../agents/table.ts";
+import { AGENTS } from "../agents/table.ts";
+import { knownAgent } from "./agent.ts";
 import { applyChange, planInstall, planUninstall, type SettingsChange } from "../agents/install.ts";
 import { hooksDir, pluginsDir } from "../dirs.ts";
 import { resolve } from "../path.ts";
-import { closest, quoted } from "../text.ts";
+import { quoted } from "../text.ts";
 
 const AGENT_NAMES = AGENTS.map((agent) => agent.name);
 
@@ -51,7 +52,7 @@ export const install: CommandModule = {
     ].join("\n"),
   },
   async run(ctx: CommandContext): Promise<number> {
-    const agent = agentNamed(ctx.positionals[0]);
+    const agent = knownAgent(ctx.positionals[0]);
     const plan = await planInstall(agent, { project: projectDir(ctx), flags: dirFlags(ctx) });
     if (ctx.values["dry-run"]) {
       await ctx.print(plan.text);
@@ -86,7 +87,7 @@ export const uninstall: CommandModule = {
     ].join("\n"),
   },
   async run(ctx: CommandContext): Promise<number> {
-    const agent = agentNamed(ctx.positionals[0]);
+    const agent = knownAgent(ctx.positionals[0]);
     const plan = await planUninstall(agent, { project: projectDir(ctx) });
     if (ctx.values["dry-run"]) {
       await ctx.print(plan.text);
@@ -103,18 +104,6 @@ export const uninstall: CommandModule = {
     return 0;
   },
 };
-
-function agentNamed(name: string): AgentSpec {
-  const agent = agentSpec(name);
-  if (agent !== undefined) return agent;
-  const near = closest(name, AGENT_NAMES);
-  throw new UsageError(
-    `Unknown agent ${quoted(name)}`,
-    near === undefined
-      ? `hint: the agents are ${AGENT_NAMES.join(", ")}`
-      : `hint: did you mean ${quoted(near)}?`,
-  );
-}
 
 /** `--project DIR`, which must be a dir: a typo must not become a new project. */
 function projectDir(ctx: CommandContext): string | undefined {
