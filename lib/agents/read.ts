@@ -11,6 +11,7 @@ import type { AgentEventCall, AgentInfo, PostToolCall } from "../consult/tool_ho
 import { AGENT_PROMPT, AGENT_STOP, eventSpec, POST_TOOL_CALL, PRE_TOOL_CALL } from "../events.ts";
 import { InputError } from "../errors.ts";
 import { quoted } from "../text.ts";
+import { isRecord } from "../wire/json.ts";
 
 /** What an agent's hook event asks of the plugins. */
 export type AgentRequest =
@@ -97,7 +98,7 @@ export function parseHookJson(bytes: Uint8Array, where: string): Payload {
       input: where,
     });
   }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+  if (!isRecord(value)) {
     throw new InputError(`Invalid hook input on ${where}: expected a JSON object`, {
       input: where,
     });
@@ -217,9 +218,7 @@ function firstRoot(payload: Payload): string {
 }
 
 function record(value: unknown): Payload | undefined {
-  return value !== null && typeof value === "object" && !Array.isArray(value)
-    ? value as Payload
-    : undefined;
+  return isRecord(value) ? value : undefined;
 }
 
 // A result or an error as hooks read it: text as it is, anything else as JSON text.

@@ -13,6 +13,7 @@ import type { AgentRequest } from "./read.ts";
 import type { ToolVerdict } from "../consult/tool_hooks.ts";
 import { AGENT_PROMPT, AGENT_STOP, PRE_TOOL_CALL } from "../events.ts";
 import { quoted } from "../text.ts";
+import { isRecord } from "../wire/json.ts";
 
 /** What a hook command prints and exits with. */
 export interface CommandAnswer {
@@ -99,7 +100,7 @@ const GEMINI: Dialect = {
     // Gemini CLI merges `tool_input` over the model's arguments: a key left out stays.
     const sent = request.info.input as Json;
     const before = sent.tool_input;
-    if (before !== null && typeof before === "object" && !Array.isArray(before)) {
+    if (isRecord(before)) {
       const kept = Object.keys(before).find((key) => !Object.hasOwn(args, key));
       if (kept !== undefined) {
         return `Gemini CLI cannot drop the argument ${
