@@ -9,6 +9,10 @@
  * (b) PreToolUse, `serve` running on the same plugins, the guard `persistent: true`.
  * (c) PostToolUse through the daemon (spooled, 202).
  * (d) PostToolUse without it (handed to a detached run).
+ *
+ * A post event leaves work behind (the daemon's hook run, or the detached run's whole Deno start);
+ * each call waits out the one before it (`SETTLE_MS`), else on 2 cores that work is timed as part
+ * of whichever case follows it.
  */
 
 import { join } from "node:path";
@@ -18,6 +22,8 @@ import { median, ms, ratio } from "./_stats.ts";
 const rounds = Number(Deno.args[0] ?? 30);
 const FLAGS = ["run", "--quiet", ...PERMISSION_FLAGS, ...START_FLAGS, ...V8_FLAGS];
 const encoder = new TextEncoder();
+/** Longer than a detached run's start and its hook: the machine is quiet again after it. */
+const SETTLE_MS = 400;
 
 const PRE = JSON.stringify({
   session_id: "s",
@@ -110,6 +116,7 @@ try {
     // Alternate the order; the first two rounds only warm the caches.
     const order = round % 2 ? [...CASES].reverse() : CASES;
     for (const [name, call] of order) {
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
       const took = await call();
       if (round >= 0) times.set(name, [...times.get(name) ?? [], took]);
     }
