@@ -5,7 +5,7 @@
  * @module
  */
 
-import { isAbsolute, join, resolve } from "./path.ts";
+import { isAbsolute, join, resolve } from "./fs.ts";
 
 function env(name: string): string | undefined {
   const value = Deno.env.get(name);

@@ -9,8 +9,7 @@
 import { within } from "./async.ts";
 import { escapeControl, escapeJsonControl } from "./text.ts";
 import { stateDir } from "./dirs.ts";
-import { dirname, join } from "./path.ts";
-import { checkPrivateDir, checkPrivateFile } from "./fs.ts";
+import { checkPrivateDir, checkPrivateFile, dirname, join } from "./fs.ts";
 
 /** A log level. */
 export type LogLevel = "debug" | "info" | "warn" | "error";

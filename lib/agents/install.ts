@@ -17,11 +17,10 @@
 
 import { type AgentSpec, pluginEvent } from "./table.ts";
 import { DEFAULT_TIMEOUTS, eventSpec } from "../events.ts";
-import { basename, dirname, join, resolve } from "../path.ts";
 import { selfCommand } from "../process/detach.ts";
 import { RUN_FLAGS } from "../hosts/payload.ts";
 import { splitWords } from "../hosts/ssh.ts";
-import { writeAtomic } from "../fs.ts";
+import { basename, dirname, join, resolve, writeAtomic } from "../fs.ts";
 import { RunError } from "../errors.ts";
 import { kindOf, quoted } from "../text.ts";
 

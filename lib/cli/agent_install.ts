@@ -16,7 +16,7 @@ import { AGENTS } from "../agents/table.ts";
 import { knownAgent } from "./agent.ts";
 import { applyChange, planInstall, planUninstall, type SettingsChange } from "../agents/install.ts";
 import { hooksDir, pluginsDir } from "../dirs.ts";
-import { resolve } from "../path.ts";
+import { resolve } from "../fs.ts";
 import { quoted } from "../text.ts";
 
 const AGENT_NAMES = AGENTS.map((agent) => agent.name);

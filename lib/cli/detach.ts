@@ -6,7 +6,7 @@
  */
 
 import { cacheDir, hooksDir, pluginsDir } from "../dirs.ts";
-import { join } from "../path.ts";
+import { join } from "../fs.ts";
 import { type CommandContext, DETACHED_CHILD_FLAG } from "./types.ts";
 import type { Task } from "../wire/task.ts";
 

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { dirname, resolve } from "../path.ts";
+import { dirname, resolve } from "../fs.ts";
 import { pluginsDir } from "../dirs.ts";
 import {
   type CommandContext,

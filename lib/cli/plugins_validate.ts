@@ -1,5 +1,5 @@
 import { type CommandContext, type CommandSpec, UsageError } from "./types.ts";
-import { basename, dirname, resolve } from "../path.ts";
+import { basename, dirname, resolve } from "../fs.ts";
 import { hooksDir, pluginsDir } from "../dirs.ts";
 import { validatePluginDir, validatePlugins } from "../plugins/validate.ts";
 import { readLegacyHooks, warningJson } from "../plugins/listing.ts";

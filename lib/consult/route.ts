@@ -5,7 +5,7 @@
  * @module
  */
 
-import { normalize } from "../path.ts";
+import { normalize } from "../fs.ts";
 import { excerpt } from "../text.ts";
 import {
   consult,

@@ -12,10 +12,9 @@ import { type Check, passed, problem } from "./check.ts";
 import { AGENTS, type AgentSpec, pluginEvent } from "../agents/table.ts";
 import { settingsFile } from "../agents/install.ts";
 import { eventSpec } from "../events.ts";
-import { basename, isAbsolute } from "../path.ts";
 import { isRecord } from "../wire/json.ts";
 import { quoted } from "../text.ts";
-import { readBounded } from "../fs.ts";
+import { basename, isAbsolute, readBounded } from "../fs.ts";
 
 /** Settings files are small; a huge one is not read whole. */
 const MAX_SETTINGS_BYTES = 4 * 1024 * 1024;

@@ -8,8 +8,7 @@
  */
 
 import { type Check, passed, problem } from "./check.ts";
-import { currentUid, modeText } from "../fs.ts";
-import { dirname } from "../path.ts";
+import { currentUid, dirname, modeText } from "../fs.ts";
 import { quoted } from "../text.ts";
 import { VERSION } from "../version.ts";
 import { isRecord } from "../wire/json.ts";

@@ -6,9 +6,8 @@
  */
 
 import { type Check, passed, problem } from "./check.ts";
-import { checkPrivateDir } from "../fs.ts";
+import { checkPrivateDir, join } from "../fs.ts";
 import { cacheDir } from "../dirs.ts";
-import { join } from "../path.ts";
 import { quoted } from "../text.ts";
 
 /** The index cache and spool checks, in the order `doctor` prints them. */

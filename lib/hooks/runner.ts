@@ -6,7 +6,7 @@
  * @module
  */
 
-import { join } from "../path.ts";
+import { join } from "../fs.ts";
 import { excerpt } from "../text.ts";
 import type { Limit } from "../async.ts";
 import type { Plugin, PluginIndex } from "../plugins/types.ts";

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { join } from "../path.ts";
+import { join } from "../fs.ts";
 import type { PayloadFile } from "./payload.ts";
 
 // Where a sync puts things on the host, shared by the inspect and apply scripts. The plugins dir

@@ -22,10 +22,19 @@
  * @module
  */
 
-import { dirname, join, normalize, resolve, sep } from "../path.ts";
 import type { PluginIndex } from "./types.ts";
 import type { LoadOptions } from "./load.ts";
-import { checkPrivateDir, checkPrivateFile, readBoundedBytes, writeAtomic } from "../fs.ts";
+import {
+  checkPrivateDir,
+  checkPrivateFile,
+  dirname,
+  join,
+  normalize,
+  readBoundedBytes,
+  resolve,
+  sep,
+  writeAtomic,
+} from "../fs.ts";
 import { quoted } from "../text.ts";
 
 /** Bumped whenever the index, what a load puts in it or a valid index may hold, or the cache layout changes. */

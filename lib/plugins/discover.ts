@@ -13,7 +13,7 @@
  * @module
  */
 
-import { join, relative } from "../path.ts";
+import { join, relative } from "../fs.ts";
 import type { FoundDir, LoadWarning, Observe } from "./types.ts";
 import { quoted } from "../text.ts";
 

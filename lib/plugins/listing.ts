@@ -6,7 +6,7 @@
  * @module
  */
 
-import { join } from "../path.ts";
+import { join } from "../fs.ts";
 import type { LoadWarning, PluginIndex } from "./types.ts";
 import { closest, quoted } from "../text.ts";
 import { cannotStart } from "./messages.ts";

@@ -12,7 +12,6 @@
  */
 
 import { type Problem, REASONS, skipped } from "./messages.ts";
-import { dirname, join, relative } from "../path.ts";
 import type { FoundDir, LoadWarning, Observe, Plugin } from "./types.ts";
 import {
   locate,
@@ -24,7 +23,7 @@ import {
 } from "./read_manifest.ts";
 import { hasControl, quoted } from "../text.ts";
 import { isRecord } from "../wire/json.ts";
-import { unsafeMode } from "../fs.ts";
+import { dirname, join, relative, unsafeMode } from "../fs.ts";
 import { buildPlugin, isUsable, type NamedScript } from "./build_plugin.ts";
 
 /** Everything learned about one plugin dir. */

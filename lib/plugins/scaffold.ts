@@ -6,7 +6,7 @@
  * @module
  */
 
-import { join } from "../path.ts";
+import { join } from "../fs.ts";
 import { InputError, RunError } from "../errors.ts";
 import { closest, hasControl, quoted } from "../text.ts";
 import {

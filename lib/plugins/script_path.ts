@@ -8,8 +8,7 @@
  * @module
  */
 
-import { join, sep } from "../path.ts";
-import { unsafeMode } from "../fs.ts";
+import { join, sep, unsafeMode } from "../fs.ts";
 import type { Observe } from "./types.ts";
 
 /** A plugin dir as given and as resolved through symlinks. */

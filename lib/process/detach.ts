@@ -14,10 +14,9 @@
  * @module
  */
 
-import { dirname } from "../path.ts";
 import { RunError } from "../errors.ts";
-import { concat } from "./output_cap.ts";
-import { currentUid, readBounded } from "../fs.ts";
+import { concat } from "../fs.ts";
+import { currentUid, dirname, readBounded } from "../fs.ts";
 import { clearableTimeout } from "../async.ts";
 import { signalGroup } from "./group.ts";
 

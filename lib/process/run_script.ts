@@ -1,8 +1,9 @@
 /**
  * The one runner every script, hook, action, probe and service check goes through, and the run
- * record it yields. It combines
- * the concerns in this folder: isolated spawn, output cap, timeout, group kill and cleanup, all
- * torn down by one AbortController per run.
+ * record it yields. It combines the concerns of this folder: isolated spawn (group.ts), output
+ * read with bounded memory (here: whole up to a cap, `capture`; line by line, line_reader.ts),
+ * timeout, group kill and cleanup, all torn down by one AbortController per run. A read can be
+ * abandoned at any time: a pipe held open by an escaped descendant must not hold the call.
  *
  * Guarantee: the call returns no later than timeout + grace + 100 ms, whatever the script does
  * (hangs, ignores SIGTERM, leaves children holding its pipes, escapes with setsid), in either
@@ -11,7 +12,6 @@
  * @module
  */
 
-import { capture, type Captured } from "./output_cap.ts";
 import {
   DEFAULT_GRACE_MS,
   execFormatProblem,
@@ -25,6 +25,7 @@ import {
   withoutNul,
 } from "./group.ts";
 import { clearableTimeout, within } from "../async.ts";
+import { concat } from "../fs.ts";
 
 /** Default cap of captured output per stream. */
 export const DEFAULT_MAX_OUTPUT = 1024 * 1024;
@@ -457,4 +458,124 @@ export function blankResult(script: string, plugin: string | null): RunResult {
 export function toRecord(result: RunResult): RunRecord {
   const { stdout: _stdout, stderr: _stderr, raw: _raw, ...record } = result;
   return record;
+}
+
+// Reading a child's output.
+
+/** What was read from one stream. */
+export interface Captured {
+  /** The first `cap` bytes. */
+  bytes: Uint8Array;
+  /** Every byte seen, kept or dropped. */
+  total: number;
+  /** True when bytes were dropped. */
+  truncated: boolean;
+}
+
+/** A capture in progress. */
+export interface Capture {
+  /** Resolves when the stream ends or is abandoned. */
+  done: Promise<Captured>;
+  /** Stops reading and releases the pipe; `done` then resolves with what was read. */
+  abandon(): void;
+}
+
+/**
+ * Starts reading `stream` with at most `cap` bytes kept.
+ *
+ * @param stream A child's stdout or stderr.
+ * @param cap Bytes to keep; the rest is read and dropped.
+ * @param onChunk Called with every chunk as it is read (valid only during the call, or until the
+ *   promise it returns settles, which holds the next read back: the script then waits on its
+ *   pipe, never tyhooks' event loop). Once it throws, or the capture is abandoned while it waits,
+ *   it is called no more; the stream is still read to the end.
+ */
+export function capture(
+  stream: ReadableStream<Uint8Array>,
+  cap: number,
+  onChunk?: (chunk: Uint8Array) => void | Promise<void>,
+): Capture {
+  const reader = openReader(stream);
+  const chunks: Uint8Array[] = [];
+  let kept = 0;
+  let total = 0;
+  const abandoned = Promise.withResolvers<void>();
+  let live = onChunk;
+  // Before the buffer is reused: live output (plugins run, git's progress) sees every byte.
+  const pass = async (value: Uint8Array) => {
+    try {
+      const pending = live?.(value);
+      if (pending !== undefined) await Promise.race([pending, abandoned.promise]);
+    } catch {
+      live = undefined; // Its reader went away (a closed pipe): the rest is only captured.
+    }
+  };
+  const done = (async () => {
+    try {
+      while (true) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        total += value.length;
+        if (live !== undefined) await pass(value);
+        if (kept < cap) {
+          // A copy: the reader reuses its buffer for the next read.
+          const part = value.slice(0, Math.min(value.length, cap - kept));
+          chunks.push(part);
+          kept += part.length;
+        }
+      }
+    } catch {
+      // Cancelled (abandoned) or the pipe broke: keep what was read.
+    }
+    return { bytes: concat(chunks, kept), total, truncated: total > kept };
+  })();
+  return {
+    done,
+    abandon() {
+      live = undefined;
+      abandoned.resolve();
+      reader.cancel().catch(() => {});
+    },
+  };
+}
+
+/** The first read's buffer: most hooks print a line or two. */
+const FIRST_READ_BYTES = 4 * 1024;
+/** Reads grow to this while they keep filling their buffer. */
+const MAX_READ_BYTES = 64 * 1024;
+
+/** A reader whose chunks are only valid until the next `read()`. */
+export interface ChunkReader {
+  read(): Promise<ReadableStreamReadResult<Uint8Array>>;
+  cancel(): Promise<void>;
+}
+
+/**
+ * Reads a byte stream (a child's pipe) into one reused buffer that starts small and grows while
+ * reads fill it. The default reader of a Deno pipe allocates a fresh 64 KiB buffer for every
+ * read, several per run, outside the JS heap; under a daemon's load that garbage alone doubled
+ * the process's memory. Streams that are not byte streams are read as they come.
+ */
+export function openReader(stream: ReadableStream<Uint8Array>): ChunkReader {
+  let byob: ReadableStreamBYOBReader;
+  try {
+    byob = stream.getReader({ mode: "byob" });
+  } catch {
+    return stream.getReader();
+  }
+  let buffer = new Uint8Array(FIRST_READ_BYTES);
+  return {
+    async read() {
+      const result = await byob.read(buffer);
+      if (result.value !== undefined) {
+        const full = result.value.length === result.value.buffer.byteLength;
+        // The read took the buffer over (transferred it); its memory is reused from here on.
+        buffer = full && result.value.length < MAX_READ_BYTES
+          ? new Uint8Array(result.value.length * 2)
+          : new Uint8Array(result.value.buffer);
+      }
+      return result as ReadableStreamReadResult<Uint8Array>;
+    },
+    cancel: () => byob.cancel(),
+  };
 }

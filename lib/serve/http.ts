@@ -9,7 +9,7 @@
 
 import type { Schema } from "../wire/json.ts";
 import { issueText } from "../wire/json.ts";
-import { concat } from "../process/output_cap.ts";
+import { concat } from "../fs.ts";
 import { onTimeout } from "../async.ts";
 
 /** A request the daemon refuses, with its status (400, 401, 404, 405, 413, 503). */

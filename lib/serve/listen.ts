@@ -12,10 +12,19 @@
  * @module
  */
 
-import { dirname, isAbsolute, join, resolve } from "../path.ts";
 import { defaultSocket } from "../dirs.ts";
 import { InputError, RunError } from "../errors.ts";
-import { currentUid, foreignLink, modeText, readBounded, unsafeDirReason } from "../fs.ts";
+import {
+  currentUid,
+  dirname,
+  foreignLink,
+  isAbsolute,
+  join,
+  modeText,
+  readBounded,
+  resolve,
+  unsafeDirReason,
+} from "../fs.ts";
 import { errorResponse } from "./http.ts";
 import {
   ConnServer,

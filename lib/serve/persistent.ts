@@ -36,9 +36,14 @@ import type { AskHandler, AskRequest } from "../consult/consult.ts";
 import { eventSpec, mayBePersistent } from "../events.ts";
 import type { Plugin } from "../plugins/types.ts";
 import { DEFAULT_MAX_PROCS, hookSettings } from "../plugins/hook_settings.ts";
-import { blankResult, DEFAULT_MAX_OUTPUT, type RunResult } from "../process/run_script.ts";
+import {
+  blankResult,
+  DEFAULT_MAX_OUTPUT,
+  openReader,
+  type RunResult,
+} from "../process/run_script.ts";
 import { DEFAULT_GRACE_MS, spawnIsolated, terminateGroup } from "../process/group.ts";
-import { LineReader, openReader } from "../process/output_cap.ts";
+import { LineReader } from "../process/line_reader.ts";
 import { pluginEnv, withRequestId } from "../hooks/runner.ts";
 import { type BackoffOptions, DEFAULT_BACKOFF, nextStep, NO_STREAK } from "../services/backoff.ts";
 import { onTimeout, sleep } from "../async.ts";

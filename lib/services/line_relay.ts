@@ -9,7 +9,7 @@
 
 import { stderrWriter } from "../log.ts";
 import { escapeControl } from "../text.ts";
-import { LineReader } from "../process/output_cap.ts";
+import { LineReader } from "../process/line_reader.ts";
 
 /** Default longest line relayed in one piece. */
 export const DEFAULT_MAX_LINE_BYTES = 64 * 1024;

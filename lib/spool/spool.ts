@@ -30,10 +30,9 @@
  */
 
 import { stateDir } from "../dirs.ts";
-import { join } from "../path.ts";
 import { RunError } from "../errors.ts";
 import { type Logger, silentLogger } from "../log.ts";
-import { checkPrivateDir, checkPrivateFile, readBoundedBytes } from "../fs.ts";
+import { checkPrivateDir, checkPrivateFile, join, readBoundedBytes } from "../fs.ts";
 
 /** Default bound on the entries a spool holds. */
 export const DEFAULT_SPOOL_ENTRIES = 10_000;

@@ -19,7 +19,7 @@ const COSTLY = [
   /^npm:|node_modules|\/zod@|\/yaml@|\/registry\.npmjs\.org\//,
   /^ext:deno_node\/fs\.ts$/, // node:fs: ~68 Node modules (process, streams, net)
   /^ext:deno_node\/util\.ts$/, // node:util: ~40 (parseArgs; command_line.ts reads plain lines itself)
-  /^ext:deno_node\/path\/mod\.ts$/, // node:path: lib/path.ts instead
+  /^ext:deno_node\/path\/mod\.ts$/, // node:path: lib/fs.ts path arithmetic instead
   /^ext:deno_node\/async_hooks\.ts$/, // only a cold load records what it read
 ];
 
@@ -45,28 +45,28 @@ const CALLS: [string, string[], Record<string, string>, number][] = [
   ["route", ["route", "--task-json", '{"id":1}'], {
     "r/plugin.yaml": "name: r\nhooks:\n  task.route: route.sh\n",
     "r/route.sh": "#!/bin/sh\necho CLAUDE_CONFIG_DIR=/profiles/a\n",
-  }, 23],
+  }, 20],
   ["place", ["place", "--task-json", '{"id":1}'], {
     "p/plugin.yaml": "name: p\nhooks:\n  task.placement: place.sh\n",
     "p/place.sh": '#!/bin/sh\necho \'{"target":"h"}\'\n',
-  }, 23],
+  }, 20],
   ["tool pre", ["tool", "pre", "--tool", "bash"], {
     "g/plugin.yaml": "name: g\nhooks:\n  pre_tool_call: guard.sh\n",
     "g/guard.sh": '#!/bin/sh\necho \'{"action":"allow"}\'\n',
-  }, 23],
+  }, 21],
   // A matcher of plain names, as most are, runs on our own matcher (the settings' module and the
   // matcher's: two modules more), without loading the RE2 engine (npm:re2js)...
   ["tool pre matching names", ["tool", "pre", "--tool", "bash"], {
     "g/plugin.yaml": "name: g\nhooks:\n  pre_tool_call: guard.sh\n" +
       'tyhooks:\n  pre_tool_call: {tools: "^(bash|write_file)$"}\n',
     "g/guard.sh": '#!/bin/sh\necho \'{"action":"allow"}\'\n',
-  }, 25],
+  }, 23],
   // ...and so does any in RE2's common subset (repeats, classes, anchors), however it nests.
   ["tool pre with a nested-repeat matcher", ["tool", "pre", "--tool", "B".repeat(40)], {
     "g/plugin.yaml": "name: g\nhooks:\n  pre_tool_call: guard.sh\n" +
       'tyhooks:\n  pre_tool_call: {tools: "^(B+)+$|^mcp__\\\\w+__(read|write)_[a-z]{2,8}$"}\n',
     "g/guard.sh": '#!/bin/sh\necho \'{"action":"allow"}\'\n',
-  }, 25],
+  }, 23],
 ];
 
 for (const [name, args, files, atMost] of CALLS) {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { capture } from "../../lib/process/output_cap.ts";
+import { capture } from "../../lib/process/run_script.ts";
 
 /** A byte stream (like a child's pipe) that delivers `chunks` in order. */
 function byteStream(chunks: Uint8Array[]): ReadableStream<Uint8Array> {

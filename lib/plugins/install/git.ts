@@ -8,8 +8,7 @@
  */
 
 import { failureReason, runScript, succeeded } from "../../process/run_script.ts";
-import { readBounded } from "../../fs.ts";
-import { join } from "../../path.ts";
+import { join, readBounded } from "../../fs.ts";
 import { RunError } from "../../errors.ts";
 import { ALLOWED_PROTOCOLS } from "./source.ts";
 
