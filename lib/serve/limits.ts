@@ -16,7 +16,7 @@
  */
 
 import { RunError } from "../errors.ts";
-import type { Limit } from "../async.ts";
+import { type Limit, sleep } from "../async.ts";
 
 // A FIFO with O(1) shift: Array#shift is O(n), and the event queue may hold 10,000 entries.
 class Fifo<T> {
@@ -189,7 +189,9 @@ export class EventQueue {
     const { promise, resolve, reject } = Promise.withResolvers<T>();
     this.#pending.push({
       run: () => {
-        const running = Promise.resolve().then(job).then(resolve, reject);
+        // A macrotask later, not a microtask: the caller's 202 is written first. In the same
+        // microtask chain the job's first spawn (about 3 ms in a daemon) held the answer back.
+        const running = sleep(0).then(job).then(resolve, reject);
         this.#active.add(running);
         running.finally(() => {
           this.#active.delete(running);
