@@ -23,7 +23,14 @@ import {
   readCallInput,
 } from "./runner.ts";
 import { AGENTS, type AgentSpec, agentSpec } from "../agents/table.ts";
-import { type AgentRequest, parseHookJson, readAgentRequest } from "../agents/read.ts";
+import {
+  type AgentRequest,
+  commandAnswer,
+  decideAgentEvent,
+  parseHookJson,
+  readAgentRequest,
+  tellAgentEvent,
+} from "../agents/hook.ts";
 import { readHookInput } from "../agents/daemon_client.ts";
 import { clearableTimeout } from "../async.ts";
 import { silentLogger } from "../log.ts";
@@ -116,7 +123,6 @@ export async function runAgent(
       return 0;
     }
     const answer = await decide({ ...ctx, log }, request, { onFailure, started });
-    const { commandAnswer } = await import("../agents/render.ts");
     const rendered = commandAnswer(request, answer);
     if (rendered.dropped) log.log("debug", `Context dropped: ${rendered.dropped}`);
     if (rendered.answer.stdout) await ctx.print(rendered.answer.stdout);
@@ -208,7 +214,6 @@ async function ask(
   { onFailure, started }: { onFailure: "block" | "allow"; started: number },
 ): Promise<ToolVerdict> {
   const { runner, consult } = await consultedCall(ctx, "tool", started);
-  const { decideAgentEvent } = await import("../agents/decide.ts");
   return await decideAgentEvent(runner, request, {
     preHooks: hookPaths(ctx, "pre-hook"),
     onFailure,
@@ -244,6 +249,5 @@ async function notify(
   const timeout = durationOption(ctx, "timeout");
   const bounds = timeout ? { [request.type === "tool" ? "tool" : "event"]: timeout } : {};
   const runner = await makeRunner(ctx, { timeouts: bounds });
-  const { tellAgentEvent } = await import("../agents/decide.ts");
   await tellAgentEvent(runner, request, { postHooks: hookPaths(ctx, "post-hook") });
 }

@@ -7,8 +7,13 @@
  */
 
 import { AGENTS, agentSpec } from "../agents/table.ts";
-import { type AgentRequest, parseHookJson, readAgentRequest } from "../agents/read.ts";
-import { commandAnswer, httpAnswer } from "../agents/render.ts";
+import {
+  type AgentRequest,
+  commandAnswer,
+  httpAnswer,
+  parseHookJson,
+  readAgentRequest,
+} from "../agents/hook.ts";
 import type { ToolVerdict } from "../consult/tool_hooks.ts";
 import type { Logger } from "../log.ts";
 import { HttpError, json, readBody } from "./http.ts";

@@ -49,7 +49,7 @@ function lazy<T>(load: () => Promise<T>): { (): Promise<T>; value?: T } {
 
 const toolcalls = lazy(() => import("../consult/tool_hooks.ts"));
 const agentCalls = lazy(() => import("./agent_call.ts"));
-const decisions = lazy(() => import("../agents/decide.ts"));
+const decisions = lazy(() => import("../agents/hook.ts"));
 
 /** The services the daemon supervises (`--services`): a `ServiceSet`. */
 export interface ServiceSupervisor {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { agentSpec } from "../../lib/agents/table.ts";
-import { type AgentRequest, readAgentRequest } from "../../lib/agents/read.ts";
-import { commandAnswer, httpAnswer, NEEDS_APPROVAL } from "../../lib/agents/render.ts";
+import { type AgentRequest, readAgentRequest } from "../../lib/agents/hook.ts";
+import { commandAnswer, httpAnswer, NEEDS_APPROVAL } from "../../lib/agents/hook.ts";
 import type { ToolVerdict } from "../../lib/consult/tool_hooks.ts";
 
 function request(agent: string, event: string, fields: Record<string, unknown> = {}): AgentRequest {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { ROOT } from "../_cli.ts";
 import { AGENTS, agentSpec, pluginEvent } from "../../lib/agents/table.ts";
-import { parseHookJson, readAgentRequest } from "../../lib/agents/read.ts";
+import { parseHookJson, readAgentRequest } from "../../lib/agents/hook.ts";
 import { InputError } from "../../lib/errors.ts";
 import { AGENT_PROMPT, AGENT_STOP, POST_TOOL_CALL, PRE_TOOL_CALL } from "../../lib/events.ts";
 
