@@ -143,16 +143,10 @@ function services(call: Call): Promise<Response> {
   return Promise.resolve(json(200, { services: list }));
 }
 
-/** `POST /v1/route` `{"task"?}` -> the `route --json` document. */
+/** `POST /v1/route` `{"task"?}` -> the `route --json` document: the value it prints. */
 async function route(call: Call): Promise<Response> {
   const body = await parseBody(call.request, TaskBodySchema);
-  const decision = await call.snapshot.built.decide.route(body.task ?? EMPTY_TASK);
-  return json(200, {
-    plugin: decision.plugin,
-    claude_config_dir: decision.claude_config_dir,
-    hold: decision.hold,
-    reason: decision.reason,
-  });
+  return json(200, await call.snapshot.built.decide.route(body.task ?? EMPTY_TASK));
 }
 
 /** `POST /v1/placement` -> the `place` document; no target (run locally) is still 200. */
@@ -162,12 +156,7 @@ async function placement(call: Call): Promise<Response> {
     ...(body.task ?? EMPTY_TASK),
     remote_required: body.remote_required,
   });
-  return json(200, {
-    target: answer.target,
-    workdir: answer.workdir,
-    reason: answer.reason,
-    handler: answer.handler,
-  });
+  return json(200, answer);
 }
 
 /** `POST /v1/hosts` `{"task"?}` -> the `hosts` document, every handler's candidates merged. */

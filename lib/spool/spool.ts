@@ -3,12 +3,10 @@
  * the moment it is accepted until every hook of it has finished or timed out, so that a daemon
  * stopped or killed, or a `--detach` run that died, loses nothing.
  *
- * One file per entry, `<ms>-<seq>-<random>.json` (the name sorts in acceptance order), holding
- * one {@linkcode SpoolDoc}. A file is written to a temp name, fsynced, renamed into place, and
- * the directory fsynced (concurrent writers share one directory sync), before the caller is
- * told it was accepted. The dir follows the index cache's trust rules: a directory owned by the
- * user that nobody else can write (created 0700), and files that are regular, owned by the user,
- * mode 0600 and bounded; anything else there is set aside, never run.
+ * One file per entry, written durably before the caller is told it was accepted (entry.ts). The
+ * dir follows the index cache's trust rules: a directory owned by the user that nobody else can
+ * write (created 0700), and files that are regular, owned by the user, mode 0600 and bounded;
+ * anything else there is set aside, never run.
  *
  * Who runs an entry: each process that runs entries (a daemon, `spool run`, a detached run) is a
  * *runner* with a dir of its own, `run-<id>/`, holding an exclusive lock on `run-<id>/.lock` for
@@ -32,43 +30,35 @@
 import { stateDir } from "../dirs.ts";
 import { RunError } from "../errors.ts";
 import { type Logger, silentLogger } from "../log.ts";
-import { checkPrivateDir, checkPrivateFile, join, readBoundedBytes } from "../fs.ts";
+import { checkPrivateDir, join } from "../fs.ts";
+import {
+  encodeEntry,
+  ENTRY,
+  EntryWriter,
+  MAX_ENTRY_BYTES,
+  newName,
+  readDirSafe,
+  readEntry,
+  removeQuietly,
+  SET_ASIDE,
+  type SpoolDoc,
+  type SpoolWork,
+} from "./entry.ts";
+import { isLive, makeRunnerDir, removeRunnerDir, RUNNER } from "./runner_dir.ts";
+
+export type { SpoolDoc, SpoolWork };
 
 /** Default bound on the entries a spool holds. */
 export const DEFAULT_SPOOL_ENTRIES = 10_000;
 /** Default bound on the bytes a spool holds: 64 MiB. */
 export const DEFAULT_SPOOL_BYTES = 64 * 1024 * 1024;
-/** One entry at most: a detached run's whole work document. */
-export const MAX_ENTRY_BYTES = 16 * 1024 * 1024;
 /** A temp file older than this was left by a writer that died before its rename. */
 const TEMP_MAX_AGE_MS = 10 * 60 * 1000;
-
-const ENTRY = /^\d{13}-\d{6}-[0-9a-f]{8}\.json$/;
-const RUNNER = /^run-[0-9a-f]{16}$/;
-const SET_ASIDE = /^\d{13}-\d{6}-[0-9a-f]{8}\.json\.[a-z]+$/;
-const LOCK = ".lock";
 
 /** The spool dir: `<state>/tyhooks/spool` (`$XDG_STATE_HOME`, else `$HOME/.local/state`). */
 export function spoolDir(): string {
   return join(stateDir(), "tyhooks", "spool");
 }
-
-/**
- * What an entry holds: enough to run it again anywhere. Either a command line (`args`, what a
- * `--detach` run executes: the command, its flags with the plugins dir resolved, the task
- * inline) or a request the daemon accepted (`request`, with the dirs that daemon served).
- */
-export type SpoolWork =
-  | { what: string; args: string[] }
-  | {
-    what: string;
-    request: { path: string; body: unknown };
-    plugins_dir: string;
-    hooks_dir: string | null;
-  };
-
-/** A spool file's content: {@linkcode SpoolWork} with its format and when it was accepted. */
-export type SpoolDoc = SpoolWork & { tyhooks_spool: 1; accepted_at: string };
 
 /** An entry this process holds (wrote into its runner dir, or claimed). */
 export interface SpoolEntry {
@@ -109,9 +99,6 @@ export interface SpoolOptions {
 /** At most one "spool full" log line per this many ms; the count says how many. */
 const REFUSAL_LOG_INTERVAL_MS = 1000;
 
-const encoder = new TextEncoder();
-let sequence = 0;
-
 /** The spool dir, and this process's runner in it. */
 export class Spool {
   /** The spool dir. */
@@ -122,7 +109,7 @@ export class Spool {
   #runner: Promise<{ dir: string; lock: Deno.FsFile }> | undefined;
   #held = new Map<string, number>();
   #heldBytes = 0;
-  #syncs = new Map<string, DirSync>();
+  #writer = new EntryWriter();
   #refused = 0;
   #refusedLogged = 0;
   #lastRefusalLog = -Infinity;
@@ -182,8 +169,7 @@ export class Spool {
    */
   async add(work: SpoolWork, options: { claim?: boolean } = {}): Promise<SpoolEntry> {
     const claim = options.claim ?? true;
-    const doc: SpoolDoc = { tyhooks_spool: 1, accepted_at: new Date().toISOString(), ...work };
-    const bytes = encoder.encode(JSON.stringify(doc) + "\n");
+    const bytes = encodeEntry(work);
     const dir = claim ? (await this.#runnerDir()).dir : this.dir;
     const usage = claim ? this.depth : this.usage();
     if (
@@ -201,7 +187,7 @@ export class Spool {
     // Counted before the write, so concurrent adds see it.
     if (claim) this.#hold(name, bytes.length);
     try {
-      await this.#write(dir, name, bytes);
+      await this.#writer.write(dir, name, bytes);
     } catch (error) {
       if (claim) this.#unhold(name);
       throw new RunError(`Cannot write to the spool "${dir}": ${(error as Error).message}`);
@@ -353,8 +339,7 @@ export class Spool {
   async close(): Promise<void> {
     this.#closed = true;
     this.#flushRefusalLog();
-    for (const sync of this.#syncs.values()) await sync.close();
-    this.#syncs.clear();
+    await this.#writer.close();
     if (this.#runner === undefined) return;
     const { dir, lock } = await this.#runner;
     for (const name of [...this.#held.keys()]) await this.release({ name, bytes: 0 });
@@ -372,44 +357,8 @@ export class Spool {
     this.#held.delete(name);
   }
 
-  // Made once, under a temp name, locked before it is renamed into place: no other runner
-  // ever sees it without its lock held.
   #runnerDir(): Promise<{ dir: string; lock: Deno.FsFile }> {
-    return this.#runner ??= (async () => {
-      const id = randomHex(8);
-      const temp = join(this.dir, `.run-${id}.tmp`);
-      const dir = join(this.dir, `run-${id}`);
-      await Deno.mkdir(temp, { mode: 0o700 });
-      const lock = await Deno.open(join(temp, LOCK), {
-        write: true,
-        createNew: true,
-        mode: 0o600,
-      });
-      await lock.lock(true);
-      await Deno.rename(temp, dir);
-      return { dir, lock };
-    })();
-  }
-
-  async #write(dir: string, name: string, bytes: Uint8Array): Promise<void> {
-    const temp = join(dir, `.${name}.${randomHex(4)}.tmp`);
-    try {
-      const file = Deno.openSync(temp, { write: true, createNew: true, mode: 0o600 });
-      try {
-        for (let at = 0; at < bytes.length;) at += file.writeSync(bytes.subarray(at));
-        await file.syncData();
-      } finally {
-        file.close();
-      }
-      Deno.renameSync(temp, join(dir, name));
-    } catch (error) {
-      removeQuietly(temp);
-      throw error;
-    }
-    // The rename is on disk only once the directory is.
-    let sync = this.#syncs.get(dir);
-    if (sync === undefined) this.#syncs.set(dir, sync = new DirSync(dir));
-    await sync.sync();
+    return this.#runner ??= makeRunnerDir(this.dir);
   }
 
   #setAside(dir: string, name: string, reason: string, why: string): SetAside {
@@ -491,160 +440,5 @@ function defaultDir(): string {
     throw new RunError(`Cannot find the spool dir: ${(error as Error).message}`, {
       hint: "hint: set XDG_STATE_HOME or HOME",
     });
-  }
-}
-
-/**
- * Why a spool file may not run (`unsafe`: fails the trust rules; `corrupt`: not a spool
- * document), or the document it holds.
- */
-async function readEntry(
-  dir: string,
-  name: string,
-): Promise<{ doc: SpoolDoc; bytes: number } | { reason: string; problem: string }> {
-  const path = join(dir, name);
-  const unsafe = checkPrivateFile(path, MAX_ENTRY_BYTES, "the spool file");
-  if (unsafe !== null) {
-    // Finished by its runner between the listing and now: not a problem at all.
-    if (unsafe.startsWith("there is no")) return { reason: "gone", problem: unsafe };
-    return { reason: "unsafe", problem: unsafe };
-  }
-  let value: unknown;
-  let bytes: Uint8Array;
-  try {
-    // checkPrivateFile saw a regular file in a dir only the user can write.
-    bytes = await readBoundedBytes(path, { maxBytes: MAX_ENTRY_BYTES, knownRegular: true });
-    value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return { reason: "gone", problem: "finished" };
-    return { reason: "corrupt", problem: `not a spool document: ${(error as Error).message}` };
-  }
-  const wrong = docProblem(value);
-  if (wrong !== null) return { reason: "corrupt", problem: `not a spool document: ${wrong}` };
-  return { doc: value as SpoolDoc, bytes: bytes.length };
-}
-
-// The shape SpoolDoc promises; a field named when it is wrong.
-function docProblem(value: unknown): string | null {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return "not an object";
-  const doc = value as Record<string, unknown>;
-  if (doc.tyhooks_spool !== 1) return '"tyhooks_spool" is not 1';
-  if (typeof doc.accepted_at !== "string") return '"accepted_at" is not a string';
-  if (typeof doc.what !== "string") return '"what" is not a string';
-  if (doc.args !== undefined) {
-    const args = doc.args;
-    return Array.isArray(args) && args.every((a) => typeof a === "string")
-      ? null
-      : '"args" is not a list of strings';
-  }
-  const request = doc.request as Record<string, unknown> | undefined;
-  if (request === null || typeof request !== "object") return 'neither "args" nor "request"';
-  if (typeof request.path !== "string") return '"request.path" is not a string';
-  if (typeof doc.plugins_dir !== "string") return '"plugins_dir" is not a string';
-  if (doc.hooks_dir !== null && typeof doc.hooks_dir !== "string") {
-    return '"hooks_dir" is not a string or null';
-  }
-  return null;
-}
-
-// A runner is alive while it holds its lock. A dir without one is a runner that died while
-// removing its dir.
-function isLive(dir: string): boolean {
-  const path = join(dir, LOCK);
-  if (checkPrivateFile(path, 0, "the runner lock") !== null) return false;
-  let file: Deno.FsFile;
-  try {
-    file = Deno.openSync(path, { read: true });
-  } catch {
-    return false;
-  }
-  try {
-    return !file.tryLockSync(true);
-  } finally {
-    file.close();
-  }
-}
-
-// Only when it holds nothing but its lock: a dead runner's remaining entries keep its dir.
-function removeRunnerDir(dir: string): void {
-  if (readDirSafe(dir).some((item) => item.name !== LOCK)) return;
-  try {
-    Deno.removeSync(join(dir, LOCK));
-    Deno.removeSync(dir);
-  } catch {
-    // Another runner removed it first: harmless.
-  }
-}
-
-function readDirSafe(dir: string): Deno.DirEntry[] {
-  try {
-    return [...Deno.readDirSync(dir)];
-  } catch {
-    return [];
-  }
-}
-
-function newName(): string {
-  sequence = (sequence + 1) % 1_000_000;
-  return `${String(Date.now()).padStart(13, "0")}-${String(sequence).padStart(6, "0")}-${
-    randomHex(4)
-  }.json`;
-}
-
-function randomHex(bytes: number): string {
-  return Array.from(
-    crypto.getRandomValues(new Uint8Array(bytes)),
-    (b) => b.toString(16).padStart(2, "0"),
-  ).join("");
-}
-
-/**
- * fsync of one directory shared by concurrent writers: a writer whose rename came after the
- * sync in progress began waits for the next one, and every writer waiting then shares it. The
- * directory stays open between syncs.
- */
-class DirSync {
-  #dir: string;
-  #file: Promise<Deno.FsFile | null> | undefined;
-  #running: Promise<void> | null = null;
-  #next: Promise<void> | null = null;
-
-  constructor(dir: string) {
-    this.#dir = dir;
-  }
-
-  sync(): Promise<void> {
-    this.#next ??= (this.#running ?? Promise.resolve()).then(() => {
-      this.#next = null;
-      const running = this.#running = this.#syncOnce();
-      running.finally(() => {
-        if (this.#running === running) this.#running = null;
-      });
-      return running;
-    });
-    return this.#next;
-  }
-
-  async close(): Promise<void> {
-    (await this.#file)?.close();
-    this.#file = undefined;
-  }
-
-  // Best effort: a file system that cannot sync a directory still has the file synced.
-  async #syncOnce(): Promise<void> {
-    try {
-      const file = await (this.#file ??= Deno.open(this.#dir, { read: true }).catch(() => null));
-      await file?.sync();
-    } catch {
-      // Nothing better to do: the entry is written either way.
-    }
-  }
-}
-
-function removeQuietly(path: string): void {
-  try {
-    Deno.removeSync(path);
-  } catch {
-    // Gone already.
   }
 }

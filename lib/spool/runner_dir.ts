@@ -1,0 +1,62 @@
+/**
+ * A runner's dir, `run-<id>/`: where a process that runs entries keeps those it claimed, alive
+ * for exactly as long as that process holds the lock on its `.lock`.
+ *
+ * @module
+ */
+
+import { checkPrivateFile, join } from "../fs.ts";
+import { randomHex, readDirSafe } from "./entry.ts";
+
+export const RUNNER = /^run-[0-9a-f]{16}$/;
+const LOCK = ".lock";
+
+/**
+ * Makes a runner dir in `spool`, under a temp name, locked before it is renamed into place: no
+ * other runner ever sees it without its lock held.
+ */
+export async function makeRunnerDir(spool: string): Promise<{ dir: string; lock: Deno.FsFile }> {
+  const id = randomHex(8);
+  const temp = join(spool, `.run-${id}.tmp`);
+  const dir = join(spool, `run-${id}`);
+  await Deno.mkdir(temp, { mode: 0o700 });
+  const lock = await Deno.open(join(temp, LOCK), {
+    write: true,
+    createNew: true,
+    mode: 0o600,
+  });
+  await lock.lock(true);
+  await Deno.rename(temp, dir);
+  return { dir, lock };
+}
+
+/**
+ * A runner is alive while it holds its lock. A dir without one is a runner that died while
+ * removing its dir.
+ */
+export function isLive(dir: string): boolean {
+  const path = join(dir, LOCK);
+  if (checkPrivateFile(path, 0, "the runner lock") !== null) return false;
+  let file: Deno.FsFile;
+  try {
+    file = Deno.openSync(path, { read: true });
+  } catch {
+    return false;
+  }
+  try {
+    return !file.tryLockSync(true);
+  } finally {
+    file.close();
+  }
+}
+
+/** Removes a runner dir that holds nothing but its lock: a dead runner's entries keep it. */
+export function removeRunnerDir(dir: string): void {
+  if (readDirSafe(dir).some((item) => item.name !== LOCK)) return;
+  try {
+    Deno.removeSync(join(dir, LOCK));
+    Deno.removeSync(dir);
+  } catch {
+    // Another runner removed it first: harmless.
+  }
+}
