@@ -58,10 +58,14 @@ export async function answerFromDaemon(args: string[]): Promise<DaemonAnswer | n
   try {
     const call = fastCall(args);
     if (call === null) return null;
+    const boundMs = call.deadlineMs ?? DEFAULT_BOUND_MS;
+    // Read by either path: started now, it arrives while the rest loads (an in-process call then
+    // finds it read). Whoever awaits it sees its error.
+    hookInput = readStdin(boundMs);
+    hookInput.catch(() => {});
+    if (Deno.env.get("TYHOOKS_DAEMON") === "off") return null;
     const socket = trustedSocket();
     if (socket === null) return null;
-    const boundMs = call.deadlineMs ?? DEFAULT_BOUND_MS;
-    hookInput = readStdin(boundMs);
     const body = await hookInput;
     if (body.length > MAX_BODY_BYTES) return null;
     const dir = Deno.realPathSync(pluginsDir(call.pluginsDir));
@@ -97,7 +101,7 @@ const VALUE_FLAGS = new Set(["plugins-dir", "deadline", "event", "on-failure"]);
  * The call, when the line is one the daemon can answer exactly as the in-process path would:
  * `agent AGENT` or `tool pre|post --claude`, with at most `--plugins-dir`, `--deadline`,
  * `--event` and `--on-failure block`. Anything else (hook scripts of its own, `--timeout`, logs,
- * `TYHOOKS_DAEMON=off`) is left to the in-process path.
+ * `--hook-json`) is left to the in-process path.
  */
 function fastCall(args: string[]): FastCall | null {
   const words: string[] = [];
@@ -125,7 +129,6 @@ function fastCall(args: string[]): FastCall | null {
   const deadline = values.get("deadline");
   const deadlineMs = deadline === undefined ? undefined : parseDuration(deadline);
   if (deadline !== undefined && deadlineMs === undefined) return null;
-  if (Deno.env.get("TYHOOKS_DAEMON") === "off") return null;
   const base = { deadlineMs, pluginsDir: values.get("plugins-dir") };
   if (words.length === 2 && words[0] === "agent" && !claude) {
     return { ...base, agent: words[1], event: values.get("event") };
