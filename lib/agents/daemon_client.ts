@@ -90,7 +90,12 @@ function late(deadlineMs: number): string {
 
 const VALUE_FLAGS = new Set(["plugins-dir", "deadline", "event", "on-failure"]);
 
-/** The call, when the daemon can answer the line exactly as the in-process path would. */
+/**
+ * The call, when the line is one the daemon can answer exactly as the in-process path would:
+ * `agent AGENT` or `tool pre|post --claude`, with at most `--plugins-dir`, `--deadline`,
+ * `--event` and `--on-failure block`. Anything else (hook scripts of its own, `--timeout`, logs,
+ * `TYHOOKS_DAEMON=off`) is left to the in-process path.
+ */
 function fastCall(args: string[]): FastCall | null {
   const words: string[] = [];
   const values = new Map<string, string>();
