@@ -1,18 +1,10 @@
 /**
- * Waiting, for the whole project: timeouts that can be cleared and leave nothing behind, the two
- * waits built on them (`sleep`, `within`), durations as the command line and manifests write
- * them, and the one bound on how many tasks run at once (`createLimit`).
- *
- * `AbortSignal.timeout` cannot be cancelled: each one keeps its signal and a timer (about 2.5 KB,
- * most of it outside the JS heap) until it fires. A daemon answering 900 requests a second with
- * 15 s timeouts would carry tens of thousands of them. `setTimeout` can be cleared, but in Deno
- * 2.9 the first call of a process loads Node's timers (about 5 ms), which every CLI call would
- * pay. So the timeouts here share one pending `AbortSignal.timeout`, due no later than the
- * earliest live deadline; clearing a timeout just forgets it.
- *
- * Cost: one `AbortSignal.timeout` per shared-timer period in the common case (timeouts of a few
- * fixed lengths, as the runner's and the daemon's are); one per call only when every new timeout
- * is due sooner than all the live ones.
+ * Waiting, for the whole project: clearable timeouts, `sleep`, `within`, durations, `createLimit`.
+ * `AbortSignal.timeout` cannot be cancelled and keeps about 2.5 KB until it fires (a daemon at 900
+ * requests a second with 15 s timeouts would carry tens of thousands); `setTimeout` costs every
+ * CLI call about 5 ms in Deno 2.9 (it loads Node's timers). So the timeouts here share one pending
+ * `AbortSignal.timeout`, due by the earliest live deadline, and clearing one just forgets it: one
+ * signal per shared-timer period when timeouts have a few fixed lengths, as the runner's do.
  *
  * @module
  */

@@ -1,10 +1,7 @@
 /**
- * The events. One table holds every event tyhooks fires or
- * consults, and everything else reads it (the loader, the lint and the schema, the runner, the
- * consulted calls, the daemon's persistent hooks, the CLI's suggestions, `plugins new`): a new
- * event is a new row. Any other name is an event too (`fire` sends any string): a notified one,
- * under the event timeout. Also here: the timeouts SPEC sets, and the task statuses that fire an
- * event (ty's OnStatusChange).
+ * The events: one table of every event tyhooks fires or consults, which everything else reads, so
+ * a new event is a new row; any other name is a notified event (`fire` sends any string). Also
+ * the timeouts SPEC sets, and the task statuses that fire an event (ty's OnStatusChange).
  *
  * @module
  */
@@ -105,16 +102,7 @@ export const EVENTS: readonly EventSpec[] = [
 
 const BY_NAME = new Map(EVENTS.map((spec) => [spec.name, spec]));
 
-/**
- * The row of `name`; for a name not in the table, a notified event under the event timeout.
- *
- * @example
- * ```ts
- * import { eventSpec } from "./events.ts";
- * console.assert(eventSpec("task.route").timeout === "route");
- * console.assert(eventSpec("deploy.finished").kind === "notified");
- * ```
- */
+/** The row of `name`; for a name not in the table, a notified event under the event timeout. */
 export function eventSpec(name: string): EventSpec {
   return BY_NAME.get(name) ?? { name, kind: "notified", timeout: "event" };
 }
@@ -157,18 +145,7 @@ export const STATUS_EVENTS: Readonly<Record<string, string>> = Object.freeze({
   blocked: TASK_BLOCKED,
 });
 
-/**
- * The event a status (and its message) fires, or null for none: `queued`/`processing` ->
- * `task.started`; `done` -> `task.done`; `blocked` -> `task.failed` when the message mentions
- * "fail" or "error" (any case), else `task.blocked`.
- *
- * @example
- * ```ts
- * import { statusEvent } from "./events.ts";
- * console.assert(statusEvent("blocked", "Build ERROR") === "task.failed");
- * console.assert(statusEvent("backlog") === null);
- * ```
- */
+/** The event a status (and its message) fires, as {@linkcode STATUS_EVENTS} says, or null. */
 export function statusEvent(status: string, message = ""): string | null {
   // Own keys only: a status named "toString" fires nothing.
   if (!Object.hasOwn(STATUS_EVENTS, status)) return null;

@@ -1,25 +1,15 @@
 /**
- * Files and paths. Files someone else may have written (a manifest, a task, a hosts file, a
- * token, a cache file): how tyhooks reads them (regular files only, bounded, abortable) and when it trusts them (sshd's
- * `StrictModes`: what another user could write is not trusted to decide what runs), with the one
- * lookup of the user id, the one way a message writes a file mode, and the one way tyhooks
- * replaces a file of its own (`writeAtomic`). And POSIX path arithmetic, with the results
- * `node:path` gives (a test compares them): importing `node:path` makes Deno evaluate about 20 of
- * its Node compatibility modules, several milliseconds of every start. tyhooks runs on Linux and
- * macOS only (sessions, `setsid`), so `/` is the only separator.
+ * Files and paths: how tyhooks reads files someone else may have written, and when it trusts them
+ * (sshd's `StrictModes`: what another user could write does not decide what runs). And POSIX path
+ * arithmetic with `node:path`'s results (a test compares them), as importing `node:path` makes
+ * Deno evaluate about 20 Node modules, milliseconds of every start; Linux and macOS only, so `/`
+ * is the only separator.
  *
  * @module
  */
 
 import { quoted } from "./text.ts";
 
-// The one way tyhooks reads a file someone else may have written (a manifest, a task, a hosts
-// file, a token, a cache file): it must be a regular file, checked before it is opened, so a
-// FIFO, socket or device is an error naming it instead of a hang or an endless read; the read
-// is capped, so `--task /dev/urandom` or a 10 GB manifest ends in a clear error instead of
-// eating memory; and it takes an abort signal, so SIGINT/SIGTERM ends a read from a stdin that
-// never closes. Opening runs off the main thread (`Deno.open` is async), so even an open that
-// blocks never keeps the signal handlers from running.
 /** The default cap: 1 MiB, like the daemon's request bodies. */
 export const MAX_INPUT_BYTES = 1024 * 1024;
 
@@ -64,10 +54,8 @@ export interface ReadBoundedOptions {
   /** Stops the read (it then rejects with the signal's reason). */
   signal?: AbortSignal;
   /**
-   * The caller has seen (lstat) that `path` is a regular file of at most `maxBytes` that no
-   * other user can write or replace (so it cannot become a FIFO or grow past the cap by anyone
-   * else's doing): it is read whole in one call on the main thread, several times faster than an
-   * open, stat, read and close through Deno's thread pool.
+   * The caller saw (lstat) a regular file within the cap that no other user can write or replace:
+   * read whole on the main thread, several times faster than through Deno's thread pool.
    */
   knownRegular?: boolean;
   /** Sees the owner and mode of the file opened, before it is read (a path, not knownRegular). */
@@ -75,11 +63,11 @@ export interface ReadBoundedOptions {
 }
 
 /**
- * Reads `path` (`-` = stdin) as UTF-8 text, at most `maxBytes`; a path must name a regular file
- * (symlinks followed). Requires `--allow-read` for a path.
- *
- * @throws {BoundedReadError} When the path is not a regular file, or the input is over the cap.
- * @throws {Deno.errors.NotFound} And the other file-system errors, unchanged.
+ * Reads `path` (`-` = stdin) as UTF-8, the one way tyhooks reads a file someone else may have
+ * written: a regular file (checked before it is opened, so a FIFO is an error, not a hang), at
+ * most `maxBytes` (`--task /dev/urandom` is a clear error), abortable (a stdin that never closes),
+ * opened off the main thread so signal handlers keep running. Throws {@linkcode BoundedReadError},
+ * or a file-system error unchanged. Requires `--allow-read` for a path.
  */
 export async function readBounded(path: string, options: ReadBoundedOptions = {}): Promise<string> {
   return new TextDecoder().decode(await readBoundedBytes(path, options));
@@ -159,10 +147,9 @@ function mayBeReplaced(path: string): boolean {
 }
 
 /**
- * Reads `path`, which a stat found to be a regular file, checking the file it opens: whoever can
- * write the dir can put a FIFO there after the stat. Opened with O_NONBLOCK, a FIFO opens at once
- * (and is refused) instead of waiting for a writer in one of Deno's threads, where no signal
- * reaches (`Deno.open` has no such flag; `node:fs` passes it on).
+ * Reads `path`, a regular file at its stat, checking what it opens: a FIFO put there since opens
+ * at once with O_NONBLOCK (`node:fs` passes it; `Deno.open` cannot) and is refused, instead of
+ * waiting for a writer in one of Deno's threads, where no signal reaches.
  */
 export async function readOpenFile(
   path: string,
@@ -249,9 +236,8 @@ export function fileKind(
 // reports it; the daemon refuses a socket dir another user could change.
 
 /**
- * Why `info` (of a plugin dir or script at `path`) is not safe, and the fix; null when it is:
- * writable by group or others, or owned by a user other than the current one or root. Without
- * the user id (`--allow-sys`) only the mode is checked.
+ * Why `info` (a plugin dir or script) is not safe, and the fix: writable by others, or owned by
+ * another user than the current one or root (checked only with `--allow-sys`); else null.
  */
 export function unsafeMode(
   info: { mode: number | null; uid: number | null },
@@ -275,10 +261,9 @@ export function unsafeMode(
 }
 
 /**
- * Why someone other than the user (or root) could replace an entry of `dir`, or null when nobody
- * can. Every directory on the way, as written and as resolved, must be owned by the user or root
- * and, when group or others may write to it, sticky (as `/tmp` is, so only an entry's owner can
- * remove or rename it); a symbolic link on the way must be the user's or root's. Requires `--allow-read`.
+ * Why someone other than the user (or root) could replace an entry of `dir`, or null: each dir
+ * on the way, written and resolved, must be theirs and, if others may write it, sticky (as `/tmp`);
+ * each link on the way theirs too. Requires `--allow-read`.
  */
 export function unsafeDirReason(dir: string): string | null {
   const me = currentUid();
@@ -311,10 +296,9 @@ export function unsafeDirReason(dir: string): string | null {
 }
 
 /**
- * The first symbolic link on the way to what `path` names (the path itself or a directory on
- * it, and the links those lead through) owned by someone other than the user or root, who could
- * point it elsewhere at any time; null when there is none. A path that cannot be followed to
- * the end gives null: reading it fails anyway. Requires `--allow-read`.
+ * The first link on the way to what `path` names owned by another user than the current one or
+ * root, who could point it elsewhere at any time; null when none, or when the path cannot be
+ * followed (reading it fails anyway). Requires `--allow-read`.
  */
 export function foreignLink(path: string): { link: string; uid: number } | null {
   const me = currentUid();

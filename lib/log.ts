@@ -37,10 +37,8 @@ export interface LoggerOptions {
 const encoder = new TextEncoder();
 
 /**
- * Most bytes waiting for stderr. 1 MiB is 16 pipe buffers: a reader paused for seconds (a
- * terminal scrolled back, a busy log shipper) loses nothing of a chatty service, while a reader
- * that never comes back costs this much memory, not what the services print meanwhile. A
- * relayed line (at most 64 KiB, four times that escaped) always fits.
+ * Most bytes waiting for stderr: 16 pipe buffers, so a reader paused for seconds loses nothing of
+ * a chatty service, while one that never comes back costs this much, and a relayed line fits.
  */
 export const STDERR_BOUND_BYTES = 1024 * 1024;
 /**
@@ -68,22 +66,8 @@ interface Queued {
 
 /**
  * Text for a stream, written in order and asynchronously, so whoever writes never waits on the
- * reader. At most `maxBytes` wait: past that, texts are dropped and counted, and a notice of how
- * many lines were dropped is written where they would have been, once it can write again (or at
- * {@linkcode QueuedWriter.flush}). A reader gone for good (a broken pipe) ends the writing.
- *
- * @example
- * ```ts
- * import { QueuedWriter } from "./log.ts";
- * const got: string[] = [];
- * const out = new QueuedWriter({
- *   write: (bytes) => Promise.resolve(got.push(new TextDecoder().decode(bytes)) && bytes.length),
- * });
- * out.write("one\n");
- * out.write("two\n");
- * await out.flush();
- * console.assert(got.join("") === "one\ntwo\n");
- * ```
+ * reader. Past `maxBytes` waiting, texts are dropped and counted, and a notice takes their place
+ * once it can write again. A reader gone for good (a broken pipe) ends the writing.
  */
 export class QueuedWriter {
   /** The line saying that `count` lines were dropped. */
@@ -116,13 +100,7 @@ export class QueuedWriter {
     this.#start();
   }
 
-  /**
-   * Waits until everything queued is written, giving up once `idleMs` (default
-   * {@linkcode FLUSH_IDLE_MS}) pass without a write completing. Dropped lines not yet reported
-   * are reported first.
-   *
-   * @returns Whether everything was written and nothing is left unreported.
-   */
+  /** Waits until all queued (and reported) is written; false once `idleMs` pass with no progress. */
   async flush(idleMs: number = FLUSH_IDLE_MS): Promise<boolean> {
     if (this.#dropped > 0 && !this.#closed) {
       this.#noteDropped();
@@ -286,11 +264,8 @@ function textValue(value: unknown): string {
 /** A logger that drops everything; the library default. */
 export const silentLogger: Logger = { log() {} };
 
-// The decision log: every consulted decision (route, placement, hosts, tool pre, an agent's
-// prompt and stop), whoever asked (the CLI, the library's Runner, the daemon), as one JSON line
-// appended to `<state>/tyhooks/decisions.log`: one `O_APPEND` write of a whole line, so
-// concurrent writers never interleave; no fsync; rotated at its bound. Here beside the other
-// log, as every decision writes it: lib/decisions.ts reads it back for `tyhooks log`.
+// The decision log (README, "Decision log"): one `O_APPEND` write of a whole JSON line per
+// decision, so concurrent writers never interleave; no fsync. Here, as every decision writes it.
 
 /** One line of the decision log. */
 export interface DecisionRecord {
@@ -392,11 +367,8 @@ function toRecord(decision: Decision): DecisionRecord {
 }
 
 /**
- * Appends `line` (one whole line) to the log at `path` with one write, then rotates the log
- * once it has reached `maxBytes`. The dir is made mode 0700 when missing and must be the user's
- * and writable by nobody else; the log must be a regular file of the user's, mode 0600 (made
- * so, exclusively, when missing). Returns why it could not, or null. Requires `--allow-read`,
- * `--allow-write`, `--allow-sys` (the user id).
+ * Appends `line` to a private log in one write, rotating it at `maxBytes`; why it could not, or
+ * null. Requires `--allow-read`, `--allow-write`, `--allow-sys` (the user id).
  */
 export function appendDecisionLine(
   path: string,

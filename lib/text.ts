@@ -24,10 +24,7 @@ export function hasControl(text: string): boolean {
   return CONTROL.test(text);
 }
 
-/**
- * `text` with every control character (C0, DEL, C1) written as `\x1b`: what a terminal, a
- * listing or a log line shows of names, paths and output from plugins, scripts and probes.
- */
+/** `text` with each control character written as `\x1b`, as terminals and logs show outside text. */
 export function escapeControl(text: string): string {
   return text.replace(CONTROL_RUNS, escapeRun);
 }
@@ -57,10 +54,7 @@ export function quoted(value: string): string {
   return escapeJsonControl(JSON.stringify(value));
 }
 
-/**
- * JSON text (as `JSON.stringify` writes it) with DEL and C1 escaped too (`\u009b`): the same
- * value, and no control character left to reach a terminal.
- */
+/** `JSON.stringify`'s text with DEL and C1 escaped too (`\u009b`): the same value, no control. */
 export function escapeJsonControl(json: string): string {
   return json.replace(DEL_AND_C1, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }

@@ -1,6 +1,5 @@
 /**
- * The tyhooks version, which `--version`, the daemon's health answer and `probe` report, and the
- * Deno release it is built and tested with.
+ * The tyhooks version and the Deno release it is built and tested with.
  *
  * @module
  */

@@ -1,10 +1,8 @@
 /**
- * The agent fast path: `tyhooks agent AGENT` (and `tool pre|post --claude`) hands its call to a
- * daemon of the same user that serves the same plugins dir, over its unix socket, so persistent
- * guards answer without a plugin load or a spawn. Loaded before the command line's modules, so
- * it keeps to a few small ones; anything it does not expect (a flag it does not know, a socket it
- * does not trust, a daemon that refuses, errs or answers oddly) leaves the call to the in-process
- * path, with the hook input it read.
+ * The agent fast path: `tyhooks agent AGENT` hands its call to the user's daemon of the same
+ * plugins dir, so persistent guards answer without a plugin load or a spawn. Loaded before the
+ * command line's modules, so it keeps to a few small ones; anything it does not expect leaves the
+ * call to the in-process path, with the hook input it read.
  *
  * @module
  */
@@ -49,9 +47,8 @@ export function readHookInput(): Promise<Uint8Array> | undefined {
 }
 
 /**
- * Answers the call through the daemon, or null: the caller then decides in-process, as without
- * a daemon. Never throws. With `--deadline`, a daemon that has not answered by then is the
- * in-process path's block on its deadline.
+ * Answers the call through the daemon, or null (the caller decides in-process). Never throws; past
+ * `--deadline`, the in-process path's block on its deadline.
  */
 export async function answerFromDaemon(args: string[]): Promise<DaemonAnswer | null> {
   const started = performance.now();

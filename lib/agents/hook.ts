@@ -1,13 +1,10 @@
 /**
- * One hook call of a coding agent, from its JSON to its answer: the bytes into a JSON object and
- * the object into the plugin event it is (lib/agents/table.ts) and what that event's hooks are
- * asked or told; the plugins' decision on it (`tyhooks agent` and the daemon's
- * `POST /v1/agent/{agent}` both decide here, so the decision is the same either way); and the
- * decision in the agent's own contract, as a hook command (`{exitCode, stdout, stderr}`) and as
- * the JSON body of an HTTP hook. Allow is silence, never an approval; a block is exit 2 with the
- * reason alone on stderr, which every agent reads; what an agent cannot be told is dropped
- * (context) or blocks, naming why (an ask or a rewrite it would ignore and run the call). Reading
- * and answering are pure: the command line reads stdin, the daemon a request body.
+ * One hook call of a coding agent, from its JSON to its answer: the plugin event it is (table.ts),
+ * the plugins' decision (`tyhooks agent` and the daemon's `POST /v1/agent/{agent}` both decide
+ * here, so it is the same either way), and the answer in the agent's own contract. Allow is
+ * silence, never an approval; a block is exit 2 with the reason on stderr, which every agent
+ * reads; what an agent cannot be told is dropped (context) or blocks, naming why (an ask or a
+ * rewrite it would ignore and run the call). Reading and answering are pure.
  *
  * @module
  */
@@ -93,10 +90,8 @@ const TOOL_SHAPES: Partial<Record<AgentSpec["name"], Record<string, ToolShape>>>
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
 /**
- * The hook JSON an agent sent: UTF-8 (refused, never patched: a guard must judge the bytes the
- * tool would get) holding one JSON object. `where` names the input in messages (`stdin`).
- *
- * @throws {InputError} When it is not UTF-8, not JSON, or not an object.
+ * The hook JSON an agent sent, one object; bytes that are not UTF-8 are refused, never patched:
+ * a guard must judge the bytes the tool would get. `where` names the input in messages.
  */
 export function parseHookJson(bytes: Uint8Array, where: string): Payload {
   let text: string;
@@ -121,12 +116,7 @@ export function parseHookJson(bytes: Uint8Array, where: string): Payload {
   return value as Payload;
 }
 
-/**
- * What `payload`, sent by `agent`, asks: its event from `hook_event_name` (else `defaultEvent`,
- * for callers that know it, as `tool pre --claude` does), mapped by the agent table.
- *
- * @throws {InputError} When the event is not named, or a tool event names no tool.
- */
+/** What `payload` asks: its `hook_event_name` (else `defaultEvent`) as the agent table maps it. */
 export function readAgentRequest(
   agent: AgentSpec,
   payload: Payload,

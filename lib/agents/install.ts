@@ -1,16 +1,9 @@
 /**
- * Wiring tyhooks into a coding agent's hook settings (`tyhooks agent install|uninstall`): the
- * entries for every event of the agent's row in the agent table, merged into the settings file
- * the agent reads, user-wide or a project's, and taken out again.
- *
- * Each entry runs `tyhooks agent NAME` by absolute path. For a consulted event (the agent waits
- * for a decision) the command blocks whenever tyhooks does not answer itself: the agents let a
- * call through when a hook cannot start, crashes or is killed, but all of them block on exit 2
- * with a reason on stderr, which the shell's `||` gives them.
- *
- * The merge changes nothing but tyhooks' own entries: every other key and hook keeps its place
- * and value. A file that is not JSON, or whose hooks are not where the agent reads them, is an
- * error and is left as it is.
+ * Wiring tyhooks into a coding agent's hook settings (`tyhooks agent install|uninstall`; README,
+ * "Coding agents"). A consulted event's command blocks whenever tyhooks does not answer itself:
+ * the agents let a call through when a hook cannot start or crashes, but all of them block on
+ * exit 2 with a reason on stderr, which the shell's `||` gives them. The merge changes only
+ * tyhooks' own entries; a file not laid out as the agent reads it is an error, left as it is.
  *
  * @module
  */
@@ -115,10 +108,9 @@ export function shellWord(word: string): string {
 }
 
 /**
- * Whether `command` is a tyhooks entry for `agent`: it runs `agent NAME`, or the older
- * `tool pre|post --claude` that README once had people write by hand, through a program named
- * `tyhooks` (the binary, a launcher) or through Deno running a tyhooks entry file, whichever
- * tyhooks wrote it. An install replaces those older entries too, so no call is judged twice.
+ * Whether `command` runs tyhooks (a program named `tyhooks`, or Deno on a tyhooks entry file) as
+ * `agent NAME` or as the hand-written `tool pre|post --claude`: an install replaces both, so no
+ * call is judged twice.
  */
 export function isTyhooksCommand(command: unknown, agent: AgentSpec): boolean {
   if (typeof command !== "string") return false;
@@ -193,10 +185,8 @@ export async function planUninstall(
 }
 
 /**
- * Writes a planned change: the old file saved as `FILE.bak`, the new one written atomically with
- * the old one's mode (a new file: 0644), through a symlink to where it points.
- *
- * @returns The backup's path, or null when there was no old file.
+ * Writes a planned change atomically with the old file's mode (new: 0644), through a symlink;
+ * the old file saved as `FILE.bak`, whose path it returns (null when there was none).
  */
 export async function applyChange(plan: SettingsChange): Promise<string | null> {
   const target = plan.existed ? await Deno.realPath(plan.file) : plan.file;

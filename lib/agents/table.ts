@@ -1,9 +1,7 @@
 /**
- * The coding agents. One table holds, for each agent tyhooks answers (Claude Code, Gemini CLI,
- * Codex, Cursor), the name it goes by on the command line, the platform name its guards are told,
- * where its hook settings live, the unit of its hook timeout, and which plugin event each of its
- * hook events is. `tyhooks agent`, `agent install`, `doctor` and the daemon read it: a new agent,
- * or a new event of one, is a new row.
+ * The coding agents tyhooks answers, one row each: names, settings files, timeout unit, and the
+ * plugin event each hook event is. Everything else reads it: a new agent, or a new event of one,
+ * is a new row.
  *
  * @module
  */

@@ -43,12 +43,7 @@ export type Prepared =
 
 const GLOBAL_AND_VERSION = { ...GLOBAL_OPTIONS, ...VERSION_OPTION };
 
-/**
- * Reads `args`: finds the command, answers `help`, `--help` and `--version` wherever they stand,
- * and parses the command's flags.
- *
- * @throws {UsageError} For an unknown command or flag, a missing or bad value, a missing file.
- */
+/** Reads `args` into a command to run, or the text to print (help, the version) instead. */
 export async function prepare(args: string[], output: Output): Promise<Prepared> {
   if (args.length === 1 && args[0] === DETACHED_CHILD_FLAG) return await prepareDetached(output);
   const words = wordsOf(args);
@@ -226,11 +221,9 @@ export function isAgentLine(args: string[]): boolean {
 }
 
 /**
- * True when an agent's hook command (see {@linkcode isAgentLine}) runs without `--on-failure
- * allow`: then every failure of tyhooks itself, a usage error included, must read as "blocked"
- * (exit 2), since agents let a call through on other exits. `onFailure` is the policy as the
- * parser read it (undefined when the line could not be parsed: then no policy was given that can
- * be trusted, and the line fails closed).
+ * True when an agent's hook command runs without `--on-failure allow` (undefined: the line could
+ * not be parsed, so no policy can be trusted): then every failure of tyhooks, a usage error
+ * included, must exit 2 ("blocked"), as agents let a call through on other exits.
  */
 export function failsClosed(args: string[], onFailure: string | undefined): boolean {
   return isAgentLine(args) && onFailure !== "allow";
@@ -279,11 +272,9 @@ function byName(words: string): CommandEntry | undefined {
 }
 
 /**
- * Finds the command in `args`: the longest run of words that names one (so `hosts` and
- * `hosts sync` can both be commands), skipping global flags and their values on the way.
- * A group word followed by a word that names none of its commands is an unknown command
- * (`plugins lst`), unless the group word is a command that takes arguments (`agent claude`).
- * The command's own flags come after its words: the first one ends the search.
+ * Finds the command in `args`: the longest run of words naming one (`hosts`, `hosts sync`),
+ * global flags skipped. A group word then a word naming none of its commands is an unknown
+ * command (`plugins lst`), unless the group word takes arguments (`agent claude`).
  */
 function findCommand(args: string[]): Found {
   const words: string[] = [];
@@ -354,10 +345,9 @@ function optionNamed(
 }
 
 /**
- * Rewrites every `--flag value` of a string flag as `--flag=value`, so the value is taken as it
- * is even when it starts with `-` (`--error "-bash: x: not found"`, `--result -1`): the words a
- * host program passes must never change how its call is read. Unknown flags are reported here,
- * with the closest known flag.
+ * Rewrites each `--flag value` of a string flag as `--flag=value`, so a value starting with `-`
+ * (`--error "-bash: x: not found"`) is taken as it is: the words a host passes must never change
+ * how its call is read. Unknown flags are reported here.
  */
 function glueValues(
   options: Record<string, OptionSpec>,
@@ -492,10 +482,8 @@ async function parseArgsOf(
 }
 
 /**
- * The line read as `parseArgs` reads it, when it holds only positionals, `--flag` for a boolean
- * and `--flag=value` for a string (what {@linkcode glueValues} leaves of an ordinary line);
- * undefined for anything else (`--`, short flags, a value given to a boolean), which goes to
- * `parseArgs` itself.
+ * The line as `parseArgs` reads it, when it holds only positionals, `--flag` and `--flag=value`
+ * (an ordinary line after {@linkcode glueValues}); undefined for anything else.
  */
 function plainLine(
   options: Record<string, OptionSpec>,

@@ -20,19 +20,12 @@ export function detachedLogPath(): string {
 const NOT_RELAUNCHED = new Set(["detach", "task", "task-json", "help", "log-format", "log-level"]);
 
 /**
- * Runs the same command again in the background, its work kept in the spool until it has run:
- * the whole command line (flags as `--name=value`, so a value starting with `-` stays a value;
- * the task inline; the plugins and hooks dirs resolved, so it runs the same from anywhere) is
- * written to the spool, and a background `tyhooks spool run ENTRY` takes it (its name travels on
- * that run's stdin, never on its argv). Returns once the background run has read it; should that
- * run die, the next daemon start or `tyhooks spool run` runs the work. `words` are the command's
- * (`["tool", "post"]`); `replaced` flags are sent instead of the caller's (undefined drops one).
- * With `wait: false` (a coding agent's notified event, which the agent waits on) it returns once
- * the background run is started, without waiting for it to take its work: the spool holds it
- * either way, so only the run's start is not confirmed.
- *
- * @throws {RunError} When the work cannot be spooled, or the background run cannot start or
- *   does not take it (the work is then removed: the caller was told it failed).
+ * Runs the same command again in the background: its whole line (flags as `--name=value`, so a
+ * value starting with `-` stays one; the task inline; the dirs resolved) goes to the spool for a
+ * background `tyhooks spool run ENTRY`, so if that run dies the next one runs the work. Returns
+ * once the run took it, or with `wait: false` (an agent waits on this) once it started. On a
+ * `RunError` the work is removed: the caller was told it failed. `replaced` flags (undefined
+ * drops one) are sent instead of the caller's.
  */
 export async function relaunchDetached(
   ctx: CommandContext,

@@ -166,10 +166,7 @@ export function groupHelp(group: string, width: number): string | undefined {
   ].join("\n") + "\n";
 }
 
-/**
- * A command's `--help`: usage, what it does, its options (`options`: all it accepts, as the
- * command line reads them), the global ones, examples.
- */
+/** A command's `--help`: usage, what it does, its options and the global ones, examples. */
 export function commandHelp(
   entry: CommandEntry,
   { spec, options, width }: {

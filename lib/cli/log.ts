@@ -265,11 +265,7 @@ class LineReader {
     this.#dropping = midLine;
   }
 
-  /**
-   * Opens the log file at `path`: null when there is none.
-   *
-   * @throws {RunError} When it is not a regular file (a FIFO is never opened), or cannot be read.
-   */
+  /** Opens the log at `path` (null when none); a `RunError` for a FIFO or any non-regular file. */
   static async open(
     path: string,
     options: { fromStart?: boolean } = {},

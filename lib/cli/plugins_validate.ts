@@ -34,8 +34,8 @@ export async function run(ctx: CommandContext): Promise<number> {
       ...result.problems,
       ...(await readLegacyHooks(hooksDir(ctx.globals.hooksDir))).problems,
     );
-    // `--plugins-dir my-plugin/` in a plugin's own CI found nothing and passed: the plugins dir
-    // is searched below itself, so its own plugin.yaml is never read (as in ty).
+    // A plugin's own dir given as the plugins dir would lint nothing and pass: the plugins dir is
+    // searched below itself, so its own plugin.yaml is never read (as in ty).
     const problem = (message: string) => ({
       plugin: null,
       path: dir,

@@ -1,10 +1,8 @@
 /**
- * What a command runs plugins with, from its flags: the task (`--task`, `--task-json`), the
- * plugin index (`--plugins-dir`, through the index cache), a Runner over it (`--hooks-dir`,
- * `--timeout`), and for a consulted call the loop's bounds (`--sequential`, `--deadline`). And
- * the consulted commands that ask about a task, which are little more than that: `route`,
- * `place` and `hosts` (`tool pre` is in tool.ts, with `tool post`). One module, not two: these
- * are the warm calls, and each module costs every call its load.
+ * What a command runs plugins with, from its flags (the task, the index through its cache, a
+ * Runner, a consulted call's bounds), and the consulted commands that are little more than that:
+ * `route`, `place`, `hosts`. One module, not two: these are the warm calls, and each module costs
+ * every call its load.
  *
  * @module
  */
@@ -36,12 +34,9 @@ export const TASK_OPTIONS: Record<string, OptionSpec> = {
 };
 
 /**
- * A tool call's input from `path` (`-` = stdin), or the bytes `read` gives: bounded in size (a
- * Write carries a whole file) and in time, so that a caller that never ends its input cannot
- * hold the call past its own bound (an agent would then time the hook out, which lets the call
- * through): `--deadline`, else `--timeout`, else the tool hooks' timeout.
- *
- * @throws {UsageError} Naming `what` and why it could not be read.
+ * A tool call's input from `path` (`-` = stdin), bounded in size (a Write carries a whole file)
+ * and in time (`--deadline`, else `--timeout`): an input that never ends must not hold the call
+ * until the agent times the hook out, which lets the call through.
  */
 export async function readCallInput(
   ctx: CommandContext,
@@ -93,11 +88,7 @@ export async function taskOrEmpty(ctx: CommandContext): Promise<Task> {
   return (await readTaskOption(ctx)) ?? (await import("../wire/task.ts")).EMPTY_TASK;
 }
 
-/**
- * Loads the plugin index and logs its warnings. Goes through the index cache
- * (`<cache>/tyhooks/index-*.json`, revalidated against every path it depends on on each call);
- * `TYHOOKS_NO_CACHE=1` turns it off.
- */
+/** Loads the plugin index through its cache (off with `TYHOOKS_NO_CACHE=1`), logging warnings. */
 export async function loadIndex(ctx: CommandContext): Promise<PluginIndex> {
   const index = await loadIndexQuietly(ctx);
   await logLoadWarnings(ctx, index);
@@ -111,10 +102,7 @@ async function logLoadWarnings(ctx: CommandContext, index: PluginIndex): Promise
   logWarnings(ctx.log, index.warnings);
 }
 
-/**
- * {@linkcode loadIndex} without logging the warnings, for a command that shows them itself.
- * `signal` ends the load early (default: the command's signal).
- */
+/** {@linkcode loadIndex} without logging the warnings, for a command that shows them itself. */
 export async function loadIndexQuietly(
   ctx: CommandContext,
   { signal = ctx.signal, deadline }: { signal?: AbortSignal; deadline?: number } = {},
@@ -182,10 +170,7 @@ function legacyHooksDir(ctx: CommandContext): string | undefined {
   }
 }
 
-/**
- * The flags every consulted command (`route`, `place`, `hosts`, `tool pre`) takes:
- * `--sequential`, `--timeout`, `--deadline`, worded for its handlers ("router", "handler", "hook").
- */
+/** The flags every consulted command takes, worded for its handlers ("router", "hook"). */
 export function consultOptions(
   handler: string,
   defaultTimeout: string,
@@ -214,10 +199,8 @@ export interface ConsultedCall {
 }
 
 /**
- * {@linkcode makeRunner} for a consulted call (`route`, `place`, `hosts`, `tool pre`): loading
- * the plugins counts against `--deadline` (SPEC, "Trust boundaries"), and what is left of it
- * bounds the handlers. A load still running at the deadline is ended; the call goes on with no
- * plugins and a warning about the plugins dir, so nobody answers and a guard fails closed.
+ * {@linkcode makeRunner} for a consulted call: the load counts against `--deadline` (SPEC, "Trust
+ * boundaries"); one still running then is ended, with a warning, so a guard fails closed.
  */
 export async function consultedCall(
   ctx: CommandContext,

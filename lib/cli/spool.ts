@@ -1,8 +1,6 @@
 /**
- * `tyhooks spool list` and `spool run`: the accepted events not yet run (left by a stopped or
- * killed daemon, or by a `--detach` run that died), and running them now. Each entry runs as
- * the command line it stands for (`fire`, `status-change`, `tool post`), in this process, in
- * acceptance order; it is removed once that command has run its hooks.
+ * `tyhooks spool list` and `spool run`: the accepted work not yet run, and running it now, each
+ * entry as the command line it stands for, in this process, in acceptance order.
  *
  * @module
  */
@@ -177,10 +175,7 @@ async function runOne(
   result.ran.push({ name: entry.name, what: found.doc.what, exit_code: code });
 }
 
-/**
- * The command line an entry runs, with this run's log settings; or why it cannot run (a
- * command that is not spooled work, a request of an unknown kind).
- */
+/** The command line an entry runs, with this run's log settings; or why it cannot run. */
 function commandLine(ctx: CommandContext, doc: SpoolDoc): string[] | string {
   const line = "args" in doc ? doc.args : fromRequest(doc);
   if (typeof line === "string") return line;

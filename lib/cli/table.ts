@@ -1,9 +1,6 @@
 /**
- * What list commands print (`plugins list`, `services list`, `spool list`): a text table with a
- * header row, columns padded to their widest cell, two spaces between them, control characters
- * escaped as in the log, so no cell breaks the table or reaches the terminal raw; and, when there
- * is nothing to list, one info line on stderr, stdout left empty (`--json` prints the document,
- * its list empty).
+ * What list commands print: a padded text table, control characters escaped so no cell breaks it
+ * or reaches the terminal raw; and, for nothing to list, one info line on stderr, stdout empty.
  *
  * @module
  */

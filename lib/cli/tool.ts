@@ -80,12 +80,7 @@ type ToolCallInput =
 /** Where a call's fields come from, in `tool post`'s terms (`tool pre` ignores the last two). */
 const CALL_FLAGS = ["tool", "args", "platform", "user", "result", "error"];
 
-/**
- * Reads the tool call: from tyhooks' own request JSON (`--request FILE|-`), or from the flags;
- * with `--claude` checks only that no other source is given (`agent claude` reads the call).
- *
- * @throws {UsageError} When no tool is named, sources are mixed, or the input is not a call.
- */
+/** The tool call, from `--request FILE|-` or the flags (under `--claude`, `agent claude`'s). */
 async function readToolCall(ctx: CommandContext, command: string): Promise<ToolCallInput> {
   checkSources(ctx);
   return await readCall(ctx, command);
@@ -114,10 +109,7 @@ async function readCall(ctx: CommandContext, command: string): Promise<ToolCallI
   return fromFlags(ctx, command);
 }
 
-/**
- * `tool pre --claude` and `tool post --claude`: `agent claude`, for the event they were made for
- * when the input names none.
- */
+/** `tool pre|post --claude`: `agent claude`, for their event when the input names none. */
 async function asClaudeHook(ctx: CommandContext, event: string): Promise<number> {
   const { runAgent } = await import("./agent.ts");
   return await runAgent(ctx, "claude", { defaultEvent: event });

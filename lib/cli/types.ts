@@ -87,10 +87,7 @@ export interface CommandSpec {
   /** Positional arguments accepted: [min, max]. */
   positionals?: [number, number];
   options: Record<string, OptionSpec>;
-  /**
-   * Paragraphs after the option list, separated by blank lines: plain prose, each refilled to the
-   * width (a quoted span kept whole).
-   */
+  /** Paragraphs after the option list, each refilled to the width (a quoted span kept whole). */
   details?: string;
   /** The command decides its own exit code on SIGINT/SIGTERM (e.g. `services run` exits 0). */
   handlesSignals?: boolean;

@@ -1,16 +1,10 @@
 /**
- * The one consult loop: how every consulted call (`route`, `place`, `hosts`, `tool pre`) asks its
- * handlers and decides. ty asks handlers one after another in plugin-name order and stops at the
- * first answer that settles the question (`internal/hooks/consulted.go`). tyhooks reaches the
- * same decision without paying N timeouts: every handler is started at once, and the answers are
- * read in plugin-name order, handler k's only once every handler before it has answered without
- * settling. As soon as the outcome is settled, the handlers still running are terminated. Each
- * handler keeps its full timeout, so the result equals ty's whenever each handler answers within
- * its own timeout.
- *
- * `sequential` asks one after another as ty does, for handlers with side effects. A `deadlineMs`
- * bounds the whole call; a handler still running at the deadline (or, sequentially, never
- * reached) counts as not answering.
+ * The one consult loop of every consulted call (`route`, `place`, `hosts`, `tool pre`). ty asks
+ * handlers one after another in plugin-name order and stops at the first answer that settles the
+ * question (`internal/hooks/consulted.go`); tyhooks reaches the same decision without paying N
+ * timeouts: all start at once, answers are read in plugin-name order, and once the outcome is
+ * settled the rest are terminated. Each keeps its full timeout, so the result is ty's whenever each
+ * answers within it. `sequential` asks as ty does, for handlers with side effects.
  *
  * @module
  */
@@ -76,7 +70,6 @@ export type AskHandler = (
 
 /** What the loop needs of a runner (the `Runner` of `lib/hooks/runner.ts` is one). */
 export interface ConsultRunner {
-  /** Where failures are reported. */
   readonly log: Logger;
   /** The runner's SIGTERM-to-SIGKILL grace. */
   readonly graceMs: number;
@@ -86,7 +79,6 @@ export interface ConsultRunner {
   handlers(event: string): Plugin[];
   /** The timeout of `plugin`'s hook for `event` (explicit, else its own setting, else default). */
   timeoutFor(event: string, plugin: Plugin | null): number;
-  /** Asks one handler. */
   ask(request: AskRequest): Promise<RunResult>;
 }
 
@@ -137,10 +129,8 @@ export function pluginHandlers(runner: ConsultRunner, event: string): ConsultHan
 }
 
 /**
- * Asks the handlers and returns what their answers meant, in decision order, up to and
- * including the first that settles the call (or all of them). Handlers still running once the
- * outcome is settled are terminated before this returns, so nothing outlives the call. Never
- * rejects for a handler's sake.
+ * What the handlers' answers meant, in decision order, up to the first that settles the call.
+ * Nothing outlives the call: the rest are terminated before it returns. Never rejects.
  */
 export async function consult<T>(
   runner: ConsultRunner,

@@ -1,9 +1,7 @@
 /**
- * The guards: hooks whose answer decides whether something may go on (`pre_tool_call`, and a
- * coding agent's `agent.prompt` and `agent.stop`). Here: what a guard answers (tyhooks' own
- * answer, a migrated Claude Code hook's, the legacy `decision`) and its one reader, what one run
- * means, how the guards of a call decide together (block over ask over allow, rewritten args
- * asked again, contexts joined, the failure policy), and the guards a failed load lost.
+ * The guards, hooks whose answer decides whether something may go on (`pre_tool_call`, an agent's
+ * `agent.prompt` and `agent.stop`): what a guard answers and its one reader, what one run means,
+ * how the guards of a call decide together, and the guards a failed load lost.
  *
  * @module
  */
@@ -132,10 +130,8 @@ export type GuardOutcome =
 export const BLOCK_EXIT_CODE = 2;
 
 /**
- * Reads a guard's run: exit 0 with empty stdout allows; exit 0 with a JSON answer says what the
- * answer says; exit 2 blocks with stderr (trimmed) as the reason; anything else (start failure,
- * timeout, signal, another exit code, malformed JSON, unknown action) is a failure, worded with
- * the timeout it ran under.
+ * Reads a guard's run: exit 0 allows or says what its JSON answer says; exit 2 blocks, stderr
+ * the reason; anything else is a failure, worded with the timeout it ran under.
  */
 export function judgeGuardRun(result: RunResult, timeoutMs: number): GuardOutcome {
   if (result.error === null && !result.timed_out && result.exit_code === BLOCK_EXIT_CODE) {
@@ -188,12 +184,9 @@ export interface GuardCall {
 }
 
 /**
- * Asks the guards of `call` through the consult loop and decides in their order: the first block
- * wins; otherwise ask if any guard asked; otherwise allow. A guard's `args` (with allow or ask)
- * replaces the input: the guards after it are asked again with it (answers started for the old
- * input are dropped), so no later guard judged an input that will not run. Contexts are joined.
- * A failing guard blocks under the `block` policy and is skipped under `allow`. No guard: allow.
- * Never rejects.
+ * Decides as `ToolHooks.preToolCall` (tool_hooks.ts) says. A guard's `args` replaces the input,
+ * and the guards after it are asked again (answers for the old input dropped), so no later guard
+ * judged an input that will not run. Never rejects.
  */
 export async function decideGuards(
   runner: ConsultRunner,
@@ -296,12 +289,9 @@ export async function decideGuards(
 // not there. Only the loader's warnings are looked at, so a clean load costs nothing.
 
 /**
- * Why the index may lack a hook for `event` (default `pre_tool_call`) that it should have, or
- * null when none can be missing. One may be missing when the plugins dir or a folder below it
- * could not be read (a link leading nowhere included), or when a plugin was skipped or had an
- * entry dropped, unless its manifest parses to a map whose `hooks` is a map (or absent) without
- * `event` and that has no `event` key beside `hooks` either, or the plugin was loaded with its
- * `event` hook. Requires `--allow-read`.
+ * Why the index may lack a hook for `event` (default `pre_tool_call`), or null: a dir that could
+ * not be read, or a plugin skipped or with an entry dropped whose manifest does not show that it
+ * had no such hook. Requires `--allow-read`.
  */
 export function lostGuard(
   index: PluginIndex,

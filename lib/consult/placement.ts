@@ -56,15 +56,10 @@ export const LOCAL_PLACEMENT: Readonly<Placement> = Object.freeze({
 });
 
 /**
- * Asks the plugins handling `task.placement`, decided in name order through the consult loop.
- * The request `{"event":"task.placement","task":{...}}` goes to stdin, and the environment adds
- * only `TASK_EVENT` and the plugin variables, as ty's does; the answer `{"target","workdir",
- * "reason"}` is read from stdout as Go's `encoding/json` reads it (keys in any case, `null` as
- * empty), target and workdir trimmed, reason kept as written. The first non-empty target wins. Exit 0 with empty stdout, or an answer with
- * an empty target, is a deliberate local answer, as in ty: the first one is returned, naming its
- * handler, when nobody names a target. A timeout, crash, non-zero exit, malformed JSON or wrong
- * type is logged at error level with the handler's name and counts as local. The decision goes
- * to the decision log. Never rejects.
+ * Asks the `task.placement` plugins through the consult loop: the first non-empty target wins.
+ * Silence or an empty target is a deliberate local answer, as in ty (the first one is returned
+ * when nobody names a target); a failing handler is logged at error level and counts as local.
+ * Never rejects.
  */
 export async function resolvePlacement(
   runner: ConsultRunner,
@@ -150,16 +145,10 @@ function handlerRequest(
   };
 }
 
-// `task.hosts`: ty's second placement question, "where COULD this task go", asked while a person
-// picks a host. Every handler is asked and the lists are merged.
-
 /**
- * Asks every plugin handling `task.hosts` (all started together, or one after another with
- * `sequential`) and merges their lists in plugin-name order: each field trimmed, an empty
- * `target` filled from `name` and the other way round, entries with neither dropped, a duplicate
- * `target` keeping the first entry. A failing or unusable handler contributes nothing (logged).
- * The request is `{"event":"task.hosts","task":{...}}`, as for `task.placement`. The merged list
- * goes to the decision log. Never rejects.
+ * `task.hosts`, ty's "where COULD this task go" while a person picks a host: every handler's list
+ * merged in plugin-name order, a duplicate `target` keeping the first; a failing handler adds
+ * nothing (logged). Never rejects.
  */
 export async function listHosts(
   runner: ConsultRunner,
@@ -220,10 +209,7 @@ async function askHosts(
 
 // The wire formats: what a handler reads on stdin and what it answers.
 
-/**
- * What a placement question is about, and what a handler reads as the request's `task`: a whole
- * `Task` will do (only these fields are sent).
- */
+/** What a placement question is about: a whole `Task` will do (only these fields are sent). */
 export interface PlacementInfo {
   /** The task's id. */
   id: number;

@@ -40,16 +40,10 @@ export interface RouteOptions extends ConsultOptions {
 }
 
 /**
- * Asks the plugins handling `task.route`, decided in name order through the consult loop, and
- * returns the first non-empty decision (one that holds or names a config dir). A router that
- * exits non-zero, times out or cannot start is logged as a warning and skipped, whatever it
- * printed; its stderr is only ever logged. Routers get the event hook environment plus
- * `TASK_EXECUTOR` and `TASK_CLAUDE_CONFIG_DIR`. The config dir is returned as ty's executor uses
- * it: a leading `~` replaced by `$HOME` (`~bob` too), then cleaned.
- *
- * As ty's executor, only a task whose `executor` is empty or `claude` and that names no config
- * dir of its own is routed (`force` asks anyway). A decision the routers were asked for goes to
- * the decision log. Never rejects.
+ * Asks the `task.route` plugins through the consult loop: the first decision that holds or names a
+ * config dir, expanded as ty's executor uses it. A router that fails is logged and skipped,
+ * whatever it printed. As in ty's executor, only a task whose `executor` is empty or `claude` and
+ * that names no config dir is routed (`force` asks anyway). Never rejects.
  */
 export async function route(
   runner: ConsultRunner,
@@ -163,13 +157,9 @@ export interface RouteDecision {
 const TRUTHY = new Set(["1", "true", "yes", "y", "on"]);
 
 /**
- * Parses a router's stdout. Blank lines and `#` comments are skipped, lines without `=` are
- * ignored, CRLF is accepted; keys are trimmed and case-insensitive; values are trimmed, then one
- * pair of surrounding quotes (`'…'` or `"…"`) is stripped. Known keys: `CLAUDE_CONFIG_DIR`,
- * `HOLD` or `DEFER` (truthy: 1, true, yes, y, on, any case), `REASON`; others are ignored. When a
- * key repeats, the last line wins; `HOLD` and `DEFER` are two names of one key.
- *
- * A router that only gives a reason has not decided anything: the next router is asked.
+ * Parses a router's `KEY=VALUE` lines exactly as ty does (SPEC, "Events and the consulted hooks"):
+ * keys case-insensitive, one pair of quotes stripped, the last repeat winning, `HOLD` and `DEFER`
+ * one key. A router that only gives a reason has decided nothing.
  *
  * @example
  * ```ts

@@ -96,11 +96,9 @@ export interface ToolRunner extends ConsultRunner {
 }
 
 /**
- * The tool-call hooks of one host: explicit scripts plus the plugins handling `pre_tool_call`
- * and `post_tool_call`. Explicit scripts run from the current directory with the inherited
- * environment; plugin scripts from their plugin dir with `TASK_PLUGIN_NAME`/`TASK_PLUGIN_DIR`.
- *
- * Requires `--allow-run`, `--allow-read`, `--allow-env`.
+ * The tool-call hooks of one host: explicit scripts (run from the current directory) and the
+ * plugins handling `pre_tool_call` and `post_tool_call`. Requires `--allow-run`, `--allow-read`,
+ * `--allow-env`.
  *
  * @example
  * ```ts
@@ -136,13 +134,9 @@ export class ToolHooks {
   }
 
   /**
-   * Asks the pre hooks, decided in order (explicit ones first, then plugins by name) through the
-   * consult loop: the first block wins; otherwise ask if any guard asked (a block saying `needs
-   * approval: ` unless `canAsk`); otherwise allow. A guard's `args` replaces the tool input, and
-   * the guards after it judge the new one. A failing hook (or one still running at the deadline)
-   * blocks under the `block` policy and is skipped under `allow`. No hook: allow. A block always
-   * carries a reason naming who blocked. A decision any hook took part in goes to the decision
-   * log. Never rejects.
+   * Asks the pre hooks (explicit ones first, then plugins by name): the first block wins, else an
+   * ask (a block saying `needs approval: ` unless `canAsk`), else allow. A guard's `args` replaces
+   * the input the next ones judge; a failing hook blocks under the `block` policy. Never rejects.
    */
   async preToolCall(call: ToolCall, options: PreToolOptions = {}): Promise<ToolVerdict> {
     const startedAt = performance.now();
@@ -177,10 +171,8 @@ export class ToolHooks {
   }
 
   /**
-   * Asks the guards of a coding agent's `agent.prompt` or `agent.stop` (plugins by name), decided
-   * as {@linkcode ToolHooks.preToolCall} decides: the first block wins (for a stop: keep working);
-   * an ask is a block saying `needs approval: `; contexts are joined; a guard's `args` is
-   * ignored. Never rejects.
+   * Asks the guards of an agent's `agent.prompt` or `agent.stop` as `preToolCall` does (a stop's
+   * block: keep working), an ask being a block; `args` is ignored. Never rejects.
    */
   async agentEvent(call: AgentEventCall, options: PreToolOptions = {}): Promise<AgentVerdict> {
     const startedAt = performance.now();
@@ -232,11 +224,7 @@ export class ToolHooks {
     }, this.#runner.log);
   }
 
-  /**
-   * Tells every post hook about a finished call, all at once: fire-and-forget (failures are
-   * logged, never returned as errors). The request carries `result`, and `error` only when
-   * there is one. Resolves with the records when every hook has ended; never rejects.
-   */
+  /** Tells every post hook about a finished call, at once; failures are logged. Never rejects. */
   async postToolCall(call: PostToolCall): Promise<RunRecord[]> {
     const runner = this.#runner;
     const hooks = [

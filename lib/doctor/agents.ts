@@ -1,9 +1,7 @@
 /**
- * `doctor`'s agent checks: for each coding agent of the agent table, its user settings file and
- * the project's (in the working directory). A file with tyhooks entries must run tyhooks by an
- * absolute path to an executable file, and its consulted events (a guard, a prompt check, a stop
- * check) in the fail-closed form that `agent install` writes, so the agent blocks even when
- * tyhooks cannot start. A settings file that is not JSON is named.
+ * `doctor`'s agent checks of each agent's user and project settings: tyhooks run by an absolute
+ * path, and consulted events in the fail-closed form `agent install` writes, so the agent blocks
+ * even when tyhooks cannot start.
  *
  * @module
  */

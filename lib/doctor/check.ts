@@ -1,7 +1,5 @@
 /**
- * What `tyhooks doctor` reports: one check, its status, what was found and, when it is not ok,
- * the fix (a command to run or an edit to make). Each check file returns these; the command
- * prints them one a line, or as JSON.
+ * What `tyhooks doctor` reports: one check, its status, what was found and, when not ok, the fix.
  *
  * @module
  */

@@ -1,8 +1,6 @@
 /**
- * `doctor`'s daemon check: whether a `tyhooks serve` answers on the socket the agent fast path
- * uses (`$TYHOOKS_DAEMON`, else the default), whether the socket and its dir are the user's alone
- * (0600 and 0700, else the fast path will not use it), and whether that daemon serves the same
- * plugins dir and version as this tyhooks. No daemon is fine: calls then decide in-process.
+ * `doctor`'s daemon check: a daemon the agent fast path would use (its socket the user's alone),
+ * of the same plugins dir and version. No daemon is fine: calls then decide in-process.
  *
  * @module
  */
@@ -17,7 +15,7 @@ const NAME = "daemon";
 /** A daemon of the user's answers health at once; one that does not within this is not used. */
 const HEALTH_TIMEOUT_MS = 2000;
 
-/** The socket the daemon is looked for on: `$TYHOOKS_DAEMON` (`unix:PATH` or PATH), else the default. */
+/** Where the daemon is looked for: `$TYHOOKS_DAEMON` (`unix:PATH` or PATH), else the default. */
 export async function daemonSocket(): Promise<string> {
   const named = Deno.env.get("TYHOOKS_DAEMON");
   if (named) return named.startsWith("unix:") ? named.slice("unix:".length) : named;

@@ -1,8 +1,6 @@
 /**
- * `doctor`'s plugin checks: the plugins dir and the legacy hooks dir (there, a directory, and
- * nobody else's to change: sshd's StrictModes, as the loader applies them), and what
- * `plugins validate` finds in them, each problem its own line with its fix. Every script that
- * would not run (not executable, no `#!` line, CRLF line ends) is among those problems.
+ * `doctor`'s plugin checks: the plugins and legacy hooks dirs (nobody else's to change, as the
+ * loader's StrictModes wants), and each problem `plugins validate` finds, with its fix.
  *
  * @module
  */

@@ -73,10 +73,8 @@ export interface StatusChangeResult {
 }
 
 /**
- * `line` (a JSON object as `JSON.stringify` writes it, and its newline) with `"id":"<id>"` as its
- * first key: a persistent hook
- * echoes it in its answer, and a shell or awk loop finds it without a JSON parser. Spliced in, not
- * re-serialised: the line may be large, and it is written once per process asked.
+ * `line` (a `JSON.stringify` object and its newline) with `"id":"<id>"` first, where a shell or awk
+ * loop finds it without a JSON parser; spliced in, not re-serialised, as the line may be large.
  */
 export function withRequestId(line: string, id: string): string {
   if (!line.startsWith("{")) return line;
@@ -255,10 +253,8 @@ export class Runner {
   }
 
   /**
-   * Fires `event` (any name): the legacy hook `<hooks-dir>/<event>` (when a regular file) and every
-   * plugin handling it, all at once, each with `{"event","task","message"}` on stdin and waited for
-   * until what it started has ended too (or its timeout). Never rejects: failures are logged and
-   * returned as records, one per script.
+   * Fires `event` (any name) at the legacy hook and every plugin handling it, all at once, each
+   * waited for until what it started has ended too. Never rejects: one record per script.
    */
   async fire(event: string, task?: Task, message = ""): Promise<RunRecord[]> {
     return (await this.fireRuns(event, task, message)).map(toRecord);
@@ -315,11 +311,8 @@ export class Runner {
   }
 
   /**
-   * Runs a plugin action with the plugin variables, and the task variables when a task is given;
-   * `args` are its arguments, `onOutput` sees its output as it comes and `stdin` is its stdin
-   * (`plugins run`).
-   *
-   * @throws {NotFoundError} When the plugin or the action does not exist.
+   * Runs a plugin action (`plugins run`), with the task's variables when a task is given; a
+   * `NotFoundError` when the plugin or the action does not exist.
    */
   async runAction(
     pluginName: string,

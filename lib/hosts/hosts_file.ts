@@ -35,12 +35,7 @@ export interface HostEntry {
   line: number;
 }
 
-/**
- * The default probe of host `name` (an ssh destination): `tyhooks probe` over the ssh of
- * {@linkcode sshCommand}.
- *
- * @throws {RunError} When `$TYHOOKS_SSH` cannot be split into words.
- */
+/** The default probe of host `name`: `tyhooks probe` over {@linkcode sshCommand}'s ssh. */
 export function defaultProbe(name: string, ssh: string[] = sshCommand()): string[] {
   return [...ssh, name, "tyhooks", "probe"];
 }
@@ -48,12 +43,8 @@ export function defaultProbe(name: string, ssh: string[] = sshCommand()): string
 const SHAPE = "expected NAME [WORKDIR] [-- PROBE COMMAND]";
 
 /**
- * Parses a hosts file. Blank lines and lines starting with `#` are skipped; everything after a
- * ` -- ` word is the probe command, run with `sh -c`. Any other shape is an error naming `path`.
- *
- * @throws {HostsFileError} Naming `FILE:LINE`, for a line of another shape, a name starting with
- * `-` (ssh would read it as an option), a repeated name, or a NUL byte.
- * @throws {RunError} When a host uses the default probe and `$TYHOOKS_SSH` cannot be split.
+ * Parses a hosts file; a bad line is a `HostsFileError` naming `FILE:LINE`, as is a name starting
+ * with `-` (ssh would read it as an option).
  */
 export function parseHostsFile(text: string, path: string): HostEntry[] {
   const hosts: HostEntry[] = [];
@@ -100,10 +91,8 @@ export function parseHostsFile(text: string, path: string): HostEntry[] {
 }
 
 /**
- * Reads and parses a hosts file. Requires `--allow-read`.
+ * Reads and parses a hosts file (a `HostsFileError` for a bad line). Requires `--allow-read`.
  *
- * @throws {RunError} When the file cannot be read.
- * @throws {HostsFileError} For a bad line (see {@linkcode parseHostsFile}).
  * @example
  * ```ts
  * import { readHostsFile } from "./hosts_file.ts";

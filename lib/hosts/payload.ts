@@ -1,12 +1,8 @@
 /**
- * What `hosts sync` puts on a host, gathered once for every host: tyhooks itself (the compiled
- * binary when this tyhooks is one; else the single-file bundle, a launcher that runs it with the
- * binary's grants and V8 flags, and the Deno runtime running this tyhooks, for hosts without that
- * Deno), and, when asked, the plugins dir. Each file has a sha256, so an unchanged host is sent
- * nothing.
- *
- * Files are named by where they go on the host: `bin/X` is `~/.local/bin/X`, `share/X` is
- * `~/.local/share/tyhooks/X`, `plugins/X` is the host's plugins dir's `X`.
+ * What `hosts sync` puts on a host, gathered once for all: tyhooks (the compiled binary, else the
+ * bundle, its launcher and this Deno), and the plugins dir when asked; each hashed, so an unchanged
+ * host is sent nothing. Named by where they go: `bin/X` is `~/.local/bin/X`, `share/X` is
+ * `~/.local/share/tyhooks/X`, `plugins/X` the host's plugins dir's `X`.
  *
  * @module
  */
@@ -86,14 +82,8 @@ export const MAX_PLUGIN_FILE_BYTES = 64 * 1024 * 1024;
 export const MAX_PLUGIN_DIRS = 10_000;
 
 /**
- * Gathers what `hosts sync` sends: builds the bundle (when this tyhooks runs from source) and the
- * launcher into a scratch dir, lists the plugins dir, and hashes everything but the Deno runtime,
- * which is hashed only when a host needs it.
- *
- * The caller removes `scratch`. Requires `--allow-read`, `--allow-write` (the scratch dir) and
- * `--allow-run` (`deno bundle`).
- *
- * @throws {RunError} When the bundle cannot be built or a file cannot be read.
+ * Gathers and hashes what `hosts sync` sends (the Deno runtime only when a host needs it), into a
+ * scratch dir the caller removes. Requires `--allow-read`, `--allow-write`, `--allow-run`.
  */
 export async function preparePayload(options: PayloadOptions = {}): Promise<Payload> {
   const scratch = await Deno.makeTempDir({ prefix: "tyhooks-sync-" });

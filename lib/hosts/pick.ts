@@ -54,13 +54,9 @@ export interface PickOptions {
 }
 
 /**
- * Probes `hosts` concurrently (at most `parallelism` at a time) within one deadline, drops the
- * ones that fail, time out, print garbage or a wrong answer (each logged with the reason), and
- * chooses among the rest by strategy, ties by name. A host whose turn comes after the deadline is
- * dropped unasked. Never rejects for the hosts' sake: no usable host is a local answer whose
- * reason lists why each was dropped.
- *
- * Returns within `timeoutMs` + `graceMs` + 100 ms plus scheduling, whatever the hosts do.
+ * Probes `hosts` concurrently within one deadline, drops those that fail (each logged with why)
+ * and chooses among the rest by strategy, ties by name; with none left, a local answer whose
+ * reason says why. Returns within `timeoutMs` + `graceMs` + 100 ms whatever the hosts do.
  * Requires `--allow-run` and `--allow-read`.
  *
  * @example
@@ -266,9 +262,7 @@ function loadPerCpu(facts: HostFacts): number {
 
 /**
  * Chooses among the hosts that answered: `most-free-memory` (max `mem_available_bytes`) or
- * `least-loaded` (min `load_avg[0] / cpus`); ties break by name, the first wins.
- *
- * @throws {RangeError} When `candidates` is empty.
+ * `least-loaded` (min `load_avg[0] / cpus`); ties break by name. `candidates` is not empty.
  */
 export function choose(candidates: Candidate[], strategy: Strategy): Choice {
   if (candidates.length === 0) throw new RangeError("No candidate to choose from");

@@ -18,13 +18,7 @@ export const SSH_OPTIONS: readonly string[] = ["-o", "BatchMode=yes", "-o", "Con
 
 export const SSH_ENV = "TYHOOKS_SSH";
 
-/**
- * The ssh program and arguments to put before a destination: `value` (default `$TYHOOKS_SSH`)
- * split into words, or `ssh` when it is unset or blank, then {@linkcode SSH_OPTIONS}.
- *
- * @throws {RunError} When the value cannot be split (an unclosed quote, shell syntax such as `$`
- * or `|` that a plain word split does not perform).
- */
+/** The ssh words before a destination: `$TYHOOKS_SSH` split (else `ssh`), then the options. */
 export function sshCommand(value: string | undefined = Deno.env.get(SSH_ENV)): string[] {
   const words = value === undefined || value.trim() === "" ? ["ssh"] : splitWords(value);
   if (words.length === 0) words.push("ssh");
@@ -36,12 +30,8 @@ export function sshCommand(value: string | undefined = Deno.env.get(SSH_ENV)): s
 const SYNTAX = new Set(["$", "`", "|", "&", ";", "<", ">", "(", ")", "*", "?", "[", "{", "}"]);
 
 /**
- * Splits `text` into words as a POSIX shell does, without expansions: blanks separate words,
- * single quotes keep everything, double quotes keep everything but `\"`, `\\`, `\$`, `` \` ``
- * and a backslash-newline, an unquoted backslash keeps the next character, and `~` or `~/...`
- * at the start of an unquoted word is `$HOME`. `name` names the variable in errors.
- *
- * @throws {RunError} On an unclosed quote, a trailing backslash, or unquoted shell syntax.
+ * Splits `text` into words as a POSIX shell does, quotes and backslashes included, a leading `~`
+ * as `$HOME`, but no expansion: unquoted shell syntax is a `RunError` naming the variable `name`.
  */
 export function splitWords(text: string, name: string = SSH_ENV): string[] {
   const fail = (detail: string): never => {

@@ -1,15 +1,8 @@
 /**
- * `hosts sync`: make hosts able to answer `tyhooks probe` over ssh. For each host, at most three
- * ssh runs, all through the runner within the host's timeout:
- *
- * 1. inspect: a script on ssh's stdin (`sh -s`) reports the host's OS, its Deno, its PATH, and
- *    the sha256 of every file a sync manages there;
- * 2. copy, only when some hash differs: the files that differ, as one tar stream, unpacked into
- *    a staging dir and moved into place (each file replaced by a rename, so a probe running
- *    meanwhile sees the old file or the new one);
- * 3. probe: `~/.local/bin/tyhooks probe`, its answer checked as pick-host checks it.
- *
- * The host's login shell must accept `sh -c '...'` (sh, bash, zsh, ksh, fish).
+ * `hosts sync`: make hosts able to answer `tyhooks probe` over ssh, in at most three ssh runs a
+ * host within its timeout: inspect (the hashes of what a sync manages there), copy only what
+ * differs (one tar stream, each file renamed into place so a probe meanwhile sees the old or the
+ * new), then probe as pick-host will. The host's login shell must accept `sh -c '...'`.
  *
  * @module
  */
@@ -54,10 +47,8 @@ export interface SyncOptions {
 }
 
 /**
- * Syncs every host, at most `parallelism` at once, each within its own timeout. Never rejects for
- * a host's sake: each outcome says what was copied and what the host answered, or why it failed.
- *
- * Requires `--allow-run`, `--allow-read`, `--allow-write` (staging in the payload's scratch dir).
+ * Syncs every host, each within its own timeout; never rejects for a host's sake. Requires
+ * `--allow-run`, `--allow-read`, `--allow-write` (staging in the payload's scratch dir).
  */
 export async function syncHosts(
   hosts: string[],

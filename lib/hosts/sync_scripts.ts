@@ -1,8 +1,6 @@
 /**
- * The shell that `hosts sync` sends to a host over ssh, and how it reads the answers: the inspect
- * script (what the host has, with the sha256 of every file a sync manages there), the command
- * that unpacks the tar stream into a staging dir, and the apply script that moves each file into
- * place by a rename (a probe running meanwhile sees the old file or the new one).
+ * The shell `hosts sync` sends a host over ssh (inspect, unpack, apply: sync.ts says why), and how
+ * it reads the answers.
  *
  * @module
  */

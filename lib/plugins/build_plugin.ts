@@ -101,8 +101,6 @@ export function isUsable(parts: PluginParts): boolean {
       parts.workflows.length + parts.routines.length > 0;
 }
 
-// The forgiving reading of `hooks`: each event whose script passes the checks is kept, each
-// other one is dropped with a problem.
 function buildHooks(raw: unknown, { root, found }: Reading): Record<string, string> {
   const hooks: Record<string, string> = {};
   if (raw === undefined || raw === null) return hooks;
@@ -160,11 +158,8 @@ function isText(value: unknown): value is string {
   return typeof value === "string" && value !== "";
 }
 
-// The forgiving reading of `actions`: each well-formed action whose script passes the checks is
-// kept, each other one is dropped with a problem. Two actions with one id are both kept, as in
-// ty (running the id runs the first); only the lint reports it. An entry that is not plainly
-// well formed is parsed with zod (the schema's fields, unknown keys ignored: only `plugins
-// validate` reports them), which words what is wrong.
+// Two actions with one id are both kept, as in ty (running the id runs the first); only the lint
+// reports it. An entry not plainly well formed goes to zod, which words what is wrong.
 async function buildActions(raw: unknown, { root, found }: Reading): Promise<PluginAction[]> {
   const actions: PluginAction[] = [];
   for (const entry of listEntries(raw, { list: "actions", problems: found.problems })) {
@@ -247,11 +242,8 @@ function withoutNulls(value: unknown): unknown {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null));
 }
 
-// The forgiving reading of `services`: each well-formed service is kept, each other one is
-// dropped whole with a problem. A service is never started with a configuration other than the
-// one written, so a bad `restart` value or env KEY drops the service rather than the value; the
-// one exception is ty's: an `env` entry without `=` is skipped with a warning and the service
-// kept, as ty keeps it.
+// A service never starts with another configuration than the one written, so a bad value drops
+// the whole service; but an `env` entry without `=` is skipped and the service kept, as in ty.
 async function buildServices(raw: unknown, { root, found }: Reading): Promise<PluginService[]> {
   const services: PluginService[] = [];
   const { problems, notes } = found;

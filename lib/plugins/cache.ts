@@ -1,22 +1,9 @@
 /**
- * The warm path: a cache of the loaded plugin index, so that a spawn-time call (`route`,
- * `place`, `tool pre`) whose plugins have not changed loads neither yaml nor zod.
- *
- * The cache is an optimisation, never an authority (SPEC "Trust boundaries"). It records every
- * path the loader looked at (directories it listed, manifests, scripts, convention folders, and
- * paths it found missing) with a signature of each taken *before* the loader read it: mtime,
- * ctime, inode, size and mode. A warm call uses it only when
- * - the cache dir is a directory owned by the user and writable by nobody else, and the cache
- *   file a regular file owned by the user, mode 0600 (a FIFO there is never opened): only the
- *   user can plant or change it;
- * - the file's body matches the SHA-256 checksum on its first line, so a file cut short or
- *   edited by hand is not read as an index;
- * - every recorded signature still matches, and the index is consistent with the recorded paths:
- *   the plugins dir, every collection dir above a plugin and every plugin's manifest are among
- *   them, and every script a hook or action names is among them and is a regular, executable
- *   file.
- * Anything else is a miss: the plugins are loaded from disk and the cache rewritten (a random
- * temp file created exclusively, then renamed). The one blind spot is a change within the same
+ * The warm path's cache of the plugin index, so a spawn-time call whose plugins have not changed
+ * loads neither yaml nor zod (lib/README.md, "Startup and the index cache"). An optimisation, never
+ * an authority: used only from a private dir and file whose checksum matches, when every recorded
+ * signature (taken *before* the loader read the path) still matches and the index is one a cold
+ * load could have built from those paths. The one blind spot is a change within the same
  * millisecond that keeps size, inode and mode, which no stat-based cache can see.
  *
  * @module
@@ -37,7 +24,7 @@ import {
 } from "../fs.ts";
 import { quoted } from "../text.ts";
 
-/** Bumped whenever the index, what a load puts in it or a valid index may hold, or the cache layout changes. */
+/** Bumped when the index, what a load or a valid index holds, or the cache layout changes. */
 const FORMAT = 7;
 /** A cache file larger than this is not read: an index of 10,000 plugins is a few MiB. */
 const MAX_CACHE_BYTES = 64 * 1024 * 1024;
@@ -174,10 +161,8 @@ async function readCache(file: string, root: string): Promise<Read> {
 }
 
 /**
- * The paths worth recording: a missing path whose parent is recorded present is left out, since
- * it stays missing as long as its parent is unchanged (an entry added to a dir changes its mtime
- * and ctime). A plugin without `workflows/` and `routines/` would otherwise add two entries to
- * read and, were they looked up, two failed lstat calls, each building an exception.
+ * The paths worth recording: not a missing path whose parent is recorded present, as adding it
+ * would change the parent's mtime; each would cost a warm call a failed lstat and its exception.
  */
 function recorded(paths: Map<string, Signature>): [string, Signature][] {
   return [...paths].filter(([path, sig]) => {
@@ -187,10 +172,8 @@ function recorded(paths: Map<string, Signature>): [string, Signature][] {
 }
 
 /**
- * The first recorded path whose signature is not the recorded one, or null. A path recorded
- * missing whose parent dir is recorded and unchanged is still missing, so it is not looked up
- * again. Present paths are checked first, so a parent is known unchanged when its missing
- * children are reached.
+ * The first recorded path whose signature changed, or null. Present paths go first, so a missing
+ * one whose parent is recorded and unchanged is known still missing without a lookup.
  */
 function changedDep({ deps, stamps }: CacheBody): string | null {
   const missing: string[] = [];
@@ -284,10 +267,8 @@ async function checksum(body: Uint8Array): Promise<string> {
 }
 
 /**
- * What a path looks like: mtime, ctime, inode, size and mode of the entry itself (-1 for each when
- * nothing is there, and for a time the system does not give) and, for a symlink, the same five of
- * its target. A directory's signature changes when an entry is added or removed, a file's when it
- * is written, chmod-ed or replaced.
+ * mtime, ctime, inode, size and mode of the entry (-1 each when absent or not given) and, for a
+ * symlink, the same five of its target.
  */
 type Signature = number[];
 

@@ -1,14 +1,9 @@
 /**
- * Finding the plugin dirs below a plugins dir, as ty finds them: a folder holding `plugin.yaml`
- * is a plugin and is not descended into; a folder without one is a collection, searched down to
- * 5 levels below the plugins dir (as ty's `maxPluginDepth` of 4 from 0 does); `.git` folders are
- * skipped.
- *
- * The walk is bounded whatever the tree holds (SPEC "Trust boundaries"): symlinked folders are
- * followed (a tyhooks extension) but each real directory is visited once, so a link back up the
- * tree is a dead end rather than a loop; it lists at most {@linkcode MAX_DIRS} directories; and
- * it stops when its abort signal fires. It goes level by level and claims real paths in path
- * order, so which of two links to one folder counts does not depend on timing.
+ * Finding the plugin dirs below a plugins dir as ty does: a folder holding `plugin.yaml` is a
+ * plugin, one without a collection searched down to {@linkcode MAX_DEPTH} levels (ty's
+ * `maxPluginDepth` of 4 from 0). Bounded whatever the tree holds: symlinked folders are followed
+ * (a tyhooks extension) but each real dir once, so a link back up is a dead end. Real paths are
+ * claimed level by level in path order, so which of two links to one folder counts is not timing's.
  *
  * @module
  */
@@ -125,10 +120,7 @@ class Walk {
     return listings.flat();
   }
 
-  /**
-   * Claims each candidate's real path, in path order (the first path to a real directory is the
-   * one that counts): a plugin dir is found, a collection is the next level.
-   */
+  /** Claims each candidate's real path (the first path to it counts): a plugin, or a collection. */
   claim(candidates: Candidate[], depth: number): Walked[] {
     const next: Walked[] = [];
     for (const candidate of candidates.sort((a, b) => byPath(a.path, b.path))) {
@@ -237,9 +229,8 @@ function leadsNowhere(path: string, error: unknown): string | null {
 }
 
 /**
- * Compares strings as Go does (`a < b`): by their UTF-8 bytes, which is code point order. JS's
- * `<` compares UTF-16 code units, which differs where a character above U+FFFF (a surrogate pair)
- * meets one from U+E000 to U+FFFF.
+ * Compares strings as Go does, in code point order; JS's `<` compares UTF-16 code units, which
+ * differs where a surrogate pair meets a character from U+E000 to U+FFFF.
  */
 export function byBytes(a: string, b: string): number {
   for (let i = 0; i < a.length && i < b.length; i++) {

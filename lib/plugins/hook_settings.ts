@@ -1,14 +1,9 @@
 /**
- * Per-hook settings, the manifest's top-level `tyhooks:` key (a tyhooks extension that ty's
- * loader ignores, so `hooks:` stays event -> script): reading them forgivingly, and the two
- * questions the callers ask of them. Each bad setting is a problem naming it and is ignored, so
- * the hook keeps that default; the hook's other settings still apply.
- *
- * This module loads neither zod nor yaml: the warm path reads settings from the cached index.
- * `tools` expressions have RE2's syntax and meaning, and match in time linear in the tool name
- * whatever the expression: most run on our own matcher for RE2's common subset (see
- * ./tool_matcher.ts); the rest, and any this matcher cannot parse, on RE2 itself (`npm:re2js`).
- * Both are imported on first need, so a call whose hooks have no `tools` loads neither.
+ * Per-hook settings under the manifest's `tyhooks:` key (ty's loader ignores it, so `hooks:` stays
+ * event -> script), read forgivingly: a bad setting is a problem and keeps its default. Loads
+ * neither zod nor yaml (the warm path reads settings from the cached index). `tools` expressions
+ * are RE2's, linear in the tool name: most run on tool_matcher.ts, the rest on `npm:re2js`, each
+ * imported on first need.
  *
  * @module
  */
@@ -27,11 +22,7 @@ export const SETTING_KEYS: readonly string[] = ["tools", "timeout", "persistent"
 /** A persistent hook's pool size when `max_procs` is not given. */
 export const DEFAULT_MAX_PROCS = 1;
 
-/**
- * Reads the typed value of `tyhooks:` into event -> settings (events with no valid setting left
- * out). Events not among `hooked` (as written in `hooks:`), unknown settings and invalid values
- * are problems.
- */
+/** Reads `tyhooks:` into event -> valid settings; an event not among `hooked` is a problem. */
 export async function buildHookSettings(
   raw: unknown,
   hooked: readonly string[],
@@ -160,11 +151,7 @@ export function hookSettings(plugin: Pick<Plugin, "settings">, event: string): H
   return plugin.settings?.[event] ?? {};
 }
 
-/**
- * Is a tool hook with these settings asked about `tool`? True when it has no `tools` setting;
- * else the expression is searched for in the tool name (anchor it with `^…$` to match whole
- * names, as in `^(bash|write_file)$`). Each expression is compiled once per process.
- */
+/** Is a tool hook with these settings asked about `tool` (its `tools` found in the name)? */
 export async function toolMatches(settings: HookSettings, tool: string): Promise<boolean> {
   const source = settings.tools;
   if (source === undefined) return true;

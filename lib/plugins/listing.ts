@@ -12,25 +12,16 @@ import { closest, quoted } from "../text.ts";
 import { cannotStart } from "./messages.ts";
 import { TASK_EVENTS } from "../events.ts";
 
-/** One plugin in the listing. */
+/** One plugin in the listing: the fields of `Plugin` (types.ts) but its settings. */
 export interface PluginJson {
-  /** The plugin's name. */
   name: string;
-  /** From the manifest; empty when it has none. */
   version: string;
-  /** From the manifest; empty when it has none. */
   description: string;
-  /** Absolute plugin directory. */
   dir: string;
-  /** Event -> absolute script path. */
   hooks: Record<string, string>;
-  /** The usable actions. */
   actions: { id: string; label: string; command: string }[];
-  /** The usable services. */
   services: { name: string; command: string; cwd: string; env: string[]; restart: string }[];
-  /** Workflow names, sorted. */
   workflows: string[];
-  /** Routine names, sorted. */
   routines: string[];
 }
 
@@ -42,17 +33,7 @@ export interface PluginListJson {
   warnings: LoadWarning[];
 }
 
-/**
- * Builds the listing document from an index.
- *
- * @returns `{"plugins":[...],"warnings":[...]}`, every field present.
- * @example
- * ```ts
- * import { pluginListJson } from "./listing.ts";
- * const doc = pluginListJson({ dir: "/p", plugins: [], warnings: [] });
- * console.assert(JSON.stringify(doc) === '{"plugins":[],"warnings":[]}');
- * ```
- */
+/** The listing document of an index, every field present. */
 export function pluginListJson(index: PluginIndex): PluginListJson {
   return {
     plugins: index.plugins.map((p) => ({

@@ -13,21 +13,13 @@ import { byBytes, discoverPluginDirs } from "./discover.ts";
 import { loadPluginDir, type PluginReport } from "./plugin_dir.ts";
 import { createLimit } from "../async.ts";
 
-/**
- * Options of {@linkcode loadPlugins}.
- */
+/** Options of {@linkcode loadPlugins}. */
 export interface LoadOptions {
   /** File-system calls and plugin loads in flight at once; default 64. */
   concurrency?: number;
-  /**
-   * Ends the load (it then rejects with the signal's reason): a load counts against the call's
-   * deadline, and SIGINT/SIGTERM end it.
-   */
+  /** Ends the load, rejecting with the signal's reason (a deadline, SIGINT/SIGTERM). */
   signal?: AbortSignal;
-  /**
-   * When the load gives up, on the `performance.now()` clock, rejecting with a `TimeoutError`:
-   * the directory walk is synchronous, so only the clock can end it early.
-   */
+  /** When the load gives up, a `TimeoutError` (`performance.now()`): the walk is synchronous. */
   deadline?: number;
 }
 
@@ -37,9 +29,6 @@ export interface LoadOptions {
  * plugin is kept. A missing `dir` holds no plugins (and gives no warning). Never throws for
  * anything found on disk. Requires `--allow-read`.
  *
- * @param dir The plugins dir (see `pluginsDir()` in `lib/dirs.ts`).
- * @param options The concurrency bound.
- * @returns The index: plugins sorted by name, paths absolute, and the warnings.
  * @example
  * ```ts
  * import { loadPlugins } from "./load.ts";

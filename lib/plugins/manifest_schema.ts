@@ -25,9 +25,7 @@ export const HooksSchema = z.record(text, ScriptSchema).meta({
   description: `Event -> script. Events: ${KNOWN_EVENTS.join(", ")} (others may be fired)`,
 });
 
-/**
- * One entry of `actions`: a {@linkcode ManifestAction}.
- */
+/** One entry of `actions`: a {@linkcode ManifestAction}. */
 export const ActionSchema = z.strictObject({
   id: text.meta({ description: "Unique within the plugin" }),
   label: z.string().optional().meta({ description: "Shown to users; defaults to the id" }),
@@ -46,9 +44,7 @@ export const RestartSchema = z.enum(RESTART_POLICIES).meta({
   description: "When to restart the service (tyhooks extension); default on-failure",
 });
 
-/**
- * One entry of `services`: a {@linkcode ManifestService}.
- */
+/** One entry of `services`: a {@linkcode ManifestService}. */
 export const ServiceSchema = z.strictObject({
   name: text.meta({ description: "Unique within the plugin" }),
   command: text.meta({ description: "Run with sh -c" }),
@@ -59,9 +55,7 @@ export const ServiceSchema = z.strictObject({
   restart: RestartSchema.optional(),
 }).meta({ description: "A long-running, supervised process" }) satisfies z.ZodType<ManifestService>;
 
-/**
- * One hook's settings under `tyhooks:`: a {@linkcode ManifestHookSettings}.
- */
+/** One hook's settings under `tyhooks:`: a {@linkcode ManifestHookSettings}. */
 export const HookSettingsSchema = z.strictObject({
   tools: text.optional().meta({
     description:
@@ -80,9 +74,7 @@ export const HookSettingsSchema = z.strictObject({
   description: "One hook's settings (tyhooks extension)",
 }) satisfies z.ZodType<ManifestHookSettings>;
 
-/**
- * The whole manifest, a {@linkcode Manifest}, strict: unknown keys are errors.
- */
+/** The whole manifest, a {@linkcode Manifest}, strict: unknown keys are errors. */
 export const ManifestSchema = z.strictObject({
   name: text.meta({ description: "Unique plugin name" }),
   version: z.string().optional(),
@@ -123,7 +115,6 @@ export const MANIFEST_KEYS: readonly string[] = Object.keys(ManifestSchema.shape
  * Generates the JSON Schema of `plugin.yaml`, for editors and CI linters. Draft-07: what the
  * YAML language server (VS Code, Neovim, Helix) and most validators read in full.
  *
- * @returns The schema as a JSON-ready object.
  * @example
  * ```ts
  * import { manifestJsonSchema } from "./manifest_schema.ts";
@@ -138,9 +129,7 @@ export function manifestJsonSchema(): Promise<Record<string, unknown>> {
   return Promise.resolve(schema as Record<string, unknown>);
 }
 
-// What `plugin.yaml` may hold, as documented types. `ManifestSchema` above validates it and is
-// checked at compile time to describe exactly these; `import type` is erased, so reading the
-// types never loads zod.
+// The documented types `ManifestSchema` is checked against; `import type` of them loads no zod.
 
 /** One entry of a manifest's `actions`: something a user runs with `plugins run`. */
 export interface ManifestAction {

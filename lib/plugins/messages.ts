@@ -130,10 +130,8 @@ const EXPECTED: Record<string, string> = {
 };
 
 /**
- * Describes one issue. Parse with `{ reportInput: true }` so the offending value can be named.
- *
- * @param prefix Path of the parsed value inside the manifest, prepended to the issue's path.
- * @returns E.g. `"restart" must be one of "always", "on-failure", "never", not "sometimes"`.
+ * One issue, e.g. `"restart" must be one of "always", "on-failure", "never", not "sometimes"`
+ * (parse with `{ reportInput: true }` so the value can be named); `prefix` is the value's path.
  */
 export function describeIssue(issue: Issue, prefix: readonly PropertyKey[] = []): string {
   const path = [...prefix, ...issue.path];

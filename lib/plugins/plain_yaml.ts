@@ -1,11 +1,8 @@
 /**
- * The plain subset of YAML that manifests are written in, read directly: a block map at the top;
- * block maps and sequences (indented with spaces, a sequence also at its key's indentation);
- * one-line plain, 'single' and "double" quoted scalars (no escapes); one-line flow sequences of
- * such scalars; comments. Keys are plain words that resolve to strings. Whatever else a text
- * holds (anchors, tags, flow maps, multi-line scalars, tabs, duplicate keys, ...) makes it not
- * plain: the `yaml` package then reads it, errors and all. tests/plugins/read_manifest_test.ts
- * checks that both read every plain text the same.
+ * The plain subset of YAML manifests are written in (block maps and lists, one-line flow lists,
+ * plain and quoted scalars without escapes, comments), read without the `yaml` package, which
+ * reads anything else, errors and all. tests/plugins/read_manifest_test.ts checks that both read
+ * every plain text the same.
  *
  * @module
  */

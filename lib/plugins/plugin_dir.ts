@@ -1,12 +1,7 @@
 /**
- * Loads one plugin dir, forgivingly: reads the manifest, keeps every usable entry and records a
- * problem (with its line and column) for every one it drops. Whether the plugin as a whole is
- * skipped is decided here too; name clashes between plugins are decided by the caller. The
- * report it gives is also what `plugins validate` lints (`validate.ts`).
- *
- * A well-formed manifest is read without zod and without the yaml package: zod words what is
- * wrong with an odd entry, and yaml finds where a problem is written, each imported on first
- * need.
+ * Loads one plugin dir forgivingly: every usable entry kept, a located problem for each one
+ * dropped, or the plugin skipped; the report is also what `plugins validate` lints. A well-formed
+ * manifest needs neither zod (wording an odd entry) nor yaml (locating a problem).
  *
  * @module
  */
@@ -61,10 +56,7 @@ export interface LoadDirOptions {
   above?: Map<string, Unsafe>;
 }
 
-/**
- * Loads the plugin in `dir` (absolute, or as discovery found it) below `root`, the plugins dir
- * that messages name it from. Never throws for anything a plugin contains.
- */
+/** Loads the plugin in `dir` below `root`; never throws for anything a plugin contains. */
 export async function loadPluginDir(
   root: string,
   dir: string | FoundDir,

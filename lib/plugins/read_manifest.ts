@@ -1,10 +1,8 @@
 /**
  * Reads and parses one `plugin.yaml`, never throwing: hostile input (a FIFO, a 10 MB file, NUL
- * bytes, an alias bomb, deep nesting) ends as a problem value with a line and column when known.
- *
- * Manifests are written in a plain subset of YAML, which `plain_yaml.ts` reads directly; anything
- * else goes to the `yaml` package, imported on first need. Positions (for warnings) come from the
- * `yaml` package only, for a manifest that has a problem: see {@linkcode located}.
+ * bytes, an alias bomb, deep nesting) ends as a problem value. The plain subset most manifests use
+ * is read by plain_yaml.ts; the `yaml` package, imported on first need, reads the rest and gives
+ * the positions of a manifest with a problem (lib/README.md, "Startup and the index cache").
  *
  * @module
  */
@@ -56,11 +54,9 @@ export interface ManifestFailure {
 }
 
 /**
- * A manifest's text as ty's `yaml.v3` reads it: UTF-16 when it starts with a UTF-16 byte order
- * mark, else UTF-8 (a UTF-8 mark dropped). Like yaml.v3's reader, it refuses bytes not valid in
- * that encoding and characters YAML does not allow (control characters other than tab and line
- * breaks): so UTF-16 without a mark and UTF-32, whose ASCII letters come with NUL bytes, are
- * refused, as ty refuses them, rather than read as text with NULs in it.
+ * A manifest's text as ty's `yaml.v3` reads it: UTF-16 after a UTF-16 byte order mark, else
+ * UTF-8, refusing invalid bytes and characters YAML does not allow, so UTF-16 without a mark and
+ * UTF-32 are refused as ty refuses them rather than read as text with NULs in it.
  */
 function decodeManifest(bytes: Uint8Array): { ok: true; text: string } | ManifestFailure {
   const encoding = bytes[0] === 0xff && bytes[1] === 0xfe
@@ -116,10 +112,7 @@ export interface ReadManifestOptions {
   knownRegular?: boolean;
 }
 
-/**
- * Reads `path` (a regular file, at most {@linkcode MAX_MANIFEST_BYTES}) and parses it as YAML.
- * Requires `--allow-read`.
- */
+/** Reads and parses `path` (a regular file of at most {@linkcode MAX_MANIFEST_BYTES}). */
 export async function readManifest(
   path: string,
   options: ReadManifestOptions = {},

@@ -33,14 +33,9 @@ export const SCHEMA_MODELINE = "# yaml-language-server: $schema=./plugin.schema.
 const WORD = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
 
 /**
- * Creates `<parent>/<name>/` (`parent` created when missing) with `plugin.yaml`,
- * `plugin.schema.json`, `README.md` and a stub script per hook and action, and returns the folder,
- * the files written and the events hooked. Never overwrites: an existing folder is an error. Requires
- * `--allow-read` and `--allow-write`.
- *
- * @throws {InputError} For a name, event or action id that cannot be a file name, and for an
- * event one or two edits away from a known one (`task.doen`), as `plugins validate` refuses it.
- * @throws {RunError} When the folder already exists.
+ * Creates `<parent>/<name>/`, never over an existing folder. An `InputError` for a name that
+ * cannot be a file name, or an event one or two edits from a known one (`task.doen`), as
+ * `plugins validate` refuses it. Requires `--allow-read` and `--allow-write`.
  */
 export async function scaffoldPlugin(
   parent: string,

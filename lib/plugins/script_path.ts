@@ -1,9 +1,7 @@
 /**
- * Where a plugin's scripts and service directories are, read as ty reads them: the path as
- * written joined to the plugin dir (so `/x` is `<dir>/x`, as Go's `filepath.Join` makes it), and
- * allowed to lead out of it through `../` or a symlink (a collection's plugins often share
- * `../shared/*.sh`). Such a path is reported by `plugins validate`, since it does not travel with
- * the plugin; the loader keeps it. A script must still be a regular, executable file.
+ * Where a plugin's scripts and service dirs are, read as ty reads them: joined to the plugin dir
+ * (`/x` is `<dir>/x`, as Go's `filepath.Join` makes it) and allowed out of it (a collection's
+ * plugins often share `../shared/*.sh`), which only `plugins validate` reports.
  *
  * @module
  */

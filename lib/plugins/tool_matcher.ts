@@ -1,18 +1,10 @@
 /**
- * A linear-time matcher for the common subset of RE2 syntax that `tools` settings use, so that
- * a call need not load an RE2 engine (npm:re2js, 260 kB to parse, then table setup) to ask one:
- * literals and escaped punctuation, `.`, classes (`[a-z]`, `[^…]`, `\d \w \s \D \W \S`), groups
- * `(…)` `(?:…)`, alternation, `* + ?` `{n}` `{n,}` `{n,m}` (lazy forms too: a yes/no answer
- * is the same), and the anchors `^ $ \A \z` (RE2's defaults: start and end of text).
- *
- * Whatever lies outside (flags, `\b`, `\pL`, named groups…) and whatever is not valid RE2 is not
- * taken: the caller leaves it to RE2 itself, which then also gives the error's wording. So this
- * file never needs to tell a bad expression from an unusual one, only to never accept one RE2
- * refuses, and to answer as RE2 does for the ones it accepts.
- *
- * Matching runs the expression's NFA over the name one code point (RE2's rune) at a time,
- * keeping the set of states reached (Thompson's simulation): no backtracking, so the time is at
- * most the name's length times the number of states, which is capped.
+ * A linear-time matcher for the common subset of RE2 that `tools` settings use (listed in
+ * lib/README.md, "Startup and the index cache"), so a call need not load re2js (260 kB to parse,
+ * then table setup). What lies outside it or is not valid RE2 is not taken but left to RE2, which
+ * also words the error: this file must only never accept what RE2 refuses, and answer as RE2 does.
+ * Matching is Thompson's simulation of the NFA a code point at a time, no backtracking: at most the
+ * name's length times the states, which are capped.
  *
  * @module
  */

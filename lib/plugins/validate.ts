@@ -1,8 +1,7 @@
 /**
- * `plugins validate`: every load warning (including the dropped entries of plugins that are left
- * out), unknown keys and type errors, a name used twice, each with file, line and column. The
- * strict half reads each manifest against the strict zod schema (unknown keys, wrong types), plus
- * event names that look like typos of known ones.
+ * `plugins validate`: every load warning (the dropped entries of skipped plugins included), and
+ * the strict half (the strict zod schema, names used twice, event names that look like typos),
+ * each with file, line and column.
  *
  * @module
  */

@@ -1,15 +1,9 @@
 /**
  * Starting tyhooks itself again in the background (`--detach`): its own session, output appended
- * to a private log file (kept to two files of a bounded size), and no tie to the caller.
- *
- * The work travels on the background run's stdin as one JSON document, never on its command
- * line: any value of any size gets through unchanged, and nothing of it shows in `ps`. The
- * caller returns only once the background run has read the document and said so on its stdout,
- * so a run that could not start or read its work is the caller's error, not a silent loss.
- *
- * The log is created mode 0600 in a dir of the user's that nobody else can write (made 0700);
- * a log path that is a symlink or not a regular file is never followed, and one that cannot be
- * written is not used: the run then goes without a log, and the caller is told why.
+ * to a private, rotated log, no tie to the caller. The work travels on its stdin as one JSON
+ * document, so any value gets through unchanged and nothing shows in `ps`; the caller returns once
+ * the run acknowledged it, so a run that could not start is the caller's error, not a silent loss.
+ * A log path that is unsafe or unwritable is not used, and the caller is told why.
  *
  * @module
  */
@@ -42,12 +36,8 @@ interface DetachedWork {
 export const LAUNCHER_ENV = "TYHOOKS_LAUNCHER";
 
 /**
- * The command line that starts this same tyhooks: the binary itself when compiled, else the
- * launcher that started it ({@linkcode LAUNCHER_ENV}), else `deno run` with the permissions this
- * process holds, `denoFlags`, the config next to the entry file, and the entry file.
- *
- * @param options `denoFlags`: more flags for `deno run` (V8 flags, say); default none.
- * @returns Program and leading arguments.
+ * The command line that starts this same tyhooks: the compiled binary, else its launcher
+ * ({@linkcode LAUNCHER_ENV}), else `deno run` with this process's permissions and `denoFlags`.
  */
 export function selfCommand(options: { denoFlags?: readonly string[] } = {}): string[] {
   if (Deno.build.standalone) return [Deno.execPath()];
@@ -115,15 +105,8 @@ export interface DetachedRun {
 }
 
 /**
- * Starts `command` in a new session, detached from the caller, its stdout and stderr appended
- * to `logPath`, stdin from /dev/null. A log that has reached `maxLogBytes` is first moved to
- * `<logPath>.1`, so the two files never hold much more than twice that.
- *
- * Requires `--allow-run`, `--allow-write` for the log's directory, `--allow-sys` (uid).
- *
- * @param command Program and arguments.
- * @param logPath The log file (its directory is created, mode 0700).
- * @param options When to rotate.
+ * Starts `command` in a new session, its output appended to `logPath`, stdin /dev/null. Requires
+ * `--allow-run`, `--allow-write` for the log's directory, `--allow-sys` (uid).
  */
 export function spawnDetached(
   command: string[],
@@ -137,17 +120,9 @@ export function spawnDetached(
 }
 
 /**
- * Starts `command` (a tyhooks that will read its work with {@linkcode receiveDetached}) in a new
- * session with its stderr appended to `logPath`, writes `args` to its stdin as one JSON
- * document, and resolves once it has acknowledged reading them.
- *
- * Requires `--allow-run`, `--allow-write` for the log's directory, `--allow-sys` (uid).
- *
- * @param command Program and arguments, e.g. `[...selfCommand(), "--detached-child"]`.
- * @param args The command line the background run executes.
- * @param logPath The log file (its directory is created, mode 0700).
- * @param options When to rotate; how long to wait for the acknowledgement.
- * @throws {RunError} When it cannot start, or exits or stalls before taking its work.
+ * Starts `command` (a tyhooks that calls {@linkcode receiveDetached}) in a new session, stderr to
+ * `logPath`, hands it `args` on stdin, and resolves once it acknowledged them; a `RunError` when it
+ * exits or stalls first. Requires `--allow-run`, `--allow-write`, `--allow-sys` (uid).
  */
 export async function handOffDetached(
   command: string[],
@@ -213,15 +188,7 @@ async function readAck(reader: ReadableStreamDefaultReader<Uint8Array>): Promise
   return new TextDecoder().decode(concat(chunks, total)).startsWith(ACK);
 }
 
-/**
- * The background run's side: reads the work document from stdin (bounded), acknowledges it with
- * `ack` (the CLI writes it to stdout), and returns the command line to execute.
- *
- * Requires nothing beyond stdin.
- *
- * @param ack Writes the acknowledgement where the caller reads it.
- * @throws {RunError} When stdin does not hold a work document.
- */
+/** The background run's side: reads the work from stdin, acknowledges it, returns its args. */
 export async function receiveDetached(
   ack: (bytes: Uint8Array) => Promise<void>,
 ): Promise<string[]> {
@@ -271,9 +238,8 @@ function start(
 }
 
 /**
- * Makes the log's dir private, rotates a full log, and checks or creates the log file, never
- * through a symlink. Once the dir is the user's own and 0700 nobody else can swap the file
- * between this check and the shell's open.
+ * Makes the log's dir private, rotates a full log, checks or creates the file, never through a
+ * symlink: in a 0700 dir of the user's, nobody can swap it between this check and the shell's open.
  */
 function openLog(path: string, maxBytes: number): Log {
   const dir = dirname(path);

@@ -1,18 +1,13 @@
 /**
- * A script's process group and session: starting a child in one of its own, which members are
- * live, signalling and terminating them (SIGTERM, a grace period, then SIGKILL), and waiting for
- * the group to empty.
+ * A script's process group and session: a child spawned in a session of its own (its pid is its
+ * group and session id), its live members, terminating them (SIGTERM, grace, SIGKILL). A
+ * descendant that made a group of its own (`set -m`) is still in the session and signalled too;
+ * only a deliberate `setsid` escapes.
  *
- * Every child is started in its own session (spawnIsolated, below), so its pid is its group id
- * and its session id. A descendant that made a group of its own (`set -m`, `process_group=0`) is
- * out of the group but still in the session, so it is found by a scan and signalled too; only a
- * deliberate `setsid` escapes.
- *
- * Liveness: a signal probe cannot tell zombies from live members, and where PID 1 does not reap
- * (many containers) an orphan's zombie stays in its group for good, so a kill would always wait
- * out its grace. /proc tells them apart, but Deno reads /proc only with `--allow-all`, which the
- * binary does not have; then `pgrep -r` (procps) answers for a group, and `ps` lists a session's
- * members (ps is everywhere, pgrep's `-r` is not).
+ * Liveness: a signal probe counts zombies, and where PID 1 does not reap (many containers) an
+ * orphan's zombie stays in its group for good, so a kill would always wait out its grace. /proc
+ * tells them apart, but Deno reads it only with `--allow-all`; else `pgrep -r` answers for a group
+ * and `ps` lists a session (ps is everywhere, pgrep's `-r` is not).
  *
  * @module
  */
@@ -24,11 +19,7 @@ export const DEFAULT_GRACE_MS = 500;
 const KILL_POLL_MS = 10;
 /** The wait for an empty group polls from 5 ms, doubling up to WAIT_MAX_POLL_MS. */
 const WAIT_POLL_MS = 5;
-/**
- * A notified hook's background job may run for its whole timeout (30 s): polling it every
- * 100 ms keeps the cost of telling zombies apart (a /proc scan, or a pgrep) small, and a finished
- * job is seen at most this late.
- */
+/** Polled this seldom at most: telling zombies apart costs a /proc scan or a pgrep each time. */
 const WAIT_MAX_POLL_MS = 100;
 /** Process states that count as alive: everything but zombie (Z) and dead (X). */
 const LIVE_STATES = "R,S,D,T,t,W,I,P";
@@ -66,9 +57,8 @@ export async function sessionStrays(sid: number): Promise<number[] | null> {
 }
 
 /**
- * True while group `pgid` has a member that is not a zombie. Asks a signal probe first (free),
- * then /proc, then `pgrep`; with none of them able to tell, a group the probe sees counts as
- * alive (the safe side: the caller then waits out its grace and SIGKILLs).
+ * True while group `pgid` has a member that is not a zombie; when neither /proc nor `pgrep` can
+ * tell, one the signal probe sees counts as alive (the safe side: its grace, then SIGKILL).
  */
 export async function groupHasLiveMembers(pgid: number): Promise<boolean> {
   if (!groupAlive(pgid)) return false;
@@ -145,10 +135,8 @@ async function pgrepLive(pgid: number): Promise<boolean | null> {
 }
 
 /**
- * Sends `signal` to the process group `pgid`; false when neither the group nor the process
- * exists any more. Until the child has made itself a group leader (a few microseconds after
- * spawn, when `setsid(1)` is the isolator) the group does not exist yet, so the child itself is
- * signalled instead.
+ * Sends `signal` to group `pgid`, else (setsid(1) not yet run, a few microseconds after spawn)
+ * to the child itself; false when neither exists any more.
  */
 export function signalGroup(pgid: number, signal: Deno.Signal): boolean {
   try {
@@ -179,10 +167,8 @@ export interface TerminateOptions {
 }
 
 /**
- * Terminates group `pgid` and the rest of its session: SIGTERM to every member of the group, then
- * to the session's strays; wait until all are gone or the grace period ends, then SIGKILL
- * whatever is left (the strays scanned again). Returns within the grace period plus a poll tick
- * and one scan, true when SIGKILL was needed.
+ * Terminates group `pgid` and its session's strays: SIGTERM, the grace, SIGKILL. Returns within
+ * the grace plus a poll tick and one scan; true when SIGKILL was needed.
  */
 export async function terminateGroup(
   pgid: number,
@@ -209,10 +195,8 @@ export async function terminateGroup(
 }
 
 /**
- * Terminates what is left of session `sid` once its leader's group is empty: children that made a
- * group of their own (`set -m`, `setpgid`) and outlived the script. SIGTERM, the grace period,
- * then SIGKILL. A scan of the session costs a read of every process's stat, so callers call it
- * only when something is seen left over (the script's pipes still open after its exit).
+ * Terminates what outlived session `sid`'s group in groups of their own. A scan reads every
+ * process's stat, so callers call it only when something is seen left (pipes open after exit).
  */
 export async function terminateStrays(sid: number, graceMs = DEFAULT_GRACE_MS): Promise<void> {
   const deadline = performance.now() + graceMs;
@@ -240,9 +224,8 @@ async function signalStrays(sid: number, signal: Deno.Signal | null): Promise<nu
 }
 
 /**
- * Waits until group `pgid` has no live member, at most `ms`, or until `signal` aborts; true when
- * the group is empty. SIGKILL is delivered asynchronously, so a caller that promises "nothing is
- * left" waits here; a notified hook's run also lasts until its group is empty.
+ * Waits until group `pgid` has no live member, at most `ms`; true when empty. SIGKILL lands
+ * asynchronously, so a caller that promises "nothing is left" waits here.
  */
 export async function waitGroupEmpty(
   pgid: number,
@@ -260,13 +243,9 @@ export async function waitGroupEmpty(
   }
 }
 
-// Starting a child in a session (and process group) of its own, so that it and everything it
-// starts can be signalled as one group.
-// Deno's `detached: true` does this, but only with `.spawn()` and by leaving Deno's fast spawn
-// path: measured at 3-10 ms a spawn, growing with tyhooks' own memory. Exec'ing the script
-// through `setsid(1)` keeps the fast path (about 2.3 ms): the child is not a group leader, so
-// setsid calls setsid(2) and execs in place; the pid is the script's pid and its group id.
-// Hosts without `setsid(1)` (macOS) fall back to `detached: true`.
+// Deno's `detached: true` gives a session too, but leaves Deno's fast spawn path: 3-10 ms a spawn,
+// growing with tyhooks' memory. Through `setsid(1)` (about 2.3 ms) the child, no group leader,
+// calls setsid(2) and execs in place, so the pid is the script's. macOS has no setsid(1).
 const SETSID_CANDIDATES = ["/usr/bin/setsid", "/bin/setsid"];
 let setsidPath: string | null | undefined;
 
@@ -344,10 +323,8 @@ export function isExecFormat(bytes: Uint8Array): boolean {
   return BINARY_MAGICS.includes(magic);
 }
 
-// Throws ExecFormatError when `command` names a file (it has a slash) that is readable and not
-// executable as a program. A stat, an open and a read: tens of microseconds, against
-// milliseconds for the spawn. What is not a readable regular file is left to the spawn to judge
-// (the stat first: opening a FIFO would block until someone writes to it).
+// Tens of microseconds against milliseconds for the spawn. What is not a readable regular file is
+// the spawn's to judge (the stat first: opening a FIFO would block until someone writes to it).
 function checkExecFormat(command: string, cwd: string | undefined): void {
   if (!command.includes("/")) return;
   const path = command.startsWith("/") || cwd === undefined ? command : `${cwd}/${command}`;
@@ -375,10 +352,7 @@ function checkExecFormat(command: string, cwd: string | undefined): void {
 export type ExecFormatProblem =
   /** Neither a `#!` line nor a native binary: "exec format error". */
   | "no-shebang"
-  /**
-   * A `#!` line ending in a carriage return (CRLF line ends): the CR is read as part of the
-   * interpreter's name (`/bin/sh\r`) or of its argument, which then cannot be found.
-   */
+  /** A `#!` line ending in CR (CRLF line ends): the interpreter is then `/bin/sh\r`. */
   | "crlf";
 
 /**
@@ -439,14 +413,9 @@ export async function interpreterProblem(path: string): Promise<string | null> {
 }
 
 /**
- * Spawns `command` in a new session with stdout and stderr piped.
- *
- * @param command The program (a path, or a name looked up on PATH).
- * @param options Arguments, cwd, env, stdin.
- * @returns The child; its pid is its process-group id.
- * @throws {ExecFormatError} When `command` is a file without a `#!` line that is no binary.
- * @throws {Error} When the program cannot be started (fallback path only; with setsid(1) an exec
- * failure shows as exit 126/127 and {@linkcode SETSID_EXEC_FAILURE} on stderr).
+ * Spawns `command` in a new session, stdout and stderr piped. Throws {@linkcode ExecFormatError},
+ * or (fallback path only) when it cannot start: through setsid(1) that is exit 126/127 and
+ * {@linkcode SETSID_EXEC_FAILURE} on stderr.
  */
 export function spawnIsolated(
   command: string,

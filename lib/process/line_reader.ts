@@ -16,10 +16,8 @@ export class LineReader {
     this.#reader = openReader(stream);
   }
   /**
-   * The next line, without its newline (longer than `cap` when it came whole in one read); else
-   * `overflow` when more than `cap` bytes came without a newline (they stay buffered for
-   * {@linkcode LineReader.take}), or `eof` when the pipe ended (what is buffered is an
-   * unterminated last line).
+   * The next line, without its newline (past `cap` if it came whole in one read); else `overflow`
+   * past `cap` bytes without one (kept for {@linkcode LineReader.take}), or `eof`.
    */
   async next(cap: number): Promise<{ line: Uint8Array } | { end: "eof" | "overflow" }> {
     while (true) {

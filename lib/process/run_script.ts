@@ -1,13 +1,9 @@
 /**
- * The one runner every script, hook, action, probe and service check goes through, and the run
- * record it yields. It combines the concerns of this folder: isolated spawn (group.ts), output
- * read with bounded memory (here: whole up to a cap, `capture`; line by line, line_reader.ts),
- * timeout, group kill and cleanup, all torn down by one AbortController per run. A read can be
- * abandoned at any time: a pipe held open by an escaped descendant must not hold the call.
- *
- * Guarantee: the call returns no later than timeout + grace + 100 ms, whatever the script does
- * (hangs, ignores SIGTERM, leaves children holding its pipes, escapes with setsid), in either
- * {@linkcode RunMode}.
+ * The one runner every script goes through (lib/README.md, "How every script runs") and its run
+ * record: isolated spawn (group.ts), output read with bounded memory, timeout, group kill and
+ * cleanup, all torn down by one AbortController per run. The call returns within timeout + grace
+ * + 100 ms whatever the script does, so a read can be abandoned at any time: a pipe held open by
+ * an escaped descendant must not hold the call.
  *
  * @module
  */
@@ -35,12 +31,9 @@ export { DEFAULT_GRACE_MS } from "./group.ts";
 export const DRAIN_MS = 100;
 
 /**
- * What a run waits for once the script has exited (SPEC "How every script runs"):
- * - `"consult"`: someone waits for the answer. Output is drained for at most 100 ms, the answer
- *   is taken, and whatever the script left in its group is terminated at once.
- * - `"notify"`: nobody waits for an answer (events, status changes, `post_tool_call`, actions).
- *   The run lasts until the group is empty too, so background work (`curl … &`) finishes; at
- *   the timeout the group is terminated.
+ * What a run waits for once the script has exited: `"consult"` (someone waits for the answer),
+ * a 100 ms drain, then its group is ended; `"notify"`, until the group is empty too, so background
+ * work (`curl … &`) finishes within the timeout.
  */
 export type RunMode = "consult" | "notify";
 
@@ -112,8 +105,6 @@ function capValue(value: string): string {
  *
  * Requires `--allow-run` (and `--allow-read` for the executable check).
  *
- * @param script Path of the script (or a program name looked up on PATH).
- * @param options Arguments, cwd, env, stdin payload, timeout, grace, cap, abort signal.
  * @example
  * ```ts
  * import { runScript } from "./run_script.ts";
@@ -307,9 +298,8 @@ async function checkStarted(result: RunResult, script: string): Promise<void> {
 }
 
 /**
- * Why `script` looks unrunnable (a cheap check after a start failure, so the common causes get a
- * clear message instead of the isolator's exit code), or null. Names without a slash are looked
- * up on PATH at exec time and not checked.
+ * Why `script` looks unrunnable, checked after a start failure so the common causes get a clear
+ * message rather than the isolator's exit code; a name without a slash is PATH's business.
  */
 async function checkExecutable(script: string): Promise<string | null> {
   if (!script.includes("/")) return null;
@@ -366,7 +356,6 @@ function writeStdin(
   };
 }
 
-// The run record: what every script run yields, success or not.
 /** One script run, as `--json` prints it (field names are the wire names). */
 export interface RunRecord {
   /** The plugin the script belongs to; null for a legacy hook or a bare script. */
@@ -405,21 +394,14 @@ export interface RunResult extends RunRecord {
   raw?: { stdout: Uint8Array; stderr: Uint8Array };
 }
 
-/**
- * True when the run started, exited 0, and was neither killed nor timed out.
- *
- * @returns Whether the run succeeded.
- */
+/** True when the run started, exited 0, and was neither killed nor timed out. */
 export function succeeded(record: Pick<RunRecord, "exit_code" | "error" | "timed_out">): boolean {
   return record.exit_code === 0 && record.error === null && !record.timed_out;
 }
 
 /**
- * A one-line reason why a run did not succeed, for logs: `timed out after 5000 ms`,
- * `exited 1`, `killed by SIGKILL`, or the start error.
- *
- * @param timeoutMs The timeout it ran under, to say how long it waited.
- * @returns The reason, or `ok`.
+ * Why a run did not succeed, for logs (`timed out after 5000 ms` given `timeoutMs`, `exited 1`,
+ * `killed by SIGKILL`, the start error), or `ok`.
  */
 export function failureReason(
   record: Pick<RunRecord, "exit_code" | "signal" | "error" | "timed_out">,
@@ -481,14 +463,9 @@ export interface Capture {
 }
 
 /**
- * Starts reading `stream` with at most `cap` bytes kept.
- *
- * @param stream A child's stdout or stderr.
- * @param cap Bytes to keep; the rest is read and dropped.
- * @param onChunk Called with every chunk as it is read (valid only during the call, or until the
- *   promise it returns settles, which holds the next read back: the script then waits on its
- *   pipe, never tyhooks' event loop). Once it throws, or the capture is abandoned while it waits,
- *   it is called no more; the stream is still read to the end.
+ * Reads `stream` to its end, keeping `cap` bytes. `onChunk` sees each chunk, valid until it returns
+ * or its promise settles, which holds the next read back (the script waits on its pipe, not
+ * tyhooks' event loop); once it throws it is called no more.
  */
 export function capture(
   stream: ReadableStream<Uint8Array>,
@@ -551,10 +528,9 @@ export interface ChunkReader {
 }
 
 /**
- * Reads a byte stream (a child's pipe) into one reused buffer that starts small and grows while
- * reads fill it. The default reader of a Deno pipe allocates a fresh 64 KiB buffer for every
- * read, several per run, outside the JS heap; under a daemon's load that garbage alone doubled
- * the process's memory. Streams that are not byte streams are read as they come.
+ * Reads a child's pipe into one reused buffer that grows while reads fill it: the default reader
+ * allocates a fresh 64 KiB buffer per read, outside the JS heap, and under a daemon's load that
+ * garbage alone doubled its memory.
  */
 export function openReader(stream: ReadableStream<Uint8Array>): ChunkReader {
   let byob: ReadableStreamBYOBReader;

@@ -1,7 +1,6 @@
 /**
- * The daemon's side of `POST /v1/agent/{agent}`: reading the agent's hook JSON from a request,
- * checking that the client asks about the plugins this daemon serves, and the answer in the form
- * asked for. The handler itself, which decides or spools, is in `endpoints.ts`.
+ * The daemon's side of `POST /v1/agent/{agent}` below its handler (endpoints.ts): the request read,
+ * the plugins dir checked, the answer in the form asked for.
  *
  * @module
  */
@@ -19,7 +18,7 @@ import type { Logger } from "../log.ts";
 import { HttpError, json, readBody } from "./http.ts";
 import { quoted } from "../text.ts";
 
-/** The header a client names its plugins dir in: its real path, percent-encoded as `encodeURI` does. */
+/** Where a client names its plugins dir: its real path, percent-encoded as `encodeURI` does. */
 export const PLUGINS_DIR_HEADER = "x-tyhooks-plugins-dir";
 
 /** How the decision is answered: an HTTP hook's body, or the command's exit code and output. */
@@ -33,10 +32,7 @@ export interface AgentCall {
   form: AgentForm;
 }
 
-/**
- * Reads the agent's hook JSON: 404 for an unknown agent, 413 past the body cap, 400 for input
- * that is not the agent's. `?event=NAME` is the event when the JSON names none (as `--event`).
- */
+/** Reads the agent's hook JSON; `?event=NAME` is the event when it names none (as `--event`). */
 export async function readAgentCall(request: Request, name: string): Promise<AgentCall> {
   const agent = agentSpec(name);
   if (agent === undefined) {
@@ -60,10 +56,7 @@ export async function readAgentCall(request: Request, name: string): Promise<Age
   }
 }
 
-/**
- * 409 when the client names a plugins dir other than the one served (`served`, and its real
- * path): it would be answered by other guards than its own, so it decides itself.
- */
+/** 409 for a client of another plugins dir: other guards than its own would answer it. */
 export function checkPluginsDir(request: Request, served: readonly string[]): void {
   const header = request.headers.get(PLUGINS_DIR_HEADER);
   if (header === null) return;

@@ -1,23 +1,15 @@
 /**
- * Serving HTTP on connections the daemon accepts itself, so that hostile clients cannot take it
- * down: at most `maxConns` connections at once (more are closed at once), request headers within
- * `headersTimeoutMs` of connecting, an idle keep-alive connection closed after `idleTimeoutMs`,
- * and a failing `accept` (EMFILE: out of file descriptors) logged and retried, never a crash.
- * The two times are checked by one sweep a few times per limit (so a connection may last up to a
- * quarter of a limit longer), not by a timer per request. A connection carries one request at a
- * time: HTTP/2 is refused (505) and its connection closed; and an answer saying
- * `Connection: close` (a 401, say) closes its connection, so being refused holds no slot.
+ * HTTP on connections the daemon accepts itself, so hostile clients cannot take it down (the
+ * limits of lib/README.md, Daemon, "Hostile clients"). Both times are checked by one sweep a few
+ * times per limit (a connection may last a quarter of a limit longer), not a timer per request.
  *
- * `Deno.serve` gives no hook for any of that: it never shows a connection, and Deno 2.9's holds
- * a client that sends no headers, or half of them, for as long as it stays (still open after
- * 45 s), and keeps a connection open after an answer saying `Connection: close`. So each accepted
- * connection is handed to Deno's own HTTP server (hyper) through `serveHttpOnConnection`, an
- * internal of Deno 2.9 that `Deno.serve` and `node:http2` are built on; a test pins it
- * (tests/serve/conn_server_test.ts). Its cost, measured with `POST /v1/route` and `/v1/tool/pre`
- * to the daemon over a unix socket, 15 alternating rounds on 2 busy cores, medians: at 1 in
- * flight none (0.086 ms here, 0.085 ms on `Deno.serve`); at 16 in flight tool pre 3,240/s here
- * and 3,300/s there, route 3,360/s and 4,330/s. Without it (or with `TYHOOKS_SERVE_PUBLIC=1`) the daemon serves
- * through `Deno.serve` (public_server.ts), keeping what of these limits it can.
+ * `Deno.serve` shows no connection, and Deno 2.9's holds a client that sends half its headers for
+ * 45 s and more and ignores `Connection: close`. So each connection goes to Deno's own server
+ * (hyper) through `serveHttpOnConnection`, a Deno 2.9 internal that tests/serve/conn_server_test.ts
+ * pins. Its cost (`POST /v1/route` and `/v1/tool/pre` over a unix socket, 15 alternating rounds,
+ * medians): none at 1 in flight (0.086 against 0.085 ms); at 16, tool pre 3,240/s against 3,300/s,
+ * route 3,360/s against 4,330/s. Without it, or with `TYHOOKS_SERVE_PUBLIC=1`, public_server.ts
+ * serves.
  *
  * @module
  */
@@ -34,19 +26,14 @@ export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
 /** A keep-alive connection with no request in flight is closed after this long. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
 
-/**
- * Descriptors kept free for everything but connections (hook pipes, the index load, the log):
- * a Deno that runs out of them in the middle of a spawn can panic, so connections never take
- * the last ones.
- */
+/** Descriptors left for hook pipes and the rest: a Deno out of them mid-spawn can panic. */
 const FD_RESERVE = 64;
 
 /** At most one log line per this many ms for each kind of refusal; the lines carry counts. */
 const LOG_INTERVAL_MS = 1000;
 /**
- * How long a connection whose answer closes it stays open for that answer to be written. It is
- * cut, not shut down gracefully: hyper's graceful close of an HTTP/2 connection waits for the
- * peer's acknowledgement, which a hostile peer never sends.
+ * How long a connection whose answer closes it stays open for that answer to be written; then cut,
+ * as hyper's graceful HTTP/2 close waits for an acknowledgement a hostile peer never sends.
  */
 const CLOSE_GRACE_MS = 250;
 /** After a failed `accept`, wait this long before the next (doubling up to the max). */
@@ -95,11 +82,7 @@ export function serveOnConnection(): ServeOnConnection | null {
   return typeof serve === "function" ? serve : null;
 }
 
-/**
- * Why the daemon serves through `Deno.serve` (lib/serve/public_server.ts) rather than
- * {@linkcode ConnServer}: `TYHOOKS_SERVE_PUBLIC=1`, or this Deno lacks the per-connection server;
- * null when it does not.
- */
+/** Why the daemon serves through `Deno.serve` rather than {@linkcode ConnServer}, or null. */
 export function publicServeReason(): string | null {
   if (Deno.env.get("TYHOOKS_SERVE_PUBLIC") === "1") return "TYHOOKS_SERVE_PUBLIC=1";
   if (serveOnConnection() === null) {
@@ -213,10 +196,7 @@ export class ConnServer {
     return this.#refused.count;
   }
 
-  /**
-   * Stops accepting at once, lets the requests in flight be answered, closes every connection,
-   * and resolves when all are closed. Calling it again waits for the same.
-   */
+  /** Stops accepting, lets requests in flight be answered, resolves once every conn is closed. */
   async shutdown(): Promise<void> {
     if (!this.#closing) {
       this.#closing = true;

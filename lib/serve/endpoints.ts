@@ -1,17 +1,9 @@
 /**
- * The daemon's endpoints: the table, matching a request against it (an unknown path is 404, a
- * known path with the wrong method is 405 with an `Allow` header), one request end to end, and
- * each handler. A handler gets the request, its path parameters, the snapshot of the plugin
- * index taken when the request arrived, and the daemon's shared state; it is one library call
- * over the snapshot, answering the document the matching command prints with `--json`.
- *
- * Consulted endpoints (route, placement, hosts, tool pre, actions, an agent's consulted events)
- * answer when the call is decided. Fire-and-forget ones (events, status changes, tool post, an
- * agent's notified events) validate the body first (400 before anything is kept), write the
- * work to the spool, queue it and answer 202 `{"accepted":true}`; with `?wait=1`, events and status changes answer 200 with
- * `{"event","runs"}` once the hooks ran. A full spool answers 503, logged: nothing is accepted
- * that is not on disk. An event's spool entry is removed once its hooks have finished or timed
- * out; the daemon's stop cutting them leaves it, for the next start.
+ * The daemon's endpoints (lib/README.md, Daemon): the table, matching a request against it, and
+ * the handlers, each one library call over the plugin snapshot taken when the request arrived and
+ * answering what the matching command prints with `--json`. Fire-and-forget work is validated
+ * (400 before anything is kept) and written to the spool before its 202: nothing is accepted that
+ * is not on disk.
  *
  * @module
  */
@@ -37,9 +29,8 @@ import { NotFoundError } from "../errors.ts";
 import { type RunRecord, toRecord } from "../process/run_script.ts";
 import type { ToolVerdict } from "../consult/tool_hooks.ts";
 
-// A memoized dynamic import: `import()` of a loaded module still costs a module-map lookup and a
-// promise per call, measurable on a hot endpoint; this pays it once, and once loaded `value`
-// spares even the await.
+// `import()` of a loaded module still costs a lookup and a promise per call, measurable on a hot
+// endpoint: this pays it once, and once loaded `value` spares even the await.
 function lazy<T>(load: () => Promise<T>): { (): Promise<T>; value?: T } {
   let loaded: Promise<T> | undefined;
   const get: { (): Promise<T>; value?: T } = () =>
@@ -53,19 +44,15 @@ const decisions = lazy(() => import("../agents/hook.ts"));
 
 /** The services the daemon supervises (`--services`): a `ServiceSet`. */
 export interface ServiceSupervisor {
-  /** Every service and its state. */
   status(): ServiceStatus[];
   /** SIGTERM to every group, SIGKILL after `stopTimeoutMs`. */
   stop(options?: { stopTimeoutMs?: number }): Promise<unknown>;
 }
 
-/** The runners of one snapshot. */
+/** The runners of one snapshot (the table in server.ts). */
 export interface DaemonRunners {
-  /** Consulted calls: a caller waits on them within their deadline. */
   decide: Runner;
-  /** Actions: a caller waits, but nothing depends on them at shutdown. */
   act: Runner;
-  /** Fire-and-forget work. */
   fire: Runner;
   /** The persistent hooks' processes, asked by `decide` and told by `fire`. */
   persistent: PersistentHooks;
@@ -75,7 +62,6 @@ export interface DaemonRunners {
 export interface DaemonState {
   holder: IndexHolder<DaemonRunners>;
   events: EventQueue;
-  /** Where accepted events are kept until they have run. */
   spool: Spool;
   /** Aborted when the stop cuts the notified hooks still running: their events stay spooled. */
   cut: AbortSignal;
@@ -102,15 +88,9 @@ export interface Call {
   spooled?: SpoolEntry;
 }
 
-/** An endpoint's handler. */
 export type Handler = (call: Call) => Promise<Response>;
 
-/**
- * `GET /v1/health` -> `{"ok":true,"version","plugins","plugins_dir","uptime_s","spool_depth",
- * "spool_bytes"}` (`plugins` is the count, `plugins_dir` the dir it serves, so a client can tell
- * whether it answers for the same plugins; the spool's figures are the events accepted and not
- * yet run).
- */
+/** `GET /v1/health`: `plugins_dir` lets a client tell whether it answers for the same plugins. */
 function health(call: Call): Promise<Response> {
   const depth = call.daemon.spool.depth;
   return Promise.resolve(json(200, {
@@ -166,10 +146,7 @@ async function hosts(call: Call): Promise<Response> {
   return json(200, { hosts: list.hosts });
 }
 
-/**
- * `POST /v1/actions/{plugin}/{action}` -> the `plugins run --json` record, whatever the action's
- * exit code; 404 for an unknown plugin or action.
- */
+/** `POST /v1/actions/{plugin}/{action}`: the `plugins run --json` record, whatever its exit. */
 async function runAction(call: Call): Promise<Response> {
   const body = await parseBody(call.request, TaskBodySchema);
   const { plugin, action } = call.params;
@@ -238,9 +215,8 @@ async function enqueue(call: Call, job: QueuedJob): Promise<Response> {
 }
 
 /**
- * Queues a spooled request again (a previous daemon accepted it): the entry's body read as the
- * endpoint reads a live one. Throws when it is not a fire-and-forget request or its body is not
- * valid (the caller sets it aside).
+ * Queues a request a previous daemon spooled, its body read as a live one's; throws (the caller
+ * sets it aside) when it is not fire-and-forget or not valid.
  */
 export async function requeue(
   daemon: DaemonState,
@@ -295,10 +271,7 @@ async function statusChange(call: Call): Promise<Response> {
   });
 }
 
-/**
- * `POST /v1/tool/pre` -> `{"action","reason","args"?,"context"?}`; failing hooks block (the
- * default policy). An ask is reported as such, so a caller that can ask a person may.
- */
+/** `POST /v1/tool/pre`: failing hooks block; an ask stays one, for a caller that can ask. */
 async function toolPre(call: Call): Promise<Response> {
   const { ToolCallSchema, ToolHooks } = toolcalls.value ?? await toolcalls();
   const body = await parseBody(call.request, ToolCallSchema);
@@ -321,10 +294,8 @@ async function toolPost(call: Call): Promise<Response> {
 }
 
 /**
- * `POST /v1/agent/{agent}` the agent's hook JSON: a consulted event is decided by the persistent
- * guards' runner, as `tyhooks agent` decides it, and answered as the agent's HTTP hook reads it
- * (`?form=command`: `{"exit_code","stdout","stderr"}`, what the command prints); a notified one
- * is spooled and answered 202. 409 when the client names another plugins dir.
+ * `POST /v1/agent/{agent}`: decided as `tyhooks agent` decides, through the persistent guards;
+ * answered as the agent's HTTP hook reads it, or (`?form=command`) as the command prints it.
  */
 async function agentEvent(call: Call): Promise<Response> {
   const { readAgentCall, checkPluginsDir, agentAnswer } = agentCalls.value ?? await agentCalls();

@@ -1,8 +1,7 @@
 /**
- * The daemon's HTTP layer below the endpoints: reading a request's JSON body (capped at 1 MiB,
- * 413 past it without reading the rest; decoded, 400 when malformed; read by its wire format's
- * schema, 400 naming the field), JSON responses, and the one error type: every failure a client
- * sees is `{"error": message}` with a status that says whose fault it was.
+ * The daemon's HTTP layer below the endpoints: bounded JSON bodies, JSON responses, and the one
+ * error type, so every failure a client sees is `{"error": message}` with a status that says whose
+ * fault it was.
  *
  * @module
  */
@@ -26,7 +25,6 @@ export class HttpError extends Error {
   }
 }
 
-/** A JSON response. */
 export function json(status: number, body: unknown, headers?: Record<string, string>): Response {
   return new Response(JSON.stringify(body) + "\n", {
     status,
@@ -74,11 +72,7 @@ export interface ReadBodyOptions {
   timeoutMs?: number;
 }
 
-/**
- * Reads the body as bytes, refusing more than `maxBytes` (from `Content-Length` at once, else as
- * soon as the stream passes it: 413), a body that takes longer than `timeoutMs` to arrive
- * (408), and one the client stopped sending (400).
- */
+/** Reads the body: 413 past `maxBytes` (at once when declared), 408 when late, 400 cut short. */
 export async function readBody(
   request: Request,
   options: ReadBodyOptions = {},
@@ -130,9 +124,8 @@ export async function readBody(
 }
 
 /**
- * Reads, decodes and validates a JSON body: 413 past 1 MiB; 400 for malformed JSON or a value
- * `schema` refuses (a non-object, a bad field: named). An empty body counts as `{}`, so endpoints
- * whose fields are all optional can be called without one.
+ * Reads a JSON body `schema` accepts, else 400 naming the field. An empty body counts as `{}`, so
+ * endpoints whose fields are all optional can be called without one.
  */
 export async function parseBody<T>(request: Request, schema: Schema<T>): Promise<T> {
   return (await parseSizedBody(request, schema)).body;

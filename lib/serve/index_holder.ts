@@ -1,19 +1,8 @@
 /**
- * The daemon's current plugin index, reloaded when something under the plugins dir that it was
- * loaded from changes: a manifest, a script one names, a plugin or collection dir appearing or
- * going, a workflow or routine; not a file a hook writes into its plugin dir (the loader says what
- * it reads through `observe`). Requests take the current snapshot when they start and keep it to
- * the end, so a reload never changes the plugins under a call in flight. Reloads are serialized
- * and coalesced; a reload that fails as a whole (the loader threw) keeps the previous snapshot. A
- * plugin whose manifest broke is skipped by the loader like at any start: the other plugins keep
- * serving and its warning is logged.
- *
- * The watch ({@linkcode watchDir}) is debounced. The dir may not exist (a missing plugins dir
- * holds no plugins): then it is polled for, every `pollMs`, rather than watching its parent,
- * which may be the whole of `~/.config`. When it appears, or disappears while watched, that is a
- * change too, and watching resumes in the matching mode. A watch stays on the tree it was set up
- * on, so the path's identity is also looked at every `pollMs`: a symlink on it swapped to another
- * tree (a deploy's `ln -sfn`), which sends the old tree no event, is a change too.
+ * The daemon's current plugin index, reloaded when what it was loaded from changes (lib/README.md,
+ * Daemon, "Reload"). A request keeps the snapshot it started with. A missing dir is polled for
+ * rather than its parent watched (that may be the whole of `~/.config`); a watched path's identity
+ * is polled too, as a symlink swapped to another tree (`ln -sfn`) sends the old tree no event.
  *
  * @module
  */
@@ -27,7 +16,7 @@ import { basename, dirname } from "../fs.ts";
 export interface WatchDirOptions {
   /** Quiet time after the last change before `onChange` runs; default 200 ms. */
   debounceMs?: number;
-  /** How often a missing dir is looked for, and a watched one checked for a swap; default 1000 ms. */
+  /** How often a missing dir is looked for and a watched one checked for a swap; default 1 s. */
   pollMs?: number;
   /** Where a watch that cannot be set up is reported; default silent. */
   log?: Logger;
@@ -212,11 +201,7 @@ function warningKey(w: LoadWarning): string {
   return `${w.path}\0${w.line}\0${w.column}\0${w.message}`;
 }
 
-/**
- * Holds the current snapshot and reloads it on change.
- *
- * Requires `--allow-read`.
- */
+/** Holds the current snapshot and reloads it on change; requires `--allow-read`. */
 export class IndexHolder<T> {
   /** The plugins dir. */
   readonly dir: string;
@@ -243,10 +228,7 @@ export class IndexHolder<T> {
     return this.#current;
   }
 
-  /**
-   * Starts watching (first, so no change between the load and the watch is missed), then loads;
-   * throws when that first load fails (nothing to serve from).
-   */
+  /** Watches first, so no change between the load and the watch is missed; then loads. */
   async start(): Promise<void> {
     if (this.#options.watch !== false) {
       this.#watch = watchDir(this.dir, () => this.reload("change"), {
@@ -261,10 +243,8 @@ export class IndexHolder<T> {
   }
 
   /**
-   * Whether a change to `path` can alter the index: a manifest anywhere, or a path the current
-   * load or the one in progress observed, or a new entry of a dir they listed that is not a
-   * plugin dir (a plugin or collection dir, a workflow, a routine). A file a hook writes into its
-   * own plugin dir is none of these.
+   * Whether a change to `path` can alter the index: a manifest, an observed path, or a new entry of
+   * a listed dir other than a plugin dir (where a hook may write its own files).
    */
   #matters(path: string): boolean {
     const deps = this.#deps;

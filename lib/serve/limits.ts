@@ -1,16 +1,8 @@
 /**
- * The daemon's bounds on work.
- *
- * {@linkcode ProcLimit} bounds hook processes (`--max-procs`), shared by every script the daemon
- * runs. Two gates lead to the same slots: consulted calls (route, placement, tool pre, actions: a
- * caller is waiting) and events (fire-and-forget). Consulted calls never queue behind events: a
- * freed slot goes to a waiting consulted call first, and events may hold at most `max - reserved`
- * slots, so even when event hooks are slow the reserved slots stay free for consulted calls.
- *
- * {@linkcode EventQueue} orders fire-and-forget work (events, status changes, tool post) once the
- * spool holds it: the spool bounds it (entries and bytes) and keeps it across a stop. At most
- * `maxActive` jobs run at once; their hook processes still pass the event gate of the process
- * limit.
+ * The daemon's bounds on work (lib/README.md, Daemon, "Limits"): {@linkcode ProcLimit}, one process
+ * bound behind two gates, where a consulted call (a caller waits) gets a freed slot first and
+ * events never hold the reserved ones, so slow event hooks never delay a route; and
+ * {@linkcode EventQueue}, the order of fire-and-forget work, which the spool bounds and keeps.
  *
  * @module
  */
@@ -160,10 +152,7 @@ interface Job {
   leave(): void;
 }
 
-/**
- * The order in which accepted fire-and-forget jobs run: a view of the spool, which bounds and
- * keeps them (a job is queued only once its event is on disk).
- */
+/** The order accepted fire-and-forget jobs run in (each queued once its event is on disk). */
 export class EventQueue {
   #pending = new Fifo<Job>();
   #active = new Set<Promise<unknown>>();
@@ -179,11 +168,7 @@ export class EventQueue {
     return { pending: this.#pending.length, active: this.#active.size };
   }
 
-  /**
-   * Queues `job`. The returned promise settles with the job's result; it rejects with a
-   * {@linkcode StopDrop} when the queue closes before the job starts. Null when the queue is
-   * closed already. `what` names the job in that error.
-   */
+  /** Queues `job`: rejects with {@linkcode StopDrop} if closed before it starts; null if closed. */
   submit<T>(what: string, job: () => Promise<T>): Promise<T> | null {
     if (this.#closed) return null;
     const { promise, resolve, reject } = Promise.withResolvers<T>();
@@ -205,9 +190,8 @@ export class EventQueue {
   }
 
   /**
-   * Stops starting jobs: the waiting ones are left (their promises reject), and `settled`
-   * resolves once the running ones have settled (abort their scripts to make that quick).
-   * `left` counts the jobs left.
+   * Stops starting jobs (the waiting ones are left and counted, their promises reject); `settled`
+   * resolves once the running ones have (abort their scripts to make that quick).
    */
   close(): { left: number; settled: Promise<void> } {
     this.#closed = true;

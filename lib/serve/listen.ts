@@ -1,13 +1,6 @@
 /**
- * Where and to whom the daemon listens.
- *
- * The address: `--listen unix:PATH` or `--listen HOST:PORT` (port 0 resolved to the real one).
- * The unix socket file is claimed (a stale one from a dead daemon is replaced, a live one
- * refused), bound mode 0600 with no window where others could connect, and removed on exit.
- *
- * Who may talk: a unix socket and a loopback TCP address are open to this host's users as the OS
- * allows; any other address needs `--token-file`, and then every request must carry
- * `Authorization: Bearer <token>`.
+ * Where and to whom the daemon listens (lib/README.md, Daemon, "Who can connect"): `--listen`,
+ * the socket bound mode 0600 with no window where others could connect, the token.
  *
  * @module
  */
@@ -91,10 +84,9 @@ const encoder = new TextEncoder();
 export const MAX_TOKEN_BYTES = 4096;
 
 /**
- * Reads the token: the file's content, trimmed at both ends. The file must be a regular file
- * owned by the current user with no access for group or others (as sshd's StrictModes wants of
- * a private key), named through no symlink another user owns: a token others can read or
- * replace guards nothing. It is checked before it is opened, so a FIFO is an error, not a hang.
+ * Reads the token, trimmed. As sshd's StrictModes wants of a key, the file must be the user's,
+ * private and named through no other user's symlink: a token others can read or replace guards
+ * nothing. Checked before it is opened, so a FIFO is an error, not a hang.
  */
 export async function readTokenFile(path: string): Promise<string> {
   const input = "--token-file";
@@ -181,10 +173,8 @@ export interface SocketIdentity {
 }
 
 /**
- * Makes `path` ready for a new daemon: creates its directory (mode 0700) when missing, and
- * decides about a file already there by connecting to it: refused means a dead daemon's stale
- * socket (it is replaced when binding), accepted means a live daemon (an error). Also an error:
- * not a socket, a path too long, or a directory on the way another user could write.
+ * Makes `path` ready for a new daemon. A socket already there is connected to: refused means a
+ * dead daemon's (replaced when binding), accepted a live one's (an error).
  */
 export async function claimSocketPath(path: string): Promise<void> {
   const length = encoder.encode(path).length;
@@ -230,11 +220,9 @@ export async function claimSocketPath(path: string): Promise<void> {
 }
 
 /**
- * Binds a socket at `path` (claimed with {@linkcode claimSocketPath}) with mode 0600 and no
- * moment at mode 0755: `bind` listens inside a fresh mode-0700 directory next to `path`, the
- * socket is chmod-ed there, then renamed into place (atomically replacing a stale socket). When
- * the temporary path would not fit in a unix socket address, `bind` listens at `path` itself and
- * the chmod follows at once.
+ * Binds a socket at `path` mode 0600 with no moment at 0755: bound in a fresh 0700 dir beside it,
+ * chmod-ed, then renamed into place (replacing a stale socket atomically). When that temporary
+ * path is too long for a socket address, it binds at `path` and chmods at once.
  */
 export async function bindSocket<T>(
   path: string,
@@ -288,9 +276,8 @@ export interface BoundServer {
 }
 
 /**
- * Listens at `address` and serves `handle`, on {@linkcode ConnServer} or, when
- * {@linkcode publicServeReason} gives one, on `Deno.serve`; a `RunError` names the address when it
- * cannot be bound (in use, no permission, a live daemon or another file at the socket path).
+ * Serves `handle` at `address` on {@linkcode ConnServer}, or on `Deno.serve` when
+ * {@linkcode publicServeReason} gives one; a `RunError` names an address it cannot bind.
  */
 export async function bindServer(
   address: ListenAddress,

@@ -1,24 +1,9 @@
 /**
- * Persistent hooks (`persistent: true` under the manifest's `tyhooks:` key), the daemon's answer
- * to a spawn per decision, after git's long-running filter process protocol: the script is
- * started once, in its own session as every script is, and then gets one request per line on its
- * stdin and answers each with one JSON line on its stdout. Each hook has a pool of up to
- * `max_procs` such processes (default 1), owned here; one process and the line protocol spoken
- * with it are persistent_worker.ts.
- *
- * Every guarantee of a one-shot run holds per request: it is bounded by the hook's timeout (time
- * spent waiting for a free process included); a process whose oldest unanswered request is past
- * its timeout has its whole session killed, and the requests behind it are asked again. A crash
- * ends a process the same way; an answer line longer than the output cap, or not JSON, fails that
- * request (a guard then follows its failure policy) and restarts the process. The first restart
- * is immediate; the next ones, while no process has answered, wait the services' backoff, and
- * meanwhile the hook's requests are answered by one-shot runs of its script, so a guard keeps
- * deciding within its timeout. A script that exits is ended at once with its session, so a child
- * it left holding stdout open cannot hide the exit.
- *
- * Processes hold no slot of `--max-procs`: the pool is their bound. A reload retires the previous
- * index's pools (requests in flight are answered, then the processes are ended) and `close()`
- * ends them at stop.
+ * The pools of persistent hooks (lib/README.md, Daemon, "Persistent hooks"), the daemon's answer
+ * to a spawn per decision, after git's long-running filter process protocol; one process and its
+ * line protocol are persistent_worker.ts. Every guarantee of a one-shot run holds per request, and
+ * while a restart waits its backoff, one-shot runs answer, so a guard keeps deciding within its
+ * timeout. The processes hold no slot of `--max-procs`: the pool is their bound.
  *
  * @module
  */
@@ -171,11 +156,7 @@ class HookPool {
     return result;
   }
 
-  /**
-   * The process to ask: an idle one, else a new one while the pool has room (and is not backing
-   * off), else the least loaded (the request waits behind its queue), else, while the pool backs
-   * off with no process, a one-shot run; or why there is none.
-   */
+  /** An idle process, a new one, the least loaded, or (backing off with none) a one-shot run. */
   #pick(request: AskRequest, deadline: number, now: number): Worker | Outcome | typeof ONCE {
     if (request.signal.aborted || this.closing) return INTERRUPTED;
     if (deadline <= now) return { kind: "timeout" };
@@ -251,11 +232,7 @@ class HookPool {
     if (next < Infinity) this.#arm(next);
   }
 
-  /**
-   * A process timed out, ended, or got out of step: it is ended (its session terminated), its
-   * current request fails, the requests behind it are asked again, and the next process starts
-   * when `#backoff` says (at once, or after a delay).
-   */
+  /** Ends a process that timed out, ended or got out of step; those behind are asked again. */
   async #end(worker: Worker, why: EndReason | "timeout"): Promise<void> {
     if (worker.dead) return;
     worker.dead = true;

@@ -1,16 +1,9 @@
 /**
- * One process of a persistent hook, a worker of its hook's pool (persistent.ts), and the line
- * protocol spoken with it.
- *
- * Requests to a busy process are written without waiting for the previous answer (the script
- * reads them as a loop reads lines), so on a busy daemon one wake-up of the script answers many
- * requests. Each request line carries an `"id"` (its first key, unique per process) and the
- * answer must echo it: the answers come in order, and one whose `id` is missing or is not the
- * oldest unanswered request's (a second answer to one request, a debug print, a banner) puts the
- * process out of step. That request fails, the process is restarted and the requests behind it
- * are asked again, so no request is ever handed an answer meant for another (a guard's "allow"
- * for a command it would block). A blank line (`print(answer + "\n")`) is no answer and is
- * skipped. Notification lines carry no id, and what their process prints is ignored.
+ * One process of a persistent hook's pool (persistent.ts) and the line protocol spoken with it
+ * (lib/README.md, Daemon, "Persistent hooks"). Requests are written without waiting for the
+ * previous answer, so one wake-up of a busy script answers many. An answer must echo its request's
+ * `id`; any other line puts the process out of step, so no request is ever handed an answer meant
+ * for another (a guard's "allow" for a command it would block).
  *
  * @module
  */
@@ -94,10 +87,7 @@ export class Worker {
   #writing = false;
   #lastId = 0;
 
-  /**
-   * Starts the process. `onEnd` is called once if it ends or gets out of step on its own
-   * (not when {@linkcode kill}ed).
-   */
+  /** Starts the process; `onEnd` is called once if it ends or gets out of step on its own. */
   constructor(
     script: string,
     options: { cwd?: string; env: Record<string, string>; cap: number; answers: boolean },
@@ -118,11 +108,7 @@ export class Worker {
     this.#readAnswers(options.cap, options.answers, onEnd);
   }
 
-  /**
-   * Writes `line` (a request ending in a newline), with an id for an answer to echo.
-   * `pending` gets its answer line, or, for a notification (`answers` false), an empty answer
-   * once the line is written.
-   */
+  /** Writes a request line, with an id to echo; a notification is settled once written. */
   send(line: string, pending: Pending, answers: boolean): void {
     if (answers) {
       pending.id = `${++this.#lastId}`;
@@ -218,7 +204,7 @@ export class Worker {
   }
 }
 
-/** The `id` an answer line echoes: null when it has none (or not a string), undefined if not JSON. */
+/** The `id` an answer line echoes: null when none (or not a string), undefined if not JSON. */
 function answerId(line: string): string | null | undefined {
   let value: unknown;
   try {
@@ -240,7 +226,6 @@ function outOfStep(id: string | null | undefined, expected: string): string {
     `(hint: answer each request once, echoing its "id")`;
 }
 
-/** Whether a line holds only spaces, tabs and carriage returns. */
 function isBlank(line: Uint8Array): boolean {
   return line.every((byte) => byte === 0x20 || byte === 0x09 || byte === 0x0d);
 }

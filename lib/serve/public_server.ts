@@ -1,14 +1,8 @@
 /**
  * The daemon's HTTP server on `Deno.serve` alone, for a Deno without the per-connection server
- * {@linkcode ConnServer} is built on, or when `TYHOOKS_SERVE_PUBLIC=1` asks for it.
- *
- * `Deno.serve` shows a handler no connection: it cannot count, time or close one. So here
- * `maxConns` bounds the requests being answered at once (more get 503),
- * which keeps the memory bodies may take as bounded as on the per-connection server; but idle
- * connections are not counted, nothing times out a client that sends its headers slowly or never
- * (Deno 2.9's server waits forever), and an answer saying `Connection: close` leaves its
- * connection open. A request without `Host` (HTTP/2) still gets 505. The request bounds (body size
- * and time, lib/serve/http.ts) are the handler's and hold on both servers.
+ * conn_server.ts is built on, or with `TYHOOKS_SERVE_PUBLIC=1`. `Deno.serve` shows no connection,
+ * so `maxConns` bounds the requests being answered (more get 503), which keeps the memory bodies
+ * take as bounded; what it cannot keep is listed in lib/README.md, Daemon, "Hostile clients".
  *
  * @module
  */
@@ -29,10 +23,7 @@ export class PublicServer {
   #inFlight = 0;
   #refused = 0;
 
-  /**
-   * Listens at `listen` at once (throws when it cannot) and serves `handler`; `reason` says why
-   * (logged, with what this server does not enforce).
-   */
+  /** Listens at once (throws when it cannot); `reason` is logged, with what is not enforced. */
   constructor(
     listen: PublicListen,
     handler: Handler,
@@ -79,10 +70,7 @@ export class PublicServer {
     return this.#refused;
   }
 
-  /**
-   * Stops accepting at once, lets the requests in flight be answered, and resolves when every
-   * connection is closed.
-   */
+  /** Stops accepting, lets requests in flight be answered, resolves once every conn is closed. */
   async shutdown(): Promise<void> {
     await this.#server.shutdown();
   }

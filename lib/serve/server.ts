@@ -1,19 +1,12 @@
 /**
- * The daemon: HTTP on a unix socket or TCP under the connection limits, the endpoint table over
- * the current plugin snapshot, and the graceful stop SPEC describes.
- *
- * Over each plugin index it builds three runners. They share one process limit and differ in
- * their gate and in when the stop aborts their scripts:
+ * The daemon (lib/README.md, Daemon). Over each plugin index it builds three runners that share
+ * one process limit and differ in their gate and in when the stop aborts their scripts:
  *
  * | runner   | used by                          | gate      | aborted at stop             |
  * | -------- | -------------------------------- | --------- | --------------------------- |
  * | `decide` | route, placement, tool pre       | consulted | last, after calls in flight |
  * | `act`    | actions                          | consulted | at once                     |
  * | `fire`   | events, status change, tool post | event     | after `stopTimeoutMs`       |
- *
- * Events, status changes and tool post calls are kept in the spool (lib/spool/) from the moment
- * they are accepted until their hooks have run; at start the daemon runs again what a daemon
- * before it left there for the same plugins and hooks dirs, in acceptance order.
  *
  * @module
  */
@@ -93,12 +86,7 @@ export interface Daemon {
   readonly maxConns: number;
   /** Reloads the plugin index (SIGHUP). */
   reload(reason?: string): Promise<void>;
-  /**
-   * Stops gracefully: stop accepting; terminate action scripts; leave queued events in the
-   * spool; give running event hooks up to `stopTimeoutMs`, then cut them (their events stay
-   * spooled); let consulted calls in flight finish within their deadlines; stop services;
-   * remove the socket. Calling it again returns the same promise.
-   */
+  /** Stops gracefully, in lib/README.md's "Stopping" order; again returns the same promise. */
   stop(): Promise<void>;
 }
 
@@ -164,13 +152,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   };
 }
 
-/** What the stop aborts, in order: actions at once, event hooks after a while, decisions last. */
+/** What the stop aborts, in order (the module's table): actions, then events, decisions last. */
 interface StopAborts {
-  /** Consulted scripts (route, placement, tool pre), once the calls in flight had their time. */
   decide: AbortController;
-  /** Action scripts, at once. */
   stop: AbortController;
-  /** Event hooks, after `stopTimeoutMs`. */
   cut: AbortController;
 }
 
@@ -314,14 +299,10 @@ async function stop(
   if (bound.socket !== null) await removeSocket(bound.socket);
 }
 
-/** What the runners are built with. */
 interface RunnerSettings {
   limit: ProcLimit;
-  /** Aborted last at stop: terminates consulted scripts still running. */
   decideSignal: AbortSignal;
-  /** Aborted first at stop: terminates action scripts. */
   stopSignal: AbortSignal;
-  /** Aborted once the stop timeout is up: terminates event scripts. */
   cutSignal: AbortSignal;
   hooksDir?: string;
   log: Logger;
@@ -355,10 +336,8 @@ function buildRunners(index: PluginIndex, settings: RunnerSettings): DaemonRunne
 }
 
 /**
- * Queues what a previous daemon left in the spool for the same plugins and hooks dirs, in
- * acceptance order. An entry that is not a request this daemon can run again is set aside.
- * The rest of the spool (`--detach` work, other dirs) is for `spool run`, which the `serve`
- * command runs beside the daemon.
+ * Queues what a previous daemon left in the spool for the same dirs, in acceptance order; the
+ * rest (`--detach` work, other dirs) is for the `spool run` that `serve` runs beside the daemon.
  */
 async function resume(state: DaemonState): Promise<void> {
   const { spool, dirs, log } = state;

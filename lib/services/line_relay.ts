@@ -1,8 +1,6 @@
 /**
- * Relaying a service's output line by line, each line prefixed with where it comes from. Memory
- * is bounded whatever the service prints: a line longer than the limit is cut into pieces of at
- * most the limit (at a UTF-8 character boundary), so a service writing a gigabyte without a
- * newline costs one buffer, not a gigabyte.
+ * Relaying a service's output line by line, each prefixed with where it comes from. A line past
+ * the limit goes in pieces, so a service writing a gigabyte without a newline costs one buffer.
  *
  * @module
  */
@@ -35,11 +33,7 @@ export interface Relay {
 
 const decoder = new TextDecoder();
 
-/**
- * Reads `stream` and calls `emit` once per line; a trailing `\r` is dropped, a line longer than
- * `maxLineBytes` (default 64 KiB) is emitted in pieces, and a last line without a newline is
- * emitted when the stream ends or is abandoned.
- */
+/** Calls `emit` once per line of `stream` (CR dropped, a long one in pieces, the last one too). */
 export function relayLines(
   stream: ReadableStream<Uint8Array>,
   emit: (line: string) => void,
@@ -85,12 +79,8 @@ function cutPoint(bytes: Uint8Array, length: number): number {
 }
 
 /**
- * A sink writing to stderr through {@linkcode stderrWriter}, so a stalled reader never holds
- * the relay (nor the service) back: `[plugin/service] line` as text, control characters escaped
- * as in any text log, or in `json` one object a line
- * (`{"time","level":"info","msg":line,"plugin","service"}`) so a JSON log stays parseable.
- *
- * @param format `text` (default) or `json`.
+ * A sink writing to stderr through {@linkcode stderrWriter}, so a stalled reader never holds the
+ * service back: `[plugin/service] line` escaped as in any text log, or in `json` one log object.
  */
 export function stderrSink(format: "text" | "json" = "text"): LineSink {
   return (line, source) => {

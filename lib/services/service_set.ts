@@ -78,9 +78,8 @@ export class ServiceSet {
   }
 
   /**
-   * Stops every service concurrently: pending restarts are cancelled, every group gets SIGTERM,
-   * and what is left after `stopTimeoutMs` gets SIGKILL. Returns within the stop timeout plus
-   * about 150 ms, with no process of any group left.
+   * Stops every service at once (SIGTERM, SIGKILL after `stopTimeoutMs`); returns within that
+   * plus about 150 ms, with no process of any group left.
    */
   async stop(options: StopOptions = {}): Promise<void> {
     const stopTimeoutMs = options.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_MS;
@@ -94,13 +93,9 @@ export class ServiceSet {
 }
 
 /**
- * Starts supervising every service of `index`: each runs `sh -c command` in its own process
- * group from its `cwd`, with the parent env, then `options.env` (and `TY_DB_PATH`/`TY_API_URL`
- * passed through), then its own `env`; its output lines go to `options.output` (default:
- * stderr, prefixed `[plugin/service]`); it is restarted per its policy with exponential backoff
- * and given up after 5 quick failures in a row. Call {@linkcode ServiceSet.stop} to end it all.
- *
- * Requires `--allow-run`, `--allow-env`, and `--allow-read` (of /proc).
+ * Starts supervising every service of `index` as SPEC's "Services" says (`sh -c` in its own
+ * group, restarted per its policy with backoff, output lines to `options.output`); end it all
+ * with {@linkcode ServiceSet.stop}. Requires `--allow-run`, `--allow-env`, `--allow-read`.
  *
  * @example
  * ```ts

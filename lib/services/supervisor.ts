@@ -48,10 +48,8 @@ export function parseEnvEntry(entry: string): [string, string] | null {
 }
 
 /**
- * The variables set for `service` on top of the inherited environment: `TY_DB_PATH` and
- * `TY_API_URL` passed through from tyhooks' own, then `injected` (`--env`), then the service's own
- * `env` entries; later wins. NUL bytes, which no environment can hold, are removed rather than
- * failing the start. Requires `--allow-env` for `TY_DB_PATH` and `TY_API_URL`.
+ * The variables set for `service` over the inherited ones: `TY_DB_PATH` and `TY_API_URL` passed
+ * through, then `injected`, then its own `env`, later winning; NUL bytes removed, not fatal.
  */
 export function serviceEnv(
   service: PluginService,
@@ -105,10 +103,8 @@ export interface SupervisorOptions {
 }
 
 /**
- * Supervises one service from construction until {@linkcode Supervisor.stop}.
- *
- * Requires `--allow-run`, `--allow-env`, and `--allow-read` (of /proc, to tell live group
- * members from zombies).
+ * Supervises one service from construction until {@linkcode Supervisor.stop}. Requires
+ * `--allow-run`, `--allow-env`, `--allow-read` (/proc tells live group members from zombies).
  */
 export class Supervisor {
   /** The plugin the service belongs to. */
@@ -160,9 +156,8 @@ export class Supervisor {
   }
 
   /**
-   * Stops supervising: cancels a pending restart, sends SIGTERM to the service's group, waits up
-   * to `stopTimeoutMs` (default 5 s) for the group to empty, then SIGKILLs what is left.
-   * Resolves when no process of the group is left; calling it again returns the same promise.
+   * Stops supervising: SIGTERM, SIGKILL after `stopTimeoutMs` (default 5 s); resolves once no
+   * process of the group is left. Calling it again returns the same promise.
    */
   stop(options: { stopTimeoutMs?: number } = {}): Promise<void> {
     this.#stopped ??= (async () => {

@@ -1,10 +1,8 @@
 /**
- * One spool entry on disk. One file per entry, `<ms>-<seq>-<random>.json` (the name sorts in
- * acceptance order), holding one {@linkcode SpoolDoc}. A file is written to a temp name, fsynced,
- * renamed into place, and the directory fsynced (concurrent writers share one directory sync),
- * before the caller is told it was accepted; it is read back only when it passes the trust rules
- * and holds a spool document. Other runners rename and remove entries at any time, so a file or
- * dir that vanished is nothing to do, here and in the rest of the spool.
+ * One spool entry on disk, `<ms>-<seq>-<random>.json` (names sort in acceptance order): written
+ * durably before the caller is told it was accepted, read back only when it passes the trust
+ * rules. Other runners rename and remove entries at any time, so a file or dir that vanished is
+ * nothing to do, here and in the rest of the spool.
  *
  * @module
  */
@@ -20,9 +18,8 @@ export const ENTRY = /^\d{13}-\d{6}-[0-9a-f]{8}\.json$/;
 export const SET_ASIDE = /^\d{13}-\d{6}-[0-9a-f]{8}\.json\.[a-z]+$/;
 
 /**
- * What an entry holds: enough to run it again anywhere. Either a command line (`args`, what a
- * `--detach` run executes: the command, its flags with the plugins dir resolved, the task
- * inline) or a request the daemon accepted (`request`, with the dirs that daemon served).
+ * What an entry holds, enough to run it again anywhere: the command line a `--detach` run
+ * executes, or a request a daemon accepted with the dirs it served.
  */
 export type SpoolWork =
   | { what: string; args: string[] }
@@ -87,9 +84,8 @@ export class EntryWriter {
 }
 
 /**
- * fsync of one directory shared by concurrent writers: a writer whose rename came after the
- * sync in progress began waits for the next one, and every writer waiting then shares it. The
- * directory stays open between syncs.
+ * One directory's fsync shared by concurrent writers: a rename after the sync in progress began
+ * waits for the next one, which every writer waiting then shares.
  */
 class DirSync {
   #dir: string;

@@ -11,10 +11,7 @@ import { randomHex, readDirSafe } from "./entry.ts";
 export const RUNNER = /^run-[0-9a-f]{16}$/;
 const LOCK = ".lock";
 
-/**
- * Makes a runner dir in `spool`, under a temp name, locked before it is renamed into place: no
- * other runner ever sees it without its lock held.
- */
+/** Makes a runner dir, locked before it is renamed into place: none is ever seen unlocked. */
 export async function makeRunnerDir(spool: string): Promise<{ dir: string; lock: Deno.FsFile }> {
   const id = randomHex(8);
   const temp = join(spool, `.run-${id}.tmp`);
@@ -30,10 +27,7 @@ export async function makeRunnerDir(spool: string): Promise<{ dir: string; lock:
   return { dir, lock };
 }
 
-/**
- * A runner is alive while it holds its lock. A dir without one is a runner that died while
- * removing its dir.
- */
+/** A runner is alive while it holds its lock (a dir without one died removing its dir). */
 export function isLive(dir: string): boolean {
   const path = join(dir, LOCK);
   if (checkPrivateFile(path, 0, "the runner lock") !== null) return false;

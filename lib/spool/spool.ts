@@ -1,20 +1,9 @@
 /**
- * The spool: fire-and-forget work (an event, a status change, a `tool post`) kept on disk from
- * the moment it is accepted until every hook of it has finished or timed out, so that a daemon
- * stopped or killed, or a `--detach` run that died, loses nothing.
- *
- * One file per entry, written durably before the caller is told it was accepted (entry.ts). The
- * dir follows the index cache's trust rules: a directory owned by the user that nobody else can
- * write (created 0700), and files that are regular, owned by the user, mode 0600 and bounded;
- * anything else there is set aside, never run.
- *
- * Who runs an entry: each process that runs entries (a daemon, `spool run`, a detached run) is a
- * *runner* with a dir of its own, `run-<id>/`, holding an exclusive lock on `run-<id>/.lock` for
- * as long as it lives. Claiming an entry is renaming it into that dir: a rename succeeds once,
- * so no entry is run by two runners at once. A daemon writes what it accepts straight into its
- * own dir. The kernel drops the lock of a runner that dies however it dies, so a runner dir
- * whose lock can be taken belongs to a dead runner, and its entries are free to claim again
- * (at-least-once: a hook that was running runs again).
+ * The spool (lib/README.md, Daemon, "Nothing accepted is lost"): fire-and-forget work kept on disk,
+ * one durable file per entry (entry.ts), from acceptance until every hook of it has finished or
+ * timed out. A runner (a daemon, `spool run`, a detached run) claims an entry by renaming it into
+ * its own `run-<id>/`, whose lock it holds while it lives: a rename succeeds once, and the kernel
+ * drops a dead runner's lock, so its entries are free to claim again (at-least-once).
  *
  * ```
  * <state>/tyhooks/spool/
@@ -124,11 +113,8 @@ export class Spool {
   }
 
   /**
-   * Opens the spool at `dir` (default {@linkcode spoolDir}), creating it mode 0700. Requires
-   * `--allow-read`, `--allow-write`, `--allow-sys` (the user id), and `--allow-env` for the
-   * default dir.
-   *
-   * @throws {RunError} When the dir cannot be made, or another user could write it.
+   * Opens the spool (default {@linkcode spoolDir}), made 0700; a `RunError` when another user could
+   * write it. Requires `--allow-read`, `--allow-write`, `--allow-sys` (the user id), `--allow-env`.
    */
   static open(dir: string | undefined, options: SpoolOptions = {}): Spool {
     const path = dir ?? defaultDir();
@@ -160,12 +146,8 @@ export class Spool {
   }
 
   /**
-   * Writes `work` durably and returns once it is on disk. With `claim` (default) it goes straight
-   * into this process's runner dir, held and counted against the bounds; without, into the
-   * spool for any runner to take, counted against what the whole spool holds now.
-   *
-   * @throws {SpoolFullError} When it would take the spool past its bounds.
-   * @throws {RunError} When it cannot be written.
+   * Writes `work` durably (a {@linkcode SpoolFullError} past the bounds). With `claim` (default)
+   * it goes straight into this process's runner dir, held; without, into the spool for any runner.
    */
   async add(work: SpoolWork, options: { claim?: boolean } = {}): Promise<SpoolEntry> {
     const claim = options.claim ?? true;
@@ -195,10 +177,7 @@ export class Spool {
     return { name, bytes: bytes.length };
   }
 
-  /**
-   * What the whole spool holds now: every entry, waiting or claimed, by any runner (set-aside
-   * files are not entries).
-   */
+  /** What the whole spool holds now, every runner's entries included. */
   usage(): { entries: number; bytes: number } {
     let entries = 0;
     let bytes = 0;
@@ -221,12 +200,9 @@ export class Spool {
   }
 
   /**
-   * The entries of other runners and none, in acceptance order: those waiting, those of runners
-   * that died (`pending`, free to claim), and with `running` those live runners hold. A file
-   * that is not a safe, readable spool document is set aside (logged) and listed in `setAside`;
-   * with `setAside: false` nothing is renamed, and `setAside` lists such files and those set
-   * aside before. Temp files of writers that died are removed, and
-   * so are dead runners' empty dirs. `only` limits it to the entries of those names.
+   * The entries of other runners and none, in acceptance order (`pending`: free to claim; with
+   * `running`, those live runners hold). A file that is not a safe spool document is set aside and
+   * listed; with `setAside: false` nothing is renamed. Dead writers' leftovers are removed.
    */
   async scan(
     options: { running?: boolean; setAside?: boolean; only?: ReadonlySet<string> } = {},
@@ -283,10 +259,7 @@ export class Spool {
     return { entries, setAside: aside };
   }
 
-  /**
-   * Claims `entry` for this process (moves it into its runner dir): null when another runner
-   * took it first.
-   */
+  /** Moves `entry` into this process's runner dir: null when another runner took it first. */
   async claim(entry: FoundEntry): Promise<SpoolEntry | null> {
     const { dir } = await this.#runnerDir();
     if (entry.dir !== dir) {
@@ -332,10 +305,7 @@ export class Spool {
     this.#setAside(dir, entry.name, reason, why);
   }
 
-  /**
-   * Gives every held entry back to the spool and removes this process's runner dir. Adds are
-   * refused from now on.
-   */
+  /** Gives every held entry back and removes this runner's dir; adds are refused from now on. */
   async close(): Promise<void> {
     this.#closed = true;
     this.#flushRefusalLog();
@@ -414,11 +384,7 @@ export class Spool {
   }
 }
 
-/**
- * How many entries the spool at `dir` (default {@linkcode spoolDir}) holds: waiting or left by a
- * runner that died (`pending`), held by a live runner (`running`), and set aside. Reads only;
- * a missing spool holds nothing.
- */
+/** How many entries the spool holds, by state; reads only. */
 export async function spoolCounts(
   dir?: string,
 ): Promise<{ pending: number; running: number; set_aside: number }> {

@@ -7,9 +7,7 @@
 
 import { type Infer, number, object, type Same, type Schema, string, tuple } from "./json.ts";
 
-/**
- * One host's facts, as `tyhooks probe` prints them (in this order) and `pick-host` reads them.
- */
+/** One host's facts, as `tyhooks probe` prints them (in this order) and `pick-host` reads them. */
 export interface HostFacts {
   /** The host's name, as it calls itself. */
   hostname: string;

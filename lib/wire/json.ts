@@ -1,13 +1,10 @@
 /**
- * How tyhooks reads the JSON it is given (a task, a script's answer, a request body), and the
- * readers every wire format is declared with. A format's reader is its only validator: it builds
- * the value and words what is wrong (`"task.id": expected an integer, got "3"`), so the warm path
- * and the error path cannot disagree, and it is the `Schema` the library exports. Objects may be
- * read as Go's `encoding/json` reads ty's structs, since ty reads the same answers.
- *
- * And the compile-time proof that a reader and the interface documenting it agree: each format
- * states `true satisfies Same<Infer<typeof reader>, X>;`, so a field added to one of the two and
- * not the other fails `deno check` (a statement, as `noUnusedLocals` rejects an unused alias).
+ * The readers every wire format is declared with. A format's reader is its only validator: it
+ * builds the value and words what is wrong, so the warm path and the error path cannot disagree,
+ * and it is the `Schema` the library exports. Objects may be read as Go's `encoding/json` reads
+ * ty's structs, since ty reads the same answers. Each format states `true satisfies Same<Infer<
+ * typeof reader>, X>;` (a statement, as `noUnusedLocals` rejects an unused alias), so a field
+ * added to its reader or its interface alone fails `deno check`.
  *
  * @module
  */
@@ -131,10 +128,7 @@ export interface Reader<T> extends Schema<T> {
 /** What a reader gives. */
 export type Infer<R> = R extends Reader<infer T> ? T : never;
 
-/**
- * A reader from its `read` function: for a format that is more than fields (one of several
- * shapes, told apart by their keys), built of the readers below.
- */
+/** A reader from its `read` function: for a format of several shapes, told apart by their keys. */
 export function reader<T>(read: Reader<T>["read"]): Reader<T> {
   const safeParse = (value: unknown): SafeParse<T> => {
     const issues: SchemaIssue[] = [];

@@ -1,7 +1,5 @@
 /**
- * Wire formats of services: the `services list --json` document and the status the daemon
- * serves at `GET /v1/services`, each as an interface, its reader, and one compile-time check that
- * they agree.
+ * Wire formats of services: `services list --json` and the daemon's `GET /v1/services`.
  *
  * @module
  */

@@ -92,10 +92,9 @@ export const TaskSchema: Schema<Task> = task;
 export const EMPTY_TASK: Task = Object.freeze(task.parse({}));
 
 /**
- * Parses task JSON text; `source` names the input in errors.
+ * Parses task JSON text; an `InputError` names `source` and the bad field
+ * (`Invalid task in --task-json: "id": expected an integer, got "3"`).
  *
- * @throws {InputError} On malformed JSON or a bad field, naming it:
- * `Invalid task in --task-json: "id": expected an integer, got "3"`.
  * @example
  * ```ts
  * import { parseTask } from "./task.ts";

@@ -1,8 +1,7 @@
 /**
- * The git side of `plugins add` and `update`: cloning, pulling and resetting through the
- * project's runner (git and whatever it starts, ssh and credential helpers, run in their own
- * process group, bounded by a timeout, and are terminated as a group on SIGINT/SIGTERM), and
- * telling a repository, a checkout and its origin apart without running git.
+ * The git side of `plugins add` and `update`, through the one runner (so git's ssh and credential
+ * helpers are bounded and ended with it), and telling a repository, a checkout and its origin
+ * apart without running git.
  *
  * @module
  */
@@ -58,9 +57,8 @@ async function runGit(args: string[], options: GitOptions = {}): Promise<string>
 }
 
 /**
- * Clones `url` into `dest` with `--depth 1`, checking out `ref` when given: a branch or tag
- * through `--branch`, else (a commit) by fetching it alone. SOURCE and REF come after `--` or
- * glued to their flag, so neither can be read as an option.
+ * Clones `url` with `--depth 1` at `ref` (a branch or tag, else a commit fetched alone). SOURCE
+ * and REF come after `--` or glued to their flag, so neither can be read as an option.
  */
 export async function cloneShallow(
   url: string,

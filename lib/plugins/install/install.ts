@@ -1,14 +1,9 @@
 /**
- * `plugins add` and `plugins update` as library calls, as ty installs: the source is cloned
- * (`--depth 1`) or copied into `<plugins-dir>/<folder>`, the folder named after the repository or
- * local folder. A source with `plugin.yaml` at its root is one plugin; one without is a
- * collection, installed whole. Adding a source again updates its install.
- *
- * A fresh install (and the update of a copy) is built in a staging folder inside the plugins dir
- * and loaded there first: only a copy holding at least one usable plugin is moved in, so a broken
- * install leaves nothing behind. An installed checkout is updated in place as ty does (`git pull
- * --ff-only`, which keeps the files its plugins wrote there) and reset to where it was when the
- * result holds no usable plugin.
+ * `plugins add` and `plugins update` as library calls, as ty installs (README, "Installing
+ * plugins"). A fresh install, or a copy's update, is built and loaded in a staging folder first
+ * and moved in only when it holds a usable plugin, so a broken install leaves nothing behind. A
+ * checkout is pulled in place (`--ff-only`, keeping what its plugins wrote there) and reset when
+ * the result holds no usable plugin.
  *
  * @module
  */
@@ -142,10 +137,8 @@ async function checkLocal(
 }
 
 /**
- * What is recorded about the install in `dest` when it is one of the same source (ty re-adds by
- * pulling the checkout already there); undefined when `dest` does not exist.
- *
- * @throws {RunError} When `dest` holds anything else, which is never replaced.
+ * The record of the install in `dest` when it is of the same source (ty re-adds by pulling the
+ * checkout there); undefined when there is none; a `RunError` when it holds anything else.
  */
 async function installedThere(
   dest: string,
@@ -174,11 +167,9 @@ export type UpdateOutcome =
   | { folder: string; ok: false; error: Error };
 
 /**
- * Updates the install holding NAME (a plugin name, a plugin folder or an install folder), or,
- * without NAME, every install whose source is known. Requires `--allow-read`, `--allow-write`,
- * `--allow-env` and `--allow-run` (git). One outcome per install, in folder order.
- *
- * @throws {RunError} When NAME names nothing installed, or an install whose source is unknown.
+ * Updates the install holding NAME (a plugin, plugin folder or install folder), or every install
+ * whose source is known: one outcome per install, in folder order. Requires `--allow-read`,
+ * `--allow-write`, `--allow-env` and `--allow-run` (git).
  */
 export async function updateInstalls(
   pluginsDir: string,
@@ -263,14 +254,9 @@ async function updateOne(
   return await placeInstall(dir, record, placeOptions);
 }
 
-// Placing an install: fetched into staging and swapped in, or a checkout pulled in place.
-
 /**
- * Fetches what `record` names and puts it in as `dest`, an install folder directly in the plugins
- * dir (resolved through symlinks), recording its provenance: a checkout there is pulled in place,
- * anything else is built in a staging folder and swapped in.
- *
- * @throws {RunError} When fetching fails or the result holds no usable plugin; nothing changed.
+ * Puts what `record` names in as `dest` (a checkout there pulled in place, else staged and swapped
+ * in) and records its provenance; on a `RunError`, nothing changed.
  */
 async function placeInstall(
   dest: string,
@@ -462,10 +448,8 @@ async function fetchSource(
   return via;
 }
 
-// Copies a plugin folder into `to` (which exists): files and folders keep their permission bits
-// (so scripts stay executable), symlinks are copied as symlinks (the loader's confinement check
-// still applies to them), `.git` folders are left out, and anything else (FIFOs, sockets,
-// devices) is skipped.
+// Modes are kept (scripts stay executable), symlinks copied as links (the loader's confinement
+// check still applies to them); `.git`, FIFOs, sockets and devices are left out.
 async function copyDir(from: string, to: string): Promise<void> {
   for await (const entry of Deno.readDir(from)) {
     if (entry.name === ".git") continue;

@@ -24,11 +24,9 @@ export interface RemoveResult {
 }
 
 /**
- * Removes what `name` means: a plugin (by name, else by folder name, as `plugins list` shows
- * them) or an install folder. Requires `--allow-read` and `--allow-write`.
+ * Removes what `name` means: a plugin (by name, else folder name) or an install folder; a
+ * `RunError` when none, or through a symlink. Requires `--allow-read` and `--allow-write`.
  *
- * @throws {RunError} When nothing has that name, or removing it would reach outside the plugins
- * dir through a symlink.
  * @example
  * ```ts
  * import { removePlugin } from "./remove.ts";

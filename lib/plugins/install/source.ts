@@ -32,10 +32,8 @@ const SCP_LIKE = /^([A-Za-z0-9._~][A-Za-z0-9._~-]*)@([A-Za-z0-9.][A-Za-z0-9.-]*)
 const GITHUB_NAME = /^[A-Za-z0-9_.][A-Za-z0-9_.-]*$/;
 
 /**
- * Parses SOURCE. Requires `--allow-read` (a bare word that names an existing folder is a path, as
- * in ty) and `--allow-env` (HOME, for `~`).
- *
- * @throws {InputError} For anything that is not one of the accepted forms.
+ * Parses SOURCE (an `InputError` for any other form). Requires `--allow-read` (a bare word naming
+ * a folder is a path, as in ty) and `--allow-env` (HOME, for `~`).
  */
 export async function parseInstallSource(source: string): Promise<InstallSource> {
   const text = source.trim();
@@ -101,11 +99,7 @@ function local(path: string): string {
   return resolve(path);
 }
 
-/**
- * Checks a `--ref`: a branch, tag or commit name, which can never be read as an option.
- *
- * @throws {InputError} When it is empty, starts with `-`, or holds spaces or control characters.
- */
+/** Checks a `--ref`: a branch, tag or commit name that can never be read as an option. */
 export function checkRef(ref: string): string {
   if (ref === "" || ref.startsWith("-") || /\s/.test(ref) || hasControl(ref)) {
     throw new InputError(
@@ -116,12 +110,7 @@ export function checkRef(ref: string): string {
   return ref;
 }
 
-/**
- * Checks a `--name`: one folder name, which can never be read as an option (a leading "-" would
- * make it one in `plugins remove -rf`).
- *
- * @throws {InputError} When it is not a safe folder name, or starts with `-`.
- */
+/** Checks a `--name`: one safe folder name, never an option (`plugins remove -rf`). */
 export function checkInstallName(name: string): string {
   if (!isSafeDirName(name) || name.startsWith("-")) {
     throw new InputError(
