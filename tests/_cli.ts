@@ -212,6 +212,9 @@ export async function tempFile(options?: Deno.MakeTempOptions): Promise<string> 
   return file;
 }
 
+/** A script that does nothing and exits 0: for a hook, action or service whose only job is to be there. */
+export const NOOP_SCRIPT = "#!/bin/sh\nexit 0\n";
+
 /** Writes `files` (path -> content; content starting with "#!" is made executable) under a new temp dir. */
 export async function makeTree(files: Record<string, string>): Promise<string> {
   const dir = await tempDir({ prefix: "tyhooks-test-" });

@@ -1,13 +1,14 @@
 /**
  * Test helpers for tests that call the library in process: plugin indexes built by hand over real
- * scripts in temp dirs (no loader), as the loader would build them, and a logger that keeps its
- * lines for assertions.
+ * scripts in temp dirs (no loader), as the loader would build them, or loaded from a temp tree, and
+ * a logger that keeps its lines for assertions.
  */
 
 import { join } from "node:path";
 import type { Plugin, PluginIndex, PluginService } from "../lib/plugins/types.ts";
 import { createLogger, type Logger, type LogLevel } from "../lib/log.ts";
-import { tempDir, writeTree } from "./_cli.ts";
+import { loadPlugins } from "../lib/plugins/load.ts";
+import { makeTree, tempDir, writeTree } from "./_cli.ts";
 
 /** A plugin: `hooks` maps event -> script body, `actions` id -> script body. */
 export interface PluginDraft {
@@ -35,6 +36,21 @@ export async function indexOf(drafts: Record<string, PluginDraft>): Promise<Plug
     plugins.push(bare(name, dir, { hooks, actions }));
   }
   return { dir: root, plugins, warnings: [] };
+}
+
+/** The index {@linkcode loadPlugins} builds from a new temp tree of `files` (see `makeTree`). */
+export async function loadTree(
+  files: Record<string, string>,
+): Promise<{ index: PluginIndex; root: string }> {
+  const root = await makeTree(files);
+  return { index: await loadPlugins(root), root };
+}
+
+/** A manifest's warnings or problems as `line:column message`, the form assertions compare. */
+export function located(
+  found: { line: number | null; column: number | null; message: string }[],
+): string[] {
+  return found.map((w) => `${w.line}:${w.column} ${w.message}`);
 }
 
 /** Plugin name -> event -> script text (starting with "#!"). */
