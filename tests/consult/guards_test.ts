@@ -1,15 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { Runner } from "../../lib/hooks/runner.ts";
-import { ToolHooks } from "../../lib/consult/tool_hooks.ts";
-import { pluginIndex, type PluginScripts, recordingLogger, traceDir } from "../_index.ts";
+import { toolHooks, traceDir } from "../_index.ts";
 
 const CALL = { tool: "bash", args: { command: "ls" }, platform: "cli", user_id: "u1" };
-
-async function hooksOf(plugins: PluginScripts) {
-  const { log, lines } = recordingLogger();
-  return { hooks: new ToolHooks(new Runner(await pluginIndex(plugins), { log })), lines };
-}
 
 /** A pre_tool_call hook that prints `answer` (a JSON value) and ignores its request. */
 function says(answer: unknown): Record<string, string> {
@@ -31,7 +24,7 @@ function seeing(text: string, then: unknown, otherwise: unknown): Record<string,
 }
 
 Deno.test("an ask ranks over an allow: kept with canAsk, otherwise a block saying it needs approval", async () => {
-  const { hooks } = await hooksOf({
+  const { hooks } = await toolHooks({
     a: says({ action: "allow", reason: "fine" }),
     b: says({ action: " ASK ", reason: "a force push needs a person" }),
     c: says({ action: "allow" }),
@@ -49,7 +42,7 @@ Deno.test("an ask ranks over an allow: kept with canAsk, otherwise a block sayin
 });
 
 Deno.test("a block ranks over an ask, even from a later guard", async () => {
-  const { hooks } = await hooksOf({
+  const { hooks } = await toolHooks({
     a: says({ action: "ask", reason: "maybe" }),
     b: says({ action: "block", reason: "never" }),
   });
@@ -63,7 +56,7 @@ Deno.test("a block ranks over an ask, even from a later guard", async () => {
 });
 
 Deno.test("the contexts of every guard that answered are joined in decision order", async () => {
-  const { hooks } = await hooksOf({
+  const { hooks } = await toolHooks({
     a: says({ action: "allow", context: "from a" }),
     b: says({ action: "allow" }),
     c: says({ action: "ask", reason: "why", context: "from c\nsecond line" }),
@@ -74,7 +67,7 @@ Deno.test("the contexts of every guard that answered are joined in decision orde
     context: "from a\nfrom c\nsecond line",
     by: "c",
   });
-  const { hooks: blocking } = await hooksOf({
+  const { hooks: blocking } = await toolHooks({
     a: says({ action: "allow", context: "from a" }),
     b: says({ action: "block", reason: "no", context: "from b" }),
   });
@@ -87,7 +80,7 @@ Deno.test("the contexts of every guard that answered are joined in decision orde
 });
 
 Deno.test("a rewrite asks the later guards again with the new args, and the verdict carries them", async () => {
-  const { hooks } = await hooksOf({
+  const { hooks } = await toolHooks({
     a: says({ action: "allow", args: { command: "ls -a" }, context: "a: added -a" }),
     b: seeing(
       '"ls -a"',
@@ -111,7 +104,7 @@ Deno.test("a rewrite asks the later guards again with the new args, and the verd
 });
 
 Deno.test("a later guard that blocks the rewritten args blocks the call", async () => {
-  const { hooks } = await hooksOf({
+  const { hooks } = await toolHooks({
     a: says({ action: "allow", args: { command: "rm -rf /" } }),
     b: seeing("rm -rf", { action: "block", reason: "no rm -rf" }, { action: "allow" }),
   });
@@ -123,7 +116,7 @@ Deno.test("a later guard that blocks the rewritten args blocks the call", async 
 });
 
 Deno.test("an ask with args keeps the rewritten args for the person to approve", async () => {
-  const { hooks } = await hooksOf({
+  const { hooks } = await toolHooks({
     a: says({ action: "ask", reason: "check it", args: { command: "ls -i" } }),
     b: seeing('"ls -i"', { action: "allow" }, { action: "block", reason: "old args" }),
   });
@@ -179,7 +172,7 @@ Deno.test("a migrated Claude Code hook's answers are read as allow, block and as
     }],
   ];
   for (const [answer, verdict] of cases) {
-    const { hooks } = await hooksOf({ claude: says(answer) });
+    const { hooks } = await toolHooks({ claude: says(answer) });
     assert.deepEqual(
       await hooks.preToolCall(CALL, { canAsk: true }),
       verdict,
@@ -196,7 +189,7 @@ Deno.test("agentEvent() sends agent.prompt hooks the prompt, cwd and agent, and 
     session_id: "s1",
     input: { prompt: "hi", hook_event_name: "UserPromptSubmit" },
   };
-  const { hooks } = await hooksOf({
+  const { hooks } = await toolHooks({
     a: {
       "agent.prompt":
         `#!/bin/sh\ncat > ${trace}/request\necho '{"action":"allow","context":"a"}'\n`,
@@ -213,7 +206,7 @@ Deno.test("agentEvent() sends agent.prompt hooks the prompt, cwd and agent, and 
 
 Deno.test("agentEvent() blocks an agent.stop on exit 2 with stderr, and an ask there needs approval", async () => {
   const trace = await traceDir();
-  const { hooks } = await hooksOf({
+  const { hooks } = await toolHooks({
     a: {
       "agent.stop": `#!/bin/sh\ncat > ${trace}/request\necho ' tests still fail ' >&2\nexit 2\n`,
     },
@@ -225,7 +218,7 @@ Deno.test("agentEvent() blocks an agent.stop on exit 2 with stderr, and an ask t
   });
   const sent = JSON.parse(await Deno.readTextFile(join(trace, "request")));
   assert.deepEqual(sent, { id: sent.id, hook: "agent.stop", cwd: "/w" });
-  const { hooks: asking } = await hooksOf({
+  const { hooks: asking } = await toolHooks({
     a: { "agent.stop": `#!/bin/sh\necho '{"action":"ask","reason":"really?"}'\n` },
   });
   assert.deepEqual(await asking.agentEvent({ event: "agent.stop" }, { canAsk: true }), {
@@ -236,12 +229,12 @@ Deno.test("agentEvent() blocks an agent.stop on exit 2 with stderr, and an ask t
 });
 
 Deno.test("agentEvent() allows when no plugin hooks the event, and fails closed on a failing hook", async () => {
-  const { hooks } = await hooksOf({ guard: says({ action: "block" }) });
+  const { hooks } = await toolHooks({ guard: says({ action: "block" }) });
   assert.deepEqual(await hooks.agentEvent({ event: "agent.prompt", prompt: "x" }), {
     action: "allow",
     reason: "",
   });
-  const { hooks: failing } = await hooksOf({ a: { "agent.prompt": "#!/bin/sh\nexit 7\n" } });
+  const { hooks: failing } = await toolHooks({ a: { "agent.prompt": "#!/bin/sh\nexit 7\n" } });
   const verdict = await failing.agentEvent({ event: "agent.prompt", prompt: "x" });
   assert.equal(verdict.action, "block");
   assert.match(verdict.reason, /^agent\.prompt hook of plugin "a" failed: exited 7/i);

@@ -4,7 +4,7 @@ import { Runner } from "../../lib/hooks/runner.ts";
 import { EMPTY_TASK } from "../../lib/wire/task.ts";
 import { LOCAL_PLACEMENT } from "../../lib/consult/placement.ts";
 import { groupGone, readPid, waitGone, waitGroupGone } from "../_procs.ts";
-import { pluginIndex, type PluginScripts, recordingLogger, traceDir } from "../_index.ts";
+import { handling, recordingRunner, traceDir } from "../_index.ts";
 
 const TASK = {
   ...EMPTY_TASK,
@@ -18,17 +18,9 @@ const TASK = {
 
 const ALL_EMPTY = { target: "", workdir: "", reason: "", handler: "" };
 
-async function placementRunner(handlers: Record<string, string>, placementMs?: number) {
-  const scripts: PluginScripts = {};
-  for (const [name, script] of Object.entries(handlers)) {
-    scripts[name] = { "task.placement": script };
-  }
-  const { log, lines } = recordingLogger();
-  const runner = new Runner(await pluginIndex(scripts), {
-    log,
-    timeouts: placementMs ? { placement: placementMs } : {},
-  });
-  return { runner, lines };
+function placementRunner(handlers: Record<string, string>, placementMs?: number) {
+  const timeouts = placementMs ? { placement: placementMs } : {};
+  return recordingRunner(handling("task.placement", handlers), { timeouts });
 }
 
 const answer = (json: string) => `#!/bin/sh\ncat >/dev/null\necho '${json}'\n`;

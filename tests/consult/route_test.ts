@@ -4,7 +4,7 @@ import { Runner } from "../../lib/hooks/runner.ts";
 import { EMPTY_TASK } from "../../lib/wire/task.ts";
 import { isEmptyDecision, NO_ROUTE, parseRouteOutput } from "../../lib/consult/route.ts";
 import { groupGone, readPid, waitGone } from "../_procs.ts";
-import { pluginIndex, type PluginScripts, recordingLogger, traceDir } from "../_index.ts";
+import { handling, recordingRunner, traceDir } from "../_index.ts";
 
 const TASK = {
   ...EMPTY_TASK,
@@ -14,15 +14,9 @@ const TASK = {
   claude_config_dir: "",
 };
 
-async function routerRunner(routers: Record<string, string>, options: { routeMs?: number } = {}) {
-  const scripts: PluginScripts = {};
-  for (const [name, script] of Object.entries(routers)) scripts[name] = { "task.route": script };
-  const { log, lines } = recordingLogger();
-  const runner = new Runner(await pluginIndex(scripts), {
-    log,
-    timeouts: options.routeMs ? { route: options.routeMs } : {},
-  });
-  return { runner, lines };
+function routerRunner(routers: Record<string, string>, options: { routeMs?: number } = {}) {
+  const timeouts = options.routeMs ? { route: options.routeMs } : {};
+  return recordingRunner(handling("task.route", routers), { timeouts });
 }
 
 Deno.test("route() returns the third router's decision after a silent one and a failing one that printed a config dir", async () => {
