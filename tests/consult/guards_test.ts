@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { toolHooks, traceDir } from "../_index.ts";
+import type { PreToolOptions, ToolVerdict } from "../../lib/consult/tool_hooks.ts";
+import { type PluginScripts, toolHooks, traceDir } from "../_index.ts";
 
 const CALL = { tool: "bash", args: { command: "ls" }, platform: "cli", user_id: "u1" };
 
@@ -23,37 +24,93 @@ function seeing(text: string, then: unknown, otherwise: unknown): Record<string,
   };
 }
 
-Deno.test("an ask ranks over an allow: kept with canAsk, otherwise a block saying it needs approval", async () => {
-  const { hooks } = await toolHooks({
-    a: says({ action: "allow", reason: "fine" }),
-    b: says({ action: " ASK ", reason: "a force push needs a person" }),
-    c: says({ action: "allow" }),
-  });
-  assert.deepEqual(await hooks.preToolCall(CALL, { canAsk: true }), {
-    action: "ask",
-    reason: "a force push needs a person",
-    by: "b",
-  });
-  assert.deepEqual(await hooks.preToolCall(CALL), {
-    action: "block",
-    reason: "needs approval: a force push needs a person",
-    by: "b",
-  });
-});
+/** Guards, and the verdict they reach on CALL when asked with each set of options in turn. */
+const VERDICTS: {
+  name: string;
+  guards: PluginScripts;
+  verdicts: [PreToolOptions, ToolVerdict][];
+}[] = [
+  {
+    name:
+      "an ask ranks over an allow: kept with canAsk, otherwise a block saying it needs approval",
+    guards: {
+      a: says({ action: "allow", reason: "fine" }),
+      b: says({ action: " ASK ", reason: "a force push needs a person" }),
+      c: says({ action: "allow" }),
+    },
+    verdicts: [
+      [{ canAsk: true }, { action: "ask", reason: "a force push needs a person", by: "b" }],
+      [{}, { action: "block", reason: "needs approval: a force push needs a person", by: "b" }],
+    ],
+  },
+  {
+    name: "a block ranks over an ask, even from a later guard",
+    guards: {
+      a: says({ action: "ask", reason: "maybe" }),
+      b: says({ action: "block", reason: "never" }),
+    },
+    verdicts: [false, true].map((sequential) => [
+      { canAsk: true, sequential },
+      { action: "block", reason: "never", by: "b" },
+    ]),
+  },
+  {
+    name: "a rewrite asks the later guards again with the new args, and the verdict carries them",
+    guards: {
+      a: says({ action: "allow", args: { command: "ls -a" }, context: "a: added -a" }),
+      b: seeing(
+        '"ls -a"',
+        { action: "allow", args: { command: "ls -a -l" }, context: "b: saw ls -a" },
+        { action: "block", reason: "b judged the old args" },
+      ),
+      c: seeing(
+        '"ls -a -l"',
+        { action: "allow", context: "c: saw ls -a -l" },
+        { action: "block", reason: "c judged old args" },
+      ),
+    },
+    verdicts: [false, true].map((sequential) => [{ sequential }, {
+      action: "allow",
+      reason: "",
+      args: { command: "ls -a -l" },
+      context: "a: added -a\nb: saw ls -a\nc: saw ls -a -l",
+    }]),
+  },
+  {
+    name: "a later guard that blocks the rewritten args blocks the call",
+    guards: {
+      a: says({ action: "allow", args: { command: "rm -rf /" } }),
+      b: seeing("rm -rf", { action: "block", reason: "no rm -rf" }, { action: "allow" }),
+    },
+    verdicts: [[{}, { action: "block", reason: "no rm -rf", by: "b" }]],
+  },
+  {
+    name: "an ask with args keeps the rewritten args for the person to approve",
+    guards: {
+      a: says({ action: "ask", reason: "check it", args: { command: "ls -i" } }),
+      b: seeing('"ls -i"', { action: "allow" }, { action: "block", reason: "old args" }),
+    },
+    verdicts: [
+      [{ canAsk: true }, {
+        action: "ask",
+        reason: "check it",
+        args: { command: "ls -i" },
+        by: "a",
+      }],
+      // Where nobody can be asked, the block carries no args to run.
+      [{}, { action: "block", reason: "needs approval: check it", by: "a" }],
+    ],
+  },
+];
 
-Deno.test("a block ranks over an ask, even from a later guard", async () => {
-  const { hooks } = await toolHooks({
-    a: says({ action: "ask", reason: "maybe" }),
-    b: says({ action: "block", reason: "never" }),
+for (const { name, guards, verdicts } of VERDICTS) {
+  Deno.test(name, async () => {
+    const { hooks } = await toolHooks(guards);
+    for (const [options, verdict] of verdicts) {
+      assert.deepEqual(await hooks.preToolCall(CALL, options), verdict, JSON.stringify(options));
+    }
   });
-  for (const sequential of [false, true]) {
-    assert.deepEqual(await hooks.preToolCall(CALL, { canAsk: true, sequential }), {
-      action: "block",
-      reason: "never",
-      by: "b",
-    });
-  }
-});
+}
 
 Deno.test("the contexts of every guard that answered are joined in decision order", async () => {
   const { hooks } = await toolHooks({
@@ -76,61 +133,6 @@ Deno.test("the contexts of every guard that answered are joined in decision orde
     reason: "no",
     context: "from a\nfrom b",
     by: "b",
-  });
-});
-
-Deno.test("a rewrite asks the later guards again with the new args, and the verdict carries them", async () => {
-  const { hooks } = await toolHooks({
-    a: says({ action: "allow", args: { command: "ls -a" }, context: "a: added -a" }),
-    b: seeing(
-      '"ls -a"',
-      { action: "allow", args: { command: "ls -a -l" }, context: "b: saw ls -a" },
-      { action: "block", reason: "b judged the old args" },
-    ),
-    c: seeing(
-      '"ls -a -l"',
-      { action: "allow", context: "c: saw ls -a -l" },
-      { action: "block", reason: "c judged old args" },
-    ),
-  });
-  for (const sequential of [false, true]) {
-    assert.deepEqual(await hooks.preToolCall(CALL, { sequential }), {
-      action: "allow",
-      reason: "",
-      args: { command: "ls -a -l" },
-      context: "a: added -a\nb: saw ls -a\nc: saw ls -a -l",
-    });
-  }
-});
-
-Deno.test("a later guard that blocks the rewritten args blocks the call", async () => {
-  const { hooks } = await toolHooks({
-    a: says({ action: "allow", args: { command: "rm -rf /" } }),
-    b: seeing("rm -rf", { action: "block", reason: "no rm -rf" }, { action: "allow" }),
-  });
-  assert.deepEqual(await hooks.preToolCall(CALL), {
-    action: "block",
-    reason: "no rm -rf",
-    by: "b",
-  });
-});
-
-Deno.test("an ask with args keeps the rewritten args for the person to approve", async () => {
-  const { hooks } = await toolHooks({
-    a: says({ action: "ask", reason: "check it", args: { command: "ls -i" } }),
-    b: seeing('"ls -i"', { action: "allow" }, { action: "block", reason: "old args" }),
-  });
-  assert.deepEqual(await hooks.preToolCall(CALL, { canAsk: true }), {
-    action: "ask",
-    reason: "check it",
-    args: { command: "ls -i" },
-    by: "a",
-  });
-  // Where nobody can be asked, the block carries no args to run.
-  assert.deepEqual(await hooks.preToolCall(CALL), {
-    action: "block",
-    reason: "needs approval: check it",
-    by: "a",
   });
 });
 
