@@ -53,6 +53,9 @@ export const V8_FLAGS: string[] = RUN_FLAGS.filter((flag) => flag.startsWith("--
  */
 export const START_FLAGS: string[] = RUN_FLAGS.filter((flag) => flag.startsWith("--unstable-"));
 
+/** Options of a test whose setup only root can do (give a file to another user): skipped otherwise. */
+export const NEEDS_ROOT: { ignore: boolean } = { ignore: Deno.uid() !== 0 };
+
 /** What a CLI run produced. */
 export interface CliResult {
   code: number;

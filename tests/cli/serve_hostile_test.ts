@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { lchown } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { tempDir } from "../_cli.ts";
+import { NEEDS_ROOT, tempDir, withTree } from "../_cli.ts";
 import { pluginsHandling } from "./_trees.ts";
 import { alive } from "../_procs.ts";
 import { serveFailure, serveOn, startServe, tempSocket } from "./_serve.ts";
@@ -141,12 +141,9 @@ Deno.test("serve: a --token-file others can read is a usage error naming its mod
 
 Deno.test(
   "serve: a --token-file named through a symlink another user owns is a usage error naming the link (exit 64)",
-  {
-    ignore: Deno.uid() !== 0,
-  },
+  NEEDS_ROOT,
   async () => {
-    const dir = await tempDir();
-    try {
+    await withTree({}, async (dir) => {
       const link = join(dir, "link");
       await Deno.symlink(await tokenFile(dir), link);
       await lchown(link, 65534, 65534);
@@ -156,9 +153,7 @@ Deno.test(
         r.stderr,
         /Invalid --token-file ".*link": it is named through ".*link", a symlink owned by user 65534/,
       );
-    } finally {
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 );
 

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { loadPlugins } from "../../lib/plugins/load.ts";
 import { validatePlugins } from "../../lib/plugins/validate.ts";
-import { cli, makeTree, NOOP_SCRIPT } from "../_cli.ts";
+import { cli, makeTree, NEEDS_ROOT, NOOP_SCRIPT } from "../_cli.ts";
 
 const FILES = {
   "p/plugin.yaml": "name: p\nhooks:\n  task.done: a.sh\nactions:\n  - id: go\n    command: a.sh\n",
@@ -70,7 +70,7 @@ Deno.test("a manifest, or a collection dir above the plugin, that others could w
 
 Deno.test({
   name: "a plugin dir and a script owned by another user are warned about",
-  ignore: Deno.uid() !== 0,
+  ...NEEDS_ROOT,
   async fn() {
     // Skipped unless run as root: giving a file to another user needs chown.
     await withTree(async (root) => {
