@@ -1,7 +1,7 @@
 /**
  * Test helpers: run the CLI from source exactly as `deno task cli` does (the permission set in
- * deno.json, spelled as flags so Deno prints no "experimental" warning into stderr), and make
- * temp plugin dirs.
+ * deno.json, spelled as flags so Deno prints no "experimental" warning into stderr), run any other
+ * command to its end, and make temp plugin dirs.
  *
  * `deno task test` runs four test files at once in one process: a test never changes
  * `Deno.env` or the cwd (run what reads them in a child: {@linkcode valueIn}), and never counts
@@ -135,14 +135,40 @@ export function spawnCli(args: string[], options: SpawnCliOptions = {}): Deno.Ch
 }
 
 /** Runs `tyhooks <args>` from source and collects its output. */
-export async function cli(args: string[], options: CliOptions = {}): Promise<CliResult> {
-  const child = spawnCli(args, {
-    ...options,
+export function cli(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  const stdin = options.stdin === undefined ? "null" : "piped";
+  return outcome(spawnCli(args, { ...options, stdin }), options.stdin);
+}
+
+/** Options of {@linkcode exec}. */
+export interface ExecOptions {
+  cwd?: string;
+  /** Added to this process's environment, or all of it with `clearEnv`. */
+  env?: Record<string, string>;
+  clearEnv?: boolean;
+  /** Written to the command's stdin, then closed; default: no stdin. */
+  stdin?: string;
+}
+
+/** Runs `cmd` (a program and its arguments) to its end and collects its output. */
+export function exec(cmd: string[], options: ExecOptions = {}): Promise<CliResult> {
+  const child = new Deno.Command(cmd[0], {
+    args: cmd.slice(1),
+    env: options.env,
+    clearEnv: options.clearEnv,
+    cwd: options.cwd,
     stdin: options.stdin === undefined ? "null" : "piped",
-  });
-  if (options.stdin !== undefined) {
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  return outcome(child, options.stdin);
+}
+
+// Writes `stdin` (if any) to a child started with piped streams, and collects what it printed.
+async function outcome(child: Deno.ChildProcess, stdin?: string): Promise<CliResult> {
+  if (stdin !== undefined) {
     const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(options.stdin));
+    await writer.write(new TextEncoder().encode(stdin));
     await writer.close();
   }
   const out = await child.output();

@@ -117,6 +117,11 @@ export function isJson(text: string): boolean {
   }
 }
 
+/** Whether anything is at `path` (a symlink counts, wherever it leads). */
+export function exists(path: string): Promise<boolean> {
+  return Deno.lstat(path).then(() => true, () => false);
+}
+
 /** Lines of a file, or [] when it does not exist yet. */
 export async function fileLines(path: string): Promise<string[]> {
   const text = await Deno.readTextFile(path).catch(() => "");

@@ -12,7 +12,7 @@ import {
   clientsCache,
 } from "../../.ci/agent_clients.ts";
 import { terminateGroup } from "../../lib/process/group.ts";
-import { MAIN, PERMISSION_FLAGS, ROOT, tempDir, V8_FLAGS } from "../_cli.ts";
+import { exec, MAIN, PERMISSION_FLAGS, ROOT, tempDir, V8_FLAGS } from "../_cli.ts";
 import { type ModelRequest, startModelServer, toolResults } from "./_model_server.ts";
 import { spoolCounts } from "../../lib/spool/spool.ts";
 
@@ -72,17 +72,12 @@ async function installInto(client: ClientName, dirs: RunDirs): Promise<void> {
 }
 
 /** Runs `tyhooks <args>` (the run's launcher) in the project, as the run's user. */
-async function runTyhooks(dirs: RunDirs, args: string[]) {
-  const out = await new Deno.Command(dirs.tyhooks, {
-    args,
+function runTyhooks(dirs: RunDirs, args: string[]) {
+  return exec([dirs.tyhooks, ...args], {
     cwd: dirs.project,
     env: { PATH: clientPath(), HOME: dirs.home, CODEX_HOME: join(dirs.home, ".codex") },
     clearEnv: true,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder();
-  return { code: out.code, stdout: text.decode(out.stdout), stderr: text.decode(out.stderr) };
+  });
 }
 
 /** What to run, and how. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, makeTree, spawnCli } from "../_cli.ts";
-import { alive, readPid } from "../_procs.ts";
+import { alive, exists, readPid, until } from "../_procs.ts";
 import { within } from "../../lib/async.ts";
 
 /** `tyhooks services run` in the background, so a test can signal it. */
@@ -184,14 +184,8 @@ async function unreadStderr(lines: number, args: string[] = []) {
     stdout: "null",
   });
   const printed = join(plugins, "chatty", "printed");
-  for (let i = 0; i < 500 && !await exists(printed); i++) {
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await until(() => exists(printed), 10_000);
   return child;
-}
-
-function exists(path: string): Promise<boolean> {
-  return Deno.stat(path).then(() => true, () => false);
 }
 
 // The exit code, or null when the child is still running after `ms`.
