@@ -12,6 +12,14 @@ export function fixture(name: string): string {
   return join(ROOT, "tests", "fixtures", "scripts", name);
 }
 
+/** tests/fixtures/agents/: each coding agent's hook JSON as recorded, `<agent>/<event>.json`. */
+export const AGENT_FIXTURES: string = join(ROOT, "tests", "fixtures", "agents");
+
+/** The hook JSON `agent` sent on `event`, as recorded in {@linkcode AGENT_FIXTURES}. */
+export function agentPayload(agent: string, event: string): string {
+  return Deno.readTextFileSync(join(AGENT_FIXTURES, agent, `${event}.json`));
+}
+
 /** True when `pid` is running (a zombie counts as gone). */
 export function alive(pid: number): boolean {
   try {

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, makeTree, tempDir } from "../_cli.ts";
-import { groupGone } from "../_procs.ts";
+import { agentPayload, groupGone } from "../_procs.ts";
 
 const GUARD = "#!/bin/sh\necho 'checked' >&2\nexit 0\n";
 
@@ -43,13 +43,7 @@ async function pre(plugins: string, tool = "bash", ...extra: string[]) {
 }
 
 /** What Claude Code writes on a PreToolUse hook's stdin. */
-const CLAUDE_INPUT = JSON.stringify({
-  session_id: "s1",
-  cwd: "/work",
-  hook_event_name: "PreToolUse",
-  tool_name: "Bash",
-  tool_input: { command: "ls" },
-});
+const CLAUDE_INPUT = agentPayload("claude", "PreToolUse");
 
 async function assertBlocked(plugins: string, why: RegExp) {
   const claude = await cli(["tool", "pre", "--claude", "--plugins-dir", plugins], {
