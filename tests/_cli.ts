@@ -53,7 +53,7 @@ export const V8_FLAGS: string[] = RUN_FLAGS.filter((flag) => flag.startsWith("--
  */
 export const START_FLAGS: string[] = RUN_FLAGS.filter((flag) => flag.startsWith("--unstable-"));
 
-/** Options of a test whose setup only root can do (give a file to another user): skipped otherwise. */
+/** Options of a test only root can set up (giving a file to another user): skipped for others. */
 export const NEEDS_ROOT: { ignore: boolean } = { ignore: Deno.uid() !== 0 };
 
 /** What a CLI run produced. */
@@ -241,7 +241,12 @@ export async function tempFile(options?: Deno.MakeTempOptions): Promise<string> 
   return file;
 }
 
-/** A script that does nothing and exits 0: for a hook, action or service whose only job is to be there. */
+/** A /bin/sh script of `lines`, one a line: {@linkcode makeTree} makes it executable. */
+export function shScript(...lines: string[]): string {
+  return ["#!/bin/sh", ...lines, ""].join("\n");
+}
+
+/** A script that does nothing and exits 0: a hook or action whose only job is to be there. */
 export const NOOP_SCRIPT = "#!/bin/sh\nexit 0\n";
 
 /** Writes `files` (path -> content; content starting with "#!" is made executable) under a new temp dir. */

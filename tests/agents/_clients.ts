@@ -12,7 +12,7 @@ import {
   clientsCache,
 } from "../../.ci/agent_clients.ts";
 import { terminateGroup } from "../../lib/process/group.ts";
-import { exec, MAIN, PERMISSION_FLAGS, ROOT, tempDir, V8_FLAGS } from "../_cli.ts";
+import { exec, MAIN, PERMISSION_FLAGS, ROOT, shScript, tempDir, V8_FLAGS } from "../_cli.ts";
 import { type ModelRequest, startModelServer, toolResults } from "./_model_server.ts";
 import { spoolCounts } from "../../lib/spool/spool.ts";
 
@@ -297,8 +297,7 @@ async function writeLauncher(path: string, options: { plugins: string; state: st
     ...V8_FLAGS,
     MAIN,
   ];
-  const script = [
-    "#!/bin/sh",
+  const script = shScript(
     `export DENO_DIR=${quote(Deno.env.get("DENO_DIR") ?? "")}`,
     `export TY_PLUGINS_DIR=${quote(options.plugins)}`,
     `export XDG_CACHE_HOME=${quote(join(options.state, "cache"))}`,
@@ -307,9 +306,9 @@ async function writeLauncher(path: string, options: { plugins: string; state: st
     // What tyhooks names itself by in the hook commands `agent install` writes.
     `export TYHOOKS_LAUNCHER=${quote(path)}`,
     `exec ${deno.map(quote).join(" ")} "$@"`,
-  ];
+  );
   await Deno.mkdir(join(path, ".."), { recursive: true });
-  await Deno.writeTextFile(path, script.join("\n") + "\n");
+  await Deno.writeTextFile(path, script);
   await Deno.chmod(path, 0o755);
 }
 
