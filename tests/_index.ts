@@ -138,7 +138,7 @@ export function recordingLogger(): { log: Logger; lines: LogLine[] } {
   return { log, lines };
 }
 
-/** A {@linkcode Runner} over the plugins of `plugins` (see {@linkcode pluginIndex}), logged in `lines`. */
+/** A {@linkcode Runner} over `plugins` (see {@linkcode pluginIndex}), logging into `lines`. */
 export async function recordingRunner(
   plugins: PluginScripts,
   options: Omit<RunnerOptions, "log"> = {},
