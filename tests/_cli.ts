@@ -1,7 +1,7 @@
 /**
  * Test helpers: run the CLI from source exactly as `deno task cli` does (the permission set in
- * deno.json, spelled as flags so Deno prints no "experimental" warning into stderr), and make
- * temp plugin dirs.
+ * deno.json, spelled as flags so Deno prints no "experimental" warning into stderr), run any other
+ * command to its end, and make temp plugin dirs.
  *
  * `deno task test` runs four test files at once in one process: a test never changes
  * `Deno.env` or the cwd (run what reads them in a child: {@linkcode valueIn}), and never counts
@@ -52,6 +52,9 @@ export const V8_FLAGS: string[] = RUN_FLAGS.filter((flag) => flag.startsWith("--
  * launcher and `agent install`'s commands run it.
  */
 export const START_FLAGS: string[] = RUN_FLAGS.filter((flag) => flag.startsWith("--unstable-"));
+
+/** Options of a test only root can set up (giving a file to another user): skipped for others. */
+export const NEEDS_ROOT: { ignore: boolean } = { ignore: Deno.uid() !== 0 };
 
 /** What a CLI run produced. */
 export interface CliResult {
@@ -132,14 +135,40 @@ export function spawnCli(args: string[], options: SpawnCliOptions = {}): Deno.Ch
 }
 
 /** Runs `tyhooks <args>` from source and collects its output. */
-export async function cli(args: string[], options: CliOptions = {}): Promise<CliResult> {
-  const child = spawnCli(args, {
-    ...options,
+export function cli(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  const stdin = options.stdin === undefined ? "null" : "piped";
+  return outcome(spawnCli(args, { ...options, stdin }), options.stdin);
+}
+
+/** Options of {@linkcode exec}. */
+export interface ExecOptions {
+  cwd?: string;
+  /** Added to this process's environment, or all of it with `clearEnv`. */
+  env?: Record<string, string>;
+  clearEnv?: boolean;
+  /** Written to the command's stdin, then closed; default: no stdin. */
+  stdin?: string;
+}
+
+/** Runs `cmd` (a program and its arguments) to its end and collects its output. */
+export function exec(cmd: string[], options: ExecOptions = {}): Promise<CliResult> {
+  const child = new Deno.Command(cmd[0], {
+    args: cmd.slice(1),
+    env: options.env,
+    clearEnv: options.clearEnv,
+    cwd: options.cwd,
     stdin: options.stdin === undefined ? "null" : "piped",
-  });
-  if (options.stdin !== undefined) {
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  return outcome(child, options.stdin);
+}
+
+// Writes `stdin` (if any) to a child started with piped streams, and collects what it printed.
+async function outcome(child: Deno.ChildProcess, stdin?: string): Promise<CliResult> {
+  if (stdin !== undefined) {
     const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(options.stdin));
+    await writer.write(new TextEncoder().encode(stdin));
     await writer.close();
   }
   const out = await child.output();
@@ -211,6 +240,14 @@ export async function tempFile(options?: Deno.MakeTempOptions): Promise<string> 
   trees.push(file);
   return file;
 }
+
+/** A /bin/sh script of `lines`, one a line: {@linkcode makeTree} makes it executable. */
+export function shScript(...lines: string[]): string {
+  return ["#!/bin/sh", ...lines, ""].join("\n");
+}
+
+/** A script that does nothing and exits 0: a hook or action whose only job is to be there. */
+export const NOOP_SCRIPT = "#!/bin/sh\nexit 0\n";
 
 /** Writes `files` (path -> content; content starting with "#!" is made executable) under a new temp dir. */
 export async function makeTree(files: Record<string, string>): Promise<string> {

@@ -1,13 +1,16 @@
 /**
  * Test helpers for tests that call the library in process: plugin indexes built by hand over real
- * scripts in temp dirs (no loader), as the loader would build them, and a logger that keeps its
- * lines for assertions.
+ * scripts in temp dirs (no loader), as the loader would build them, or loaded from a temp tree; a
+ * logger that keeps its lines for assertions, and runners and tool hooks that log into one.
  */
 
 import { join } from "node:path";
 import type { Plugin, PluginIndex, PluginService } from "../lib/plugins/types.ts";
 import { createLogger, type Logger, type LogLevel } from "../lib/log.ts";
-import { tempDir, writeTree } from "./_cli.ts";
+import { Runner, type RunnerOptions } from "../lib/hooks/runner.ts";
+import { ToolHooks, type ToolHooksOptions } from "../lib/consult/tool_hooks.ts";
+import { loadPlugins } from "../lib/plugins/load.ts";
+import { makeTree, tempDir, writeTree } from "./_cli.ts";
 
 /** A plugin: `hooks` maps event -> script body, `actions` id -> script body. */
 export interface PluginDraft {
@@ -37,6 +40,21 @@ export async function indexOf(drafts: Record<string, PluginDraft>): Promise<Plug
   return { dir: root, plugins, warnings: [] };
 }
 
+/** The index {@linkcode loadPlugins} builds from a new temp tree of `files` (see `makeTree`). */
+export async function loadTree(
+  files: Record<string, string>,
+): Promise<{ index: PluginIndex; root: string }> {
+  const root = await makeTree(files);
+  return { index: await loadPlugins(root), root };
+}
+
+/** A manifest's warnings or problems as `line:column message`, the form assertions compare. */
+export function located(
+  found: { line: number | null; column: number | null; message: string }[],
+): string[] {
+  return found.map((w) => `${w.line}:${w.column} ${w.message}`);
+}
+
 /** Plugin name -> event -> script text (starting with "#!"). */
 export type PluginScripts = Record<string, Record<string, string>>;
 
@@ -44,6 +62,13 @@ export type PluginScripts = Record<string, Record<string, string>>;
 export function pluginIndex(plugins: PluginScripts): Promise<PluginIndex> {
   return indexOf(
     Object.fromEntries(Object.entries(plugins).map(([name, hooks]) => [name, { hooks }])),
+  );
+}
+
+/** Each plugin of `scripts` (plugin name -> script text) hooking `event` with its script. */
+export function handling(event: string, scripts: Record<string, string>): PluginScripts {
+  return Object.fromEntries(
+    Object.entries(scripts).map(([name, script]) => [name, { [event]: script }]),
   );
 }
 
@@ -111,4 +136,23 @@ export function recordingLogger(): { log: Logger; lines: LogLine[] } {
     },
   });
   return { log, lines };
+}
+
+/** A {@linkcode Runner} over `plugins` (see {@linkcode pluginIndex}), logging into `lines`. */
+export async function recordingRunner(
+  plugins: PluginScripts,
+  options: Omit<RunnerOptions, "log"> = {},
+): Promise<{ runner: Runner; lines: LogLine[] }> {
+  const { log, lines } = recordingLogger();
+  return { runner: new Runner(await pluginIndex(plugins), { ...options, log }), lines };
+}
+
+/** {@linkcode ToolHooks} over a {@linkcode recordingRunner}, its tool timeout `toolMs` if given. */
+export async function toolHooks(
+  plugins: PluginScripts,
+  options: ToolHooksOptions & { toolMs?: number } = {},
+): Promise<{ hooks: ToolHooks; lines: LogLine[] }> {
+  const timeouts = options.toolMs ? { tool: options.toolMs } : {};
+  const { runner, lines } = await recordingRunner(plugins, { timeouts });
+  return { hooks: new ToolHooks(runner, options), lines };
 }

@@ -12,6 +12,14 @@ export function fixture(name: string): string {
   return join(ROOT, "tests", "fixtures", "scripts", name);
 }
 
+/** tests/fixtures/agents/: each coding agent's hook JSON as recorded, `<agent>/<event>.json`. */
+export const AGENT_FIXTURES: string = join(ROOT, "tests", "fixtures", "agents");
+
+/** The hook JSON `agent` sent on `event`, as recorded in {@linkcode AGENT_FIXTURES}. */
+export function agentPayload(agent: string, event: string): string {
+  return Deno.readTextFileSync(join(AGENT_FIXTURES, agent, `${event}.json`));
+}
+
 /** True when `pid` is running (a zombie counts as gone). */
 export function alive(pid: number): boolean {
   try {
@@ -115,6 +123,11 @@ export function isJson(text: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** Whether anything is at `path` (a symlink counts, wherever it leads). */
+export function exists(path: string): Promise<boolean> {
+  return Deno.lstat(path).then(() => true, () => false);
 }
 
 /** Lines of a file, or [] when it does not exist yet. */

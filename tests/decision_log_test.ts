@@ -81,37 +81,46 @@ Deno.test("a blocked tool pre leaves one line with every field, in a 0600 log in
   assert.equal((await Deno.stat(join(log, ".."))).mode! & 0o777, 0o700);
 });
 
-Deno.test("a route leaves one line naming the profile, the router and the task", async () => {
-  const plugins = await makeTree(PLUGINS);
-  const { env, log } = await homes();
-  const r = await cli(["route", "--task-json", '{"id":42}', "--plugins-dir", plugins], { env });
-  assert.equal(r.code, 0, r.stderr);
-  const [record, ...more] = await records(log);
-  assert.deepEqual(more, []);
-  assert.deepEqual(Object.keys(record).sort(), FIELDS);
-  assert.equal(record.event, "task.route");
-  assert.equal(record.task_id, 42);
-  assert.equal(record.decision, "/profiles/work");
-  assert.equal(record.reason, "quota");
-  assert.equal(record.plugin, "router");
-  assert.equal(record.tool, "");
-  assert.equal(record.args, "");
-});
+/** A consulted call on PLUGINS, and the fields of the one line it leaves. */
+const ONE_LINE: { name: string; args: string[]; fields: Record<string, unknown> }[] = [
+  {
+    name: "a route leaves one line naming the profile, the router and the task",
+    args: ["route", "--task-json", '{"id":42}'],
+    fields: {
+      event: "task.route",
+      task_id: 42,
+      decision: "/profiles/work",
+      reason: "quota",
+      plugin: "router",
+      tool: "",
+      args: "",
+    },
+  },
+  {
+    name: "a place leaves one line naming the target and the handler",
+    args: ["place", "--task-json", '{"id":7}'],
+    fields: {
+      event: "task.placement",
+      task_id: 7,
+      decision: "gpu-2",
+      reason: "free",
+      plugin: "placer",
+    },
+  },
+];
 
-Deno.test("a place leaves one line naming the target and the handler", async () => {
-  const plugins = await makeTree(PLUGINS);
-  const { env, log } = await homes();
-  const r = await cli(["place", "--task-json", '{"id":7}', "--plugins-dir", plugins], { env });
-  assert.equal(r.code, 0, r.stderr);
-  const [record, ...more] = await records(log);
-  assert.deepEqual(more, []);
-  assert.deepEqual(Object.keys(record).sort(), FIELDS);
-  assert.equal(record.event, "task.placement");
-  assert.equal(record.task_id, 7);
-  assert.equal(record.decision, "gpu-2");
-  assert.equal(record.reason, "free");
-  assert.equal(record.plugin, "placer");
-});
+for (const { name, args, fields } of ONE_LINE) {
+  Deno.test(name, async () => {
+    const plugins = await makeTree(PLUGINS);
+    const { env, log } = await homes();
+    const r = await cli([...args, "--plugins-dir", plugins], { env });
+    assert.equal(r.code, 0, r.stderr);
+    const [record, ...more] = await records(log);
+    assert.deepEqual(more, []);
+    assert.deepEqual(Object.keys(record).sort(), FIELDS);
+    for (const [field, value] of Object.entries(fields)) assert.equal(record[field], value, field);
+  });
+}
 
 Deno.test("the daemon's decisions go to the log too, a removed or rotated log replaced", async () => {
   const plugins = await makeTree(PLUGINS);

@@ -12,7 +12,7 @@ import {
   clientsCache,
 } from "../../.ci/agent_clients.ts";
 import { terminateGroup } from "../../lib/process/group.ts";
-import { MAIN, PERMISSION_FLAGS, ROOT, tempDir, V8_FLAGS } from "../_cli.ts";
+import { exec, MAIN, PERMISSION_FLAGS, ROOT, shScript, tempDir, V8_FLAGS } from "../_cli.ts";
 import { type ModelRequest, startModelServer, toolResults } from "./_model_server.ts";
 import { spoolCounts } from "../../lib/spool/spool.ts";
 
@@ -72,17 +72,12 @@ async function installInto(client: ClientName, dirs: RunDirs): Promise<void> {
 }
 
 /** Runs `tyhooks <args>` (the run's launcher) in the project, as the run's user. */
-async function runTyhooks(dirs: RunDirs, args: string[]) {
-  const out = await new Deno.Command(dirs.tyhooks, {
-    args,
+function runTyhooks(dirs: RunDirs, args: string[]) {
+  return exec([dirs.tyhooks, ...args], {
     cwd: dirs.project,
     env: { PATH: clientPath(), HOME: dirs.home, CODEX_HOME: join(dirs.home, ".codex") },
     clearEnv: true,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder();
-  return { code: out.code, stdout: text.decode(out.stdout), stderr: text.decode(out.stderr) };
+  });
 }
 
 /** What to run, and how. */
@@ -302,8 +297,7 @@ async function writeLauncher(path: string, options: { plugins: string; state: st
     ...V8_FLAGS,
     MAIN,
   ];
-  const script = [
-    "#!/bin/sh",
+  const script = shScript(
     `export DENO_DIR=${quote(Deno.env.get("DENO_DIR") ?? "")}`,
     `export TY_PLUGINS_DIR=${quote(options.plugins)}`,
     `export XDG_CACHE_HOME=${quote(join(options.state, "cache"))}`,
@@ -312,9 +306,9 @@ async function writeLauncher(path: string, options: { plugins: string; state: st
     // What tyhooks names itself by in the hook commands `agent install` writes.
     `export TYHOOKS_LAUNCHER=${quote(path)}`,
     `exec ${deno.map(quote).join(" ")} "$@"`,
-  ];
+  );
   await Deno.mkdir(join(path, ".."), { recursive: true });
-  await Deno.writeTextFile(path, script.join("\n") + "\n");
+  await Deno.writeTextFile(path, script);
   await Deno.chmod(path, 0o755);
 }
 

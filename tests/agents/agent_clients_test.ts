@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { AGENT_CLIENTS, clientBin, clientsCache } from "../../.ci/agent_clients.ts";
-import { ROOT, tempDir } from "../_cli.ts";
+import { exec, ROOT, tempDir } from "../_cli.ts";
 
 Deno.test("the clients' cache is $TYHOOKS_AGENT_CLIENTS, else under $XDG_CACHE_HOME, else ~/.cache", () => {
   const from = (env: Record<string, string>) => clientsCache((name) => env[name]);
@@ -31,8 +31,7 @@ async function agentClientsTask(cache: string, registry = closedRegistry()) {
   const config = JSON.parse(await Deno.readTextFile(join(ROOT, "deno.json")));
   const [deno, ...args] = (config.tasks["agent-clients"].command as string).split(" ");
   assert.equal(deno, "deno");
-  const out = await new Deno.Command(Deno.execPath(), {
-    args,
+  return await exec([Deno.execPath(), ...args], {
     cwd: ROOT,
     env: {
       NO_COLOR: "1",
@@ -41,11 +40,7 @@ async function agentClientsTask(cache: string, registry = closedRegistry()) {
       // npm's cache and logs, which would go to ~/.npm.
       npm_config_cache: await tempDir(),
     },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder();
-  return { code: out.code, stdout: text.decode(out.stdout), stderr: text.decode(out.stderr) };
+  });
 }
 
 Deno.test("deno task agent-clients reuses the clients already in its cache, asking no registry", async () => {

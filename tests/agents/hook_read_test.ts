@@ -1,19 +1,17 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ROOT } from "../_cli.ts";
+import { AGENT_FIXTURES } from "../_procs.ts";
 import { AGENTS, agentSpec, pluginEvent } from "../../lib/agents/table.ts";
 import { parseHookJson, readAgentRequest } from "../../lib/agents/hook.ts";
 import { InputError } from "../../lib/errors.ts";
 import { AGENT_PROMPT, AGENT_STOP, POST_TOOL_CALL, PRE_TOOL_CALL } from "../../lib/events.ts";
 
-const FIXTURES = join(ROOT, "tests", "fixtures", "agents");
-
 /** Every recorded payload of `agent`, by event name. */
 function fixtures(agent: string): Map<string, Record<string, unknown>> {
   const found = new Map<string, Record<string, unknown>>();
-  for (const entry of Deno.readDirSync(join(FIXTURES, agent))) {
+  for (const entry of Deno.readDirSync(join(AGENT_FIXTURES, agent))) {
     if (!entry.isFile || !entry.name.endsWith(".json")) continue;
-    const bytes = Deno.readFileSync(join(FIXTURES, agent, entry.name));
+    const bytes = Deno.readFileSync(join(AGENT_FIXTURES, agent, entry.name));
     found.set(entry.name.slice(0, -5), parseHookJson(bytes, entry.name));
   }
   return found;

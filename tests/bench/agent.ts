@@ -18,6 +18,7 @@
 import { join } from "node:path";
 import { MAIN, PERMISSION_FLAGS, START_FLAGS, V8_FLAGS } from "../_cli.ts";
 import { median, ms, ratio } from "./_stats.ts";
+import { agentPayload } from "../_procs.ts";
 
 const rounds = Number(Deno.args[0] ?? 30);
 const FLAGS = ["run", "--quiet", ...PERMISSION_FLAGS, ...START_FLAGS, ...V8_FLAGS];
@@ -25,21 +26,8 @@ const encoder = new TextEncoder();
 /** Longer than a detached run's start and its hook: the machine is quiet again after it. */
 const SETTLE_MS = 400;
 
-const PRE = JSON.stringify({
-  session_id: "s",
-  cwd: "/tmp",
-  hook_event_name: "PreToolUse",
-  tool_name: "Bash",
-  tool_input: { command: "ls" },
-});
-const POST = JSON.stringify({
-  session_id: "s",
-  cwd: "/tmp",
-  hook_event_name: "PostToolUse",
-  tool_name: "Bash",
-  tool_input: { command: "ls" },
-  tool_response: { stdout: "a\n" },
-});
+const PRE = agentPayload("claude", "PreToolUse");
+const POST = agentPayload("claude", "PostToolUse");
 
 const dir = await Deno.makeTempDir({ prefix: "tyhooks-bench-" });
 const plugins = join(dir, "plugins");

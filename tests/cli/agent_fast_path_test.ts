@@ -9,14 +9,9 @@
 
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
-import { cli, MAIN, makeTree, PERMISSION_FLAGS, ROOT, tempDir, V8_FLAGS } from "../_cli.ts";
+import { cli, MAIN, makeTree, PERMISSION_FLAGS, tempDir, V8_FLAGS } from "../_cli.ts";
 import { serveOn, tempSocket } from "./_serve.ts";
-
-const FIXTURES = join(ROOT, "tests", "fixtures", "agents");
-
-function fixture(agent: string, event: string): string {
-  return Deno.readTextFileSync(join(FIXTURES, agent, `${event}.json`));
-}
+import { agentPayload } from "../_procs.ts";
 
 // Blocks every call, saying who ran it (the daemon or the client) and from which process.
 const GUARD = `#!/bin/sh
@@ -51,7 +46,7 @@ async function daemonFor(plugins: string) {
 async function agentCall(
   plugins: string,
   socket: string,
-  { input = fixture("claude", "PreToolUse"), args = [] as string[] } = {},
+  { input = agentPayload("claude", "PreToolUse"), args = [] as string[] } = {},
 ) {
   const home = await tempDir();
   return await cli(["agent", "claude", "--plugins-dir", plugins, ...args], {
@@ -169,7 +164,9 @@ Deno.test("a notified event through the daemon returns 0 at once, and its hook r
     "n/post.sh": `#!/bin/sh\ncat >/dev/null\necho "$WHO" >> ${trace}/who\n`,
   });
   await using daemon = await daemonFor(plugins);
-  const r = await agentCall(plugins, daemon.socket!, { input: fixture("claude", "PostToolUse") });
+  const r = await agentCall(plugins, daemon.socket!, {
+    input: agentPayload("claude", "PostToolUse"),
+  });
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout + r.stderr, "");
   let who = "";
@@ -202,7 +199,7 @@ Deno.test("POST /v1/agent/{agent} answers a block in the body each agent's HTTP 
   });
   await using daemon = await daemonFor(plugins);
   for (const [agent, event, denial] of DENIALS) {
-    const answer = await daemon.call("POST", `/v1/agent/${agent}`, fixture(agent, event));
+    const answer = await daemon.call("POST", `/v1/agent/${agent}`, agentPayload(agent, event));
     assert.equal(answer.status, 200, agent);
     assert.deepEqual(answer.body, denial, agent);
   }
@@ -218,7 +215,7 @@ Deno.test("POST /v1/agent/{agent}?form=command answers what agent AGENT prints a
   const plugins = await guardPlugins();
   await using daemon = await daemonFor(plugins);
   for (const [agent, event] of DENIALS) {
-    const input = fixture(agent, event);
+    const input = agentPayload(agent, event);
     const answer = await daemon.call("POST", `/v1/agent/${agent}?form=command`, input);
     const home = await tempDir();
     const local = await cli(["agent", agent, "--plugins-dir", plugins], {
@@ -256,7 +253,7 @@ Deno.test("agent claude through the daemon loads only the fast path's few module
     stderr: "piped",
   }).spawn();
   const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(fixture("claude", "PreToolUse")));
+  await writer.write(new TextEncoder().encode(agentPayload("claude", "PreToolUse")));
   await writer.close();
   const run = await child.output();
   const stderr = new TextDecoder().decode(run.stderr);

@@ -5,14 +5,8 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cli, ROOT, spawnCli, withTree } from "../_cli.ts";
-import { isJson, readPid, waitForFile } from "../_procs.ts";
-
-const FIXTURES = join(ROOT, "tests", "fixtures", "agents");
-
-function fixture(agent: string, event: string): string {
-  return Deno.readTextFileSync(join(FIXTURES, agent, `${event}.json`));
-}
+import { cli, spawnCli, withTree } from "../_cli.ts";
+import { agentPayload, isJson, readPid, waitForFile } from "../_procs.ts";
 
 /** The pre-tool-call event of each agent, as recorded. */
 const PRE_EVENTS: [string, string][] = [
@@ -48,7 +42,7 @@ Deno.test("agent blocks a tool call of every agent with exit 2 and the guard's r
   await withTree(plugin("guard", { pre_tool_call: GUARD }), async (dir) => {
     for (const [agent, event] of PRE_EVENTS) {
       const r = await cli(["agent", agent, "--plugins-dir", join(dir, "plugins")], {
-        stdin: fixture(agent, event),
+        stdin: agentPayload(agent, event),
         env: env(dir),
       });
       assert.deepEqual(r, { code: 2, stdout: "", stderr: "not that, please\n" }, agent);
@@ -60,7 +54,7 @@ Deno.test("agent allows with exit 0 and nothing on stdout or stderr", async () =
   await withTree(plugin("guard", { pre_tool_call: "#!/bin/sh\nexit 0\n" }), async (dir) => {
     for (const [agent, event] of PRE_EVENTS) {
       const r = await cli(["agent", agent, "--plugins-dir", join(dir, "plugins")], {
-        stdin: fixture(agent, event),
+        stdin: agentPayload(agent, event),
         env: env(dir),
       });
       assert.deepEqual(r, { code: 0, stdout: "", stderr: "" }, `${agent} ${event}`);
@@ -72,7 +66,7 @@ Deno.test("agent blocks when a guard fails, the reason once on stderr and no hin
   const crash = "#!/bin/sh\necho 'Traceback: boom' >&2\nexit 1\n";
   await withTree(plugin("guard", { pre_tool_call: crash }), async (dir) => {
     const r = await cli(["agent", "claude", "--plugins-dir", join(dir, "plugins")], {
-      stdin: fixture("claude", "PreToolUse"),
+      stdin: agentPayload("claude", "PreToolUse"),
       env: env(dir),
     });
     assert.equal(r.code, 2);
@@ -88,7 +82,7 @@ Deno.test("agent blocks when a guard cannot be loaded, the reason once and no hi
     "plugins/guard/plugin.yaml": "name: guard\nhooks:\n  pre_tool_call: [unclosed\n",
   }, async (dir) => {
     const r = await cli(["agent", "gemini", "--plugins-dir", join(dir, "plugins")], {
-      stdin: fixture("gemini", "BeforeTool"),
+      stdin: agentPayload("gemini", "BeforeTool"),
       env: env(dir),
     });
     assert.equal(r.code, 2);
@@ -104,8 +98,12 @@ Deno.test("agent blocks input it cannot read, an unknown agent and a bad line, a
     [["agent", "claude"], "[1]", /^tyhooks: Invalid hook input on stdin: expected a JSON object/],
     [["agent", "claude"], '{"tool_name":"Bash"}', /^tyhooks: .*no "hook_event_name"/],
     [["agent", "gemini"], '{"hook_event_name":"BeforeTool"}', /"tool_name" must be/],
-    [["agent", "claud"], fixture("claude", "PreToolUse"), /^tyhooks: Unknown agent "claud"/],
-    [["agent", "claude", "--bogus"], fixture("claude", "PreToolUse"), /Unknown flag "--bogus"/],
+    [["agent", "claud"], agentPayload("claude", "PreToolUse"), /^tyhooks: Unknown agent "claud"/],
+    [
+      ["agent", "claude", "--bogus"],
+      agentPayload("claude", "PreToolUse"),
+      /Unknown flag "--bogus"/,
+    ],
     [["agent", "claude", "--deadline", "soon"], "{}", /Invalid duration "soon"/],
     [["agent"], "{}", /Missing argument for "agent"/],
   ];
@@ -139,7 +137,7 @@ Deno.test("agent blocks when SIGTERM comes while a guard decides", async () => {
         stdin: "piped",
       });
       const writer = child.stdin.getWriter();
-      await writer.write(new TextEncoder().encode(fixture("codex", "PreToolUse")));
+      await writer.write(new TextEncoder().encode(agentPayload("codex", "PreToolUse")));
       await writer.close();
       await readPid(join(dir, "plugins", "guard", "pid"), 30_000);
       child.kill("SIGTERM");
@@ -155,7 +153,7 @@ Deno.test("agent blocks at --deadline when a guard has not answered", async () =
   await withTree(plugin("guard", { pre_tool_call: "#!/bin/sh\nexec sleep 30\n" }), async (dir) => {
     const r = await cli(
       ["agent", "claude", "--deadline", "1s", "--plugins-dir", join(dir, "plugins")],
-      { stdin: fixture("claude", "PreToolUse"), env: env(dir) },
+      { stdin: agentPayload("claude", "PreToolUse"), env: env(dir) },
     );
     assert.equal(r.code, 2);
     assert.equal(r.stdout, "");
@@ -174,7 +172,7 @@ mv "$TASK_PLUGIN_DIR/request.json.tmp" "$TASK_PLUGIN_DIR/request.json"
   await withTree(plugin("audit", { post_tool_call: waiter }), async (dir) => {
     const audit = join(dir, "plugins", "audit");
     const r = await cli(["agent", "claude", "--plugins-dir", join(dir, "plugins")], {
-      stdin: fixture("claude", "PostToolUseFailure"),
+      stdin: agentPayload("claude", "PostToolUseFailure"),
       env: env(dir),
     });
     assert.deepEqual(r, { code: 0, stdout: "", stderr: "" });
@@ -193,7 +191,7 @@ Deno.test("agent answers a notified event with exit 0 and silence, whatever its 
   const failing = '#!/bin/sh\ncat > "$TASK_PLUGIN_DIR/event.json"\nexit 3\n';
   await withTree(plugin("notes", { "agent.session_start": failing }), async (dir) => {
     const r = await cli(["agent", "gemini", "--plugins-dir", join(dir, "plugins")], {
-      stdin: fixture("gemini", "SessionStart"),
+      stdin: agentPayload("gemini", "SessionStart"),
       env: env(dir),
     });
     assert.deepEqual(r, { code: 0, stdout: "", stderr: "" });
@@ -214,7 +212,7 @@ Deno.test("agent allows a prompt and a stop that no hook judges", async () => {
   await withTree(plugin("guard", { pre_tool_call: GUARD }), async (dir) => {
     for (const event of ["UserPromptSubmit", "Stop"]) {
       const r = await cli(["agent", "claude", "--plugins-dir", join(dir, "plugins")], {
-        stdin: fixture("claude", event),
+        stdin: agentPayload("claude", event),
         env: env(dir),
       });
       assert.deepEqual(r, { code: 0, stdout: "", stderr: "" }, event);

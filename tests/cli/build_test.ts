@@ -6,24 +6,12 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { MAIN, PERMISSION_FLAGS, ROOT, tempDir, V8_FLAGS } from "../_cli.ts";
+import { exec, MAIN, PERMISSION_FLAGS, ROOT, tempDir, V8_FLAGS } from "../_cli.ts";
 import { VERSION } from "../../lib/version.ts";
 import { assertPlaced } from "./_trees.ts";
 
 const EXAMPLES = join(ROOT, "plugins-example");
 const TASK = '{"id": 9, "title": "t", "project": "work-web"}';
-
-async function exec(cmd: string[], env: Record<string, string> = {}) {
-  const out = await new Deno.Command(cmd[0], {
-    args: cmd.slice(1),
-    env,
-    stdout: "piped",
-    stderr: "piped",
-  })
-    .output();
-  const text = new TextDecoder();
-  return { code: out.code, stdout: text.decode(out.stdout), stderr: text.decode(out.stderr) };
-}
 
 /** Puts `tyhooks` (running `command`) on PATH and checks the three answers. */
 async function checkBuild(command: string[]) {
@@ -40,12 +28,12 @@ async function checkBuild(command: string[]) {
     QUOTA_FILE: join(bin, "no-quota"),
   };
   const tyhooks = join(bin, "tyhooks");
-  const version = await exec([tyhooks, "--version"], env);
+  const version = await exec([tyhooks, "--version"], { env });
   assert.equal(version.stdout, `tyhooks ${VERSION}\n`);
-  const route = await exec([tyhooks, "route", "--task-json", TASK], env);
+  const route = await exec([tyhooks, "route", "--task-json", TASK], { env });
   assert.equal(route.code, 0, route.stderr);
   assert.match(route.stdout, /^PLUGIN=quota-router\nCLAUDE_CONFIG_DIR=.*\.claude-work\n/);
-  const place = await exec([tyhooks, "place", "--task-json", TASK], env);
+  const place = await exec([tyhooks, "place", "--task-json", TASK], { env });
   assertPlaced(place, {
     target: "gpu-2",
     workdir: "~/work",
@@ -124,15 +112,7 @@ async function compileTask(out: string, env: Record<string, string>, wrap: strin
   const [deno, ...args] = (config.tasks.compile.command as string).split(" ");
   assert.equal(deno, "deno");
   const cmd = [...wrap, Deno.execPath(), ...args.map((a) => a === "dist/tyhooks" ? out : a)];
-  const child = await new Deno.Command(cmd[0], {
-    args: cmd.slice(1),
-    cwd: ROOT,
-    env: { NO_COLOR: "1", ...env },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder();
-  return { code: child.code, stdout: text.decode(child.stdout), stderr: text.decode(child.stderr) };
+  return await exec(cmd, { cwd: ROOT, env: { NO_COLOR: "1", ...env } });
 }
 
 Deno.test("deno task compile with DENORT_BIN naming a missing file says so in one line and leaves no output dir", async () => {

@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cli, type CliOptions, makeTree, startupMs, tempDir } from "../_cli.ts";
+import { cli, type CliOptions, makeTree, shScript, startupMs, tempDir } from "../_cli.ts";
 import { assertPlaced, pluginsHandling } from "./_trees.ts";
 
 /** `tyhooks ARGS`, its index cache off: nothing written to the real cache. */
@@ -209,15 +209,14 @@ Deno.test(
     const fake = join(dir, "fake-ssh");
     await Deno.writeTextFile(
       fake,
-      [
-        "#!/bin/sh",
+      shScript(
         'while [ "$1" = -o ]; do shift 2; done',
         'echo "$1" >> "$(dirname "$0")/probed"',
         "case $1 in gpu-1) mem=4;; gpu-2) mem=12;; cpu-3) mem=8;; *) exit 255;; esac",
         `printf '{"hostname":"%s","os":"linux","arch":"x86_64","cpus":4,"load_avg":[0.5,0.2,0.1],"mem_total_bytes":${
           32 * GiB
         },"mem_available_bytes":%s,"disk_free_bytes":1,"uptime_s":1,"version":"0.1.0"}\\n' "$1" $((mem * ${GiB}))`,
-      ].join("\n") + "\n",
+      ),
     );
     await Deno.chmod(fake, 0o755);
     const plugins = await pluginsHandling("task.hosts", {

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, makeTree, tempDir } from "../_cli.ts";
-import { groupGone } from "../_procs.ts";
+import { agentPayload, groupGone } from "../_procs.ts";
 
 const GUARD = "#!/bin/sh\necho 'checked' >&2\nexit 0\n";
 
@@ -43,13 +43,7 @@ async function pre(plugins: string, tool = "bash", ...extra: string[]) {
 }
 
 /** What Claude Code writes on a PreToolUse hook's stdin. */
-const CLAUDE_INPUT = JSON.stringify({
-  session_id: "s1",
-  cwd: "/work",
-  hook_event_name: "PreToolUse",
-  tool_name: "Bash",
-  tool_input: { command: "ls" },
-});
+const CLAUDE_INPUT = agentPayload("claude", "PreToolUse");
 
 async function assertBlocked(plugins: string, why: RegExp) {
   const claude = await cli(["tool", "pre", "--claude", "--plugins-dir", plugins], {
@@ -421,10 +415,13 @@ Deno.test("tyhooks tool pre --claude returns once a first guard blocks, ending a
 
 Deno.test("serve: a guard's manifest half-written during a reload blocks POST /v1/tool/pre until it is whole again", async () => {
   const { serveOn } = await import("./_serve.ts");
+  const whole = "name: guard\nhooks:\n  pre_tool_call: guard.sh\n";
   const plugins = await makeTree({
-    "guard/plugin.yaml": "name: guard\nhooks:\n  pre_tool_call: guard.sh\n",
+    "guard/plugin.yaml": whole,
     "guard/guard.sh": '#!/bin/sh\necho \'{"action":"allow","reason":"fine"}\'\n',
   });
+  const writeManifest = (text: string) =>
+    Deno.writeTextFile(join(plugins, "guard/plugin.yaml"), text);
   await using d = await serveOn(plugins);
   /** Asks until `action` comes back, for at most 5 s; returns the last verdict. */
   const until = async (action: string) => {
@@ -438,34 +435,25 @@ Deno.test("serve: a guard's manifest half-written during a reload blocks POST /v
     return body;
   };
   assert.deepEqual(await until("allow"), { action: "allow", reason: "fine" });
-  await Deno.writeTextFile(
-    join(plugins, "guard/plugin.yaml"),
-    // Cut mid-value: the YAML does not parse, and its text names the guard's event.
-    'name: guard\nhooks:\n  pre_tool_call: "gua',
-  );
+  // Cut mid-value: the YAML does not parse, and its text names the guard's event.
+  await writeManifest('name: guard\nhooks:\n  pre_tool_call: "gua');
   const blocked = await until("block");
   assert.equal(blocked.action, "block", d.stderr());
   assert.match(String(blocked.reason), /^Cannot trust the pre-tool-call hooks: /);
-  await Deno.writeTextFile(
-    join(plugins, "guard/plugin.yaml"),
-    "name: guard\nhooks:\n  pre_tool_call: guard.sh\n",
-  );
+  await writeManifest(whole);
   assert.deepEqual(await until("allow"), { action: "allow", reason: "fine" });
   // Cut before the event's name: the prefix parses, its hooks no map.
-  await Deno.writeTextFile(join(plugins, "guard/plugin.yaml"), "name: guard\nhooks:\n  pre_to");
+  await writeManifest("name: guard\nhooks:\n  pre_to");
   const cut = await until("block");
   assert.match(String(cut.reason), /the "hooks" of the plugin in "[^"]*guard" is not a map/);
-  await Deno.writeTextFile(
-    join(plugins, "guard/plugin.yaml"),
-    "name: guard\nhooks:\n  pre_tool_call: guard.sh\n",
-  );
+  await writeManifest(whole);
   assert.deepEqual(await until("allow"), { action: "allow", reason: "fine" });
   // Cut before `hooks`: the prefix parses and names no hook, but the plugin had a guard when
   // last loaded.
-  await Deno.writeTextFile(join(plugins, "guard/plugin.yaml"), "name: guard\n");
+  await writeManifest("name: guard\n");
   const before = await until("block");
   assert.match(String(before.reason), /had a pre_tool_call hook when last loaded/, d.stderr());
   // Removing the hook on purpose is no load failure: allowed.
-  await Deno.writeTextFile(join(plugins, "guard/plugin.yaml"), "name: guard\nhooks: {}\n");
+  await writeManifest("name: guard\nhooks: {}\n");
   assert.deepEqual(await until("allow"), { action: "allow", reason: "" });
 });

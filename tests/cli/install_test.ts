@@ -6,24 +6,17 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { MAIN, PERMISSION_FLAGS, ROOT, tempDir, V8_FLAGS } from "../_cli.ts";
+import { exec, MAIN, PERMISSION_FLAGS, ROOT, tempDir, V8_FLAGS } from "../_cli.ts";
 import { VERSION } from "../../lib/version.ts";
 
-const decoder = new TextDecoder();
-
-async function exec(cmd: string[], options: { cwd: string; env: Record<string, string> }) {
+/** {@linkcode exec} in `cwd`, with this process's environment less INIT_CWD, plus `env`. */
+function run(cmd: string[], options: { cwd: string; env: Record<string, string> }) {
   // npm (and so `npx deno`, as CI runs) exports INIT_CWD, which deno task then keeps instead of
   // naming where the task was started: the child must not inherit it.
   const inherited = Deno.env.toObject();
   delete inherited.INIT_CWD;
-  const out = await new Deno.Command(cmd[0], {
-    args: cmd.slice(1),
-    cwd: options.cwd,
-    clearEnv: true,
-    env: { ...inherited, NO_COLOR: "1", ...options.env },
-    stdin: "null",
-  }).output();
-  return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
+  const env = { ...inherited, NO_COLOR: "1", ...options.env };
+  return exec(cmd, { cwd: options.cwd, clearEnv: true, env });
 }
 
 /**
@@ -79,7 +72,7 @@ function assertFired(r: { code: number; stdout: string; stderr: string }, stderr
 Deno.test("deno task cli resolves relative paths where the user stands and prints no Deno warning", async () => {
   await withScratch(async (dir, env) => {
     const config = join(ROOT, "deno.json");
-    const quiet = await exec([Deno.execPath(), "task", "-q", "--config", config, "cli", ...FIRE], {
+    const quiet = await run([Deno.execPath(), "task", "-q", "--config", config, "cli", ...FIRE], {
       cwd: dir,
       env,
     });
@@ -87,7 +80,7 @@ Deno.test("deno task cli resolves relative paths where the user stands and print
     assertFired(quiet, quiet.stderr.trim().split("\n"));
     // Without -q, deno task itself names the task it runs on its first stderr line; nothing of
     // Deno's follows (no "experimental" warning about the permission set).
-    const plain = await exec([Deno.execPath(), "task", "--config", config, "cli", ...FIRE], {
+    const plain = await run([Deno.execPath(), "task", "--config", config, "cli", ...FIRE], {
       cwd: dir,
       env,
     });
@@ -105,7 +98,7 @@ async function installGlobal(
   entry: string[],
 ): Promise<string> {
   const root = join(dir, "install-root");
-  const install = await exec([
+  const install = await run([
     Deno.execPath(),
     ...["install", "-g", "-f", "-q", "--root", root, "-n", "tyhooks"],
     ...PERMISSION_FLAGS,
@@ -119,8 +112,8 @@ async function installGlobal(
 Deno.test("deno install -g from the checkout puts a tyhooks command that works from any directory", async () => {
   await withScratch(async (dir, env) => {
     const tyhooks = await installGlobal(dir, env, ["--config", join(ROOT, "deno.json"), MAIN]);
-    assert.equal((await exec([tyhooks, "-V"], { cwd: dir, env })).stdout, `tyhooks ${VERSION}\n`);
-    const r = await exec([tyhooks, ...FIRE], { cwd: dir, env });
+    assert.equal((await run([tyhooks, "-V"], { cwd: dir, env })).stdout, `tyhooks ${VERSION}\n`);
+    const r = await run([tyhooks, ...FIRE], { cwd: dir, env });
     assertFired(r, r.stderr.trim().split("\n"));
   });
 });
@@ -132,10 +125,10 @@ Deno.test("deno install -g of the bundle puts a tyhooks command that works from 
     const bundleArgs = (config.tasks.bundle.command as string).split(" ").slice(1)
       .map((arg) => arg === "dist/tyhooks.js" ? join(dir, "tyhooks.js") : arg)
       .map((arg) => arg === "main.ts" ? MAIN : arg);
-    const built = await exec([Deno.execPath(), ...bundleArgs], { cwd: ROOT, env });
+    const built = await run([Deno.execPath(), ...bundleArgs], { cwd: ROOT, env });
     assert.equal(built.code, 0, built.stderr);
     const tyhooks = await installGlobal(dir, env, [join(dir, "tyhooks.js")]);
-    const r = await exec([tyhooks, ...FIRE], { cwd: dir, env });
+    const r = await run([tyhooks, ...FIRE], { cwd: dir, env });
     assertFired(r, r.stderr.trim().split("\n"));
   });
 });

@@ -8,39 +8,19 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { PERMISSION_FLAGS, ROOT, tempDir, V8_FLAGS, writeTree } from "../_cli.ts";
+import {
+  type CliResult,
+  exec,
+  PERMISSION_FLAGS,
+  ROOT,
+  tempDir,
+  V8_FLAGS,
+  writeTree,
+} from "../_cli.ts";
 import { installNpmPackage, npm, NPM_VERSION as VERSION, type NpmPackage } from "../_npm.ts";
 
 const decoder = new TextDecoder();
 const EXAMPLES = join(ROOT, "plugins-example");
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function exec(
-  cmd: string[],
-  options: { env?: Record<string, string>; clearEnv?: boolean; cwd?: string; stdin?: string } = {},
-): Promise<Run> {
-  const child = new Deno.Command(cmd[0], {
-    args: cmd.slice(1),
-    env: options.env,
-    clearEnv: options.clearEnv,
-    cwd: options.cwd,
-    stdin: options.stdin === undefined ? "null" : "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  if (options.stdin !== undefined) {
-    const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(options.stdin));
-    await writer.close();
-  }
-  const out = await child.output();
-  return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
-}
 
 /** Why npm cannot be used here, or undefined. */
 function npmMissing(): string | undefined {
@@ -112,7 +92,7 @@ function tyhooks(
   env: Record<string, string>,
   args: string[],
   options: { readOnlyHome?: boolean; stdin?: string } = {},
-): Promise<Run> {
+): Promise<CliResult> {
   return exec(offline(["tyhooks", ...args], options), {
     env,
     clearEnv: true,
@@ -121,7 +101,7 @@ function tyhooks(
   });
 }
 
-function shell(env: Record<string, string>, line: string): Promise<Run> {
+function shell(env: Record<string, string>, line: string): Promise<CliResult> {
   return exec(offline(["sh", "-c", line]), { env, clearEnv: true, cwd: env.HOME });
 }
 

@@ -5,6 +5,7 @@ import {
   cli,
   MAIN,
   makeTree,
+  NEEDS_ROOT,
   PERMISSION_FLAGS,
   pickHostStartupMs,
   ROOT,
@@ -172,9 +173,7 @@ Deno.test("tyhooks pick-host: usage errors and a missing file exit 64, an unread
 
 Deno.test(
   "tyhooks pick-host refuses the probe commands of a hosts file named through another user's symlink (as root: lchown nobody)",
-  {
-    ignore: Deno.uid() !== 0,
-  },
+  NEEDS_ROOT,
   async () => {
     const dir = await makeTree({ "fleet/hosts": line("a", "", "ok", "a", 4 * GiB) + "\n" });
     try {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cli, makeTree, spawnCli } from "../_cli.ts";
+import { cli, makeTree, shScript, spawnCli } from "../_cli.ts";
 import { alive, readPid, waitGone } from "../_procs.ts";
 
 // A stand-in `git` first on PATH: it records how tyhooks called it, then does what the test says.
@@ -9,13 +9,12 @@ async function fakeGit(body: string): Promise<{ bin: string; log: string }> {
   const log = join(bin, "calls.log");
   await Deno.writeTextFile(
     join(bin, "git"),
-    [
-      "#!/bin/sh",
+    shScript(
       `{ printf 'argv:'; for a in "$@"; do printf ' [%s]' "$a"; done; echo;`,
       '  echo "env: $GIT_TERMINAL_PROMPT $GIT_ALLOW_PROTOCOL $GIT_SSH_COMMAND";',
       `  echo "pgid-is-pid: $(ps -o pgid= -p $$ | tr -d ' ') $$"; } >> "${log}"`,
       body,
-    ].join("\n") + "\n",
+    ),
     { mode: 0o755 },
   );
   return { bin, log };

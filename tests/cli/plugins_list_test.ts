@@ -1,9 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cli, makeTree, tempDir } from "../_cli.ts";
+import { cli, makeTree, NOOP_SCRIPT, tempDir } from "../_cli.ts";
 import { TWINS } from "./_trees.ts";
-
-const SCRIPT = "#!/bin/sh\nexit 0\n";
 
 const TREE = {
   "tracker/plugin.yaml": [
@@ -21,11 +19,11 @@ const TREE = {
     "  - name: index",
     "    command: sleep 1000",
   ].join("\n") + "\n",
-  "tracker/on-done.sh": SCRIPT,
+  "tracker/on-done.sh": NOOP_SCRIPT,
   "tracker/workflows/release.yaml": "steps: []\n",
   "tracker/routines/triage/prompt.md": "Triage\n",
   "team/guard/plugin.yaml": "name: guard\nhooks:\n  pre_tool_call: guard.sh\n",
-  "team/guard/guard.sh": SCRIPT,
+  "team/guard/guard.sh": NOOP_SCRIPT,
 };
 
 Deno.test("plugins list shows, as ty does, each plugin's parts and how to use them; warnings on stderr", async () => {

@@ -2,19 +2,15 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, makeTree } from "../_cli.ts";
 
+// `tyhooks plugins new <name> [flags] --dir <dir>`.
+function pluginsNew(name: string, dir: string, ...flags: string[]) {
+  return cli(["plugins", "new", name, ...flags, "--dir", dir]);
+}
+
 Deno.test("plugins new scaffolds a plugin that validates and whose every stub runs", async () => {
   const dir = await makeTree({});
-  const made = await cli([
-    "plugins",
-    "new",
-    "demo",
-    "--hooks",
-    "task.done,pre_tool_call,post_tool_call,task.route,task.placement,task.hosts",
-    "--actions",
-    "sync",
-    "--dir",
-    dir,
-  ]);
+  const hooks = "task.done,pre_tool_call,post_tool_call,task.route,task.placement,task.hosts";
+  const made = await pluginsNew("demo", dir, "--hooks", hooks, "--actions", "sync");
   assert.equal(made.code, 0, made.stderr);
   const plugin = join(dir, "demo");
   const manifest = await Deno.readTextFile(join(plugin, "plugin.yaml"));
@@ -91,7 +87,7 @@ Deno.test("plugins new refuses a near miss of a known event with a did-you-mean,
       ["agent.promt", "agent.prompt"],
     ]
   ) {
-    const r = await cli(["plugins", "new", "typo", "--hooks", hooks, "--dir", root]);
+    const r = await pluginsNew("typo", root, "--hooks", hooks);
     assert.equal(r.code, 64, r.stderr);
     assert.match(r.stderr, new RegExp(`Unknown event ".*" for flag "--hooks"`));
     assert.match(r.stderr, new RegExp(`hint: did you mean "${meant}"\\?`));
@@ -101,15 +97,7 @@ Deno.test("plugins new refuses a near miss of a known event with a did-you-mean,
 
 Deno.test("plugins new hooks an agent event, and a custom event with a warning that only fire sends it", async () => {
   const root = await makeTree({});
-  const made = await cli([
-    "plugins",
-    "new",
-    "own",
-    "--hooks",
-    "agent.session_start,deploy.finished",
-    "--dir",
-    root,
-  ]);
+  const made = await pluginsNew("own", root, "--hooks", "agent.session_start,deploy.finished");
   assert.equal(made.code, 0, made.stderr);
   assert.doesNotMatch(made.stderr, /agent\.session_start/);
   assert.match(made.stderr, /Event "deploy\.finished" is none that ty or tyhooks sends/);

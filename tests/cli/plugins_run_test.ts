@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cli, makeTree, spawnCli } from "../_cli.ts";
+import { cli, makeTree, shScript, spawnCli } from "../_cli.ts";
 import { TWINS } from "./_trees.ts";
 
 Deno.test("plugins run streams the action's output as it comes", async () => {
@@ -10,13 +10,12 @@ Deno.test("plugins run streams the action's output as it comes", async () => {
   const seen = join(dir, "seen");
   const plugins = await makeTree({
     "slow/plugin.yaml": "name: slow\nactions:\n  - id: go\n    command: go.sh\n",
-    "slow/go.sh": [
-      "#!/bin/sh",
+    "slow/go.sh": shScript(
       "echo first",
       "echo to-stderr >&2",
       `i=0; while [ ! -e "${seen}" ] && [ $i -lt 300 ]; do sleep 0.05; i=$((i+1)); done`,
       `[ -e "${seen}" ] && echo second || echo never-saw-it`,
-    ].join("\n") + "\n",
+    ),
   });
   const child = spawnCli(["plugins", "run", "slow", "go", "--plugins-dir", plugins]);
   const reader = child.stdout.getReader();

@@ -1,16 +1,24 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cli, makeTree } from "../_cli.ts";
+import { cli, makeTree, NOOP_SCRIPT } from "../_cli.ts";
 
-const SCRIPT = "#!/bin/sh\nexit 0\n";
+// `tyhooks plugins validate [flags] --plugins-dir <root>`.
+function validate(root: string, ...flags: string[]) {
+  return cli(["plugins", "validate", ...flags, "--plugins-dir", root]);
+}
+
+// What `plugins list` says on stderr as it loads `root`: nothing when loading lets it all pass.
+async function loadingSays(root: string): Promise<string> {
+  return (await cli(["plugins", "list", "--plugins-dir", root])).stderr;
+}
 
 Deno.test("plugins validate exits 1 and prints path:line:col for broken YAML", async () => {
   const root = await makeTree({
     "good/plugin.yaml": "name: good\nhooks:\n  task.done: a.sh\n",
-    "good/a.sh": SCRIPT,
+    "good/a.sh": NOOP_SCRIPT,
     "broken/plugin.yaml": "name: broken\nhooks: [a.sh\n",
   });
-  const result = await cli(["plugins", "validate", "--plugins-dir", root]);
+  const result = await validate(root);
   assert.equal(result.code, 1);
   assert.equal(
     result.stdout,
@@ -22,11 +30,10 @@ Deno.test("plugins validate exits 1 and prints path:line:col for broken YAML", a
 Deno.test("plugins validate reports the unknown key hook: that loading ignores", async () => {
   const root = await makeTree({
     "p/plugin.yaml": "name: p\nhook:\n  task.done: a.sh\nactions:\n  - id: a\n    command: a.sh\n",
-    "p/a.sh": SCRIPT,
+    "p/a.sh": NOOP_SCRIPT,
   });
-  const list = await cli(["plugins", "list", "--plugins-dir", root]);
-  assert.equal(list.stderr, "", "loading ignores unknown keys silently");
-  const result = await cli(["plugins", "validate", "--plugins-dir", root]);
+  assert.equal(await loadingSays(root), "", "loading ignores unknown keys silently");
+  const result = await validate(root);
   assert.equal(result.code, 1);
   assert.equal(
     result.stdout,
@@ -37,9 +44,9 @@ Deno.test("plugins validate reports the unknown key hook: that loading ignores",
 Deno.test("plugins validate reports an event beside hooks: once, as the loader words it", async () => {
   const root = await makeTree({
     "p/plugin.yaml": "name: p\nhooks:\n  task.done: a.sh\npre_tool_call: a.sh\n",
-    "p/a.sh": SCRIPT,
+    "p/a.sh": NOOP_SCRIPT,
   });
-  const result = await cli(["plugins", "validate", "--plugins-dir", root]);
+  const result = await validate(root);
   assert.equal(result.code, 1);
   assert.equal(
     result.stdout,
@@ -51,9 +58,9 @@ Deno.test("plugins validate reports an event beside hooks: once, as the loader w
 Deno.test("plugins validate exits 0 with an ok line on a clean dir", async () => {
   const root = await makeTree({
     "p/plugin.yaml": "name: p\nversion: 0.1.0\nhooks:\n  task.done: a.sh\n",
-    "p/a.sh": SCRIPT,
+    "p/a.sh": NOOP_SCRIPT,
   });
-  const result = await cli(["plugins", "validate", "--plugins-dir", root]);
+  const result = await validate(root);
   assert.deepEqual(result, {
     code: 0,
     stdout: `ok: 1 plugin in ${JSON.stringify(root)}\n`,
@@ -64,9 +71,9 @@ Deno.test("plugins validate exits 0 with an ok line on a clean dir", async () =>
 Deno.test("plugins validate --json prints ok and the problems", async () => {
   const root = await makeTree({
     "p/plugin.yaml": "name: p\nversion: 1.10\nhooks:\n  task.done: a.sh\n",
-    "p/a.sh": SCRIPT,
+    "p/a.sh": NOOP_SCRIPT,
   });
-  const result = await cli(["plugins", "validate", "--json", "--plugins-dir", root]);
+  const result = await validate(root, "--json");
   assert.equal(result.code, 1);
   assert.deepEqual(JSON.parse(result.stdout), {
     ok: false,
@@ -78,7 +85,7 @@ Deno.test("plugins validate --json prints ok and the problems", async () => {
       message: '"version" must be a string, not a number',
     }],
   });
-  const clean = await cli(["plugins", "validate", "--json", "--plugins-dir", join(root, "none")]);
+  const clean = await validate(join(root, "none"), "--json");
   assert.equal(clean.code, 0);
   assert.deepEqual(JSON.parse(clean.stdout), { ok: true, problems: [] });
 });
@@ -87,7 +94,7 @@ Deno.test("plugins validate PATH lints one plugin folder, or its plugin.yaml: ea
   const repo = await makeTree({
     "plugin.yaml":
       "name: mine\nhook:\n  task.done: a.sh\nactions:\n  - id: go\n    command: gone.sh\n",
-    "a.sh": SCRIPT,
+    "a.sh": NOOP_SCRIPT,
   });
   const manifest = join(repo, "plugin.yaml");
   for (const path of [repo, manifest]) {
@@ -106,9 +113,9 @@ Deno.test("plugins validate PATH lints one plugin folder, or its plugin.yaml: ea
 Deno.test("plugins validate PATH of a collection lints every plugin in it; a clean one exits 0", async () => {
   const collection = await makeTree({
     "one/plugin.yaml": "name: one\nhooks:\n  task.done: a.sh\n",
-    "one/a.sh": SCRIPT,
+    "one/a.sh": NOOP_SCRIPT,
     "team/two/plugin.yaml": "name: two\nhooks:\n  task.done: a.sh\n",
-    "team/two/a.sh": SCRIPT,
+    "team/two/a.sh": NOOP_SCRIPT,
   });
   const result = await cli(["plugins", "validate", collection]);
   assert.deepEqual(result, {
@@ -134,14 +141,14 @@ Deno.test("plugins validate PATH that does not exist is a usage error; one with 
 Deno.test("plugins validate also lints the legacy hooks dir: a near miss of an event, a hook that is not executable, one that cannot start", async () => {
   const root = await makeTree({
     "p/plugin.yaml": "name: p\nhooks:\n  task.done: a.sh\n",
-    "p/a.sh": SCRIPT,
+    "p/a.sh": NOOP_SCRIPT,
   });
   const hooks = await makeTree({
     "task.done": "echo no exec bit\n",
-    "task.doen": SCRIPT,
+    "task.doen": NOOP_SCRIPT,
     "task.failed": "#!/bin/sh\r\necho crlf\r\n",
   });
-  const result = await cli(["plugins", "validate", "--plugins-dir", root, "--hooks-dir", hooks]);
+  const result = await validate(root, "--hooks-dir", hooks);
   assert.equal(result.code, 1);
   const failed = JSON.stringify(join(hooks, "task.failed"));
   assert.equal(
@@ -158,14 +165,14 @@ Deno.test("plugins validate also lints the legacy hooks dir: a near miss of an e
 
 Deno.test("plugins validate --plugins-dir naming a plugin itself fails, and a missing one is named as missing", async () => {
   const plugin = await makeTree({ "plugin.yaml": "name: myp\nhook:\n  task.done: nope.sh\n" });
-  const self = await cli(["plugins", "validate", "--plugins-dir", plugin]);
+  const self = await validate(plugin);
   assert.equal(self.code, 1, self.stdout);
   assert.match(
     self.stdout,
     /is itself a plugin, which is not loaded from there \(hint: tyhooks plugins validate /,
   );
   // A missing plugins dir holds no plugins (SPEC), and the ok line says it does not exist.
-  const missing = await cli(["plugins", "validate", "--plugins-dir", join(plugin, "nope")]);
+  const missing = await validate(join(plugin, "nope"));
   assert.equal(missing.code, 0, missing.stdout);
   assert.match(missing.stdout, /^ok: 0 plugins in ".*nope" \(it does not exist\)\n$/);
 });
@@ -176,9 +183,8 @@ Deno.test("plugins validate exits 1 on a plugin that loads but whose hook script
     "p/a.sh": "echo hi\n",
   });
   await Deno.chmod(join(root, "p/a.sh"), 0o755);
-  const list = await cli(["plugins", "list", "--plugins-dir", root]);
-  assert.equal(list.stderr, "", "it loads");
-  const result = await cli(["plugins", "validate", "--plugins-dir", root]);
+  assert.equal(await loadingSays(root), "", "it loads");
+  const result = await validate(root);
   assert.equal(result.code, 1);
   assert.match(
     result.stdout,

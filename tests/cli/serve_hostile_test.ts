@@ -8,19 +8,34 @@
 import assert from "node:assert/strict";
 import { lchown } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { tempDir } from "../_cli.ts";
+import { NEEDS_ROOT, tempDir } from "../_cli.ts";
 import { pluginsHandling } from "./_trees.ts";
 import { alive } from "../_procs.ts";
-import { serveFailure, serveOn, startServe, tempSocket } from "./_serve.ts";
+import { serveFailure, serveOn, type ServeProcess, startServe, tempSocket } from "./_serve.ts";
 
 /** Runs the daemon with an open files limit of 256, as the attack was reproduced. */
 const LOW_FD_LIMIT = ["sh", "-c", 'ulimit -n 256 && exec "$@"', "sh"];
 const FLOOD = 240;
 
-async function tokenFile(dir: string): Promise<string> {
-  const file = join(dir, "token");
+/** A token file of its own temp dir, holding "s3cret". */
+async function tokenFile(): Promise<string> {
+  const file = join(await tempDir(), "token");
   await Deno.writeTextFile(file, "s3cret\n", { mode: 0o600 });
   return file;
+}
+
+/**
+ * The status of GET /v1/health with the token, asked every 100 ms until it is 200 or `tries`
+ * asks are spent: a daemon that was flooded answers once it has seen the flood go.
+ */
+async function healthWithToken(d: ServeProcess, tries: number): Promise<number> {
+  let status = 0;
+  for (let i = 0; i < tries && status !== 200; i++) {
+    if (i > 0) await new Promise((r) => setTimeout(r, 100));
+    const auth = { authorization: "Bearer s3cret" };
+    status = await d.call("GET", "/v1/health", undefined, auth).then((a) => a.status, () => 0);
+  }
+  return status;
 }
 
 async function flood(connect: () => Promise<Deno.Conn>): Promise<Deno.Conn[]> {
@@ -41,7 +56,7 @@ for (const transport of ["tcp", "unix"] as const) {
     const dir = dirname(socket);
     const listen = transport === "tcp" ? "127.0.0.1:0" : `unix:${socket}`;
     const d = await startServe(
-      ["--listen", listen, "--token-file", await tokenFile(dir), "--plugins-dir", dir],
+      ["--listen", listen, "--token-file", await tokenFile(), "--plugins-dir", dir],
       { wrap: LOW_FD_LIMIT },
     );
     let conns: Deno.Conn[] = [];
@@ -68,14 +83,8 @@ for (const transport of ["tcp", "unix"] as const) {
       assert.match(d.stderr(), /Too many connections: closed new ones at once/);
       for (const conn of conns) conn.close();
       conns = [];
-      // Afterwards it answers (once it has seen the flood close), and still wants the token.
-      let status = 0;
-      for (let i = 0; i < 100 && status !== 200; i++) {
-        if (i > 0) await new Promise((r) => setTimeout(r, 100));
-        const auth = { authorization: "Bearer s3cret" };
-        status = await d.call("GET", "/v1/health", undefined, auth).then((a) => a.status, () => 0);
-      }
-      assert.equal(status, 200, d.stderr());
+      // Afterwards it answers, and still wants the token.
+      assert.equal(await healthWithToken(d, 100), 200, d.stderr());
       assert.equal((await d.call("GET", "/v1/health")).status, 401);
       const { code, stderr } = await d.stop();
       assert.equal(code, 0, stderr);
@@ -89,14 +98,14 @@ for (const transport of ["tcp", "unix"] as const) {
 }
 
 Deno.test("serve: clients without the token hold no connection: with --max-conns 8 and 8 of them kept alive, the token holder gets 200", async () => {
-  const dir = await tempDir();
+  const token = await tokenFile();
   const d = await startServe([
     "--listen",
     "127.0.0.1:0",
     "--token-file",
-    await tokenFile(dir),
+    token,
     "--plugins-dir",
-    dir,
+    dirname(token),
     "--max-conns",
     "8",
   ]);
@@ -112,23 +121,15 @@ Deno.test("serve: clients without the token hold no connection: with --max-conns
       const n = await conn.read(buffer);
       assert.match(new TextDecoder().decode(buffer.subarray(0, n ?? 0)), /^HTTP\/1\.1 401 /);
     }
-    let status = 0;
-    for (let i = 0; i < 50 && status !== 200; i++) {
-      if (i > 0) await new Promise((r) => setTimeout(r, 100));
-      const auth = { authorization: "Bearer s3cret" };
-      status = await d.call("GET", "/v1/health", undefined, auth).then((a) => a.status, () => 0);
-    }
-    assert.equal(status, 200, d.stderr());
+    assert.equal(await healthWithToken(d, 50), 200, d.stderr());
   } finally {
     for (const conn of clients) conn.close();
     await d.kill();
-    await Deno.remove(dir, { recursive: true });
   }
 });
 
 Deno.test("serve: a --token-file others can read is a usage error naming its mode (exit 64)", async () => {
-  const dir = await tempDir();
-  const file = await tokenFile(dir);
+  const file = await tokenFile();
   await Deno.chmod(file, 0o644);
   const r = await serveFailure(["--listen", "127.0.0.1:0", "--token-file", file]);
   assert.equal(r.code, 64);
@@ -141,24 +142,18 @@ Deno.test("serve: a --token-file others can read is a usage error naming its mod
 
 Deno.test(
   "serve: a --token-file named through a symlink another user owns is a usage error naming the link (exit 64)",
-  {
-    ignore: Deno.uid() !== 0,
-  },
+  NEEDS_ROOT,
   async () => {
-    const dir = await tempDir();
-    try {
-      const link = join(dir, "link");
-      await Deno.symlink(await tokenFile(dir), link);
-      await lchown(link, 65534, 65534);
-      const r = await serveFailure(["--listen", "127.0.0.1:0", "--token-file", link]);
-      assert.equal(r.code, 64, r.stderr);
-      assert.match(
-        r.stderr,
-        /Invalid --token-file ".*link": it is named through ".*link", a symlink owned by user 65534/,
-      );
-    } finally {
-      await Deno.remove(dir, { recursive: true });
-    }
+    const file = await tokenFile();
+    const link = join(dirname(file), "link");
+    await Deno.symlink(file, link);
+    await lchown(link, 65534, 65534);
+    const r = await serveFailure(["--listen", "127.0.0.1:0", "--token-file", link]);
+    assert.equal(r.code, 64, r.stderr);
+    assert.match(
+      r.stderr,
+      /Invalid --token-file ".*link": it is named through ".*link", a symlink owned by user 65534/,
+    );
   },
 );
 

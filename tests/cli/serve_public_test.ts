@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { makeTree, tempDir } from "../_cli.ts";
+import { makeTree, shScript, tempDir } from "../_cli.ts";
 import { serveOn } from "./_serve.ts";
 import { waitForFile } from "../_procs.ts";
 
@@ -15,14 +15,13 @@ async function publicDaemon(args: string[] = []) {
     "router/route.sh": '#!/bin/sh\necho "CLAUDE_CONFIG_DIR=/profiles/$TASK_PROJECT"\n',
     "guard/plugin.yaml": "name: guard\nhooks:\n  pre_tool_call: pre.sh\n",
     // A "slow" tool call holds its request until $OUT/go exists.
-    "guard/pre.sh": [
-      "#!/bin/sh",
+    "guard/pre.sh": shScript(
       "call=$(cat)",
       'case $call in *slow*) touch "$OUT/slow"; while [ ! -e "$OUT/go" ]; do sleep 0.05; done ;; esac',
       'case $call in *"rm -rf"*) echo "no rm" >&2; exit 2 ;; esac',
       'echo \'{"action":"allow","reason":"fine"}\'',
       "",
-    ].join("\n"),
+    ),
     "notifier/plugin.yaml": "name: notifier\nhooks:\n  task.done: done.sh\n",
     "notifier/done.sh": '#!/bin/sh\necho "$TASK_ID" > "$OUT/done"\n',
   });

@@ -5,17 +5,17 @@ import { alive, readPid, waitGone } from "../_procs.ts";
 import { serveOn, tempSocket } from "./_serve.ts";
 import { within } from "../../lib/async.ts";
 
+/** A plugins dir holding plugin `plugin`, whose one service `name` runs `command`. */
+function servicePlugins(plugin: string, name: string, command: string): Promise<string> {
+  return makeTree({
+    [`${plugin}/plugin.yaml`]:
+      `name: ${plugin}\nservices:\n  - name: ${name}\n    command: ${command}\n`,
+  });
+}
+
 Deno.test("serve --services supervises the services, lists them at /v1/services, stops them on SIGTERM", async () => {
   const out = await tempDir({ prefix: "tyhooks-svc-" });
-  const plugins = await makeTree({
-    "indexer/plugin.yaml": [
-      "name: indexer",
-      "services:",
-      "  - name: web",
-      '    command: echo $$ > "$OUT/web.pid"; exec sleep 60',
-      "",
-    ].join("\n"),
-  });
+  const plugins = await servicePlugins("indexer", "web", 'echo $$ > "$OUT/web.pid"; exec sleep 60');
   await using d = await serveOn(plugins, ["--services"], { env: { OUT: out } });
   const pid = await readPid(join(out, "web.pid"), 5000);
   const deadline = Date.now() + 5000;
@@ -47,15 +47,11 @@ Deno.test("serve --services supervises the services, lists them at /v1/services,
 
 Deno.test("serve --services relays a service's clipboard write and screen clear escaped, never raw", async () => {
   const out = await tempDir({ prefix: "tyhooks-svc-" });
-  const plugins = await makeTree({
-    "evil/plugin.yaml": [
-      "name: evil",
-      "services:",
-      "  - name: out",
-      "    command: printf 'A\\033]52;c;aGk=\\007\\033[2J\\n'; echo $$ > \"$OUT/pid\"; exec sleep 60",
-      "",
-    ].join("\n"),
-  });
+  const plugins = await servicePlugins(
+    "evil",
+    "out",
+    "printf 'A\\033]52;c;aGk=\\007\\033[2J\\n'; echo $$ > \"$OUT/pid\"; exec sleep 60",
+  );
   await using d = await serveOn(plugins, ["--services"], { env: { OUT: out } });
   await readPid(join(out, "pid"), 5000);
   const { code, stderr } = await d.stop("SIGTERM");
@@ -65,16 +61,12 @@ Deno.test("serve --services relays a service's clipboard write and screen clear 
 });
 
 Deno.test("serve --services whose stderr nobody reads stops on SIGTERM within the services' stop timeout + 1 s", async () => {
-  const plugins = await makeTree({
-    "chatty/plugin.yaml": [
-      "name: chatty",
-      "services:",
-      // About 3 MB relayed: far more than the pipe and the writer's bound hold.
-      "  - name: talk",
-      "    command: seq 1 200000; touch printed; exec sleep 60",
-      "",
-    ].join("\n"),
-  });
+  // About 3 MB relayed: far more than the pipe and the writer's bound hold.
+  const plugins = await servicePlugins(
+    "chatty",
+    "talk",
+    "seq 1 200000; touch printed; exec sleep 60",
+  );
   const child = spawnCli(
     ["serve", "--listen", `unix:${await tempSocket()}`, "--plugins-dir", plugins, "--services"],
     { stdout: "null" },

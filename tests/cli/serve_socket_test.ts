@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { dirname } from "node:path";
 import { lchown } from "node:fs/promises";
-import { makeTree, tempDir, tempFile } from "../_cli.ts";
+import { makeTree, NEEDS_ROOT, tempDir, tempFile } from "../_cli.ts";
 import { serveFailure, serveOn, startServe, tempSocket } from "./_serve.ts";
 
 const PLUGINS = {
@@ -126,7 +126,7 @@ Deno.test("serve: an address that cannot be bound is an error naming it (exit 1)
 // socket, bind their own and answer the victim's tool calls "allow".
 Deno.test({
   name: "serve: a socket dir another user could write to is refused, naming why",
-  ignore: Deno.uid() !== 0, // Making a dir another user's needs chown: root only.
+  ...NEEDS_ROOT,
   async fn() {
     const shared = await tempDir({ prefix: "tyh-" });
     await Deno.chmod(shared, 0o1777); // As /tmp: world-writable, sticky.

@@ -1,9 +1,15 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { makeTree, RUN_KEYS, tempDir } from "../_cli.ts";
-import { serveOn, type ServeProcess } from "./_serve.ts";
+import { type Answer, serveOn, type ServeProcess } from "./_serve.ts";
 import { TWINS } from "./_trees.ts";
 import { waitForFile } from "../_procs.ts";
+
+/** Asserts that `answer` is `status`, with an error that matches `error`. */
+function assertError(answer: Answer, status: number, error: RegExp): void {
+  assert.equal(answer.status, status);
+  assert.match(answer.body.error, error);
+}
 
 /** Plugins for every endpoint; hooks write what they saw under `$OUT`. */
 async function pluginTree(): Promise<{ plugins: string; out: string }> {
@@ -190,11 +196,9 @@ Deno.test("serve: POST /v1/actions/{plugin}/{action} runs the first in path orde
 Deno.test("serve: an unknown plugin or action is 404 with an error naming it", async () => {
   await withDaemon(async (d) => {
     const plugin = await d.call("POST", "/v1/actions/ghost/hello");
-    assert.equal(plugin.status, 404);
-    assert.match(plugin.body.error, /Unknown plugin "ghost"/);
+    assertError(plugin, 404, /Unknown plugin "ghost"/);
     const action = await d.call("POST", "/v1/actions/notifier/ghost");
-    assert.equal(action.status, 404);
-    assert.match(action.body.error, /Unknown action "ghost" in plugin "notifier"/);
+    assertError(action, 404, /Unknown action "ghost" in plugin "notifier"/);
   });
 });
 
@@ -203,21 +207,14 @@ Deno.test("serve: POST /v1/tool/pre answers allow or block; POST /v1/tool/post i
     const allow = await d.call("POST", "/v1/tool/pre", { tool: "bash", args: { command: "ls" } });
     assert.equal(allow.status, 200);
     assert.deepEqual(allow.body, { action: "allow", reason: "fine" });
-    const block = await d.call("POST", "/v1/tool/pre", {
-      tool: "bash",
-      args: { command: "rm -rf /" },
-      platform: "claude",
-      user_id: "u1",
+    const from = { platform: "claude", user_id: "u1" };
+    const rm = { tool: "bash", args: { command: "rm -rf /" }, ...from };
+    assert.deepEqual((await d.call("POST", "/v1/tool/pre", rm)).body, {
+      action: "block",
+      reason: "no rm",
     });
-    assert.deepEqual(block.body, { action: "block", reason: "no rm" });
-    const post = await d.call("POST", "/v1/tool/post", {
-      tool: "bash",
-      args: { command: "ls" },
-      result: "a b",
-      error: "",
-      platform: "claude",
-      user_id: "u1",
-    });
+    const ls = { tool: "bash", args: { command: "ls" }, ...from };
+    const post = await d.call("POST", "/v1/tool/post", { ...ls, result: "a b", error: "" });
     assert.equal(post.status, 202);
     assert.deepEqual(post.body, { accepted: true });
     const seen = JSON.parse(await waitForFile(join(out, "post.json")));
@@ -237,27 +234,22 @@ Deno.test("serve: GET /v1/services is an empty list without --services", async (
 Deno.test("serve: malformed JSON and a task failing validation are 400 with the reason", async () => {
   await withDaemon(async (d) => {
     const malformed = await d.call("POST", "/v1/route", '{"task": {');
-    assert.equal(malformed.status, 400);
-    assert.match(malformed.body.error, /^Malformed JSON in request body/);
+    assertError(malformed, 400, /^Malformed JSON in request body/);
     const badTask = await d.call("POST", "/v1/route", { task: { id: "seven" } });
-    assert.equal(badTask.status, 400);
-    assert.match(badTask.body.error, /"task\.id"/);
+    assertError(badTask, 400, /"task\.id"/);
     const notObject = await d.call("POST", "/v1/events/task.done", "[1,2]");
     assert.equal(notObject.status, 400);
     const noStatus = await d.call("POST", "/v1/status-change", { task: { id: 1 } });
-    assert.equal(noStatus.status, 400);
-    assert.match(noStatus.body.error, /"status"/);
+    assertError(noStatus, 400, /"status"/);
     const noTool = await d.call("POST", "/v1/tool/pre", { args: {} });
-    assert.equal(noTool.status, 400);
-    assert.match(noTool.body.error, /"tool"/);
+    assertError(noTool, 400, /"tool"/);
   });
 });
 
 Deno.test("serve: unknown path is 404, wrong method is 405 with Allow", async () => {
   await withDaemon(async (d) => {
     const missing = await d.call("GET", "/v1/nope");
-    assert.equal(missing.status, 404);
-    assert.match(missing.body.error, /Unknown path "\/v1\/nope"/);
+    assertError(missing, 404, /Unknown path "\/v1\/nope"/);
     const wrong = await d.call("GET", "/v1/route");
     assert.equal(wrong.status, 405);
     assert.equal(wrong.headers.get("allow"), "POST");
@@ -272,8 +264,7 @@ Deno.test("serve: a body over 1 MiB is 413, and the daemon keeps serving", async
   await withDaemon(async (d) => {
     const big = JSON.stringify({ task: { id: 1, body: "x".repeat(1024 * 1024) } });
     const r = await d.call("POST", "/v1/route", big);
-    assert.equal(r.status, 413);
-    assert.match(r.body.error, /too large/);
+    assertError(r, 413, /too large/);
     // Streamed without a Content-Length, the cap still holds.
     const stream = new Blob([big]).stream();
     const streamed = await d.fetch("/v1/route", { method: "POST", body: stream });

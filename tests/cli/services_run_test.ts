@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, makeTree, spawnCli } from "../_cli.ts";
-import { alive, readPid } from "../_procs.ts";
+import { alive, exists, readPid, until } from "../_procs.ts";
 import { within } from "../../lib/async.ts";
 
 /** `tyhooks services run` in the background, so a test can signal it. */
@@ -35,20 +35,28 @@ function serviceRun(
   };
 }
 
-function manifest(name: string, services: string): string {
-  return `name: ${name}\nservices:\n${services}`;
+/** A plugins dir holding plugin `name`, its `services:` the YAML `services`, and its `files`. */
+function servicePlugins(
+  name: string,
+  services: string,
+  files: Record<string, string> = {},
+): Promise<string> {
+  return makeTree({
+    [`${name}/plugin.yaml`]: `name: ${name}\nservices:\n${services}`,
+    ...Object.fromEntries(Object.entries(files).map(([path, text]) => [`${name}/${path}`, text])),
+  });
 }
 
 Deno.test("services run starts a service with the injected TY_API_URL and its own FOO=bar, and SIGTERM stops it with exit 0", async () => {
-  const plugins = await makeTree({
-    "web/plugin.yaml": manifest(
-      "web",
-      '  - name: api\n    command: ./serve.sh\n    env: ["FOO=bar"]\n',
-    ),
-    // The pid is written last: once it is there, the output is in the pipe.
-    "web/serve.sh": '#!/bin/sh\nenv > env.txt\necho ready\nprintf partial\necho "$$" > pid\n' +
-      "exec sleep 300\n",
-  });
+  const plugins = await servicePlugins(
+    "web",
+    '  - name: api\n    command: ./serve.sh\n    env: ["FOO=bar"]\n',
+    {
+      // The pid is written last: once it is there, the output is in the pipe.
+      "serve.sh": '#!/bin/sh\nenv > env.txt\necho ready\nprintf partial\necho "$$" > pid\n' +
+        "exec sleep 300\n",
+    },
+  );
   await using run = serviceRun(
     ["--plugins-dir", plugins, "--env", "TY_API_URL=http://127.0.0.1:7777", "--env", "FOO=flag"],
     { TY_DB_PATH: "/tmp/ty-test.db" },
@@ -70,16 +78,16 @@ Deno.test("services run starts a service with the injected TY_API_URL and its ow
 });
 
 Deno.test("services run kills a service that ignores SIGTERM within --stop-timeout + 1 s and leaves no child", async () => {
-  const plugins = await makeTree({
-    "stubborn/plugin.yaml": manifest(
-      "stubborn",
-      "  - name: trap\n    command: ./trap.sh\n  - name: forker\n    command: ./fork.sh\n",
-    ),
-    "stubborn/trap.sh": "#!/bin/sh\ntrap '' TERM\necho \"$$\" > trap.pid\n" +
-      "while :; do sleep 0.05; done\n",
-    "stubborn/fork.sh": "#!/bin/sh\nsleep 300 &\necho $! > child1.pid\n" +
-      "(trap '' TERM; sleep 300) &\necho $! > child2.pid\nwait\n",
-  });
+  const plugins = await servicePlugins(
+    "stubborn",
+    "  - name: trap\n    command: ./trap.sh\n  - name: forker\n    command: ./fork.sh\n",
+    {
+      "trap.sh": "#!/bin/sh\ntrap '' TERM\necho \"$$\" > trap.pid\n" +
+        "while :; do sleep 0.05; done\n",
+      "fork.sh": "#!/bin/sh\nsleep 300 &\necho $! > child1.pid\n" +
+        "(trap '' TERM; sleep 300) &\necho $! > child2.pid\nwait\n",
+    },
+  );
   await using run = serviceRun(["--plugins-dir", plugins, "--stop-timeout", "1s"]);
   const dir = join(plugins, "stubborn");
   const pids = [
@@ -103,13 +111,11 @@ Deno.test("services run kills a service that ignores SIGTERM within --stop-timeo
 
 Deno.test("a service printing 300 MB without a newline leaves the supervisor's peak memory under 200 MB", async () => {
   // In "sh -c", $PPID is tyhooks (setsid execs in place): the service reads its peak RSS.
-  const plugins = await makeTree({
-    "flood/plugin.yaml": manifest(
-      "flood",
-      "  - name: zeros\n    command: 'head -c 300000000 /dev/zero; " +
-        "grep VmHWM /proc/$PPID/status > hwm.tmp; mv hwm.tmp hwm; exec sleep 300'\n",
-    ),
-  });
+  const plugins = await servicePlugins(
+    "flood",
+    "  - name: zeros\n    command: 'head -c 300000000 /dev/zero; " +
+      "grep VmHWM /proc/$PPID/status > hwm.tmp; mv hwm.tmp hwm; exec sleep 300'\n",
+  );
   await using run = serviceRun(["--plugins-dir", plugins], {}, "null");
   const hwm = join(plugins, "flood", "hwm");
   let text = "";
@@ -155,9 +161,7 @@ Deno.test("services run rejects a bad --stop-timeout", async () => {
 
 Deno.test("services run exits 1 by itself once every service was given up", async () => {
   // Five quick failures with the real backoff (1 + 2 + 4 + 8 s): about 15 s.
-  const plugins = await makeTree({
-    "p/plugin.yaml": manifest("p", "  - name: crash\n    command: exit 3\n"),
-  });
+  const plugins = await servicePlugins("p", "  - name: crash\n    command: exit 3\n");
   const r = await cli(["services", "run", "--plugins-dir", plugins], {
     env: { TYHOOKS_NO_CACHE: "1" },
   });
@@ -172,24 +176,16 @@ Deno.test("services run exits 1 by itself once every service was given up", asyn
  * worth), or after 10 s when it is held back.
  */
 async function unreadStderr(lines: number, args: string[] = []) {
-  const plugins = await makeTree({
-    "chatty/plugin.yaml": manifest(
-      "chatty",
-      `  - name: talk\n    command: 'seq 1 ${lines}; touch printed; exec sleep 300'\n`,
-    ),
-  });
+  const plugins = await servicePlugins(
+    "chatty",
+    `  - name: talk\n    command: 'seq 1 ${lines}; touch printed; exec sleep 300'\n`,
+  );
   const child = spawnCli(["services", "run", "--plugins-dir", plugins, ...args], {
     stdout: "null",
   });
   const printed = join(plugins, "chatty", "printed");
-  for (let i = 0; i < 500 && !await exists(printed); i++) {
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await until(() => exists(printed), 10_000);
   return child;
-}
-
-function exists(path: string): Promise<boolean> {
-  return Deno.stat(path).then(() => true, () => false);
 }
 
 // The exit code, or null when the child is still running after `ms`.
@@ -216,12 +212,8 @@ Deno.test("services run whose stderr nobody reads stops on SIGTERM within --stop
 });
 
 Deno.test("services run relays a service's clipboard write and screen clear escaped, never raw", async () => {
-  const plugins = await makeTree({
-    "evil/plugin.yaml": manifest(
-      "evil",
-      "  - name: out\n    command: ./out.sh\n",
-    ),
-    "evil/out.sh": "#!/bin/sh\nprintf 'A\\033]52;c;aGk=\\007\\033[2J\\302\\2332J\\177\\n'\n" +
+  const plugins = await servicePlugins("evil", "  - name: out\n    command: ./out.sh\n", {
+    "out.sh": "#!/bin/sh\nprintf 'A\\033]52;c;aGk=\\007\\033[2J\\302\\2332J\\177\\n'\n" +
       'echo "$$" > pid\nexec sleep 300\n',
   });
   await using run = serviceRun(["--plugins-dir", plugins]);

@@ -120,12 +120,18 @@ Deno.test("serve: SIGTERM with --stop-timeout 5s lets the hooks in flight finish
   for (const id of TEN) assert.equal(times(all, `start ${id}`), 1, `event ${id}: ${all}`);
 });
 
-Deno.test("serve: SIGKILL with 10 events accepted loses none: a restart runs them all", async () => {
+/** What a daemon (--max-procs 3) leaves when it is sent SIGKILL after accepting TEN events. */
+async function killedAfterTen() {
   const { plugins, state, log } = await setup(1);
   const env = { XDG_STATE_HOME: state };
   const first = await serveOn(plugins, ["--max-procs", "3"], { env });
   await acceptTen(first);
   await first.stop("SIGKILL");
+  return { plugins, state, log, env };
+}
+
+Deno.test("serve: SIGKILL with 10 events accepted loses none: a restart runs them all", async () => {
+  const { plugins, log, env } = await killedAfterTen();
   assert.ok((await ended(log)).size < 10);
   await using _second = await serveOn(plugins, ["--max-procs", "3"], { env });
   assert.deepEqual([...await ended(log, 10)].sort(), [...TEN].sort());
@@ -141,11 +147,7 @@ Deno.test("serve: GET /v1/health reports the events accepted and not yet run", a
 });
 
 Deno.test("serve: a corrupt and a group-readable spool file are set aside with a log line; the rest run", async () => {
-  const { plugins, state, log } = await setup(1);
-  const env = { XDG_STATE_HOME: state };
-  const first = await serveOn(plugins, ["--max-procs", "3"], { env });
-  await acceptTen(first);
-  await first.stop("SIGKILL");
+  const { plugins, state, log, env } = await killedAfterTen();
   const dir = join(state, "tyhooks", "spool");
   const runner = [...Deno.readDirSync(dir)].find((e) => e.isDirectory)!.name;
   const corrupt = "0000000000001-000001-00000000.json";

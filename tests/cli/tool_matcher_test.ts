@@ -11,8 +11,12 @@ import { makeTree, spawnCli, tempDir } from "../_cli.ts";
 // Blocks every call it is asked about, so "allow" means the hook was not asked.
 const BLOCKING_GUARD = `#!/bin/sh\necho '{"action":"block","reason":"asked"}'\n`;
 
-function guardedBy(tools: string): Promise<string> {
-  return makeTree({
+/**
+ * A plugins dir whose one guard has the `tools` setting `tools`, and the environment of a home of
+ * its own to run `tool pre` on it with (its index cache in it).
+ */
+async function guardedBy(tools: string): Promise<{ plugins: string; env: Record<string, string> }> {
+  const plugins = await makeTree({
     "g/plugin.yaml": [
       "name: g",
       "hooks: {pre_tool_call: guard.sh}",
@@ -22,6 +26,8 @@ function guardedBy(tools: string): Promise<string> {
     ].join("\n"),
     "g/guard.sh": BLOCKING_GUARD,
   });
+  const home = await tempDir();
+  return { plugins, env: { HOME: home, XDG_CACHE_HOME: join(home, "cache") } };
 }
 
 /** `tool pre --tool <tool>`, killed if it has not answered in 30 s. */
@@ -41,10 +47,8 @@ async function pre(plugins: string, tool: string, env: Record<string, string>) {
 }
 
 Deno.test("tyhooks tool pre with tools ^(B+)+$ answers for a 40-character tool name, asking the hook only when the name matches", async () => {
-  const plugins = await guardedBy("^(B+)+$");
-  const home = await tempDir();
   // Cold (manifest read), then warm (cached index), as every spawn-time call after the first.
-  const env = { HOME: home, XDG_CACHE_HOME: join(home, "cache") };
+  const { plugins, env } = await guardedBy("^(B+)+$");
   // A tree written this instant is not cached yet (see RACY_MS in lib/plugins/cache.ts).
   await new Promise((resolve) => setTimeout(resolve, 30));
   for (const round of ["cold", "warm"]) {
@@ -58,9 +62,7 @@ Deno.test("tyhooks tool pre with tools ^(B+)+$ answers for a 40-character tool n
 });
 
 Deno.test("tyhooks tool pre asks a hook whose tools expression is found inside the tool name", async () => {
-  const plugins = await guardedBy("bash|sh");
-  const home = await tempDir();
-  const env = { HOME: home, XDG_CACHE_HOME: join(home, "cache") };
+  const { plugins, env } = await guardedBy("bash|sh");
   const verdicts = [];
   for (const tool of ["run_shell_command", "run_bash", "read_file"]) {
     const r = await pre(plugins, tool, env);
@@ -75,9 +77,7 @@ Deno.test("tyhooks tool pre asks a hook whose tools expression is found inside t
 
 Deno.test("tyhooks tool pre asks a hook whose tools expression is beyond the common subset as RE2 would", async () => {
   // Case folding and word boundaries are RE2's alone.
-  const plugins = await guardedBy("(?i)^bash$|\\bsh\\b");
-  const home = await tempDir();
-  const env = { HOME: home, XDG_CACHE_HOME: join(home, "cache") };
+  const { plugins, env } = await guardedBy("(?i)^bash$|\\bsh\\b");
   await new Promise((resolve) => setTimeout(resolve, 30));
   for (const round of ["cold", "warm"]) {
     const verdicts = [];

@@ -22,6 +22,13 @@ async function pre(plugins: string, ...extra: string[]) {
   return { ...r, verdict: r.stdout ? JSON.parse(r.stdout) : undefined };
 }
 
+/** A plugins dir whose one guard answers every call with `answer`, as JSON. */
+function guardAnswering(answer: unknown): Promise<string> {
+  return pluginsHandling("pre_tool_call", {
+    guard: `#!/bin/sh\nprintf '%s\\n' '${JSON.stringify(answer)}'\n`,
+  });
+}
+
 Deno.test("tyhooks tool pre allows with exit 0 when no hook is configured", async () => {
   const r = await pre(await makeTree({}));
   assert.equal(r.code, 0, r.stderr);
@@ -228,10 +235,13 @@ Deno.test("tyhooks tool post --detach returns at once and the post hook still ru
 });
 
 Deno.test("tyhooks tool pre blocks a guard's ask saying it needs approval; with --json it reports the ask, its args and context", async () => {
-  const plugins = await pluginsHandling("pre_tool_call", {
-    guard:
-      `#!/bin/sh\nprintf '%s\\n' '{"action":"ask","reason":"rm needs a person","args":{"command":"rm -i x"},"context":"asked"}'\n`,
-  });
+  const ask = {
+    action: "ask",
+    reason: "rm needs a person",
+    args: { command: "rm -i x" },
+    context: "asked",
+  };
+  const plugins = await guardAnswering(ask);
   const plain = await pre(plugins);
   assert.equal(plain.code, 2, plain.stderr);
   assert.deepEqual(plain.verdict, {
@@ -241,34 +251,18 @@ Deno.test("tyhooks tool pre blocks a guard's ask saying it needs approval; with 
   });
   const json = await pre(plugins, "--json");
   assert.equal(json.code, 2, json.stderr);
-  assert.deepEqual(json.verdict, {
-    action: "ask",
-    reason: "rm needs a person",
-    args: { command: "rm -i x" },
-    context: "asked",
-  });
+  assert.deepEqual(json.verdict, ask);
 });
 
 Deno.test("tyhooks tool pre prints the args a guard rewrote and the context it gave, allowing with exit 0", async () => {
-  const plugins = await pluginsHandling("pre_tool_call", {
-    guard:
-      `#!/bin/sh\nprintf '%s\\n' '{"action":"allow","args":{"command":"rm -i x"},"context":"made it -i"}'\n`,
-  });
-  const r = await pre(plugins);
+  const allow = { action: "allow", args: { command: "rm -i x" }, context: "made it -i" };
+  const r = await pre(await guardAnswering(allow));
   assert.equal(r.code, 0, r.stderr);
-  assert.deepEqual(r.verdict, {
-    action: "allow",
-    reason: "",
-    args: { command: "rm -i x" },
-    context: "made it -i",
-  });
+  assert.deepEqual(r.verdict, { ...allow, reason: "" });
 });
 
 Deno.test("tyhooks tool pre --claude: a migrated Claude Code hook's allow allows silently, its ask and its rewrite reach Claude Code as its own fields", async () => {
-  const claude = (answer: unknown) =>
-    pluginsHandling("pre_tool_call", {
-      guard: `#!/bin/sh\nprintf '%s\\n' '${JSON.stringify({ hookSpecificOutput: answer })}'\n`,
-    });
+  const claude = (answer: unknown) => guardAnswering({ hookSpecificOutput: answer });
   const stdin = JSON.stringify({ tool_name: "Bash", tool_input: { command: "ls" } });
   const run = async (plugins: string) =>
     await cli(["tool", "pre", "--claude", "--plugins-dir", plugins], { stdin });

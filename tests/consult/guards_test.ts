@@ -1,15 +1,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { Runner } from "../../lib/hooks/runner.ts";
-import { ToolHooks } from "../../lib/consult/tool_hooks.ts";
-import { pluginIndex, type PluginScripts, recordingLogger, traceDir } from "../_index.ts";
+import type { PreToolOptions, ToolVerdict } from "../../lib/consult/tool_hooks.ts";
+import { type PluginScripts, toolHooks, traceDir } from "../_index.ts";
 
 const CALL = { tool: "bash", args: { command: "ls" }, platform: "cli", user_id: "u1" };
-
-async function hooksOf(plugins: PluginScripts) {
-  const { log, lines } = recordingLogger();
-  return { hooks: new ToolHooks(new Runner(await pluginIndex(plugins), { log })), lines };
-}
 
 /** A pre_tool_call hook that prints `answer` (a JSON value) and ignores its request. */
 function says(answer: unknown): Record<string, string> {
@@ -30,40 +24,96 @@ function seeing(text: string, then: unknown, otherwise: unknown): Record<string,
   };
 }
 
-Deno.test("an ask ranks over an allow: kept with canAsk, otherwise a block saying it needs approval", async () => {
-  const { hooks } = await hooksOf({
-    a: says({ action: "allow", reason: "fine" }),
-    b: says({ action: " ASK ", reason: "a force push needs a person" }),
-    c: says({ action: "allow" }),
-  });
-  assert.deepEqual(await hooks.preToolCall(CALL, { canAsk: true }), {
-    action: "ask",
-    reason: "a force push needs a person",
-    by: "b",
-  });
-  assert.deepEqual(await hooks.preToolCall(CALL), {
-    action: "block",
-    reason: "needs approval: a force push needs a person",
-    by: "b",
-  });
-});
+/** Guards, and the verdict they reach on CALL when asked with each set of options in turn. */
+const VERDICTS: {
+  name: string;
+  guards: PluginScripts;
+  verdicts: [PreToolOptions, ToolVerdict][];
+}[] = [
+  {
+    name:
+      "an ask ranks over an allow: kept with canAsk, otherwise a block saying it needs approval",
+    guards: {
+      a: says({ action: "allow", reason: "fine" }),
+      b: says({ action: " ASK ", reason: "a force push needs a person" }),
+      c: says({ action: "allow" }),
+    },
+    verdicts: [
+      [{ canAsk: true }, { action: "ask", reason: "a force push needs a person", by: "b" }],
+      [{}, { action: "block", reason: "needs approval: a force push needs a person", by: "b" }],
+    ],
+  },
+  {
+    name: "a block ranks over an ask, even from a later guard",
+    guards: {
+      a: says({ action: "ask", reason: "maybe" }),
+      b: says({ action: "block", reason: "never" }),
+    },
+    verdicts: [false, true].map((sequential) => [
+      { canAsk: true, sequential },
+      { action: "block", reason: "never", by: "b" },
+    ]),
+  },
+  {
+    name: "a rewrite asks the later guards again with the new args, and the verdict carries them",
+    guards: {
+      a: says({ action: "allow", args: { command: "ls -a" }, context: "a: added -a" }),
+      b: seeing(
+        '"ls -a"',
+        { action: "allow", args: { command: "ls -a -l" }, context: "b: saw ls -a" },
+        { action: "block", reason: "b judged the old args" },
+      ),
+      c: seeing(
+        '"ls -a -l"',
+        { action: "allow", context: "c: saw ls -a -l" },
+        { action: "block", reason: "c judged old args" },
+      ),
+    },
+    verdicts: [false, true].map((sequential) => [{ sequential }, {
+      action: "allow",
+      reason: "",
+      args: { command: "ls -a -l" },
+      context: "a: added -a\nb: saw ls -a\nc: saw ls -a -l",
+    }]),
+  },
+  {
+    name: "a later guard that blocks the rewritten args blocks the call",
+    guards: {
+      a: says({ action: "allow", args: { command: "rm -rf /" } }),
+      b: seeing("rm -rf", { action: "block", reason: "no rm -rf" }, { action: "allow" }),
+    },
+    verdicts: [[{}, { action: "block", reason: "no rm -rf", by: "b" }]],
+  },
+  {
+    name: "an ask with args keeps the rewritten args for the person to approve",
+    guards: {
+      a: says({ action: "ask", reason: "check it", args: { command: "ls -i" } }),
+      b: seeing('"ls -i"', { action: "allow" }, { action: "block", reason: "old args" }),
+    },
+    verdicts: [
+      [{ canAsk: true }, {
+        action: "ask",
+        reason: "check it",
+        args: { command: "ls -i" },
+        by: "a",
+      }],
+      // Where nobody can be asked, the block carries no args to run.
+      [{}, { action: "block", reason: "needs approval: check it", by: "a" }],
+    ],
+  },
+];
 
-Deno.test("a block ranks over an ask, even from a later guard", async () => {
-  const { hooks } = await hooksOf({
-    a: says({ action: "ask", reason: "maybe" }),
-    b: says({ action: "block", reason: "never" }),
+for (const { name, guards, verdicts } of VERDICTS) {
+  Deno.test(name, async () => {
+    const { hooks } = await toolHooks(guards);
+    for (const [options, verdict] of verdicts) {
+      assert.deepEqual(await hooks.preToolCall(CALL, options), verdict, JSON.stringify(options));
+    }
   });
-  for (const sequential of [false, true]) {
-    assert.deepEqual(await hooks.preToolCall(CALL, { canAsk: true, sequential }), {
-      action: "block",
-      reason: "never",
-      by: "b",
-    });
-  }
-});
+}
 
 Deno.test("the contexts of every guard that answered are joined in decision order", async () => {
-  const { hooks } = await hooksOf({
+  const { hooks } = await toolHooks({
     a: says({ action: "allow", context: "from a" }),
     b: says({ action: "allow" }),
     c: says({ action: "ask", reason: "why", context: "from c\nsecond line" }),
@@ -74,7 +124,7 @@ Deno.test("the contexts of every guard that answered are joined in decision orde
     context: "from a\nfrom c\nsecond line",
     by: "c",
   });
-  const { hooks: blocking } = await hooksOf({
+  const { hooks: blocking } = await toolHooks({
     a: says({ action: "allow", context: "from a" }),
     b: says({ action: "block", reason: "no", context: "from b" }),
   });
@@ -83,61 +133,6 @@ Deno.test("the contexts of every guard that answered are joined in decision orde
     reason: "no",
     context: "from a\nfrom b",
     by: "b",
-  });
-});
-
-Deno.test("a rewrite asks the later guards again with the new args, and the verdict carries them", async () => {
-  const { hooks } = await hooksOf({
-    a: says({ action: "allow", args: { command: "ls -a" }, context: "a: added -a" }),
-    b: seeing(
-      '"ls -a"',
-      { action: "allow", args: { command: "ls -a -l" }, context: "b: saw ls -a" },
-      { action: "block", reason: "b judged the old args" },
-    ),
-    c: seeing(
-      '"ls -a -l"',
-      { action: "allow", context: "c: saw ls -a -l" },
-      { action: "block", reason: "c judged old args" },
-    ),
-  });
-  for (const sequential of [false, true]) {
-    assert.deepEqual(await hooks.preToolCall(CALL, { sequential }), {
-      action: "allow",
-      reason: "",
-      args: { command: "ls -a -l" },
-      context: "a: added -a\nb: saw ls -a\nc: saw ls -a -l",
-    });
-  }
-});
-
-Deno.test("a later guard that blocks the rewritten args blocks the call", async () => {
-  const { hooks } = await hooksOf({
-    a: says({ action: "allow", args: { command: "rm -rf /" } }),
-    b: seeing("rm -rf", { action: "block", reason: "no rm -rf" }, { action: "allow" }),
-  });
-  assert.deepEqual(await hooks.preToolCall(CALL), {
-    action: "block",
-    reason: "no rm -rf",
-    by: "b",
-  });
-});
-
-Deno.test("an ask with args keeps the rewritten args for the person to approve", async () => {
-  const { hooks } = await hooksOf({
-    a: says({ action: "ask", reason: "check it", args: { command: "ls -i" } }),
-    b: seeing('"ls -i"', { action: "allow" }, { action: "block", reason: "old args" }),
-  });
-  assert.deepEqual(await hooks.preToolCall(CALL, { canAsk: true }), {
-    action: "ask",
-    reason: "check it",
-    args: { command: "ls -i" },
-    by: "a",
-  });
-  // Where nobody can be asked, the block carries no args to run.
-  assert.deepEqual(await hooks.preToolCall(CALL), {
-    action: "block",
-    reason: "needs approval: check it",
-    by: "a",
   });
 });
 
@@ -179,7 +174,7 @@ Deno.test("a migrated Claude Code hook's answers are read as allow, block and as
     }],
   ];
   for (const [answer, verdict] of cases) {
-    const { hooks } = await hooksOf({ claude: says(answer) });
+    const { hooks } = await toolHooks({ claude: says(answer) });
     assert.deepEqual(
       await hooks.preToolCall(CALL, { canAsk: true }),
       verdict,
@@ -196,7 +191,7 @@ Deno.test("agentEvent() sends agent.prompt hooks the prompt, cwd and agent, and 
     session_id: "s1",
     input: { prompt: "hi", hook_event_name: "UserPromptSubmit" },
   };
-  const { hooks } = await hooksOf({
+  const { hooks } = await toolHooks({
     a: {
       "agent.prompt":
         `#!/bin/sh\ncat > ${trace}/request\necho '{"action":"allow","context":"a"}'\n`,
@@ -213,7 +208,7 @@ Deno.test("agentEvent() sends agent.prompt hooks the prompt, cwd and agent, and 
 
 Deno.test("agentEvent() blocks an agent.stop on exit 2 with stderr, and an ask there needs approval", async () => {
   const trace = await traceDir();
-  const { hooks } = await hooksOf({
+  const { hooks } = await toolHooks({
     a: {
       "agent.stop": `#!/bin/sh\ncat > ${trace}/request\necho ' tests still fail ' >&2\nexit 2\n`,
     },
@@ -225,7 +220,7 @@ Deno.test("agentEvent() blocks an agent.stop on exit 2 with stderr, and an ask t
   });
   const sent = JSON.parse(await Deno.readTextFile(join(trace, "request")));
   assert.deepEqual(sent, { id: sent.id, hook: "agent.stop", cwd: "/w" });
-  const { hooks: asking } = await hooksOf({
+  const { hooks: asking } = await toolHooks({
     a: { "agent.stop": `#!/bin/sh\necho '{"action":"ask","reason":"really?"}'\n` },
   });
   assert.deepEqual(await asking.agentEvent({ event: "agent.stop" }, { canAsk: true }), {
@@ -236,12 +231,12 @@ Deno.test("agentEvent() blocks an agent.stop on exit 2 with stderr, and an ask t
 });
 
 Deno.test("agentEvent() allows when no plugin hooks the event, and fails closed on a failing hook", async () => {
-  const { hooks } = await hooksOf({ guard: says({ action: "block" }) });
+  const { hooks } = await toolHooks({ guard: says({ action: "block" }) });
   assert.deepEqual(await hooks.agentEvent({ event: "agent.prompt", prompt: "x" }), {
     action: "allow",
     reason: "",
   });
-  const { hooks: failing } = await hooksOf({ a: { "agent.prompt": "#!/bin/sh\nexit 7\n" } });
+  const { hooks: failing } = await toolHooks({ a: { "agent.prompt": "#!/bin/sh\nexit 7\n" } });
   const verdict = await failing.agentEvent({ event: "agent.prompt", prompt: "x" });
   assert.equal(verdict.action, "block");
   assert.match(verdict.reason, /^agent\.prompt hook of plugin "a" failed: exited 7/i);

@@ -4,7 +4,8 @@ import { Runner } from "../../lib/hooks/runner.ts";
 import { EMPTY_TASK } from "../../lib/wire/task.ts";
 import { LOCAL_PLACEMENT } from "../../lib/consult/placement.ts";
 import { groupGone, readPid, waitGone, waitGroupGone } from "../_procs.ts";
-import { pluginIndex, type PluginScripts, recordingLogger, traceDir } from "../_index.ts";
+import { shScript } from "../_cli.ts";
+import { handling, recordingRunner, traceDir } from "../_index.ts";
 
 const TASK = {
   ...EMPTY_TASK,
@@ -18,17 +19,9 @@ const TASK = {
 
 const ALL_EMPTY = { target: "", workdir: "", reason: "", handler: "" };
 
-async function placementRunner(handlers: Record<string, string>, placementMs?: number) {
-  const scripts: PluginScripts = {};
-  for (const [name, script] of Object.entries(handlers)) {
-    scripts[name] = { "task.placement": script };
-  }
-  const { log, lines } = recordingLogger();
-  const runner = new Runner(await pluginIndex(scripts), {
-    log,
-    timeouts: placementMs ? { placement: placementMs } : {},
-  });
-  return { runner, lines };
+function placementRunner(handlers: Record<string, string>, placementMs?: number) {
+  const timeouts = placementMs ? { placement: placementMs } : {};
+  return recordingRunner(handling("task.placement", handlers), { timeouts });
 }
 
 const answer = (json: string) => `#!/bin/sh\ncat >/dev/null\necho '${json}'\n`;
@@ -130,14 +123,13 @@ Deno.test("resolvePlacement() with no handler answers all-empty", async () => {
 Deno.test("resolvePlacement() keeps the answer of a handler whose background probe holds its stdout, and ends the probe", async () => {
   const trace = await traceDir();
   const { runner } = await placementRunner({
-    p: [
-      "#!/bin/sh",
+    p: shScript(
       "cat >/dev/null",
       `echo '{"target":"h1","workdir":"/w"}'`,
       "sleep 30 &",
       `echo $! > ${trace}/probe`,
       `echo $$ > ${trace}/handler`,
-    ].join("\n"),
+    ),
   });
   const placed = await runner.resolvePlacement(TASK);
   assert.deepEqual([placed.target, placed.handler], ["h1", "p"]);
@@ -147,13 +139,12 @@ Deno.test("resolvePlacement() keeps the answer of a handler whose background pro
 
 Deno.test("resolvePlacement() returns within its deadline + 1 s when handlers ignore SIGTERM and hang with children", async () => {
   const trace = await traceDir();
-  const stubborn = [
-    "#!/bin/sh",
+  const stubborn = shScript(
     "trap '' TERM",
     `echo $$ > ${trace}/$TASK_PLUGIN_NAME`,
     "sleep 30 &",
     "while :; do sleep 0.05; done",
-  ].join("\n");
+  );
   const { runner, lines } = await placementRunner({ a: stubborn, b: stubborn, c: stubborn });
   const started = performance.now();
   const placed = await runner.resolvePlacement(TASK, { deadlineMs: 800 });

@@ -4,7 +4,8 @@ import { Runner } from "../../lib/hooks/runner.ts";
 import { EMPTY_TASK } from "../../lib/wire/task.ts";
 import { isEmptyDecision, NO_ROUTE, parseRouteOutput } from "../../lib/consult/route.ts";
 import { groupGone, readPid, waitGone } from "../_procs.ts";
-import { pluginIndex, type PluginScripts, recordingLogger, traceDir } from "../_index.ts";
+import { shScript } from "../_cli.ts";
+import { handling, recordingRunner, traceDir } from "../_index.ts";
 
 const TASK = {
   ...EMPTY_TASK,
@@ -14,15 +15,9 @@ const TASK = {
   claude_config_dir: "",
 };
 
-async function routerRunner(routers: Record<string, string>, options: { routeMs?: number } = {}) {
-  const scripts: PluginScripts = {};
-  for (const [name, script] of Object.entries(routers)) scripts[name] = { "task.route": script };
-  const { log, lines } = recordingLogger();
-  const runner = new Runner(await pluginIndex(scripts), {
-    log,
-    timeouts: options.routeMs ? { route: options.routeMs } : {},
-  });
-  return { runner, lines };
+function routerRunner(routers: Record<string, string>, options: { routeMs?: number } = {}) {
+  const timeouts = options.routeMs ? { route: options.routeMs } : {};
+  return recordingRunner(handling("task.route", routers), { timeouts });
 }
 
 Deno.test("route() returns the third router's decision after a silent one and a failing one that printed a config dir", async () => {
@@ -75,11 +70,10 @@ Deno.test("route() treats a decision with only REASON as empty and asks the next
 
 Deno.test("route() gives routers TASK_EXECUTOR and TASK_CLAUDE_CONFIG_DIR with the event variables", async () => {
   const { runner } = await routerRunner({
-    r: [
-      "#!/bin/sh",
+    r: shScript(
       'echo "CLAUDE_CONFIG_DIR=$TASK_CLAUDE_CONFIG_DIR-routed"',
       'echo "REASON=$TASK_EXECUTOR $TASK_EVENT $TASK_ID $TASK_PLUGIN_NAME $(pwd)"',
-    ].join("\n"),
+    ),
   });
   // SPEC: a task naming its own config dir is routed only with force.
   const decision = await runner.route({ ...TASK, claude_config_dir: "/p/default" }, {
@@ -126,12 +120,11 @@ Deno.test("route() keeps an answer whose router left a child holding stdout, and
 Deno.test("route() returns within its deadline + 1 s when a router escapes with setsid holding stdout", async () => {
   const trace = await traceDir();
   const { runner } = await routerRunner({
-    r: [
-      "#!/bin/sh",
+    r: shScript(
       "echo CLAUDE_CONFIG_DIR=/p/escaped",
       `setsid sh -c 'echo $$ > ${trace}/escapee; exec sleep 5' &`,
       `echo $$ > ${trace}/router`,
-    ].join("\n"),
+    ),
   });
   const started = performance.now();
   const decision = await runner.route(TASK, { deadlineMs: 1000 });

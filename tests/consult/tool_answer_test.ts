@@ -8,33 +8,30 @@ function pre(stdout: string) {
   return read.ok ? read.answer : read.error;
 }
 
+/** Asserts what {@linkcode pre} makes of each stdout: the answer, or the refusal's words. */
+function assertRead(cases: [stdout: string, read: unknown][]): void {
+  for (const [stdout, read] of cases) assert.deepEqual(pre(stdout), read, stdout);
+}
+
 Deno.test("a pre hook's action is read in any case and spacing, its reason trimmed or empty", () => {
-  assert.deepEqual(pre('{"action":"allow"}'), { action: "allow", reason: "" });
-  assert.deepEqual(pre('{"action":" Block ","reason":" rm -rf "}'), {
-    action: "block",
-    reason: "rm -rf",
-  });
-  assert.deepEqual(pre('{"action":"block","reason":null,"extra":1}'), {
-    action: "block",
-    reason: "",
-  });
+  assertRead([
+    ['{"action":"allow"}', { action: "allow", reason: "" }],
+    ['{"action":" Block ","reason":" rm -rf "}', { action: "block", reason: "rm -rf" }],
+    ['{"action":"block","reason":null,"extra":1}', { action: "block", reason: "" }],
+  ]);
 });
 
 Deno.test("a pre hook's answer without a known action or with a wrong reason is refused, naming it", () => {
-  assert.equal(
-    pre('{"action":"maybe"}'),
-    'wrong answer: "action": expected "allow", "block" or "ask", got "maybe"',
-  );
-  assert.equal(pre('{"reason":"no action"}'), 'wrong answer: "action": missing');
-  assert.equal(
-    pre('{"action":1}'),
-    'wrong answer: "action": expected "allow", "block" or "ask", got 1',
-  );
-  assert.equal(
-    pre('{"action":"block","reason":5}'),
-    'wrong answer: "reason": expected a string, got 5',
-  );
-  assert.equal(pre("null"), "wrong answer: expected an object, got null");
+  assertRead([
+    [
+      '{"action":"maybe"}',
+      'wrong answer: "action": expected "allow", "block" or "ask", got "maybe"',
+    ],
+    ['{"reason":"no action"}', 'wrong answer: "action": missing'],
+    ['{"action":1}', 'wrong answer: "action": expected "allow", "block" or "ask", got 1'],
+    ['{"action":"block","reason":5}', 'wrong answer: "reason": expected a string, got 5'],
+    ["null", "wrong answer: expected an object, got null"],
+  ]);
 });
 
 Deno.test("ToolCallSchema fills in a call's defaults and refuses an empty or missing tool", () => {
@@ -62,66 +59,57 @@ Deno.test("ToolCallSchema fills in a call's defaults and refuses an empty or mis
 });
 
 Deno.test("a guard's ask, args and context are read, a null one as left out", () => {
-  assert.deepEqual(
-    pre('{"action":"ask","reason":"why","args":{"command":"ls -i"},"context":"note","id":"3"}'),
-    { action: "ask", reason: "why", args: { command: "ls -i" }, context: "note" },
-  );
-  assert.deepEqual(pre('{"action":"allow","args":null,"context":null}'), {
-    action: "allow",
-    reason: "",
-  });
-  assert.equal(
-    pre('{"action":"allow","args":"ls -i"}'),
-    'wrong answer: "args": expected an object, got "ls -i"',
-  );
-  assert.equal(
-    pre('{"action":"allow","context":[1]}'),
-    'wrong answer: "context": expected a string, got an array of 1',
-  );
+  assertRead([
+    [
+      '{"action":"ask","reason":"why","args":{"command":"ls -i"},"context":"note","id":"3"}',
+      { action: "ask", reason: "why", args: { command: "ls -i" }, context: "note" },
+    ],
+    ['{"action":"allow","args":null,"context":null}', { action: "allow", reason: "" }],
+    ['{"action":"allow","args":"ls -i"}', 'wrong answer: "args": expected an object, got "ls -i"'],
+    [
+      '{"action":"allow","context":[1]}',
+      'wrong answer: "context": expected a string, got an array of 1',
+    ],
+  ]);
 });
 
 Deno.test("a Claude Code hook's answer and the legacy decision are read as the same answers", () => {
-  assert.deepEqual(
-    pre(JSON.stringify({
-      hookSpecificOutput: {
-        hookEventName: "PreToolUse",
-        permissionDecision: "Deny",
-        permissionDecisionReason: " no ",
-        updatedInput: { a: 1 },
-        additionalContext: "ctx",
-      },
-    })),
-    { action: "block", reason: "no", args: { a: 1 }, context: "ctx" },
-  );
-  assert.deepEqual(pre('{"hookSpecificOutput":{"permissionDecision":"allow"}}'), {
-    action: "allow",
-    reason: "",
-  });
-  assert.deepEqual(pre('{"hookSpecificOutput":{"permissionDecision":"ask"}}'), {
-    action: "ask",
-    reason: "",
-  });
-  // No decision in hookSpecificOutput: the legacy decision beside it says, else no objection.
-  assert.deepEqual(
-    pre('{"decision":"block","reason":"r","hookSpecificOutput":{"additionalContext":"c"}}'),
-    { action: "block", reason: "r", context: "c" },
-  );
-  assert.deepEqual(pre('{"hookSpecificOutput":{"additionalContext":"c"}}'), {
-    action: "allow",
-    reason: "",
-    context: "c",
-  });
-  assert.deepEqual(pre('{"decision":"approve"}'), { action: "allow", reason: "" });
-  assert.deepEqual(pre('{"continue":false,"stopReason":"halt","decision":"approve"}'), {
-    action: "block",
-    reason: "halt",
-  });
-  assert.equal(
-    pre('{"hookSpecificOutput":{"permissionDecision":"maybe"}}'),
-    'wrong answer: "hookSpecificOutput.permissionDecision": expected "allow", "deny" or "ask", got "maybe"',
-  );
-  assert.equal(
-    pre('{"decision":"allow"}'),
-    'wrong answer: "decision": expected "block" or "approve", got "allow"',
-  );
+  assertRead([
+    [
+      JSON.stringify({
+        hookSpecificOutput: {
+          hookEventName: "PreToolUse",
+          permissionDecision: "Deny",
+          permissionDecisionReason: " no ",
+          updatedInput: { a: 1 },
+          additionalContext: "ctx",
+        },
+      }),
+      { action: "block", reason: "no", args: { a: 1 }, context: "ctx" },
+    ],
+    ['{"hookSpecificOutput":{"permissionDecision":"allow"}}', { action: "allow", reason: "" }],
+    ['{"hookSpecificOutput":{"permissionDecision":"ask"}}', { action: "ask", reason: "" }],
+    // No decision in hookSpecificOutput: the legacy decision beside it says, else no objection.
+    [
+      '{"decision":"block","reason":"r","hookSpecificOutput":{"additionalContext":"c"}}',
+      { action: "block", reason: "r", context: "c" },
+    ],
+    [
+      '{"hookSpecificOutput":{"additionalContext":"c"}}',
+      { action: "allow", reason: "", context: "c" },
+    ],
+    ['{"decision":"approve"}', { action: "allow", reason: "" }],
+    [
+      '{"continue":false,"stopReason":"halt","decision":"approve"}',
+      { action: "block", reason: "halt" },
+    ],
+    [
+      '{"hookSpecificOutput":{"permissionDecision":"maybe"}}',
+      'wrong answer: "hookSpecificOutput.permissionDecision": expected "allow", "deny" or "ask", got "maybe"',
+    ],
+    [
+      '{"decision":"allow"}',
+      'wrong answer: "decision": expected "block" or "approve", got "allow"',
+    ],
+  ]);
 });

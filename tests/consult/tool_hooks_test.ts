@@ -1,10 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { Runner } from "../../lib/hooks/runner.ts";
-import { ToolHooks, type ToolHooksOptions } from "../../lib/consult/tool_hooks.ts";
 import { writeTree } from "../_cli.ts";
 import { groupGone } from "../_procs.ts";
-import { pluginIndex, type PluginScripts, recordingLogger, traceDir } from "../_index.ts";
+import { toolHooks, traceDir } from "../_index.ts";
 
 const CALL = { tool: "bash", args: { command: "rm -rf /" }, platform: "cli", user_id: "u1" };
 
@@ -13,18 +11,6 @@ async function scriptPaths(scripts: Record<string, string>): Promise<string[]> {
   const dir = await traceDir();
   await writeTree(dir, scripts);
   return Object.keys(scripts).map((name) => join(dir, name));
-}
-
-async function toolHooks(
-  plugins: PluginScripts,
-  options: ToolHooksOptions & { toolMs?: number } = {},
-) {
-  const { log, lines } = recordingLogger();
-  const runner = new Runner(await pluginIndex(plugins), {
-    log,
-    timeouts: options.toolMs ? { tool: options.toolMs } : {},
-  });
-  return { hooks: new ToolHooks(runner, options), lines };
 }
 
 Deno.test("preToolCall() allows when no hook is configured", async () => {

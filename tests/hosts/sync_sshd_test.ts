@@ -5,7 +5,8 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cli, pickHostStartupMs, spawnCli } from "../_cli.ts";
+import { cli, exec, pickHostStartupMs, spawnCli } from "../_cli.ts";
+import { exists } from "../_procs.ts";
 import { type Fleet, SSHD_SKIP_REASON, startFleet } from "./_sshd.ts";
 import { PROBE_FIELDS } from "./_probe_fields.ts";
 import { syncHosts } from "../../lib/hosts/sync.ts";
@@ -15,25 +16,7 @@ import { sshCommand } from "../../lib/hosts/ssh.ts";
 if (SSHD_SKIP_REASON !== "") console.log(`real-ssh tests skipped: ${SSHD_SKIP_REASON}`);
 
 function ssh(fleet: Fleet, host: string, command: string) {
-  return new Deno.Command("ssh", {
-    args: ["-F", fleet.sshConfig, "-o", "BatchMode=yes", host, command],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output().then((out) => ({
-    code: out.code,
-    stdout: new TextDecoder().decode(out.stdout),
-    stderr: new TextDecoder().decode(out.stderr),
-  }));
-}
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await Deno.lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
+  return exec(["ssh", "-F", fleet.sshConfig, "-o", "BatchMode=yes", host, command]);
 }
 
 /** The lines `hosts sync` printed for `host`: what it copied, then its facts. */

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { launcherScript, preparePayload, RUN_FLAGS, sha256File } from "../../lib/hosts/payload.ts";
-import { cli, PERMISSION_FLAGS, ROOT, START_FLAGS, tempDir, V8_FLAGS } from "../_cli.ts";
+import { cli, PERMISSION_FLAGS, ROOT, shScript, START_FLAGS, tempDir, V8_FLAGS } from "../_cli.ts";
 import { VERSION } from "../../lib/version.ts";
 
 async function fakeHost() {
@@ -15,13 +15,12 @@ async function fakeHost() {
   const ssh = join(dir, "ssh");
   await Deno.writeTextFile(
     ssh,
-    [
-      "#!/bin/sh",
+    shScript(
       "# Stand-in for ssh: the last argument is the remote command; run it here, in the host's env.",
       "for last; do :; done",
       'exec env HOME="$FAKE_HOME" PATH="$FAKE_PATH" sh -c "$last"',
       "",
-    ].join("\n"),
+    ),
     { mode: 0o755 },
   );
   const home = join(dir, "home");

@@ -5,36 +5,36 @@ import { validatePlugins } from "../../lib/plugins/validate.ts";
 import { loadPluginsCached } from "../../lib/plugins/cache.ts";
 import { hookSettings, toolMatches } from "../../lib/plugins/hook_settings.ts";
 import type { PluginIndex } from "../../lib/plugins/types.ts";
-import { tempDir, withTree } from "../_cli.ts";
+import { NOOP_SCRIPT, tempDir, withTree } from "../_cli.ts";
+import { loadTree, located } from "../_index.ts";
 import { RE2JS } from "npm:re2js@^2.10.0";
 
-const SCRIPT = "#!/bin/sh\nexit 0\n";
-
 const GUARD = {
-  "g/guard.sh": SCRIPT,
-  "g/place.sh": SCRIPT,
-  "g/route.sh": SCRIPT,
+  "g/guard.sh": NOOP_SCRIPT,
+  "g/place.sh": NOOP_SCRIPT,
+  "g/route.sh": NOOP_SCRIPT,
 };
 
-// Loads the plugin "g", with GUARD's scripts, whose manifest is these lines after its name.
+// The files of plugin "g", with GUARD's scripts: its manifest maps `hooks` (a flow map) and has
+// `settings` under `tyhooks:`, the first of them on line 4.
+function pluginG(hooks: string, settings: string[]): Record<string, string> {
+  const manifest = ["name: g", `hooks: ${hooks}`, "tyhooks:", ...settings, ""].join("\n");
+  return { ...GUARD, "g/plugin.yaml": manifest };
+}
+
+// Loads plugin "g" (see pluginG).
 async function loadG(
-  lines: string[],
+  hooks: string,
+  settings: string[],
   fn: (index: PluginIndex, root: string) => void | Promise<void>,
 ): Promise<void> {
-  await withTree(
-    { ...GUARD, "g/plugin.yaml": ["name: g", ...lines, ""].join("\n") },
-    async (root) => {
-      await fn(await loadPlugins(root), root);
-    },
-  );
+  await withTree(pluginG(hooks, settings), async (root) => {
+    await fn(await loadPlugins(root), root);
+  });
 }
 
 Deno.test("loadPlugins() reads each hook's tyhooks settings and keeps hooks as event -> script", async () => {
-  await loadG([
-    "hooks:",
-    "  pre_tool_call: guard.sh",
-    "  task.placement: place.sh",
-    "tyhooks:",
+  await loadG("{pre_tool_call: guard.sh, task.placement: place.sh}", [
     '  pre_tool_call: {tools: "^(bash|write_file)$", persistent: true, max_procs: 3}',
     "  task.placement: {timeout: 2s, persistent: true}",
   ], async (index, root) => {
@@ -55,9 +55,7 @@ Deno.test("loadPlugins() reads each hook's tyhooks settings and keeps hooks as e
 });
 
 Deno.test("loadPlugins() reads timeouts written as 500ms, 2m and plain seconds", async () => {
-  await loadG([
-    "hooks: {pre_tool_call: guard.sh, task.placement: place.sh, task.route: route.sh}",
-    "tyhooks:",
+  await loadG("{pre_tool_call: guard.sh, task.placement: place.sh, task.route: route.sh}", [
     "  pre_tool_call: {timeout: 500ms}",
     "  task.placement: {timeout: 1.5}",
     "  task.route: {timeout: 2m}",
@@ -72,9 +70,7 @@ Deno.test("loadPlugins() reads timeouts written as 500ms, 2m and plain seconds",
 });
 
 Deno.test("loadPlugins() warns about each bad setting by name and keeps the hook's defaults for it", async () => {
-  await loadG([
-    "hooks: {pre_tool_call: guard.sh, task.placement: place.sh, task.route: route.sh}",
-    "tyhooks:",
+  await loadG("{pre_tool_call: guard.sh, task.placement: place.sh, task.route: route.sh}", [
     '  pre_tool_call: {tools: "(bash", toolz: x, timeout: soon, persistent: true}',
     "  task.placement: {tools: bash, max_procs: 0}",
     "  task.route: {persistent: true, max_procs: 2}",
@@ -88,7 +84,7 @@ Deno.test("loadPlugins() warns about each bad setting by name and keeps the hook
       "task.placement",
       "task.route",
     ]);
-    assert.deepEqual(index.warnings.map((w) => `${w.line}:${w.column} ${w.message}`), [
+    assert.deepEqual(located(index.warnings), [
       '4:26 Ignored setting "tools" of hook "pre_tool_call": "(bash" is not a valid ' +
       'regular expression: missing closing ): "(bash"',
       '4:35 Ignored setting "toolz" of hook "pre_tool_call": unknown setting, did you mean "tools"?',
@@ -171,17 +167,8 @@ Deno.test("a nested repeat such as ^(B+)+$ answers at once, whatever the tool na
 });
 
 Deno.test("loadPlugins() keeps a tools expression beyond the common subset, and RE2 runs it", async () => {
-  await withTree({
-    ...GUARD,
-    "g/plugin.yaml": [
-      "name: g",
-      "hooks: {pre_tool_call: guard.sh}",
-      "tyhooks:",
-      "  pre_tool_call: {tools: '(?i)^bash$|\\bsh\\b'}",
-      "",
-    ].join("\n"),
-  }, async (root) => {
-    const index = await loadPlugins(root);
+  const lines = ["  pre_tool_call: {tools: '(?i)^bash$|\\bsh\\b'}"];
+  await loadG("{pre_tool_call: guard.sh}", lines, async (index) => {
     assert.deepEqual(index.warnings, []);
     const settings = hookSettings(index.plugins[0], "pre_tool_call");
     assert.deepEqual(settings, { tools: "(?i)^bash$|\\bsh\\b" });
@@ -194,16 +181,14 @@ Deno.test("loadPlugins() keeps a tools expression beyond the common subset, and 
 });
 
 Deno.test("loadPlugins() warns about a tools expression RE2 does not take, and the hook is asked about every tool", async () => {
-  await loadG([
-    "hooks: {pre_tool_call: guard.sh, post_tool_call: guard.sh}",
-    "tyhooks:",
+  await loadG("{pre_tool_call: guard.sh, post_tool_call: guard.sh}", [
     '  pre_tool_call: {tools: "^(?!read_)", timeout: 2s}',
     "  post_tool_call: {tools: '(b)\\1'}",
   ], async (index) => {
     const [plugin] = index.plugins;
     const hint = "(hint: tools are RE2 expressions: no lookaround, backreferences or possessive " +
       "repeats)";
-    assert.deepEqual(index.warnings.map((w) => `${w.line}:${w.column} ${w.message}`), [
+    assert.deepEqual(located(index.warnings), [
       '4:26 Ignored setting "tools" of hook "pre_tool_call": "^(?!read_)" is not a valid ' +
       `regular expression: invalid or unsupported Perl syntax: "(?!" ${hint}`,
       '5:27 Ignored setting "tools" of hook "post_tool_call": "(b)\\\\1" is not a valid ' +
@@ -216,29 +201,22 @@ Deno.test("loadPlugins() warns about a tools expression RE2 does not take, and t
 });
 
 Deno.test("loadPlugins() ignores a tyhooks key that is not a map, with one warning", async () => {
-  await withTree({
+  const { index } = await loadTree({
     ...GUARD,
     "g/plugin.yaml": "name: g\nhooks: {pre_tool_call: guard.sh}\ntyhooks: [1]\n",
-  }, async (root) => {
-    const index = await loadPlugins(root);
-    assert.deepEqual(index.plugins[0].settings, {});
-    assert.deepEqual(index.warnings.map((w) => w.message), [
-      'Ignored "tyhooks": must be a map of event to settings, not a list',
-    ]);
   });
+  assert.deepEqual(index.plugins[0].settings, {});
+  assert.deepEqual(index.warnings.map((w) => w.message), [
+    'Ignored "tyhooks": must be a map of event to settings, not a list',
+  ]);
 });
 
 Deno.test("plugins validate accepts tyhooks settings and reports a bad one once", async () => {
   await withTree({
-    ...GUARD,
-    "g/plugin.yaml": [
-      "name: g",
-      "hooks: {pre_tool_call: guard.sh}",
-      "tyhooks:",
+    ...pluginG("{pre_tool_call: guard.sh}", [
       "  pre_tool_call: {tools: ^bash$, timeout: 2s, persistent: true, max_procs: 2}",
-      "",
-    ].join("\n"),
-    "h/guard.sh": SCRIPT,
+    ]),
+    "h/guard.sh": NOOP_SCRIPT,
     "h/plugin.yaml":
       "name: h\nhooks: {pre_tool_call: guard.sh}\ntyhooks:\n  pre_tool_call: {tool: x}\n",
   }, async (root) => {
@@ -250,11 +228,8 @@ Deno.test("plugins validate accepts tyhooks settings and reports a bad one once"
 });
 
 Deno.test("loadPluginsCached() keeps the settings in the cached index", async () => {
-  await withTree({
-    ...GUARD,
-    "g/plugin.yaml":
-      "name: g\nhooks: {pre_tool_call: guard.sh}\ntyhooks:\n  pre_tool_call: {tools: ^bash$}\n",
-  }, async (root) => {
+  const files = pluginG("{pre_tool_call: guard.sh}", ["  pre_tool_call: {tools: ^bash$}"]);
+  await withTree(files, async (root) => {
     const cacheDir = await tempDir();
     // A tree written this instant is "racy" and not cached yet (see RACY_MS in cache.ts).
     await new Promise((resolve) => setTimeout(resolve, 30));

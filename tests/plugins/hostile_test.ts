@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { loadPlugins } from "../../lib/plugins/load.ts";
-import { makeTree } from "../_cli.ts";
+import { makeTree, NOOP_SCRIPT } from "../_cli.ts";
 
-const SCRIPT = "#!/bin/sh\nexit 0\n";
-const GOOD = { "good/plugin.yaml": "name: good\nhooks:\n  task.done: a.sh\n", "good/a.sh": SCRIPT };
+const GOOD = {
+  "good/plugin.yaml": "name: good\nhooks:\n  task.done: a.sh\n",
+  "good/a.sh": NOOP_SCRIPT,
+};
 
 /** Loads a tree holding `good` and one hostile plugin `bad`; returns bad's one warning. */
 async function loadHostile(write: (dir: string) => Promise<void>): Promise<string> {
@@ -63,7 +65,7 @@ Deno.test("loadPlugins() skips a plugin whose name holds a NUL byte", async () =
       join(dir, "plugin.yaml"),
       'name: "a\\0b"\nhooks:\n  task.done: a.sh\n',
     );
-    await Deno.writeTextFile(join(dir, "a.sh"), SCRIPT, { mode: 0o755 });
+    await Deno.writeTextFile(join(dir, "a.sh"), NOOP_SCRIPT, { mode: 0o755 });
   });
   assert.equal(message, 'Skipped plugin in "bad": "name" contains control characters');
 });
@@ -77,7 +79,7 @@ Deno.test("loadPlugins() skips a plugin whose manifest holds a raw control chara
         join(dir, "plugin.yaml"),
         `name: p\nhooks:\n  task.done: a.sh\n  task.failed: "a${raw}.sh"\n`,
       );
-      await Deno.writeTextFile(join(dir, "a.sh"), SCRIPT, { mode: 0o755 });
+      await Deno.writeTextFile(join(dir, "a.sh"), NOOP_SCRIPT, { mode: 0o755 });
     });
     assert.equal(
       message,
@@ -97,7 +99,7 @@ Deno.test("loadPlugins() skips a manifest in UTF-16 without a byte order mark or
   for (const [encoding, bytes] of cases) {
     const message = await loadHostile(async (dir) => {
       await Deno.writeFile(join(dir, "plugin.yaml"), new Uint8Array(bytes));
-      await Deno.writeTextFile(join(dir, "a.sh"), SCRIPT, { mode: 0o755 });
+      await Deno.writeTextFile(join(dir, "a.sh"), NOOP_SCRIPT, { mode: 0o755 });
     });
     assert.equal(
       message,

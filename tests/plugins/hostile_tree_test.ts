@@ -4,16 +4,18 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { loadPlugins } from "../../lib/plugins/load.ts";
 import { MAX_DIRS } from "../../lib/plugins/discover.ts";
-import { withTree } from "../_cli.ts";
+import { NOOP_SCRIPT, withTree } from "../_cli.ts";
 
-const SCRIPT = "#!/bin/sh\nexit 0\n";
-const GOOD = { "good/plugin.yaml": "name: good\nhooks:\n  task.done: a.sh\n", "good/a.sh": SCRIPT };
+const GOOD = {
+  "good/plugin.yaml": "name: good\nhooks:\n  task.done: a.sh\n",
+  "good/a.sh": NOOP_SCRIPT,
+};
 
 Deno.test("loadPlugins() visits each real directory once through 16 symlinks to the plugins dir", async () => {
   await withTree({
     ...GOOD,
     "team/x/plugin.yaml": "name: x\nhooks:\n  task.done: a.sh\n",
-    "team/x/a.sh": SCRIPT,
+    "team/x/a.sh": NOOP_SCRIPT,
   }, async (root) => {
     for (let i = 0; i < 16; i++) await Deno.symlink(".", join(root, `self${i}`));
     await Deno.symlink("..", join(root, "team", "up"));
@@ -73,11 +75,11 @@ Deno.test("loadPlugins() skips a manifest nested deeper than 64 levels, before p
   const fine = `name: fine\nhooks: {task.done: a.sh}\nx: ${"[".repeat(50)}${"]".repeat(50)}\n`;
   await withTree({
     "flow/plugin.yaml": flow,
-    "flow/a.sh": SCRIPT,
+    "flow/a.sh": NOOP_SCRIPT,
     "block/plugin.yaml": block,
-    "block/a.sh": SCRIPT,
+    "block/a.sh": NOOP_SCRIPT,
     "fine/plugin.yaml": fine,
-    "fine/a.sh": SCRIPT,
+    "fine/a.sh": NOOP_SCRIPT,
   }, async (root) => {
     const index = await loadPlugins(root);
     assert.deepEqual(index.plugins.map((p) => p.name), ["fine"]);

@@ -7,7 +7,7 @@ import {
   sameSource,
 } from "../../lib/plugins/install/source.ts";
 import { InputError } from "../../lib/errors.ts";
-import { tempDir, valueIn } from "../_cli.ts";
+import { valueIn, withTree } from "../_cli.ts";
 
 Deno.test("SOURCE forms as ty reads them: URLs, GitHub shorthands, local paths", async () => {
   const cases: [string, unknown][] = [
@@ -35,8 +35,7 @@ Deno.test("SOURCE forms as ty reads them: URLs, GitHub shorthands, local paths",
 });
 
 Deno.test("a bare word naming an existing folder is a path, as in ty; owner/repo otherwise", async () => {
-  const dir = await tempDir();
-  try {
+  await withTree({}, async (dir) => {
     await Deno.mkdir(join(dir, "me/repo"), { recursive: true });
     // Read against the cwd: a child's, since parallel test modules share this process's.
     const parse = (source: string) =>
@@ -55,9 +54,7 @@ Deno.test("a bare word naming an existing folder is a path, as in ty; owner/repo
       kind: "git",
       url: "https://github.com/me/other.git",
     });
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("anything else, any other transport, and option-looking parts are refused", async () => {

@@ -1,18 +1,16 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { loadPlugins } from "../../lib/plugins/load.ts";
-import { makeTree } from "../_cli.ts";
-
-const SCRIPT = "#!/bin/sh\nexit 0\n";
+import { makeTree, NOOP_SCRIPT } from "../_cli.ts";
+import { loadTree, located } from "../_index.ts";
 
 Deno.test("loadPlugins() skips a manifest without a name with exactly one warning", async () => {
-  const root = await makeTree({
+  const { index } = await loadTree({
     "nameless/plugin.yaml": "version: 1.0.0\nhooks:\n  task.done: on-done.sh\n",
-    "nameless/on-done.sh": SCRIPT,
+    "nameless/on-done.sh": NOOP_SCRIPT,
     "empty-name/plugin.yaml": 'name: ""\nhooks:\n  task.done: on-done.sh\n',
-    "empty-name/on-done.sh": SCRIPT,
+    "empty-name/on-done.sh": NOOP_SCRIPT,
   });
-  const index = await loadPlugins(root);
   assert.deepEqual(index.plugins, []);
   assert.deepEqual(index.warnings.map((w) => [w.plugin, w.message]), [
     [null, 'Skipped plugin in "empty-name": "name" is missing or empty'],
@@ -21,10 +19,9 @@ Deno.test("loadPlugins() skips a manifest without a name with exactly one warnin
 });
 
 Deno.test("loadPlugins() skips a plugin whose only scripts are missing with exactly one warning", async () => {
-  const root = await makeTree({
+  const { index } = await loadTree({
     "ghost/plugin.yaml": "name: ghost\nhooks:\n  task.done: gone.sh\n  task.failed: also-gone.sh\n",
   });
-  const index = await loadPlugins(root);
   assert.deepEqual(index.plugins, []);
   assert.equal(index.warnings.length, 1);
   assert.equal(
@@ -37,11 +34,10 @@ Deno.test("loadPlugins() skips a plugin whose only scripts are missing with exac
 });
 
 Deno.test("loadPlugins() drops a hook whose script is missing and keeps the rest of the plugin", async () => {
-  const root = await makeTree({
+  const { root, index } = await loadTree({
     "p/plugin.yaml": "name: p\nhooks:\n  task.done: on-done.sh\n  task.route: route.sh\n",
-    "p/on-done.sh": SCRIPT,
+    "p/on-done.sh": NOOP_SCRIPT,
   });
-  const index = await loadPlugins(root);
   assert.deepEqual(index.plugins[0].hooks, { "task.done": join(root, "p", "on-done.sh") });
   assert.deepEqual(index.warnings, [{
     plugin: "p",
@@ -53,7 +49,7 @@ Deno.test("loadPlugins() drops a hook whose script is missing and keeps the rest
 });
 
 Deno.test("loadPlugins() loads a plugin that only has a service", async () => {
-  const root = await makeTree({
+  const { root, index } = await loadTree({
     "svc/plugin.yaml": [
       "name: svc",
       "services:",
@@ -67,7 +63,6 @@ Deno.test("loadPlugins() loads a plugin that only has a service", async () => {
     ].join("\n") + "\n",
     "svc/data/.keep": "",
   });
-  const index = await loadPlugins(root);
   assert.deepEqual(index.warnings, []);
   assert.deepEqual(index.plugins[0].services, [
     {
@@ -82,7 +77,7 @@ Deno.test("loadPlugins() loads a plugin that only has a service", async () => {
 });
 
 Deno.test("loadPlugins() drops each malformed service with a warning and keeps the good one", async () => {
-  const root = await makeTree({
+  const { index } = await loadTree({
     "svc/plugin.yaml": [
       "name: svc",
       "services:",
@@ -101,12 +96,11 @@ Deno.test("loadPlugins() drops each malformed service with a warning and keeps t
       "    restart: sometimes",
     ].join("\n") + "\n",
   });
-  const index = await loadPlugins(root);
   // A cwd outside the plugin dir loads, as in ty (plugins validate reports it).
   // So does a service with an env entry that is not KEY=VALUE: ty keeps it (SPEC, item 4).
   assert.deepEqual(index.plugins[0].services.map((s) => s.name), ["good", "escapes", "bad-env"]);
   assert.deepEqual(index.plugins[0].services[2].env, []);
-  assert.deepEqual(index.warnings.map((w) => `${w.line}:${w.column} ${w.message}`), [
+  assert.deepEqual(located(index.warnings), [
     '5:5 Dropped service #2: "name" is missing',
     '6:5 Dropped service "no-command": "command" is missing',
     '12:11 Skipped env entry "1X=y" of service "bad-env": it is not KEY=VALUE (KEY: letters, ' +
@@ -117,7 +111,7 @@ Deno.test("loadPlugins() drops each malformed service with a warning and keeps t
 });
 
 Deno.test("loadPlugins() drops an action without id or command and defaults the label to the id", async () => {
-  const root = await makeTree({
+  const { root, index } = await loadTree({
     "a/plugin.yaml": [
       "name: a",
       "actions:",
@@ -130,9 +124,8 @@ Deno.test("loadPlugins() drops an action without id or command and defaults the 
       "    command: sync.sh",
       "  - id: no-command",
     ].join("\n") + "\n",
-    "a/sync.sh": SCRIPT,
+    "a/sync.sh": NOOP_SCRIPT,
   });
-  const index = await loadPlugins(root);
   const script = join(root, "a", "sync.sh");
   assert.deepEqual(index.plugins[0].actions, [
     { id: "sync", label: "sync", command: script },
@@ -145,7 +138,7 @@ Deno.test("loadPlugins() drops an action without id or command and defaults the 
 });
 
 Deno.test("loadPlugins() discovers workflows and routines by convention, sorted", async () => {
-  const root = await makeTree({
+  const { index } = await loadTree({
     "w/plugin.yaml": "name: w\n",
     "w/workflows/release.yml": "steps: []\n",
     "w/workflows/bugfix.yaml": "steps: []\n",
@@ -154,18 +147,16 @@ Deno.test("loadPlugins() discovers workflows and routines by convention, sorted"
     "w/routines/digest/prompt.md": "Write a digest\n",
     "w/routines/empty/readme.md": "no prompt here\n",
   });
-  const index = await loadPlugins(root);
   assert.deepEqual(index.warnings, []);
   assert.deepEqual(index.plugins[0].workflows, ["bugfix", "release"]);
   assert.deepEqual(index.plugins[0].routines, ["digest", "triage"]);
 });
 
 Deno.test("loadPlugins() reads scalars as written, as ty does (version 1.10 stays 1.10)", async () => {
-  const root = await makeTree({
+  const { index } = await loadTree({
     "v/plugin.yaml": "name: 2048\nversion: 1.10\ndescription:\nhooks:\n  task.done: on-done.sh\n",
-    "v/on-done.sh": SCRIPT,
+    "v/on-done.sh": NOOP_SCRIPT,
   });
-  const index = await loadPlugins(root);
   assert.deepEqual(index.warnings, []);
   assert.equal(index.plugins[0].name, "2048");
   assert.equal(index.plugins[0].version, "1.10");
@@ -173,11 +164,10 @@ Deno.test("loadPlugins() reads scalars as written, as ty does (version 1.10 stay
 });
 
 Deno.test("loadPlugins() leaves unknown keys out of the plugin without a warning", async () => {
-  const root = await makeTree({
+  const { index } = await loadTree({
     "k/plugin.yaml": "name: k\nhook:\n  task.done: on-done.sh\nhooks:\n  task.done: on-done.sh\n",
-    "k/on-done.sh": SCRIPT,
+    "k/on-done.sh": NOOP_SCRIPT,
   });
-  const index = await loadPlugins(root);
   assert.deepEqual(index.warnings, []);
   assert.deepEqual(Object.keys(index.plugins[0]).sort(), [
     "actions",
@@ -194,13 +184,12 @@ Deno.test("loadPlugins() leaves unknown keys out of the plugin without a warning
 });
 
 Deno.test("loadPlugins() warns about an event written beside hooks: rather than under it, and keeps the rest of the plugin", async () => {
-  const root = await makeTree({
+  const { root, index } = await loadTree({
     "p/plugin.yaml": "name: p\nhooks:\n  task.done: a.sh\npre_tool_call: a.sh\nhomepage: x\n",
-    "p/a.sh": SCRIPT,
+    "p/a.sh": NOOP_SCRIPT,
     "q/plugin.yaml": "name: q\nhooks:\ntask.done: a.sh\n",
-    "q/a.sh": SCRIPT,
+    "q/a.sh": NOOP_SCRIPT,
   });
-  const index = await loadPlugins(root);
   assert.deepEqual(index.plugins.map((p) => [p.name, Object.keys(p.hooks)]), [["p", [
     "task.done",
   ]]]);
@@ -222,12 +211,11 @@ Deno.test("loadPlugins() warns about an event written beside hooks: rather than 
 });
 
 Deno.test("loadPlugins() skips a plugin with invalid YAML with the line and column of the error", async () => {
-  const root = await makeTree({
+  const { index } = await loadTree({
     "bad/plugin.yaml": "name: bad\nhooks:\n  task.done: a.sh\n task.route: b.sh\n",
     "good/plugin.yaml": "name: good\nhooks:\n  task.done: a.sh\n",
-    "good/a.sh": SCRIPT,
+    "good/a.sh": NOOP_SCRIPT,
   });
-  const index = await loadPlugins(root);
   assert.deepEqual(index.plugins.map((p) => p.name), ["good"]);
   assert.equal(index.warnings.length, 1);
   const [warning] = index.warnings;
@@ -237,7 +225,7 @@ Deno.test("loadPlugins() skips a plugin with invalid YAML with the line and colu
 });
 
 Deno.test("loadPlugins() keeps two actions with the same id, as ty does, and drops a second service of one name", async () => {
-  const root = await makeTree({
+  const { root, index } = await loadTree({
     "d/plugin.yaml": [
       "name: d",
       "actions:",
@@ -252,16 +240,15 @@ Deno.test("loadPlugins() keeps two actions with the same id, as ty does, and dro
       "  - name: web",
       "    command: sleep 2",
     ].join("\n") + "\n",
-    "d/a.sh": SCRIPT,
-    "d/b.sh": SCRIPT,
+    "d/a.sh": NOOP_SCRIPT,
+    "d/b.sh": NOOP_SCRIPT,
   });
-  const index = await loadPlugins(root);
   assert.deepEqual(index.plugins[0].actions, [
     { id: "sync", label: "sync", command: join(root, "d", "a.sh") },
     { id: "sync", label: "Sync again", command: join(root, "d", "b.sh") },
   ]);
   assert.deepEqual(index.plugins[0].services.map((s) => s.command), ["sleep 1"]);
-  assert.deepEqual(index.warnings.map((w) => `${w.line}:${w.column} ${w.message}`), [
+  assert.deepEqual(located(index.warnings), [
     '11:5 Dropped service "web": the name is already used by an earlier service',
   ]);
 });
@@ -269,7 +256,7 @@ Deno.test("loadPlugins() keeps two actions with the same id, as ty does, and dro
 function plugin(name: string): Record<string, string> {
   return {
     "plugin.yaml": `name: ${name}\nhooks:\n  task.done: on-done.sh\n`,
-    "on-done.sh": SCRIPT,
+    "on-done.sh": NOOP_SCRIPT,
   };
 }
 
@@ -278,12 +265,11 @@ function under(dir: string, files: Record<string, string>): Record<string, strin
 }
 
 Deno.test("loadPlugins() sorts plugins by name, not by folder", async () => {
-  const root = await makeTree({
+  const { index } = await loadTree({
     ...under("a-folder", plugin("zulu")),
     ...under("b-folder", plugin("alpha")),
     ...under("c-folder", plugin("mike")),
   });
-  const index = await loadPlugins(root);
   assert.deepEqual(index.plugins.map((p) => p.name), ["alpha", "mike", "zulu"]);
   assert.deepEqual(index.warnings, []);
 });
@@ -296,52 +282,47 @@ Deno.test("loadPlugins() finds no plugins and no warnings in a missing dir", asy
 });
 
 Deno.test("loadPlugins() silently ignores a folder without a manifest", async () => {
-  const root = await makeTree({ ...under("x", plugin("x")), "notes/readme.md": "hello\n" });
-  const index = await loadPlugins(root);
+  const { index } = await loadTree({ ...under("x", plugin("x")), "notes/readme.md": "hello\n" });
   assert.deepEqual(index.warnings, []);
 });
 
 Deno.test("loadPlugins() finds plugins in nested collections down to depth 5 as ty does, not deeper", async () => {
-  const root = await makeTree({
+  const { root, index } = await loadTree({
     ...under("one", plugin("depth-1")),
     ...under("c1/two", plugin("depth-2")),
     ...under("c1/c2/c3/four", plugin("depth-4")),
     ...under("c1/c2/c3/c4/five", plugin("depth-5")),
     ...under("c1/c2/c3/c4/c5/six", plugin("depth-6")),
   });
-  const index = await loadPlugins(root);
   assert.deepEqual(index.plugins.map((p) => p.name), ["depth-1", "depth-2", "depth-4", "depth-5"]);
   assert.deepEqual(index.plugins[3].dir, join(root, "c1/c2/c3/c4/five"));
   assert.deepEqual(index.warnings, []);
 });
 
 Deno.test("loadPlugins() does not descend into a plugin", async () => {
-  const root = await makeTree({
+  const { index } = await loadTree({
     ...under("outer", plugin("outer")),
     ...under("outer/inner", plugin("inner")),
   });
-  const index = await loadPlugins(root);
   assert.deepEqual(index.plugins.map((p) => p.name), ["outer"]);
 });
 
 Deno.test("loadPlugins() skips .git folders, and only those, as ty's collections need", async () => {
-  const root = await makeTree({
+  const { index } = await loadTree({
     ...under(".hidden", plugin("hidden")),
     ...under(".git/p", plugin("in-git")),
     ...under("team/.git", plugin("git-itself")),
     ...under("seen", plugin("seen")),
   });
-  const index = await loadPlugins(root);
   assert.deepEqual(index.plugins.map((p) => p.name), ["hidden", "seen"]);
 });
 
 Deno.test("loadPlugins() loads both of two plugins with the same name, as ty does, in path order", async () => {
-  const root = await makeTree({
+  const { root, index } = await loadTree({
     ...under("b/twin", plugin("twin")),
     ...under("a", plugin("twin")),
     ...under("c", plugin("alpha")),
   });
-  const index = await loadPlugins(root);
   assert.deepEqual(index.plugins.map((p) => [p.name, p.dir]), [
     ["alpha", join(root, "c")],
     ["twin", join(root, "a")],
@@ -351,19 +332,18 @@ Deno.test("loadPlugins() loads both of two plugins with the same name, as ty doe
 });
 
 Deno.test("loadPlugins() skips, as ty's yaml.v3 does, a manifest escaping a UTF-16 surrogate in a double-quoted string, at the escape", async () => {
-  const root = await makeTree({
+  const { index } = await loadTree({
     // Plain YAML but for the escape, and a manifest only the yaml package reads (a flow map).
     "plain/plugin.yaml":
       'name: plain\ndescription: "smile \\ud83d\\ude00"\nhooks:\n  task.done: a.sh\n',
-    "plain/a.sh": SCRIPT,
+    "plain/a.sh": NOOP_SCRIPT,
     "flow/plugin.yaml": 'name: flow\nhooks: {task.done: a.sh}\nx: ["ok \\\\ud83d", "\\uDC00"]\n',
-    "flow/a.sh": SCRIPT,
+    "flow/a.sh": NOOP_SCRIPT,
     "fine/plugin.yaml": 'name: fine\ndescription: "smile \\U0001F600"\nhooks:\n  task.done: a.sh\n',
-    "fine/a.sh": SCRIPT,
+    "fine/a.sh": NOOP_SCRIPT,
   });
-  const index = await loadPlugins(root);
   assert.deepEqual(index.plugins.map((p) => [p.name, p.description]), [["fine", "smile 😀"]]);
-  assert.deepEqual(index.warnings.map((w) => `${w.line}:${w.column} ${w.message}`), [
+  assert.deepEqual(located(index.warnings), [
     '3:20 Skipped plugin in "flow": invalid YAML: "\\uDC00" escapes half of a UTF-16 surrogate ' +
     "pair, which ty's YAML reader (yaml.v3) refuses (hint: a lone surrogate is not a character: " +
     "remove it)",

@@ -1,9 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { loadPlugins } from "../../lib/plugins/load.ts";
-import { makeTree } from "../_cli.ts";
-
-const SCRIPT = "#!/bin/sh\nexit 0\n";
+import { makeTree, NOOP_SCRIPT } from "../_cli.ts";
 
 /** Loads one plugin with a good hook plus `hooks`, and returns its hooks and warning texts. */
 async function loadWithHooks(
@@ -14,7 +12,7 @@ async function loadWithHooks(
   const lines = Object.entries({ "task.done": "ok.sh", ...hooks }).map(([e, s]) => `  ${e}: ${s}`);
   const root = await makeTree({
     "p/plugin.yaml": `name: p\nhooks:\n${lines.join("\n")}\n`,
-    "p/ok.sh": SCRIPT,
+    "p/ok.sh": NOOP_SCRIPT,
     ...Object.fromEntries(Object.entries(files).map(([k, v]) => [`p/${k}`, v])),
   });
   const dir = join(root, "p");
@@ -36,7 +34,7 @@ Deno.test("loadPlugins() drops a hook whose script is not executable, with a chm
 
 Deno.test("loadPlugins() drops a hook whose script is a folder", async () => {
   const { messages } = await loadWithHooks({ "task.failed": "scripts" }, {
-    "scripts/a.sh": SCRIPT,
+    "scripts/a.sh": NOOP_SCRIPT,
   });
   assert.deepEqual(messages, [
     `Dropped hook "task.failed": script "scripts" is not a regular file`,
@@ -45,7 +43,7 @@ Deno.test("loadPlugins() drops a hook whose script is a folder", async () => {
 
 Deno.test("loadPlugins() keeps a hook whose script is reached with ../, as ty does", async () => {
   const { hooks, messages, dir } = await loadWithHooks({ "task.failed": "../shared.sh" });
-  await Deno.writeTextFile(join(dir, "..", "shared.sh"), SCRIPT);
+  await Deno.writeTextFile(join(dir, "..", "shared.sh"), NOOP_SCRIPT);
   await Deno.chmod(join(dir, "..", "shared.sh"), 0o755);
   const index = await loadPlugins(join(dir, ".."));
   assert.deepEqual(messages, ['Dropped hook "task.failed": script "../shared.sh" does not exist']);
@@ -60,7 +58,7 @@ Deno.test("loadPlugins() reads an absolute script path inside the plugin dir, as
 });
 
 Deno.test("loadPlugins() keeps a hook whose script is a symlink leading out of the plugin dir", async () => {
-  const outside = await makeTree({ "evil.sh": SCRIPT });
+  const outside = await makeTree({ "evil.sh": NOOP_SCRIPT });
   const { hooks, messages, dir } = await loadWithHooks(
     { "task.failed": "link.sh" },
     {},
@@ -90,11 +88,11 @@ Deno.test("loadPlugins() drops a hook whose script is not a string", async () =>
 });
 
 Deno.test("loadPlugins() keeps an action whose script lies in a symlinked folder outside", async () => {
-  const outside = await makeTree({ "bin/run.sh": SCRIPT });
+  const outside = await makeTree({ "bin/run.sh": NOOP_SCRIPT });
   const root = await makeTree({
     "p/plugin.yaml":
       "name: p\nactions:\n  - id: run\n    command: bin/run.sh\n  - id: ok\n    command: ok.sh\n",
-    "p/ok.sh": SCRIPT,
+    "p/ok.sh": NOOP_SCRIPT,
   });
   await Deno.symlink(join(outside, "bin"), join(root, "p", "bin"));
   const index = await loadPlugins(root);

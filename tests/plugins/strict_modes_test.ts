@@ -4,12 +4,11 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { loadPlugins } from "../../lib/plugins/load.ts";
 import { validatePlugins } from "../../lib/plugins/validate.ts";
-import { cli, makeTree } from "../_cli.ts";
+import { cli, makeTree, NEEDS_ROOT, NOOP_SCRIPT } from "../_cli.ts";
 
-const SCRIPT = "#!/bin/sh\nexit 0\n";
 const FILES = {
   "p/plugin.yaml": "name: p\nhooks:\n  task.done: a.sh\nactions:\n  - id: go\n    command: a.sh\n",
-  "p/a.sh": SCRIPT,
+  "p/a.sh": NOOP_SCRIPT,
 };
 
 async function withTree(fn: (root: string) => Promise<void>): Promise<void> {
@@ -48,7 +47,7 @@ Deno.test("a plugin dir and a script writable by group are warned about, and sti
 Deno.test("a manifest, or a collection dir above the plugin, that others could write is warned about", async () => {
   const root = await makeTree({
     "team/p/plugin.yaml": "name: p\nhooks:\n  task.done: a.sh\n",
-    "team/p/a.sh": SCRIPT,
+    "team/p/a.sh": NOOP_SCRIPT,
   });
   try {
     // Another user could rewrite the manifest (and so drop a guard), or swap the plugin dir.
@@ -71,7 +70,7 @@ Deno.test("a manifest, or a collection dir above the plugin, that others could w
 
 Deno.test({
   name: "a plugin dir and a script owned by another user are warned about",
-  ignore: Deno.uid() !== 0,
+  ...NEEDS_ROOT,
   async fn() {
     // Skipped unless run as root: giving a file to another user needs chown.
     await withTree(async (root) => {

@@ -4,17 +4,12 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { loadPlugins } from "../../lib/plugins/load.ts";
 import { validatePlugins } from "../../lib/plugins/validate.ts";
-import { makeTree, withTree } from "../_cli.ts";
-
-const SCRIPT = "#!/bin/sh\nexit 0\n";
-
-function lines(problems: { line: number | null; column: number | null; message: string }[]) {
-  return problems.map((p) => `${p.line}:${p.column} ${p.message}`);
-}
+import { makeTree, NOOP_SCRIPT, withTree } from "../_cli.ts";
+import { loadTree, located } from "../_index.ts";
 
 Deno.test("a collection's plugins share ../shared scripts: they load, and validate reports each", async () => {
   await withTree({
-    "team/shared/notify.sh": SCRIPT,
+    "team/shared/notify.sh": NOOP_SCRIPT,
     "team/a/plugin.yaml": "name: a\nhooks:\n  task.done: ../shared/notify.sh\n",
     "team/b/plugin.yaml":
       "name: b\nactions:\n  - id: ping\n    command: ../shared/notify.sh\nhooks:\n  task.failed: ../shared/notify.sh\n",
@@ -29,7 +24,7 @@ Deno.test("a collection's plugins share ../shared scripts: they load, and valida
     const result = await validatePlugins(root);
     const tail = `resolves outside the plugin dir (to ${JSON.stringify(shared)}), ` +
       "so it does not travel with the plugin";
-    assert.deepEqual(lines(result.problems), [
+    assert.deepEqual(located(result.problems), [
       `3:14 Hook "task.done": script "../shared/notify.sh" ${tail}`,
       `4:14 Action "ping": script "../shared/notify.sh" ${tail}`,
       `6:16 Hook "task.failed": script "../shared/notify.sh" ${tail}`,
@@ -38,7 +33,7 @@ Deno.test("a collection's plugins share ../shared scripts: they load, and valida
 });
 
 Deno.test("a script symlinked from outside loads, and validate reports where it leads", async () => {
-  const outside = await makeTree({ "tool.sh": SCRIPT });
+  const outside = await makeTree({ "tool.sh": NOOP_SCRIPT });
   try {
     await withTree({ "p/plugin.yaml": "name: p\nhooks:\n  task.done: tool.sh\n" }, async (root) => {
       await Deno.symlink(join(outside, "tool.sh"), join(root, "p", "tool.sh"));
@@ -56,7 +51,7 @@ Deno.test("a script symlinked from outside loads, and validate reports where it 
 });
 
 Deno.test("a service with a cwd outside its folder and an env entry without = is kept, as ty keeps it", async () => {
-  await withTree({
+  const { index, root } = await loadTree({
     "data/.keep": "",
     "p/plugin.yaml": [
       "name: p",
@@ -67,30 +62,28 @@ Deno.test("a service with a cwd outside its folder and an env entry without = is
       '    env: ["PORT=7700", "VERBOSE", "MODE=x"]',
       "",
     ].join("\n"),
-  }, async (root) => {
-    const index = await loadPlugins(root);
-    assert.deepEqual(index.plugins[0].services, [{
-      name: "index",
-      command: "./server",
-      cwd: join(root, "data"),
-      env: ["PORT=7700", "MODE=x"],
-      restart: "on-failure",
-    }]);
-    assert.deepEqual(lines(index.warnings), [
-      '6:24 Skipped env entry "VERBOSE" of service "index": it is not KEY=VALUE',
-    ]);
-    const { problems } = await validatePlugins(root);
-    assert.deepEqual(lines(problems).map((l) => l.replace(/\(to .*\)/, "(to …)")), [
-      '5:10 Service "index": cwd "../data" resolves outside the plugin dir (to …), ' +
-      "so it does not travel with the plugin",
-      '6:24 Skipped env entry "VERBOSE" of service "index": it is not KEY=VALUE',
-    ]);
   });
+  assert.deepEqual(index.plugins[0].services, [{
+    name: "index",
+    command: "./server",
+    cwd: join(root, "data"),
+    env: ["PORT=7700", "MODE=x"],
+    restart: "on-failure",
+  }]);
+  assert.deepEqual(located(index.warnings), [
+    '6:24 Skipped env entry "VERBOSE" of service "index": it is not KEY=VALUE',
+  ]);
+  const { problems } = await validatePlugins(root);
+  assert.deepEqual(located(problems).map((l) => l.replace(/\(to .*\)/, "(to …)")), [
+    '5:10 Service "index": cwd "../data" resolves outside the plugin dir (to …), ' +
+    "so it does not travel with the plugin",
+    '6:24 Skipped env entry "VERBOSE" of service "index": it is not KEY=VALUE',
+  ]);
 });
 
 Deno.test("YAML merge keys work as in ty's yaml.v3", async () => {
-  await withTree({
-    "m/sync.sh": SCRIPT,
+  const { index, root } = await loadTree({
+    "m/sync.sh": NOOP_SCRIPT,
     "m/plugin.yaml": [
       "name: m",
       "x-base: &base",
@@ -101,26 +94,22 @@ Deno.test("YAML merge keys work as in ty's yaml.v3", async () => {
       "    id: sync",
       "",
     ].join("\n"),
-  }, async (root) => {
-    const index = await loadPlugins(root);
-    assert.deepEqual(index.warnings, []);
-    assert.deepEqual(index.plugins[0].actions, [
-      { id: "sync", label: "Sync", command: join(root, "m", "sync.sh") },
-    ]);
   });
+  assert.deepEqual(index.warnings, []);
+  assert.deepEqual(index.plugins[0].actions, [
+    { id: "sync", label: "Sync", command: join(root, "m", "sync.sh") },
+  ]);
 });
 
 Deno.test("only the first YAML document is read, and validate warns about the rest", async () => {
-  await withTree({
-    "d/a.sh": SCRIPT,
+  const { index, root } = await loadTree({
+    "d/a.sh": NOOP_SCRIPT,
     "d/plugin.yaml": "name: first\nhooks:\n  task.done: a.sh\n---\nname: second\n---\n: [\n",
-  }, async (root) => {
-    const index = await loadPlugins(root);
-    assert.deepEqual(index.warnings, []);
-    assert.deepEqual(index.plugins.map((p) => p.name), ["first"]);
-    const { problems } = await validatePlugins(root);
-    assert.deepEqual(lines(problems), [
-      "4:1 plugin.yaml holds 2 more YAML documents after the first, which are not read (as in ty)",
-    ]);
   });
+  assert.deepEqual(index.warnings, []);
+  assert.deepEqual(index.plugins.map((p) => p.name), ["first"]);
+  const { problems } = await validatePlugins(root);
+  assert.deepEqual(located(problems), [
+    "4:1 plugin.yaml holds 2 more YAML documents after the first, which are not read (as in ty)",
+  ]);
 });

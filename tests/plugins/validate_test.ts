@@ -2,9 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { validatePlugins } from "../../lib/plugins/validate.ts";
 import { manifestJsonSchema } from "../../lib/plugins/manifest_schema.ts";
-import { makeTree } from "../_cli.ts";
-
-const SCRIPT = "#!/bin/sh\nexit 0\n";
+import { makeTree, NOOP_SCRIPT } from "../_cli.ts";
 
 /**
  * Validates a tree and returns its problems as `relative-path:line:col: message`; `prepare` may
@@ -25,106 +23,108 @@ async function lint(
   };
 }
 
-Deno.test("validatePlugins() passes a clean plugin", async () => {
-  const result = await lint({
-    "p/plugin.yaml": "name: p\nversion: 0.1.0\nhooks:\n  task.done: a.sh\n",
-    "p/a.sh": SCRIPT,
-  });
-  assert.deepEqual(result, { ok: true, lines: [] });
-});
+const twin = { "plugin.yaml": "name: twin\nhooks:\n  task.done: a.sh\n", "a.sh": NOOP_SCRIPT };
 
-Deno.test("validatePlugins() reports an unknown key such as hook: with a suggestion", async () => {
-  const result = await lint({
-    "p/plugin.yaml": [
-      "name: p",
-      "hook:",
-      "  task.done: a.sh",
-      "actions:",
-      "  - id: x",
-      "    comand: a.sh",
-      "  - id: y",
-      "    command: a.sh",
-    ].join("\n") + "\n",
-    "p/a.sh": SCRIPT,
-  });
-  assert.equal(result.ok, false);
-  assert.deepEqual(result.lines, [
-    'p/plugin.yaml:2:1: Unknown key "hook": did you mean "hooks"?',
-    'p/plugin.yaml:5:5: Dropped action "x": "command" is missing',
-    'p/plugin.yaml:6:5: Unknown key "comand" in "actions[0]": did you mean "command"?',
-  ]);
-});
-
-Deno.test("validatePlugins() reports a type the loader tolerates, such as an unquoted version", async () => {
-  const result = await lint({
-    "p/plugin.yaml": "name: p\nversion: 1.10\nhooks:\n  task.done: a.sh\n",
-    "p/a.sh": SCRIPT,
-  });
-  assert.deepEqual(result.lines, ['p/plugin.yaml:2:10: "version" must be a string, not a number']);
-});
-
-Deno.test("validatePlugins() reports an event name that looks like a typo", async () => {
-  const result = await lint({
-    "p/plugin.yaml": "name: p\nhooks:\n  task.don: a.sh\n  my.custom.event: a.sh\n",
-    "p/a.sh": SCRIPT,
-  });
-  assert.deepEqual(result.lines, [
-    'p/plugin.yaml:3:3: Unknown event "task.don": did you mean "task.done"?',
-  ]);
-});
-
-Deno.test("validatePlugins() lists every dropped entry of a skipped plugin, then why it is skipped", async () => {
-  const result = await lint({
-    "p/plugin.yaml": "name: p\nhooks:\n  task.done: a.sh\n  task.failed: b.sh\n",
-  });
-  assert.deepEqual(result.lines, [
-    'p/plugin.yaml:1:7: Skipped plugin "p" in "p": no usable hook, action, service, workflow or ' +
-    'routine (dropped hook "task.done": script "a.sh" does not exist; hook "task.failed": ' +
-    'script "b.sh" does not exist)',
-    'p/plugin.yaml:3:14: Dropped hook "task.done": script "a.sh" does not exist',
-    'p/plugin.yaml:4:16: Dropped hook "task.failed": script "b.sh" does not exist',
-  ]);
-});
-
-Deno.test("validatePlugins() reports broken YAML at its line and column", async () => {
-  const result = await lint({ "p/plugin.yaml": "name: p\nname: q\n" });
-  assert.deepEqual(result.lines, [
-    'p/plugin.yaml:2:1: Skipped plugin in "p": invalid YAML: Map keys must be unique',
-  ]);
-});
-
-Deno.test("validatePlugins() reports a plugin whose name an earlier plugin has, where its name is written", async () => {
-  const twin = { "plugin.yaml": "name: twin\nhooks:\n  task.done: a.sh\n", "a.sh": SCRIPT };
-  const result = await lint({
-    ...Object.fromEntries(Object.entries(twin).map(([k, v]) => [`a/${k}`, v])),
-    ...Object.fromEntries(Object.entries(twin).map(([k, v]) => [`b/twin/${k}`, v])),
-  });
-  assert.deepEqual(result, {
-    ok: false,
+/** Trees and every problem {@linkcode lint} reports on each: `ok` is whether there is none. */
+const REPORTS: { name: string; files: Record<string, string>; lines: string[] }[] = [
+  {
+    name: "validatePlugins() passes a clean plugin",
+    files: {
+      "p/plugin.yaml": "name: p\nversion: 0.1.0\nhooks:\n  task.done: a.sh\n",
+      "p/a.sh": NOOP_SCRIPT,
+    },
+    lines: [],
+  },
+  {
+    name: "validatePlugins() reports an unknown key such as hook: with a suggestion",
+    files: {
+      "p/plugin.yaml": [
+        "name: p",
+        "hook:",
+        "  task.done: a.sh",
+        "actions:",
+        "  - id: x",
+        "    comand: a.sh",
+        "  - id: y",
+        "    command: a.sh",
+      ].join("\n") + "\n",
+      "p/a.sh": NOOP_SCRIPT,
+    },
+    lines: [
+      'p/plugin.yaml:2:1: Unknown key "hook": did you mean "hooks"?',
+      'p/plugin.yaml:5:5: Dropped action "x": "command" is missing',
+      'p/plugin.yaml:6:5: Unknown key "comand" in "actions[0]": did you mean "command"?',
+    ],
+  },
+  {
+    name: "validatePlugins() reports a type the loader tolerates, such as an unquoted version",
+    files: {
+      "p/plugin.yaml": "name: p\nversion: 1.10\nhooks:\n  task.done: a.sh\n",
+      "p/a.sh": NOOP_SCRIPT,
+    },
+    lines: ['p/plugin.yaml:2:10: "version" must be a string, not a number'],
+  },
+  {
+    name: "validatePlugins() reports an event name that looks like a typo",
+    files: {
+      "p/plugin.yaml": "name: p\nhooks:\n  task.don: a.sh\n  my.custom.event: a.sh\n",
+      "p/a.sh": NOOP_SCRIPT,
+    },
+    lines: ['p/plugin.yaml:3:3: Unknown event "task.don": did you mean "task.done"?'],
+  },
+  {
+    name: "validatePlugins() lists every dropped entry of a skipped plugin, then why it is skipped",
+    files: { "p/plugin.yaml": "name: p\nhooks:\n  task.done: a.sh\n  task.failed: b.sh\n" },
+    lines: [
+      'p/plugin.yaml:1:7: Skipped plugin "p" in "p": no usable hook, action, service, workflow or ' +
+      'routine (dropped hook "task.done": script "a.sh" does not exist; hook "task.failed": ' +
+      'script "b.sh" does not exist)',
+      'p/plugin.yaml:3:14: Dropped hook "task.done": script "a.sh" does not exist',
+      'p/plugin.yaml:4:16: Dropped hook "task.failed": script "b.sh" does not exist',
+    ],
+  },
+  {
+    name: "validatePlugins() reports broken YAML at its line and column",
+    files: { "p/plugin.yaml": "name: p\nname: q\n" },
+    lines: ['p/plugin.yaml:2:1: Skipped plugin in "p": invalid YAML: Map keys must be unique'],
+  },
+  {
+    name:
+      "validatePlugins() reports a plugin whose name an earlier plugin has, where its name is written",
+    files: {
+      ...Object.fromEntries(Object.entries(twin).map(([k, v]) => [`a/${k}`, v])),
+      ...Object.fromEntries(Object.entries(twin).map(([k, v]) => [`b/twin/${k}`, v])),
+    },
     lines: [
       'b/twin/plugin.yaml:1:7: Plugin name "twin" is also used by the plugin in "a": both load, ' +
       'as in ty, and "plugins run" (or any command naming it) takes that one (hint: rename one)',
     ],
-  });
-});
+  },
+  {
+    name: "validatePlugins() reports a second action with an id an earlier action has",
+    files: {
+      "p/plugin.yaml": [
+        "name: p",
+        "actions:",
+        "  - id: sync",
+        "    command: a.sh",
+        "  - id: sync",
+        "    command: a.sh",
+      ].join("\n") + "\n",
+      "p/a.sh": NOOP_SCRIPT,
+    },
+    lines: [
+      'p/plugin.yaml:5:9: Action id "sync" is also used by an earlier action: both are listed, as ' +
+      "in ty, and running it runs the first (hint: give each its own id)",
+    ],
+  },
+];
 
-Deno.test("validatePlugins() reports a second action with an id an earlier action has", async () => {
-  const result = await lint({
-    "p/plugin.yaml": [
-      "name: p",
-      "actions:",
-      "  - id: sync",
-      "    command: a.sh",
-      "  - id: sync",
-      "    command: a.sh",
-    ].join("\n") + "\n",
-    "p/a.sh": SCRIPT,
+for (const { name, files, lines } of REPORTS) {
+  Deno.test(name, async () => {
+    assert.deepEqual(await lint(files), { ok: lines.length === 0, lines });
   });
-  assert.deepEqual(result.lines, [
-    'p/plugin.yaml:5:9: Action id "sync" is also used by an earlier action: both are listed, as ' +
-    "in ty, and running it runs the first (hint: give each its own id)",
-  ]);
-});
+}
 
 Deno.test("validatePlugins() reports a script without a #! line and one whose #! line ends in a carriage return, with the fix", async () => {
   const result = await lint({
@@ -141,7 +141,7 @@ Deno.test("validatePlugins() reports a script without a #! line and one whose #!
     ].join("\n") + "\n",
     "p/plain.sh": "echo no interpreter\n",
     "p/crlf.sh": "#!/bin/sh\r\necho hi\r\n",
-    "p/ok.sh": SCRIPT,
+    "p/ok.sh": NOOP_SCRIPT,
   }, async (root) => {
     await Deno.chmod(join(root, "p/plain.sh"), 0o755);
     await Deno.mkdir(join(root, "p/bin"));

@@ -1,9 +1,19 @@
 import assert from "node:assert/strict";
-import { DRAIN_MS, MAX_ENV_VALUE_BYTES, runScript } from "../../lib/process/run_script.ts";
+import {
+  DRAIN_MS,
+  MAX_ENV_VALUE_BYTES,
+  type RunOptions,
+  runScript,
+} from "../../lib/process/run_script.ts";
 import { ExecFormatError, spawnIsolated } from "../../lib/process/group.ts";
 import { alive, fixture, groupGone, pidFile, readPid, waitGone } from "../_procs.ts";
 import { dirname, join } from "node:path";
 import { tempDir } from "../_cli.ts";
+
+/** {@linkcode runScript} of `sh -c line`. */
+function sh(line: string, options: Omit<RunOptions, "args"> = {}) {
+  return runScript("sh", { ...options, args: ["-c", line] });
+}
 
 Deno.test("runScript() returns exit code, stdout, stderr and byte counts", async () => {
   const r = await runScript(fixture("exit_code.sh"), { args: ["3"], stdin: "payload" });
@@ -16,7 +26,7 @@ Deno.test("runScript() returns exit code, stdout, stderr and byte counts", async
 });
 
 Deno.test("runScript() gives each script its own process group", async () => {
-  const r = await runScript("sh", { args: ["-c", "ps -o pgid= -p $$"] });
+  const r = await sh("ps -o pgid= -p $$");
   assert.deepEqual(Number(r.stdout.trim()), r.pid);
 });
 
@@ -155,7 +165,7 @@ Deno.test("runScript() says so when a script cannot start because its #! line en
 });
 
 Deno.test("runScript() cleans NUL bytes out of env values instead of crashing", async () => {
-  const r = await runScript("sh", { args: ["-c", 'printf %s "$V"'], env: { V: "a\0b" } });
+  const r = await sh('printf %s "$V"', { env: { V: "a\0b" } });
   assert.deepEqual([r.error, r.stdout], [null, "ab"]);
 });
 
@@ -177,8 +187,7 @@ const scratchDir = () => tempDir({ prefix: "tyhooks-mode-" });
 /** `sh -c script` in notify mode; $DONE names a file in a fresh dir for the script to write. */
 async function notifyRun(script: string) {
   const done = join(await scratchDir(), "done");
-  const r = await runScript("sh", {
-    args: ["-c", script],
+  const r = await sh(script, {
     env: { DONE: done },
     mode: "notify",
     timeoutMs: 10_000,
@@ -208,8 +217,7 @@ Deno.test("runScript() in notify mode ends a background job at the timeout, with
   const timeoutMs = 500;
   const graceMs = 300;
   const started = performance.now();
-  const r = await runScript("sh", {
-    args: ["-c", 'sleep 60 >/dev/null 2>&1 & echo $! > "$PID_FILE"; exit 0'],
+  const r = await sh('sleep 60 >/dev/null 2>&1 & echo $! > "$PID_FILE"; exit 0', {
     env: { PID_FILE: path },
     mode: "notify",
     timeoutMs,
@@ -242,8 +250,7 @@ Deno.test("runScript() in notify mode does not wait for a pipe held by a setsid 
 
 Deno.test("runScript() in consult mode (the default) ends a background job as soon as the script exits", async () => {
   const path = await pidFile();
-  const r = await runScript("sh", {
-    args: ["-c", 'sleep 60 >/dev/null 2>&1 & echo $! > "$PID_FILE"; echo answer'],
+  const r = await sh('sleep 60 >/dev/null 2>&1 & echo $! > "$PID_FILE"; echo answer', {
     env: { PID_FILE: path },
     timeoutMs: 30_000,
   });
@@ -254,8 +261,7 @@ Deno.test("runScript() in consult mode (the default) ends a background job as so
 
 Deno.test("runScript() cuts an environment value over 64 KiB to 64 KiB, never splitting a character", async () => {
   // 1 + 2 x 100,000 bytes: far over Linux's 128 KiB per string, which would make exec fail.
-  const r = await runScript("sh", {
-    args: ["-c", 'printf %s "$BIG" | wc -c; printf %s "$SMALL"'],
+  const r = await sh('printf %s "$BIG" | wc -c; printf %s "$SMALL"', {
     env: { BIG: "a" + "é".repeat(100_000), SMALL: "kept" },
   });
   assert.equal(r.error, null);

@@ -4,6 +4,7 @@ import { runScript } from "../../lib/process/run_script.ts";
 import { startServices } from "../../lib/services/service_set.ts";
 import { alive, BASH, pidFile, readPid, waitGone } from "../_procs.ts";
 import { serviceIndex } from "../_index.ts";
+import type { PluginService } from "../../lib/plugins/types.ts";
 
 const ignore = BASH === undefined; // Skipped (and so reported) on hosts without bash.
 
@@ -74,12 +75,16 @@ Deno.test("runScript() lets a deliberate setsid escape the session cleanup", asy
   assert(await waitGone(pid));
 });
 
-/** Runs one service that writes a stray's pid to `stray` in its dir, and stops it after `fn`. */
+/**
+ * Runs one service, `name`, whose bash `script` writes a stray's pid to `stray` in its dir; stops
+ * it after `fn`.
+ */
 async function withStray(
-  service: Parameters<typeof serviceIndex>[0][number],
+  service: { name: string; script: string; restart?: PluginService["restart"] },
   fn: (set: ReturnType<typeof startServices>, pid: number) => Promise<void>,
 ): Promise<void> {
-  const { index, dir } = await serviceIndex([service]);
+  const { script, ...rest } = service;
+  const { index, dir } = await serviceIndex([{ ...rest, command: `${BASH} -c '${script}'` }]);
   const set = startServices(index);
   try {
     await fn(set, await readPid(join(dir, "stray")));
@@ -94,7 +99,7 @@ Deno.test({
   async fn() {
     await withStray({
       name: "jobs",
-      command: `${BASH} -c 'set -m; sleep 60 & echo $! > stray; sleep 60 & wait'`,
+      script: "set -m; sleep 60 & echo $! > stray; sleep 60 & wait",
     }, async (set, pid) => {
       assert.notEqual(ids(pid).pgrp, set.status()[0].pid, "out of the service's group");
       await set.stop({ stopTimeoutMs: 1000 });
@@ -132,7 +137,7 @@ Deno.test({
   async fn() {
     await withStray({
       name: "leaver",
-      command: `${BASH} -c 'set -m; sleep 60 & echo $! > stray; exit 0'`,
+      script: "set -m; sleep 60 & echo $! > stray; exit 0",
       restart: "never",
     }, async (_set, pid) => {
       assert(await waitGone(pid, 3000), "the set -m child outlived its service");

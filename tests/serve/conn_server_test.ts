@@ -12,10 +12,15 @@ async function answerOk(request: Request): Promise<Response> {
   return new Response("ok");
 }
 
-function start(
-  limits: { maxConns?: number; headersTimeoutMs?: number; idleTimeoutMs?: number },
-  handler: (request: Request) => Promise<Response> = answerOk,
-) {
+/** A server's limits, and its handler (default: answer "ok"). */
+interface StartOptions {
+  maxConns?: number;
+  headersTimeoutMs?: number;
+  idleTimeoutMs?: number;
+  handler?: (request: Request) => Promise<Response>;
+}
+
+function start({ handler = answerOk, ...limits }: StartOptions) {
   const lines: string[] = [];
   const log: Logger = { log: (level, message) => lines.push(`${level}: ${message}`) };
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
@@ -25,6 +30,21 @@ function start(
     log,
   });
   return { server, port: listener.addr.port, lines };
+}
+
+/** Runs `fn` with one client connected to a server started with `options`, then closes both. */
+async function withClient(
+  options: StartOptions,
+  fn: (conn: Deno.Conn, started: { server: ConnServer; port: number }) => Promise<void>,
+): Promise<void> {
+  const { server, port } = start(options);
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  try {
+    await fn(conn, { server, port });
+  } finally {
+    conn.close();
+    await server.shutdown();
+  }
 }
 
 /** Reads until the peer closes (null) or `limit` reads; returns what was read and whether it closed. */
@@ -121,9 +141,7 @@ Deno.test("ConnServer closes connections past maxConns at once and serves again 
 });
 
 Deno.test("ConnServer cuts a client sending its headers too slowly (slowloris)", async () => {
-  const { server, port } = start({ headersTimeoutMs: 300, idleTimeoutMs: 60_000 });
-  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
-  try {
+  await withClient({ headersTimeoutMs: 300, idleTimeoutMs: 60_000 }, async (conn, { server }) => {
     await conn.write(encoder.encode("GET / HTTP/1.1\r\nHost: x\r\n"));
     // One header byte every 50 ms, bounded: the server must close before the 200th.
     let cut = false;
@@ -138,36 +156,23 @@ Deno.test("ConnServer cuts a client sending its headers too slowly (slowloris)",
     if (!cut) cut = (await readToEnd(conn, 1)).closed;
     assert.ok(cut, "the connection should have been closed");
     assert.equal(server.connections, 0);
-  } finally {
-    conn.close();
-    await server.shutdown();
-  }
+  });
 });
 
 Deno.test("ConnServer closes an idle keep-alive connection after the idle timeout", async () => {
-  const { server, port } = start({ headersTimeoutMs: 60_000, idleTimeoutMs: 300 });
-  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
-  try {
+  await withClient({ headersTimeoutMs: 60_000, idleTimeoutMs: 300 }, async (conn) => {
     await conn.write(encoder.encode("GET / HTTP/1.1\r\nHost: x\r\n\r\n"));
     // The answer, then the close: the read ends with the peer closing, not the read limit.
     const { text, closed } = await readToEnd(conn);
     assert.match(text, /^HTTP\/1\.1 200 OK/);
     assert.ok(closed);
-  } finally {
-    conn.close();
-    await server.shutdown();
-  }
+  });
 });
 
 Deno.test("ConnServer closes a connection that never sends a header after the headers timeout", async () => {
-  const { server, port } = start({ headersTimeoutMs: 300, idleTimeoutMs: 60_000 });
-  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
-  try {
+  await withClient({ headersTimeoutMs: 300, idleTimeoutMs: 60_000 }, async (conn) => {
     assert.deepEqual(await readToEnd(conn), { text: "", closed: true });
-  } finally {
-    conn.close();
-    await server.shutdown();
-  }
+  });
 });
 
 Deno.test("ConnServer logs running out of file descriptors, survives, and serves once they are freed", async () => {
@@ -231,12 +236,12 @@ Deno.test("ConnServer logs running out of file descriptors, survives, and serves
 
 Deno.test("ConnServer refuses an HTTP/2 request with 505 and closes its connection, the handler never called", async () => {
   let calls = 0;
-  const { server, port } = start({}, (request) => {
-    calls++;
-    return answerOk(request);
-  });
-  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
-  try {
+  await withClient({
+    handler: (request) => {
+      calls++;
+      return answerOk(request);
+    },
+  }, async (conn, { port }) => {
     await conn.write(h2Client(h2Get(1, "/v1/health")));
     const { text, closed } = await readForAtMost(conn, 10_000);
     assert.ok(closed, "the connection is still open");
@@ -244,62 +249,52 @@ Deno.test("ConnServer refuses an HTTP/2 request with 505 and closes its connecti
     assert.equal(calls, 0);
     // An HTTP/1.1 client is served as before.
     assert.equal(await (await fetch(`http://127.0.0.1:${port}/`)).text(), "ok");
-  } finally {
-    conn.close();
-    await server.shutdown();
-  }
+  });
 });
 
 Deno.test("ConnServer closes an HTTP/2 connection that sends a second request while one is answered", async () => {
   let calls = 0;
   const release = Promise.withResolvers<void>();
-  const { server, port } = start({}, async (request) => {
-    calls++;
-    await release.promise;
-    return answerOk(request);
+  await withClient({
+    handler: async (request) => {
+      calls++;
+      await release.promise;
+      return answerOk(request);
+    },
+  }, async (conn) => {
+    try {
+      // With a Host header, as an HTTP/1.1 request has: only the second request gives it away.
+      const requests = [1, 3, 5, 7].map((stream) => h2Get(stream, "/v1/health", "x"));
+      await conn.write(h2Client(...requests));
+      const { closed } = await readForAtMost(conn, 10_000);
+      assert.ok(closed, "the connection is still open");
+      assert.equal(calls, 1);
+    } finally {
+      release.resolve();
+    }
   });
-  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
-  try {
-    // With a Host header, as an HTTP/1.1 request has: only the second request gives it away.
-    const requests = [1, 3, 5, 7].map((stream) => h2Get(stream, "/v1/health", "x"));
-    await conn.write(h2Client(...requests));
-    const { closed } = await readForAtMost(conn, 10_000);
-    assert.ok(closed, "the connection is still open");
-    assert.equal(calls, 1);
-  } finally {
-    release.resolve();
-    conn.close();
-    await server.shutdown();
-  }
 });
 
 Deno.test("ConnServer closes a kept-alive connection once an answer says Connection: close", async () => {
-  const { server, port } = start({ idleTimeoutMs: 60_000 }, async (request) => {
-    await request.body?.cancel();
-    return new Response("bye", { status: 401, headers: { connection: "close" } });
-  });
-  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
-  try {
+  await withClient({
+    idleTimeoutMs: 60_000,
+    handler: async (request) => {
+      await request.body?.cancel();
+      return new Response("bye", { status: 401, headers: { connection: "close" } });
+    },
+  }, async (conn) => {
     await conn.write(encoder.encode("GET / HTTP/1.1\r\nHost: x\r\n\r\n"));
     const { text, closed } = await readForAtMost(conn, 10_000);
     assert.match(text, /^HTTP\/1\.1 401 Unauthorized\r\n[^]*\r\n\r\nbye$/);
     assert.ok(closed, "the connection is still open");
-  } finally {
-    conn.close();
-    await server.shutdown();
-  }
+  });
 });
 
 Deno.test("ConnServer answers a request without a Host header 505 and closes its connection", async () => {
-  const { server, port } = start({ idleTimeoutMs: 60_000 });
-  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
-  try {
+  await withClient({ idleTimeoutMs: 60_000 }, async (conn) => {
     await conn.write(encoder.encode("GET / HTTP/1.0\r\n\r\n"));
     const { text, closed } = await readForAtMost(conn, 10_000);
     assert.match(text, /^HTTP\/1\.[01] 505 HTTP Version Not Supported\r\n/);
     assert.ok(closed, "the connection is still open");
-  } finally {
-    conn.close();
-    await server.shutdown();
-  }
+  });
 });

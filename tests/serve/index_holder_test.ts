@@ -5,7 +5,7 @@ import { createLogger } from "../../lib/log.ts";
 import { makeTree, tempDir } from "../_cli.ts";
 import { collectReports, foldReports } from "../../lib/plugins/load.ts";
 
-/** Counts calls; `next()` resolves at the next call, or fails after `ms`. */
+/** Counts calls; `after(act)` resolves at the first call once `act` is done, or fails after `ms`. */
 function counter() {
   let calls = 0;
   let waiter: (() => void) | undefined;
@@ -17,84 +17,79 @@ function counter() {
       calls++;
       waiter?.();
     },
-    next(ms = 5000): Promise<void> {
-      return new Promise((resolve, reject) => {
+    async after(act: () => Promise<unknown>, ms = 5000): Promise<void> {
+      const called = new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`No change seen within ${ms} ms`)), ms);
         waiter = () => {
           clearTimeout(timer);
           resolve();
         };
       });
+      await act();
+      await called;
     },
   };
 }
 
+type Seen = ReturnType<typeof counter>;
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Runs `fn` while `dir` is watched with `options`, its calls counted in `seen`. */
+async function watching(
+  dir: string,
+  options: Parameters<typeof watchDir>[2],
+  fn: (seen: Seen) => Promise<void>,
+): Promise<void> {
+  const seen = counter();
+  const watch = watchDir(dir, seen.onChange, options);
+  try {
+    await fn(seen);
+  } finally {
+    watch.close();
+  }
+}
+
 /** Once the watch has settled, a file written in `dir` is seen. */
-async function seesChangeIn(seen: ReturnType<typeof counter>, dir: string): Promise<void> {
+async function seesChangeIn(seen: Seen, dir: string): Promise<void> {
   await sleep(200);
-  const changed = seen.next();
-  await Deno.writeTextFile(`${dir}/x`, "1");
-  await changed;
+  await seen.after(() => Deno.writeTextFile(`${dir}/x`, "1"));
 }
 
 Deno.test("watchDir() turns a burst of changes into one call", async () => {
   const dir = await tempDir();
-  const seen = counter();
-  const watch = watchDir(dir, seen.onChange, { debounceMs: 150 });
-  try {
+  await watching(dir, { debounceMs: 150 }, async (seen) => {
     await sleep(50);
-    const next = seen.next();
-    for (let i = 0; i < 5; i++) await Deno.writeTextFile(`${dir}/f${i}`, "x");
-    await Deno.mkdir(`${dir}/sub/deep`, { recursive: true });
-    await next;
+    await seen.after(async () => {
+      for (let i = 0; i < 5; i++) await Deno.writeTextFile(`${dir}/f${i}`, "x");
+      await Deno.mkdir(`${dir}/sub/deep`, { recursive: true });
+    });
     await sleep(300);
     assert.equal(seen.calls, 1);
     // Changes in a subdirectory created after the watch started are seen too.
-    const again = seen.next();
-    await Deno.writeTextFile(`${dir}/sub/deep/plugin.yaml`, "name: x\n");
-    await again;
-  } finally {
-    watch.close();
-  }
+    await seen.after(() => Deno.writeTextFile(`${dir}/sub/deep/plugin.yaml`, "name: x\n"));
+  });
 });
 
 Deno.test("watchDir() on a missing dir waits for it, then watches it", async () => {
-  const parent = await tempDir();
-  const dir = `${parent}/plugins`;
-  const seen = counter();
-  const watch = watchDir(dir, seen.onChange, { debounceMs: 50, pollMs: 50 });
-  try {
+  const dir = `${await tempDir()}/plugins`;
+  await watching(dir, { debounceMs: 50, pollMs: 50 }, async (seen) => {
     await sleep(100);
     assert.equal(seen.calls, 0);
-    const appeared = seen.next();
-    await Deno.mkdir(dir);
-    await appeared;
+    await seen.after(() => Deno.mkdir(dir));
     await seesChangeIn(seen, dir);
-  } finally {
-    watch.close();
-  }
+  });
 });
 
 Deno.test("watchDir() follows a dir that is removed and created again", async () => {
-  const parent = await tempDir();
-  const dir = `${parent}/plugins`;
+  const dir = `${await tempDir()}/plugins`;
   await Deno.mkdir(dir);
-  const seen = counter();
-  const watch = watchDir(dir, seen.onChange, { debounceMs: 50, pollMs: 50 });
-  try {
+  await watching(dir, { debounceMs: 50, pollMs: 50 }, async (seen) => {
     await sleep(50);
-    const removed = seen.next();
-    await Deno.remove(dir);
-    await removed;
-    const back = seen.next();
-    await Deno.mkdir(dir);
-    await back;
+    await seen.after(() => Deno.remove(dir));
+    await seen.after(() => Deno.mkdir(dir));
     await seesChangeIn(seen, dir);
-  } finally {
-    watch.close();
-  }
+  });
 });
 
 Deno.test("watchDir() on a symlink follows it when it is swapped to another tree", async () => {
@@ -103,19 +98,15 @@ Deno.test("watchDir() on a symlink follows it when it is swapped to another tree
   await Deno.mkdir(a);
   await Deno.mkdir(b);
   await Deno.symlink(a, link);
-  const seen = counter();
-  const watch = watchDir(link, seen.onChange, { debounceMs: 50, pollMs: 50 });
-  try {
+  await watching(link, { debounceMs: 50, pollMs: 50 }, async (seen) => {
     await sleep(100);
     // Swapped atomically, as a deploy does: the tree watched so far sees nothing.
-    const swapped = seen.next();
-    await Deno.symlink(b, `${parent}/next`);
-    await Deno.rename(`${parent}/next`, link);
-    await swapped;
+    await seen.after(async () => {
+      await Deno.symlink(b, `${parent}/next`);
+      await Deno.rename(`${parent}/next`, link);
+    });
     await seesChangeIn(seen, b);
-  } finally {
-    watch.close();
-  }
+  });
 });
 
 Deno.test("watchDir() makes no call after close()", async () => {

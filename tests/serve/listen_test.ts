@@ -13,7 +13,7 @@ import {
   removeSocket,
 } from "../../lib/serve/listen.ts";
 import { InputError, RunError } from "../../lib/errors.ts";
-import { tempDir, valueIn } from "../_cli.ts";
+import { NEEDS_ROOT, tempDir, valueIn, withTree } from "../_cli.ts";
 
 Deno.test("parseListen() reads unix:PATH, HOST:PORT and [IPV6]:PORT", () => {
   assert.deepEqual(parseListen("unix:/run/t.sock"), { transport: "unix", path: "/run/t.sock" });
@@ -73,22 +73,18 @@ Deno.test("formatListen() spells addresses as --listen does", () => {
 });
 
 Deno.test("readTokenFile() trims the token at both ends and refuses an empty file", async () => {
-  const dir = await tempDir();
-  try {
+  await withTree({}, async (dir) => {
     const file = join(dir, "token");
     await Deno.writeTextFile(file, "  s3cret \n\n", { mode: 0o600 });
     assert.equal(await readTokenFile(file), "s3cret");
     await Deno.writeTextFile(file, " \n");
     await assert.rejects(readTokenFile(file), InputError);
     await assert.rejects(readTokenFile(`${file}.missing`), /Cannot read --token-file/);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("readTokenFile() refuses a token file group or others may read, naming its mode", async () => {
-  const dir = await tempDir();
-  try {
+  await withTree({}, async (dir) => {
     const file = join(dir, "token");
     await Deno.writeTextFile(file, "s3cret\n");
     for (const mode of [0o644, 0o640, 0o604, 0o620]) {
@@ -103,33 +99,27 @@ Deno.test("readTokenFile() refuses a token file group or others may read, naming
     }
     await Deno.chmod(file, 0o400);
     assert.equal(await readTokenFile(file), "s3cret");
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-});
-
-Deno.test("readTokenFile() refuses a token file owned by another user (as root: chown nobody)", {
-  ignore: Deno.uid() !== 0,
-}, async () => {
-  const dir = await tempDir();
-  try {
-    const file = join(dir, "token");
-    await Deno.writeTextFile(file, "s3cret\n", { mode: 0o600 });
-    await Deno.chown(file, 65534, null);
-    await assert.rejects(readTokenFile(file), /owned by user 65534, not by the current user 0/);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test(
-  "readTokenFile() refuses a token file named through a symlink another user owns, file or dir, and follows the user's own (as root: lchown nobody)",
-  {
-    ignore: Deno.uid() !== 0,
-  },
+  "readTokenFile() refuses a token file owned by another user (as root: chown nobody)",
+  NEEDS_ROOT,
   async () => {
-    const dir = await tempDir();
-    try {
+    await withTree({}, async (dir) => {
+      const file = join(dir, "token");
+      await Deno.writeTextFile(file, "s3cret\n", { mode: 0o600 });
+      await Deno.chown(file, 65534, null);
+      await assert.rejects(readTokenFile(file), /owned by user 65534, not by the current user 0/);
+    });
+  },
+);
+
+Deno.test(
+  "readTokenFile() refuses a token file named through a symlink another user owns, file or dir, and follows the user's own (as root: lchown nobody)",
+  NEEDS_ROOT,
+  async () => {
+    await withTree({}, async (dir) => {
       await Deno.mkdir(join(dir, "real"));
       await Deno.writeTextFile(join(dir, "real/token"), "s3cret\n", { mode: 0o600 });
       await Deno.symlink(join(dir, "real/token"), join(dir, "token"));
@@ -150,15 +140,12 @@ Deno.test(
         await lchown(join(dir, link), 0, 0);
         assert.equal(await readTokenFile(join(dir, path)), "s3cret");
       }
-    } finally {
-      await Deno.remove(dir, { recursive: true });
-    }
+    });
   },
 );
 
 Deno.test("readTokenFile() refuses a FIFO and a file over 4 KiB instead of hanging or eating memory", async () => {
-  const dir = await tempDir();
-  try {
+  await withTree({}, async (dir) => {
     const fifo = join(dir, "fifo");
     const mkfifo = await new Deno.Command("mkfifo", { args: ["-m", "600", fifo] }).output();
     assert.equal(mkfifo.code, 0);
@@ -168,9 +155,7 @@ Deno.test("readTokenFile() refuses a FIFO and a file over 4 KiB instead of hangi
     await assert.rejects(readTokenFile(big), /Cannot read --token-file ".*big": larger than 4096/);
     await Deno.writeTextFile(big, "x".repeat(4096));
     assert.equal((await readTokenFile(big)).length, 4096);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 Deno.test("checkExposure() refuses a non-loopback address without a token", () => {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { ROOT, tempDir } from "../_cli.ts";
+import { NEEDS_ROOT, ROOT, tempDir } from "../_cli.ts";
 import { waitGone } from "../_procs.ts";
 import { Spool, spoolCounts, SpoolFullError, type SpoolWork } from "../../lib/spool/spool.ts";
 import { createLogger } from "../../lib/log.ts";
@@ -139,15 +139,17 @@ Deno.test("spoolCounts reads a corrupt file as set aside without renaming it; a 
   assert.deepEqual(await spoolCounts(dir), { pending: 0, running: 0, set_aside: 1 });
 });
 
-Deno.test("a spool file owned by another user is set aside as unsafe, never run", {
-  ignore: Deno.uid() !== 0,
-}, async () => {
-  const dir = await tempDir({ prefix: "tyh-spool-" });
-  const spool = Spool.open(dir);
-  const entry = await spool.add(work("a"), { claim: false });
-  await Deno.chown(join(dir, entry.name), 65534, 65534);
-  const found = await Spool.open(dir).scan();
-  assert.deepEqual(found.entries, []);
-  assert.deepEqual(found.setAside, [{ name: entry.name, reason: "unsafe" }]);
-  assert.ok(Deno.lstatSync(join(dir, `${entry.name}.unsafe`)).isFile);
-});
+Deno.test(
+  "a spool file owned by another user is set aside as unsafe, never run",
+  NEEDS_ROOT,
+  async () => {
+    const dir = await tempDir({ prefix: "tyh-spool-" });
+    const spool = Spool.open(dir);
+    const entry = await spool.add(work("a"), { claim: false });
+    await Deno.chown(join(dir, entry.name), 65534, 65534);
+    const found = await Spool.open(dir).scan();
+    assert.deepEqual(found.entries, []);
+    assert.deepEqual(found.setAside, [{ name: entry.name, reason: "unsafe" }]);
+    assert.ok(Deno.lstatSync(join(dir, `${entry.name}.unsafe`)).isFile);
+  },
+);
