@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { createLogger, QueuedWriter } from "../lib/log.ts";
+import { createLogger, isoTime, QueuedWriter } from "../lib/log.ts";
 import { escapeControl } from "../lib/text.ts";
 import { cli, makeTree, tempDir } from "./_cli.ts";
 
@@ -107,4 +107,13 @@ Deno.test("QueuedWriter stops writing once its reader is gone, and flush() retur
   assert.equal(await out.flush(5000), false);
   assert.ok(performance.now() - started < 2500, "not waiting for the idle bound");
   await reader.end();
+});
+
+Deno.test("isoTime() writes what toISOString() writes, across leap days, year ends and the epoch", () => {
+  const day = 86_400_000;
+  const edges = [0, 1, day - 1, day, Date.UTC(2000, 1, 29), Date.UTC(2100, 2, 1) - 1];
+  edges.push(Date.UTC(1999, 11, 31, 23, 59, 59, 999), Date.UTC(9999, 11, 31, 23, 59, 59, 999));
+  // Every day of four years around a century that is not a leap year, at a changing time of day.
+  for (let d = 0; d < 4 * 366; d++) edges.push(Date.UTC(2099, 0, 1) + d * day + d * 997 % day);
+  for (const ms of edges) assert.equal(isoTime(ms), new Date(ms).toISOString(), String(ms));
 });
