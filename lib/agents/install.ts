@@ -20,7 +20,7 @@ import { DEFAULT_TIMEOUTS, eventSpec } from "../events.ts";
 import { selfCommand } from "../process/detach.ts";
 import { RUN_FLAGS } from "../hosts/payload.ts";
 import { splitWords } from "../hosts/ssh.ts";
-import { basename, dirname, join, resolve, writeAtomic } from "../fs.ts";
+import { basename, dirname, join, readBounded, resolve, writeAtomic } from "../fs.ts";
 import { RunError } from "../errors.ts";
 import { kindOf, quoted } from "../text.ts";
 
@@ -122,9 +122,7 @@ export function shellWord(word: string): string {
  */
 export function isTyhooksCommand(command: unknown, agent: AgentSpec): boolean {
   if (typeof command !== "string") return false;
-  // The words before the fail-closed tail, whichever tail an earlier version wrote.
-  const at = command.indexOf(" || ");
-  const words = wordsOf(at === -1 ? command : command.slice(0, at));
+  const words = commandWords(command);
   if (words === undefined) return false;
   const agentAt = words.findIndex((word, i) =>
     (word === "agent" && words[i + 1] === agent.name) ||
@@ -137,9 +135,14 @@ export function isTyhooksCommand(command: unknown, agent: AgentSpec): boolean {
     words.slice(1, agentAt).some((word) => /\/main\.[jt]s$/.test(word));
 }
 
-function wordsOf(text: string): string[] | undefined {
+/**
+ * The words of a hook command before its fail-closed tail (whichever tail an earlier version
+ * wrote), as sh splits them; undefined when it holds shell syntax a word split does not perform.
+ */
+export function commandWords(command: string): string[] | undefined {
+  const at = command.indexOf(" || ");
   try {
-    return splitWords(text, "hook command");
+    return splitWords(at === -1 ? command : command.slice(0, at), "hook command");
   } catch {
     return undefined;
   }
@@ -225,14 +228,24 @@ interface Current {
   text: string;
 }
 
-async function readSettings(file: string, agent: AgentSpec): Promise<Current> {
-  let text: string;
+/** A settings file's text (at most 4 MiB: settings files are small), or null when there is none. */
+export async function readSettingsText(path: string): Promise<string | null> {
   try {
-    text = await Deno.readTextFile(file);
+    return await readBounded(path, { maxBytes: 4 * 1024 * 1024 });
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return { settings: {}, existed: false, text: "" };
+    if (error instanceof Deno.errors.NotFound) return null;
+    throw error;
+  }
+}
+
+async function readSettings(file: string, agent: AgentSpec): Promise<Current> {
+  let text: string | null;
+  try {
+    text = await readSettingsText(file);
+  } catch (error) {
     throw new RunError(`Cannot read ${quoted(file)}: ${(error as Error).message}`);
   }
+  if (text === null) return { settings: {}, existed: false, text: "" };
   if (text.trim() === "") return { settings: {}, existed: true, text };
   let settings: unknown;
   try {
