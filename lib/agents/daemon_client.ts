@@ -12,13 +12,7 @@
 import { defaultSocket, pluginsDir } from "../dirs.ts";
 import { currentUid, INPUT_CAPS, readBoundedBytes } from "../fs.ts";
 import { parseDuration } from "../async.ts";
-
-/** What the command prints and exits with, as the daemon rendered it. */
-export interface DaemonAnswer {
-  exitCode: number;
-  stdout: string;
-  stderr: string;
-}
+import type { CommandAnswer } from "./hook.ts";
 
 /** A command line the fast path can take. */
 interface FastCall {
@@ -53,7 +47,7 @@ export function readHookInput(): Promise<Uint8Array> | undefined {
  * a daemon. Never throws. With `--deadline`, a daemon that has not answered by then is the
  * in-process path's block on its deadline.
  */
-export async function answerFromDaemon(args: string[]): Promise<DaemonAnswer | null> {
+export async function answerFromDaemon(args: string[]): Promise<CommandAnswer | null> {
   const started = performance.now();
   try {
     const call = fastCall(args);
@@ -174,7 +168,7 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
 function ask(
   socket: string,
   { call, dir, body }: { call: FastCall; dir: string; body: Uint8Array },
-): { answer: Promise<DaemonAnswer | null>; close(): void } {
+): { answer: Promise<CommandAnswer | null>; close(): void } {
   let conn: Deno.UnixConn | undefined;
   let closed = false;
   const close = () => {
@@ -236,7 +230,7 @@ async function readAll(conn: Deno.Conn): Promise<Uint8Array> {
 }
 
 /** The command's answer from the daemon's response: 200 with the command form, or 202. */
-function parseAnswer(bytes: Uint8Array): DaemonAnswer | null {
+function parseAnswer(bytes: Uint8Array): CommandAnswer | null {
   const text = decoder.decode(bytes);
   const end = text.indexOf("\r\n\r\n");
   if (end === -1) return null;

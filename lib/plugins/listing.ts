@@ -7,32 +7,16 @@
  */
 
 import { join } from "../fs.ts";
-import type { LoadWarning, PluginIndex } from "./types.ts";
+import type { LoadWarning, Plugin, PluginIndex } from "./types.ts";
 import { closest, quoted } from "../text.ts";
 import { cannotStart } from "./messages.ts";
 import { TASK_EVENTS } from "../events.ts";
 
-/** One plugin in the listing. */
-export interface PluginJson {
-  /** The plugin's name. */
-  name: string;
-  /** From the manifest; empty when it has none. */
-  version: string;
-  /** From the manifest; empty when it has none. */
-  description: string;
-  /** Absolute plugin directory. */
-  dir: string;
-  /** Event -> absolute script path. */
-  hooks: Record<string, string>;
-  /** The usable actions. */
-  actions: { id: string; label: string; command: string }[];
-  /** The usable services. */
-  services: { name: string; command: string; cwd: string; env: string[]; restart: string }[];
-  /** Workflow names, sorted. */
-  workflows: string[];
-  /** Routine names, sorted. */
-  routines: string[];
-}
+/**
+ * One plugin in the listing: the plugin but its hook settings. `pluginListJson` copies it field
+ * by field, so a field added to `Plugin` does not type-check until it is listed there.
+ */
+export type PluginJson = Omit<Plugin, "settings">;
 
 /** The listing. */
 export interface PluginListJson {
