@@ -73,8 +73,6 @@ export interface PayloadOptions {
    * else none (the bundle is sent).
    */
   binary?: string;
-  /** Bound on building the bundle. */
-  timeoutMs?: number;
   signal?: AbortSignal;
 }
 
@@ -84,6 +82,8 @@ export const MAX_PLUGIN_FILES = 10_000;
 export const MAX_PLUGIN_FILE_BYTES = 64 * 1024 * 1024;
 /** Dirs of a plugins dir walked at most, so symlinks fanning out cannot make the walk explode. */
 export const MAX_PLUGIN_DIRS = 10_000;
+/** Bound on building the bundle. */
+const BUNDLE_TIMEOUT_MS = 120_000;
 
 /**
  * Gathers what `hosts sync` sends: builds the bundle (when this tyhooks runs from source) and the
@@ -182,13 +182,13 @@ async function bundleOf(moduleUrl: string, scratch: string, options: PayloadOpti
     args: ["bundle", "--quiet", "--platform", "deno", ...configFlags, "--output", out, main],
     cwd: dirname(main),
     env: { NO_COLOR: "1" },
-    timeoutMs: options.timeoutMs ?? 120_000,
+    timeoutMs: BUNDLE_TIMEOUT_MS,
     signal: options.signal,
   });
   if (!succeeded(built)) {
     const why = built.stderr.trim().split("\n").slice(-3).join(" ").trim();
     throw new RunError(
-      `Cannot bundle "${basename(main)}" to send it: ${failureReason(built, options.timeoutMs)}` +
+      `Cannot bundle "${basename(main)}" to send it: ${failureReason(built, BUNDLE_TIMEOUT_MS)}` +
         (why ? `: ${why}` : ""),
     );
   }

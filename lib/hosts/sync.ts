@@ -25,7 +25,7 @@ import { type Found, INSPECT, parseInspect, stage, unpackCommand } from "./sync_
 
 export const DEFAULT_SYNC_TIMEOUT_MS = 120_000;
 /** Hosts synced at once: each may be sent a 100 MiB runtime. */
-export const DEFAULT_SYNC_PARALLELISM = 8;
+export const SYNC_PARALLELISM = 8;
 
 /** What syncing one host gave (`hosts sync --json` prints a list of these). */
 export interface SyncOutcome {
@@ -46,15 +46,13 @@ export interface SyncOutcome {
 export interface SyncOptions {
   /** Bound on each host's whole sync; default 2 min. */
   timeoutMs?: number;
-  /** Hosts synced at once; default 8. */
-  parallelism?: number;
   /** The ssh program and options; default {@linkcode sshCommand}'s. */
   ssh?: string[];
   signal?: AbortSignal;
 }
 
 /**
- * Syncs every host, at most `parallelism` at once, each within its own timeout. Never rejects for
+ * Syncs every host, at most {@linkcode SYNC_PARALLELISM} at once, each within its own timeout. Never rejects for
  * a host's sake: each outcome says what was copied and what the host answered, or why it failed.
  *
  * Requires `--allow-run`, `--allow-read`, `--allow-write` (staging in the payload's scratch dir).
@@ -66,7 +64,7 @@ export async function syncHosts(
 ): Promise<SyncOutcome[]> {
   const ssh = options.ssh ?? sshCommand();
   const outcomes: SyncOutcome[] = new Array(hosts.length);
-  const limit = createLimit(options.parallelism ?? DEFAULT_SYNC_PARALLELISM);
+  const limit = createLimit(SYNC_PARALLELISM);
   await Promise.all(hosts.map((host, index) =>
     limit(async () => {
       outcomes[index] = await syncHost(host, payload, {

@@ -53,8 +53,8 @@ export function errorResponse(error: unknown): Response {
 /** The largest body accepted. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-function tooLarge(maxBytes: number): HttpError {
-  return new HttpError(413, `Request body too large: the limit is ${maxBytes} bytes`);
+function tooLarge(): HttpError {
+  return new HttpError(413, `Request body too large: the limit is ${MAX_BODY_BYTES} bytes`);
 }
 
 /** A body the client stopped sending (it closed its side, or reset): the client's fault, 400. */
@@ -68,14 +68,12 @@ export const BODY_TIMEOUT_MS = 10_000;
 
 /** Options of {@linkcode readBody}. */
 export interface ReadBodyOptions {
-  /** The cap; default {@linkcode MAX_BODY_BYTES}. */
-  maxBytes?: number;
   /** Time allowed for the whole body; default {@linkcode BODY_TIMEOUT_MS}. */
   timeoutMs?: number;
 }
 
 /**
- * Reads the body as bytes, refusing more than `maxBytes` (from `Content-Length` at once, else as
+ * Reads the body as bytes, refusing more than {@linkcode MAX_BODY_BYTES} (from `Content-Length` at once, else as
  * soon as the stream passes it: 413), a body that takes longer than `timeoutMs` to arrive
  * (408), and one the client stopped sending (400).
  */
@@ -83,10 +81,9 @@ export async function readBody(
   request: Request,
   options: ReadBodyOptions = {},
 ): Promise<Uint8Array> {
-  const maxBytes = options.maxBytes ?? MAX_BODY_BYTES;
   const late = () => new HttpError(408, "Request body not received in time");
   const declared = Number(request.headers.get("content-length") ?? NaN);
-  if (declared > maxBytes) throw tooLarge(maxBytes);
+  if (declared > MAX_BODY_BYTES) throw tooLarge();
   // Before `request.body`, whose first read makes a stream: a declared length needs none.
   if (declared === 0) return new Uint8Array();
   if (declared > 0) {
@@ -119,7 +116,7 @@ export async function readBody(
       if (timedOut) throw late();
       if (done) break;
       total += value.length;
-      if (total > maxBytes) throw tooLarge(maxBytes);
+      if (total > MAX_BODY_BYTES) throw tooLarge();
       chunks.push(value);
     }
   } finally {
@@ -129,23 +126,15 @@ export async function readBody(
   return concat(chunks, total);
 }
 
+// JSON is UTF-8 (RFC 8259): bytes that are not must not turn into replacement characters.
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
 /**
  * Reads, decodes and validates a JSON body: 413 past 1 MiB; 400 for malformed JSON or a value
  * `schema` refuses (a non-object, a bad field: named). An empty body counts as `{}`, so endpoints
  * whose fields are all optional can be called without one.
  */
 export async function parseBody<T>(request: Request, schema: Schema<T>): Promise<T> {
-  return (await parseSizedBody(request, schema)).body;
-}
-
-// JSON is UTF-8 (RFC 8259): bytes that are not must not turn into replacement characters.
-const utf8 = new TextDecoder("utf-8", { fatal: true });
-
-/** {@linkcode parseBody}, also giving the body's size in bytes (what queued work holds). */
-export async function parseSizedBody<T>(
-  request: Request,
-  schema: Schema<T>,
-): Promise<{ body: T; bytes: number }> {
   const bytes = await readBody(request);
   let text: string;
   try {
@@ -162,6 +151,6 @@ export async function parseSizedBody<T>(
     }
   }
   const result = schema.safeParse(value);
-  if (result.success) return { body: result.data, bytes: bytes.length };
+  if (result.success) return result.data;
   throw new HttpError(400, `Invalid request body: ${issueText(result.error.issues[0])}`);
 }

@@ -27,7 +27,6 @@ export class PublicServer {
   #server: Deno.HttpServer<Deno.Addr>;
   #maxConns: number;
   #inFlight = 0;
-  #refused = 0;
 
   /**
    * Listens at `listen` at once (throws when it cannot) and serves `handler`; `reason` says why
@@ -48,7 +47,6 @@ export class PublicServer {
     const serve = async (request: Request): Promise<Response> => {
       if (!request.headers.has("host")) return notHttp11();
       if (this.#inFlight >= this.#maxConns) {
-        this.#refused++;
         await request.body?.cancel();
         return json(503, {
           error: `Too many requests at once: ${this.#maxConns} are being answered`,
@@ -72,11 +70,6 @@ export class PublicServer {
   /** Requests answered at once at most. */
   get maxConns(): number {
     return this.#maxConns;
-  }
-
-  /** Requests answered 503 because `maxConns` were being answered. */
-  get refused(): number {
-    return this.#refused;
   }
 
   /**
