@@ -436,6 +436,85 @@ export function checkPrivateFile(path: string, maxBytes: number, what: string): 
 }
 
 /**
+ * `path` opened for appending as a log only the user can read: its dir made (0700) when missing,
+ * the file created exclusively (0600) when missing, so nothing planted at the path is opened, an
+ * existing one checked with lstat, never followed. A dir or file of the user's that others can
+ * get at is narrowed with `repair`, else refused. `what` names the file ("the decision log").
+ *
+ * @returns The open file, or why it was not opened.
+ */
+export function openPrivateLog(
+  path: string,
+  what: string,
+  options: { repair?: boolean } = {},
+): Deno.FsFile | string {
+  const dir = dirname(path);
+  // Once the dir is the user's own and 0700, nobody else can swap the file after these checks.
+  try {
+    Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (options.repair) narrow(dir, 0o700);
+  } catch (error) {
+    return `cannot make ${quoted(dir)} private: ${(error as Error).message}`;
+  }
+  const dirState = checkPrivateDir(dir, `${what}'s dir`);
+  if (!dirState.ok) return dirState.reason;
+  const named = `${what} ${quoted(path)}`;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    let info: Deno.FileInfo;
+    try {
+      info = Deno.lstatSync(path);
+    } catch {
+      try {
+        // O_CREAT|O_EXCL: fails on anything already there, a symlink included.
+        return Deno.openSync(path, { append: true, createNew: true, mode: 0o600 });
+      } catch (error) {
+        if (error instanceof Deno.errors.AlreadyExists) continue;
+        return `cannot create ${quoted(path)}: ${(error as Error).message}`;
+      }
+    }
+    if (info.isSymlink) return `${named} is a symbolic link, not followed`;
+    if (!info.isFile) return `${named} is not a regular file`;
+    if (info.uid !== currentUid()) return `${named} is not owned by the user`;
+    if (info.mode !== null && (info.mode & 0o077) !== 0) {
+      if (!options.repair) return `${named} has mode ${modeText(info.mode)}, not 0600`;
+      try {
+        Deno.chmodSync(path, 0o600);
+      } catch (error) {
+        return `cannot make ${quoted(path)} private: ${(error as Error).message}`;
+      }
+    }
+    try {
+      return Deno.openSync(path, { append: true });
+    } catch (error) {
+      return `cannot write ${quoted(path)}: ${(error as Error).message}`;
+    }
+  }
+  return `${named} keeps changing`;
+}
+
+// `dir` narrowed to `mode` when it is the user's own (lstat: never through a symlink) and open
+// to others.
+function narrow(dir: string, mode: number): void {
+  const info = Deno.lstatSync(dir);
+  if (!info.isDirectory || info.uid !== currentUid()) return;
+  if (info.mode !== null && (info.mode & 0o077) !== 0) Deno.chmodSync(dir, mode);
+}
+
+/**
+ * Moves the log at `path` to `<path>.1` (replacing it), if it is still the file `ino`: one that
+ * another writer has just moved is left alone, so two writers over the bound never push a fresh
+ * log over the old one. Writers still holding the old file finish in `.1`.
+ */
+export function rotateLog(path: string, ino: number | null): void {
+  try {
+    if (ino !== null && Deno.lstatSync(path).ino !== ino) return;
+    Deno.renameSync(path, `${path}.1`);
+  } catch {
+    // Another writer moved it first.
+  }
+}
+
+/**
  * Replaces `path` with `text` at once: written to a randomly named temp file beside it, created
  * exclusively (never through something planted at that name), then renamed over it, so a reader
  * sees the old file or the new one.

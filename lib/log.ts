@@ -9,7 +9,7 @@
 import { within } from "./async.ts";
 import { escapeControl, escapeJsonControl } from "./text.ts";
 import { stateDir } from "./dirs.ts";
-import { checkPrivateDir, checkPrivateFile, dirname, join } from "./fs.ts";
+import { join, openPrivateLog, rotateLog } from "./fs.ts";
 
 /** A log level. */
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -394,8 +394,8 @@ function toRecord(decision: Decision): DecisionRecord {
 /**
  * Appends `line` (one whole line) to the log at `path` with one write, then rotates the log
  * once it has reached `maxBytes`. The dir is made mode 0700 when missing and must be the user's
- * and writable by nobody else; the log must be a regular file of the user's, mode 0600 (made
- * so, exclusively, when missing). Returns why it could not, or null. Requires `--allow-read`,
+ * and writable by nobody else; the log must be a regular file of the user's, closed to others
+ * (made 0600, exclusively, when missing). Returns why it could not, or null. Requires `--allow-read`,
  * `--allow-write`, `--allow-sys` (the user id).
  */
 export function appendDecisionLine(
@@ -407,7 +407,7 @@ export function appendDecisionLine(
   for (let attempt = 0;; attempt++) {
     if (held?.path !== path) release();
     if (held === null) {
-      const opened = openChecked(path);
+      const opened = openPrivateLog(path, "the decision log");
       if (typeof opened === "string") return opened;
       held = { path, file: opened };
     }
@@ -420,7 +420,7 @@ export function appendDecisionLine(
         return `wrote ${written} of ${bytes.length} bytes to "${path}"`;
       }
       if (info.size >= maxBytes) {
-        rotate(path, info.ino);
+        rotateLog(path, info.ino);
         release();
       } else if (info.nlink === 0) {
         // Removed while held: the line went nowhere, so it goes to a new log.
@@ -447,49 +447,6 @@ function release(): void {
     // Already closed.
   }
   held = null;
-}
-
-function openChecked(path: string): Deno.FsFile | string {
-  const dir = dirname(path);
-  let dirState = checkPrivateDir(dir, "the decision log's dir");
-  if (!dirState.ok && dirState.missing) {
-    try {
-      Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    } catch (error) {
-      return `cannot make "${dir}": ${(error as Error).message}`;
-    }
-    dirState = checkPrivateDir(dir, "the decision log's dir");
-  }
-  if (!dirState.ok) return dirState.reason;
-  return openLog(path);
-}
-
-// The log opened for appending, or why not. Missing (its check failed for that), it is created
-// exclusively, so nothing planted there is opened; made meanwhile by another writer, it is
-// checked again.
-function openLog(path: string): Deno.FsFile | string {
-  for (let attempt = 0;; attempt++) {
-    const unsafe = checkPrivateFile(path, Infinity, "the decision log");
-    try {
-      if (unsafe === null) return Deno.openSync(path, { append: true });
-      return Deno.openSync(path, { append: true, createNew: true, mode: 0o600 });
-    } catch (error) {
-      if (error instanceof Deno.errors.AlreadyExists && attempt === 0) continue;
-      if (error instanceof Deno.errors.AlreadyExists) return unsafe!;
-      return `cannot open "${path}": ${(error as Error).message}`;
-    }
-  }
-}
-
-// Only the file this process wrote to: one that another writer has just rotated is left alone,
-// so two writers over the bound never push a fresh log over the old one.
-function rotate(path: string, ino: number | null): void {
-  try {
-    if (ino !== null && Deno.lstatSync(path).ino !== ino) return;
-    Deno.renameSync(path, `${path}.1`);
-  } catch {
-    // Another writer rotated it first.
-  }
 }
 
 /** `text` cut to `maxBytes` of UTF-8 (never inside a character), `…` marking the cut. */
