@@ -92,3 +92,9 @@ export function runtimeDir(): string {
 export function defaultSocket(): string {
   return join(runtimeDir(), "tyhooks.sock");
 }
+
+/** The socket clients look for the daemon on: `$TYHOOKS_DAEMON` (PATH or `unix:PATH`), else the default. */
+export function daemonSocket(): string {
+  const named = Deno.env.get("TYHOOKS_DAEMON");
+  return named ? named.replace(/^unix:/, "") : defaultSocket();
+}

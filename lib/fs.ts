@@ -378,6 +378,18 @@ export function currentUid(): number | null {
   }
 }
 
+/**
+ * What keeps `info` from being the user's alone with no permission beyond `mode` (0600 for a
+ * file, 0700 for a dir): "owner" when someone else owns it (or the user id is not known),
+ * "mode" when it allows more; null when neither.
+ */
+export function notPrivate(info: Deno.FileInfo, mode: number): "owner" | "mode" | null {
+  const me = currentUid();
+  if (me === null || info.uid !== me) return "owner";
+  if (info.mode !== null && (info.mode & 0o777 & ~mode) !== 0) return "mode";
+  return null;
+}
+
 /** A file mode as messages and `chmod` write it: `0644`, `1777`. */
 export function modeText(mode: number): string {
   return (mode & 0o7777).toString(8).padStart(4, "0");
@@ -415,8 +427,8 @@ export function checkPrivateDir(dir: string, what: string): DirState {
 }
 
 /**
- * Why `path` is not a regular file owned by the user, mode 0600, of at most `maxBytes` (`what`
- * names it: "the cache file"); null when it is. Checked with lstat, so a FIFO, a device or a
+ * Why `path` is not a regular file owned by the user, mode 0600 or narrower, of at most
+ * `maxBytes` (`what` names it: "the cache file"); null when it is. Checked with lstat, so a FIFO, a device or a
  * symlink planted there is never opened.
  */
 export function checkPrivateFile(path: string, maxBytes: number, what: string): string | null {
@@ -427,9 +439,10 @@ export function checkPrivateFile(path: string, maxBytes: number, what: string): 
     return `there is no ${what.replace(/^the /, "")} ${quoted(path)}`;
   }
   if (!info.isFile) return `${what} ${quoted(path)} is not a regular file`;
-  if (info.uid !== currentUid()) return `${what} ${quoted(path)} is not owned by the user`;
-  if (info.mode !== null && (info.mode & 0o777) !== 0o600) {
-    return `${what} ${quoted(path)} has mode ${modeText(info.mode)}, not 0600`;
+  const unsafe = notPrivate(info, 0o600);
+  if (unsafe === "owner") return `${what} ${quoted(path)} is not owned by the user`;
+  if (unsafe === "mode") {
+    return `${what} ${quoted(path)} has mode ${modeText(info.mode!)}, not 0600`;
   }
   if (info.size > maxBytes) return `${what} ${quoted(path)} is too large`;
   return null;
@@ -474,9 +487,10 @@ export function openPrivateLog(
     }
     if (info.isSymlink) return `${named} is a symbolic link, not followed`;
     if (!info.isFile) return `${named} is not a regular file`;
-    if (info.uid !== currentUid()) return `${named} is not owned by the user`;
-    if (info.mode !== null && (info.mode & 0o077) !== 0) {
-      if (!options.repair) return `${named} has mode ${modeText(info.mode)}, not 0600`;
+    const unsafe = notPrivate(info, 0o600);
+    if (unsafe === "owner") return `${named} is not owned by the user`;
+    if (unsafe === "mode") {
+      if (!options.repair) return `${named} has mode ${modeText(info.mode!)}, not 0600`;
       try {
         Deno.chmodSync(path, 0o600);
       } catch (error) {
@@ -492,12 +506,11 @@ export function openPrivateLog(
   return `${named} keeps changing`;
 }
 
-// `dir` narrowed to `mode` when it is the user's own (lstat: never through a symlink) and open
-// to others.
+// `dir` narrowed to `mode` when it is the user's own (lstat: never through a symlink) and allows
+// more.
 function narrow(dir: string, mode: number): void {
   const info = Deno.lstatSync(dir);
-  if (!info.isDirectory || info.uid !== currentUid()) return;
-  if (info.mode !== null && (info.mode & 0o077) !== 0) Deno.chmodSync(dir, mode);
+  if (info.isDirectory && notPrivate(info, mode) === "mode") Deno.chmodSync(dir, mode);
 }
 
 /**

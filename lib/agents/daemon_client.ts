@@ -9,8 +9,8 @@
  * @module
  */
 
-import { defaultSocket, pluginsDir } from "../dirs.ts";
-import { currentUid, INPUT_CAPS, readBoundedBytes } from "../fs.ts";
+import { daemonSocket, pluginsDir } from "../dirs.ts";
+import { INPUT_CAPS, notPrivate, readBoundedBytes } from "../fs.ts";
 import { parseDuration } from "../async.ts";
 import type { CommandAnswer } from "./hook.ts";
 
@@ -132,21 +132,17 @@ function fastCall(args: string[]): FastCall | null {
 }
 
 /**
- * The daemon's socket (`$TYHOOKS_DAEMON`, a path or `unix:PATH`, else the default one `serve`
- * binds), if only the user could have made it: a socket of theirs, mode 0600, in a dir of theirs,
- * mode 0700. Anything else could be another user's listener, hearing every tool call.
+ * The daemon's socket, if only the user could have made it: a socket of theirs allowing no more
+ * than 0600, in a dir of theirs allowing no more than 0700. Anything else could be another
+ * user's listener, hearing every tool call.
  */
 function trustedSocket(): string | null {
-  const named = Deno.env.get("TYHOOKS_DAEMON");
-  const path = named ? named.replace(/^unix:/, "") : defaultSocket();
-  const me = currentUid();
-  if (me === null || !path.startsWith("/")) return null;
+  const path = daemonSocket();
+  if (!path.startsWith("/")) return null;
   const socket = Deno.lstatSync(path);
   const dir = Deno.lstatSync(path.slice(0, path.lastIndexOf("/")) || "/");
-  const owned = (info: Deno.FileInfo, mode: number) =>
-    info.uid === me && info.mode !== null && (info.mode & 0o777) === mode;
-  if (!socket.isSocket || !owned(socket, 0o600)) return null;
-  if (!dir.isDirectory || !owned(dir, 0o700)) return null;
+  if (!socket.isSocket || notPrivate(socket, 0o600) !== null) return null;
+  if (!dir.isDirectory || notPrivate(dir, 0o700) !== null) return null;
   return path;
 }
 
