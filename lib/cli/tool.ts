@@ -22,7 +22,7 @@ import {
   makeRunner,
   readCallInput,
 } from "./runner.ts";
-import { issueText } from "../wire/json.ts";
+import { decodeJson, issueText } from "../wire/json.ts";
 import type { PostToolCall } from "../consult/tool_hooks.ts";
 
 /** Flags describing the tool call. */
@@ -153,23 +153,13 @@ function fromFlags(ctx: CommandContext, command: string): ToolCallInput {
 async function readInput(ctx: CommandContext, path: string, flag: string): Promise<unknown> {
   const where = path === "-" ? "stdin" : `"${path}"`;
   const bytes = await readCallInput(ctx, { path, what: `${flag} input from ${where}` });
-  let text: string;
-  try {
-    // Bad UTF-8 is refused, not patched: a guard must judge the bytes the tool would get.
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    throw new UsageError(`Invalid input on ${where} for ${flag}: not valid UTF-8`);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(`Malformed JSON on ${where} for ${flag}: ${(error as Error).message}`);
-  }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw new UsageError(`Invalid input on ${where} for ${flag}: expected a JSON object`);
-  }
-  return value;
+  const read = decodeJson(bytes, { object: true });
+  if (read.ok) return read.value;
+  throw new UsageError(
+    read.step === "json"
+      ? `Malformed JSON on ${where} for ${flag}: ${read.error}`
+      : `Invalid input on ${where} for ${flag}: ${read.error}`,
+  );
 }
 
 /** tyhooks' own request: `{"tool","args","platform","user_id"}`, plus `result`, `error`. */

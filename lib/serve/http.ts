@@ -7,8 +7,7 @@
  * @module
  */
 
-import type { Schema } from "../wire/json.ts";
-import { issueText } from "../wire/json.ts";
+import { decodeJson, issueText, type Schema } from "../wire/json.ts";
 import { concat } from "../fs.ts";
 import { onTimeout } from "../async.ts";
 
@@ -126,31 +125,22 @@ export async function readBody(
   return concat(chunks, total);
 }
 
-// JSON is UTF-8 (RFC 8259): bytes that are not must not turn into replacement characters.
-const utf8 = new TextDecoder("utf-8", { fatal: true });
-
 /**
  * Reads, decodes and validates a JSON body: 413 past 1 MiB; 400 for malformed JSON or a value
  * `schema` refuses (a non-object, a bad field: named). An empty body counts as `{}`, so endpoints
  * whose fields are all optional can be called without one.
  */
 export async function parseBody<T>(request: Request, schema: Schema<T>): Promise<T> {
-  const bytes = await readBody(request);
-  let text: string;
-  try {
-    text = utf8.decode(bytes);
-  } catch {
-    throw new HttpError(400, "Malformed request body: not UTF-8");
+  const read = decodeJson(await readBody(request), { blank: {} });
+  if (!read.ok) {
+    throw new HttpError(
+      400,
+      read.step === "json"
+        ? `Malformed JSON in request body: ${read.error}`
+        : `Malformed request body: ${read.error}`,
+    );
   }
-  let value: unknown = {};
-  if (text.trim() !== "") {
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      throw new HttpError(400, `Malformed JSON in request body: ${(error as Error).message}`);
-    }
-  }
-  const result = schema.safeParse(value);
+  const result = schema.safeParse(read.value);
   if (result.success) return result.data;
   throw new HttpError(400, `Invalid request body: ${issueText(result.error.issues[0])}`);
 }

@@ -10,7 +10,7 @@
  */
 
 import { checkPrivateFile, join, readBoundedBytes } from "../fs.ts";
-import { isRecord } from "../wire/json.ts";
+import { decodeJson, isRecord } from "../wire/json.ts";
 
 /** One entry at most: a detached run's whole work document. */
 export const MAX_ENTRY_BYTES = 16 * 1024 * 1024;
@@ -144,19 +144,19 @@ export async function readEntry(
     if (unsafe.startsWith("there is no")) return { reason: "gone", problem: unsafe };
     return { reason: "unsafe", problem: unsafe };
   }
-  let value: unknown;
   let bytes: Uint8Array;
   try {
     // checkPrivateFile saw a regular file in a dir only the user can write.
     bytes = await readBoundedBytes(path, { maxBytes: MAX_ENTRY_BYTES, knownRegular: true });
-    value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return { reason: "gone", problem: "finished" };
     return { reason: "corrupt", problem: `not a spool document: ${(error as Error).message}` };
   }
-  const wrong = docProblem(value);
+  const read = decodeJson(bytes);
+  if (!read.ok) return { reason: "corrupt", problem: `not a spool document: ${read.error}` };
+  const wrong = docProblem(read.value);
   if (wrong !== null) return { reason: "corrupt", problem: `not a spool document: ${wrong}` };
-  return { doc: value as SpoolDoc, bytes: bytes.length };
+  return { doc: read.value as SpoolDoc, bytes: bytes.length };
 }
 
 // The shape SpoolDoc promises; a field named when it is wrong.
