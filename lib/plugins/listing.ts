@@ -128,7 +128,7 @@ export async function readLegacyHooks(dir: string): Promise<LegacyHooks> {
       );
     } else {
       const { execFormatProblem } = await import("../process/group.ts");
-      const start = await execFormatProblem(path);
+      const start = execFormatProblem(path);
       if (start !== null) {
         problem(path, cannotStart(`Legacy hook ${quoted(entry.name)}`, path, start));
       }

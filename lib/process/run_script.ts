@@ -324,7 +324,7 @@ async function checkExecutable(script: string): Promise<string | null> {
   if (info.mode !== null && (info.mode & 0o111) === 0) {
     return `Cannot start "${script}": not executable (hint: chmod +x "${script}")`;
   }
-  if ((await execFormatProblem(script)) === "crlf") {
+  if (execFormatProblem(script) === "crlf") {
     return `Cannot start "${script}": its "#!" line ends in a carriage return (CRLF line ends), ` +
       `which the system reads as part of the interpreter's name ` +
       `(hint: dos2unix "${script}", or sed -i 's/\\r$//' "${script}")`;
