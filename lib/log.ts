@@ -286,6 +286,54 @@ function textValue(value: unknown): string {
 /** A logger that drops everything; the library default. */
 export const silentLogger: Logger = { log() {} };
 
+/**
+ * Counts one kind of trouble and warns at most once a second (a flood gives a line a second),
+ * each line with the count so far (`total`) and since the line before (`since_last`). With
+ * `trailing`, what a burst counted after its last line is logged (as `message`) a second later,
+ * or by `flush()`.
+ */
+export class RateLog {
+  #count = 0;
+  #logged = 0;
+  #last = -Infinity;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #log: Logger;
+  #message: string;
+  #trailing: boolean;
+
+  constructor(log: Logger, message: string, options: { trailing?: boolean } = {}) {
+    this.#log = log;
+    this.#message = message;
+    this.#trailing = options.trailing ?? false;
+  }
+
+  /** How many were counted. */
+  get count(): number {
+    return this.#count;
+  }
+
+  /** Counts one, and warns `message` with `fields` unless a line went out within the second. */
+  note(fields: LogFields, message: string = this.#message): void {
+    this.#count++;
+    if (performance.now() - this.#last >= 1000) return this.#line(message, fields);
+    if (this.#trailing) this.#timer ??= setTimeout(() => this.flush(), 1000);
+  }
+
+  /** Logs the trailing message now, when something was counted since the last line. */
+  flush(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#trailing && this.#count > this.#logged) this.#line(this.#message, {});
+  }
+
+  #line(message: string, fields: LogFields): void {
+    this.#last = performance.now();
+    const since = this.#count - this.#logged;
+    this.#logged = this.#count;
+    this.#log.log("warn", message, { ...fields, total: this.#count, since_last: since });
+  }
+}
+
 // The decision log: every consulted decision (route, placement, hosts, tool pre, an agent's
 // prompt and stop), whoever asked (the CLI, the library's Runner, the daemon), as one JSON line
 // appended to `<state>/tyhooks/decisions.log`: one `O_APPEND` write of a whole line, so
