@@ -559,6 +559,14 @@ export function concat(chunks: Uint8Array[], length: number): Uint8Array {
   return out;
 }
 
+/** Writes all of `bytes` to `writer` (a file, stdout, a connection), in as many writes as it takes. */
+export async function writeAll(
+  writer: { write(bytes: Uint8Array): Promise<number> },
+  bytes: Uint8Array,
+): Promise<void> {
+  for (let at = 0; at < bytes.length;) at += await writer.write(bytes.subarray(at));
+}
+
 // POSIX path arithmetic.
 
 /** The path separator. */

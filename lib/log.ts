@@ -9,7 +9,7 @@
 import { within } from "./async.ts";
 import { escapeControl, escapeJsonControl } from "./text.ts";
 import { stateDir } from "./dirs.ts";
-import { join, openPrivateLog, rotateLog } from "./fs.ts";
+import { concat, join, openPrivateLog, rotateLog } from "./fs.ts";
 
 /** A log level. */
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -194,14 +194,7 @@ export class QueuedWriter {
       lines += entry.lines;
     }
     const taken = this.#queue.splice(0, count);
-    if (count === 1) return taken[0];
-    const bytes = new Uint8Array(size);
-    let at = 0;
-    for (const entry of taken) {
-      bytes.set(entry.bytes, at);
-      at += entry.bytes.length;
-    }
-    return { bytes, lines };
+    return { bytes: concat(taken.map((entry) => entry.bytes), size), lines };
   }
 
   #progressed(): void {

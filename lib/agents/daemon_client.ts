@@ -10,7 +10,7 @@
  */
 
 import { daemonSocket, pluginsDir } from "../dirs.ts";
-import { INPUT_CAPS, notPrivate, readBoundedBytes } from "../fs.ts";
+import { concat, INPUT_CAPS, notPrivate, readBoundedBytes, writeAll } from "../fs.ts";
 import { parseDuration } from "../async.ts";
 import type { CommandAnswer } from "./hook.ts";
 
@@ -199,12 +199,6 @@ function ask(
   };
 }
 
-async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
-  for (let written = 0; written < bytes.length;) {
-    written += await conn.write(bytes.subarray(written));
-  }
-}
-
 async function readAll(conn: Deno.Conn): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -216,13 +210,7 @@ async function readAll(conn: Deno.Conn): Promise<Uint8Array> {
     total += n;
     if (total > MAX_ANSWER_BYTES) throw new Error("Answer too large");
   }
-  const all = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, at);
-    at += chunk.length;
-  }
-  return all;
+  return concat(chunks, total);
 }
 
 /** The command's answer from the daemon's response: 200 with the command form, or 202. */

@@ -23,6 +23,7 @@ import {
 import { COMMANDS } from "./commands.ts";
 import { createLogger, LOG_LEVELS, type LogLevel } from "../log.ts";
 import { closest } from "../text.ts";
+import { writeAll } from "../fs.ts";
 
 /** Where a command's answer goes: stdout, through `main.ts`. */
 export interface Output {
@@ -97,9 +98,7 @@ async function runLine(args: string[], output: Output, signal: AbortSignal): Pro
 function toLog(output: Output): Output {
   return {
     print: (text) => Promise.resolve(output.printError(text)),
-    write: async (bytes) => {
-      for (let at = 0; at < bytes.length;) at += await Deno.stderr.write(bytes.subarray(at));
-    },
+    write: (bytes) => writeAll(Deno.stderr, bytes),
     printError: output.printError,
   };
 }
