@@ -331,7 +331,7 @@ export class RateLog {
 // prompt and stop), whoever asked (the CLI, the library's Runner, the daemon), as one JSON line
 // appended to `<state>/tyhooks/decisions.log`: one `O_APPEND` write of a whole line, so
 // concurrent writers never interleave; no fsync; rotated at its bound. Here beside the other
-// log, as every decision writes it: lib/decisions.ts reads it back for `tyhooks log`.
+// log, as every decision writes it: `tyhooks log` (lib/cli/log.ts) reads it back.
 
 /** One line of the decision log. */
 export interface DecisionRecord {
