@@ -23,6 +23,7 @@ import { splitWords } from "../hosts/ssh.ts";
 import { basename, dirname, join, readBounded, resolve, writeAtomic } from "../fs.ts";
 import { RunError } from "../errors.ts";
 import { kindOf, quoted } from "../text.ts";
+import { isRecord } from "../wire/json.ts";
 
 /** How long the agent gives each hook: the hooks' own bound. */
 const AGENT_TIMEOUT_MS = DEFAULT_TIMEOUTS.tool;
@@ -256,17 +257,17 @@ async function readSettings(file: string, agent: AgentSpec): Promise<Current> {
       { hint: `hint: fix it or move it away; ${agent.title} cannot read it either` },
     );
   }
-  if (typeof settings !== "object" || settings === null || Array.isArray(settings)) {
+  if (!isRecord(settings)) {
     throw new RunError(
       `Cannot change ${quoted(file)}: its content must be a JSON object, not ${kindOf(settings)}`,
     );
   }
-  return { settings: settings as Settings, existed: true, text };
+  return { settings, existed: true, text };
 }
 
 function hooksOf(settings: Settings, file: string, agent: AgentSpec): Settings {
   const hooks = settings.hooks ?? {};
-  if (typeof hooks !== "object" || hooks === null || Array.isArray(hooks)) {
+  if (!isRecord(hooks)) {
     throw new RunError(
       `Cannot change ${quoted(file)}: "hooks" must be an object of event to hooks, not ${
         kindOf(hooks)
@@ -274,7 +275,7 @@ function hooksOf(settings: Settings, file: string, agent: AgentSpec): Settings {
       { hint: `hint: ${agent.title} reads it as one; fix it or move the file away` },
     );
   }
-  return { ...hooks as Settings };
+  return { ...hooks };
 }
 
 function eventList(hooks: Settings, event: string, file: string): unknown[] {
@@ -324,7 +325,7 @@ function withoutTyhooks(
 }
 
 function commandOf(hook: unknown): unknown {
-  return typeof hook === "object" && hook !== null ? (hook as Settings).command : undefined;
+  return isRecord(hook) ? hook.command : undefined;
 }
 
 /** The entry for `event`, in the agent's format. */

@@ -171,8 +171,8 @@ function docProblem(doc: unknown): string | null {
       ? null
       : '"args" is not a list of strings';
   }
-  const request = doc.request as Record<string, unknown> | undefined;
-  if (request === null || typeof request !== "object") return 'neither "args" nor "request"';
+  const request = doc.request;
+  if (!isRecord(request)) return 'neither "args" nor "request"';
   if (typeof request.path !== "string") return '"request.path" is not a string';
   if (typeof doc.plugins_dir !== "string") return '"plugins_dir" is not a string';
   if (doc.hooks_dir !== null && typeof doc.hooks_dir !== "string") {
