@@ -29,7 +29,7 @@ if (import.meta.main) {
   }
 }
 
-const { describeFailure, failsClosed, prepare } = await import("./lib/cli/command_line.ts");
+const { describeFailure, isAgentLine, prepare } = await import("./lib/cli/command_line.ts");
 const { EXIT, INTERRUPTS, UsageError } = await import("./lib/cli/types.ts");
 const { InputError, NotFoundError, RunError } = await import("./lib/errors.ts");
 const { stderrWriter } = await import("./lib/log.ts");
@@ -98,9 +98,12 @@ if (import.meta.main) {
       ? EXIT.usage.code
       : EXIT.failure.code;
   }
-  // A guard wired into Claude Code must never fail open: there, any exit but 0 and 2 lets the
-  // tool call through.
-  if (failsClosed(Deno.args, onFailure) && code !== EXIT.success.code) code = EXIT.blocked.code;
+  // An agent's hook must never fail open: agents let the call through on any exit but 0 and 2,
+  // so every failure of tyhooks itself, a usage error included, is "blocked" (exit 2), unless
+  // --on-failure allow (undefined when the line could not be parsed: no policy to trust).
+  if (isAgentLine(Deno.args) && onFailure !== "allow" && code !== EXIT.success.code) {
+    code = EXIT.blocked.code;
+  }
   // What stderr's reader has not taken yet, within a bound: a stalled one must not hold the exit.
   await stderrWriter.flush();
   Deno.exit(code);

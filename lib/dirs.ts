@@ -22,7 +22,8 @@ function absoluteEnv(name: string): string | undefined {
   return value;
 }
 
-function home(): string {
+/** `$HOME`; throws when it is not set. */
+export function home(): string {
   const value = env("HOME");
   if (value === undefined) throw new Error("Cannot find the home directory: $HOME is not set");
   return value;

@@ -547,6 +547,15 @@ export async function writeAtomic(
   }
 }
 
+/** Whether `path` is a regular file (through symlinks); false when it cannot be looked at. */
+export function isFile(path: string | URL): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+}
+
 /** Concatenates `chunks` (whose lengths add up to `length`); a single chunk is returned as is. */
 export function concat(chunks: Uint8Array[], length: number): Uint8Array {
   if (chunks.length === 1) return chunks[0];

@@ -22,6 +22,7 @@ import { RUN_FLAGS } from "../hosts/payload.ts";
 import { splitWords } from "../hosts/ssh.ts";
 import { basename, dirname, join, readBounded, resolve, writeAtomic } from "../fs.ts";
 import { RunError } from "../errors.ts";
+import { home } from "../dirs.ts";
 import { kindOf, quoted } from "../text.ts";
 import { isRecord } from "../wire/json.ts";
 
@@ -85,12 +86,6 @@ export function settingsFile(agent: AgentSpec, project?: string): string {
   );
   if (path === "~" || path.startsWith("~/")) return join(home(), path.slice(1));
   return resolve(path);
-}
-
-function home(): string {
-  const value = Deno.env.get("HOME");
-  if (!value) throw new RunError("Cannot find the home directory: $HOME is not set");
-  return value;
 }
 
 /** The hook command of `event` under `agent`: fail-closed for a consulted event. */

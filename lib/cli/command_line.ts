@@ -224,17 +224,6 @@ export function isAgentLine(args: string[]): boolean {
   return first === "agent" && (second === undefined || byName(`agent ${second}`) === undefined);
 }
 
-/**
- * True when an agent's hook command (see {@linkcode isAgentLine}) runs without `--on-failure
- * allow`: then every failure of tyhooks itself, a usage error included, must read as "blocked"
- * (exit 2), since agents let a call through on other exits. `onFailure` is the policy as the
- * parser read it (undefined when the line could not be parsed: then no policy was given that can
- * be trusted, and the line fails closed).
- */
-export function failsClosed(args: string[], onFailure: string | undefined): boolean {
-  return isAgentLine(args) && onFailure !== "allow";
-}
-
 /** The line a fatal error prints on stderr: text, or one JSON object with `--log-format json`. */
 export function describeFailure(error: unknown, args: string[]): string {
   const message = error instanceof Error ? error.message : String(error);

@@ -10,6 +10,7 @@ import { decisionLogOff, decisionLogPath, type DecisionRecord } from "../log.ts"
 import { RunError } from "../errors.ts";
 import { parseDuration, sleep } from "../async.ts";
 import { escapeControl, escapeJsonControl } from "../text.ts";
+import { rfc3339 } from "../wire/task.ts";
 import {
   type Infer,
   nullable,
@@ -274,12 +275,10 @@ function textRow(record: DecisionRecord): string[] {
   ].map(escapeControl);
 }
 
+// `2026-12-01 09:00:00`, in local time.
 function localTime(ts: string): string {
   const date = new Date(ts);
-  if (Number.isNaN(date.getTime())) return ts;
-  const two = (n: number) => String(n).padStart(2, "0");
-  return `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())} ` +
-    `${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())}`;
+  return Number.isNaN(date.getTime()) ? ts : rfc3339(date).slice(0, 19).replace("T", " ");
 }
 
 /**

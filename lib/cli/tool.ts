@@ -80,18 +80,7 @@ type ToolCallInput =
 /** Where a call's fields come from, in `tool post`'s terms (`tool pre` ignores the last two). */
 const CALL_FLAGS = ["tool", "args", "platform", "user", "result", "error"];
 
-/**
- * Reads the tool call: from tyhooks' own request JSON (`--request FILE|-`), or from the flags;
- * with `--claude` checks only that no other source is given (`agent claude` reads the call).
- *
- * @throws {UsageError} When no tool is named, sources are mixed, or the input is not a call.
- */
-async function readToolCall(ctx: CommandContext, command: string): Promise<ToolCallInput> {
-  checkSources(ctx);
-  return await readCall(ctx, command);
-}
-
-// One source of the call: the flags, --request, or --claude.
+// One source of the call: the flags, --request, or --claude (`agent claude` reads the call).
 function checkSources(ctx: CommandContext): void {
   const request = stringOption(ctx.values, "request");
   const flags = CALL_FLAGS.filter((name) => ctx.values[name] !== undefined);
@@ -106,6 +95,11 @@ function checkSources(ctx: CommandContext): void {
   }
 }
 
+/**
+ * Reads the tool call: from tyhooks' own request JSON (`--request FILE|-`), or from the flags.
+ *
+ * @throws {UsageError} When no tool is named, or the input is not a call.
+ */
 async function readCall(ctx: CommandContext, command: string): Promise<ToolCallInput> {
   const request = stringOption(ctx.values, "request");
   if (request !== undefined) {
@@ -202,11 +196,9 @@ export const pre: CommandModule = {
   },
   async run(ctx: CommandContext): Promise<number> {
     const started = performance.now();
-    if (ctx.values.claude) {
-      checkSources(ctx);
-      return await asClaudeHook(ctx, "PreToolUse");
-    }
-    const call = await readToolCall(ctx, "tool pre");
+    checkSources(ctx);
+    if (ctx.values.claude) return await asClaudeHook(ctx, "PreToolUse");
+    const call = await readCall(ctx, "tool pre");
     const onFailure = failurePolicy(ctx);
     const { runner, consult } = await consultedCall(ctx, "tool", started);
     const { ToolHooks } = await import("../consult/tool_hooks.ts");
@@ -240,11 +232,9 @@ export const post: CommandModule = {
       "too.",
   },
   async run(ctx: CommandContext): Promise<number> {
-    if (ctx.values.claude) {
-      checkSources(ctx);
-      return await asClaudeHook(ctx, "PostToolUse");
-    }
-    const call = await readToolCall(ctx, "tool post");
+    checkSources(ctx);
+    if (ctx.values.claude) return await asClaudeHook(ctx, "PostToolUse");
+    const call = await readCall(ctx, "tool post");
     failurePolicy(ctx); // A bad value is a usage error here too.
     const timeout = durationOption(ctx, "timeout");
     if (ctx.values.detach) {

@@ -7,7 +7,12 @@
  * @module
  */
 
-import type { ConsultHandler, ConsultOptions, ConsultRunner } from "./consult.ts";
+import {
+  type ConsultHandler,
+  type ConsultOptions,
+  type ConsultRunner,
+  pluginHandlers,
+} from "./consult.ts";
 import { decideGuards, type FailurePolicy, type ToolVerdict } from "./guards.ts";
 import {
   failureReason,
@@ -136,11 +141,7 @@ export class ToolHooks {
         script,
         timeoutMs: runner.timeoutFor(PRE_TOOL_CALL, null),
       })),
-      ...(await this.#plugins(PRE_TOOL_CALL, call.tool)).map((plugin) => ({
-        plugin,
-        script: plugin.hooks[PRE_TOOL_CALL],
-        timeoutMs: runner.timeoutFor(PRE_TOOL_CALL, plugin),
-      })),
+      ...pluginHandlers(runner, PRE_TOOL_CALL, await this.#plugins(PRE_TOOL_CALL, call.tool)),
     ];
     const verdict = await decideGuards(runner, {
       event: PRE_TOOL_CALL,
@@ -168,11 +169,7 @@ export class ToolHooks {
   async agentEvent(call: AgentEventCall, options: PreToolOptions = {}): Promise<AgentVerdict> {
     const startedAt = performance.now();
     const runner = this.#runner;
-    const handlers = runner.handlers(call.event).map((plugin) => ({
-      plugin,
-      script: plugin.hooks[call.event],
-      timeoutMs: runner.timeoutFor(call.event, plugin),
-    }));
+    const handlers = pluginHandlers(runner, call.event);
     const verdict = await decideGuards(runner, {
       event: call.event,
       handlers,

@@ -15,7 +15,7 @@ import { createHash } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import denoConfig from "../../deno.json" with { type: "json" };
 import { failureReason, runScript, succeeded } from "../process/run_script.ts";
-import { basename, dirname, join, relative, resolve } from "../fs.ts";
+import { basename, dirname, isFile, join, relative, resolve } from "../fs.ts";
 import { RunError } from "../errors.ts";
 import { quoted } from "../text.ts";
 
@@ -172,12 +172,12 @@ async function bundleOf(moduleUrl: string, scratch: string, options: PayloadOpti
   if (url.pathname.endsWith(".js")) {
     // A chunk of a split bundle (the npm package's lib/) has the whole one beside it.
     const whole = fileURLToPath(new URL("./tyhooks.js", url));
-    return await isFile(whole) ? whole : fileURLToPath(url);
+    return isFile(whole) ? whole : fileURLToPath(url);
   }
   const main = fileURLToPath(new URL("../../main.ts", url));
   const out = join(scratch, "tyhooks.js");
   const config = join(dirname(main), "deno.json");
-  const configFlags = await isFile(config) ? ["--config", config] : [];
+  const configFlags = isFile(config) ? ["--config", config] : [];
   const built = await runScript(Deno.execPath(), {
     args: ["bundle", "--quiet", "--platform", "deno", ...configFlags, "--output", out, main],
     cwd: dirname(main),
@@ -193,14 +193,6 @@ async function bundleOf(moduleUrl: string, scratch: string, options: PayloadOpti
     );
   }
   return out;
-}
-
-async function isFile(path: string): Promise<boolean> {
-  try {
-    return (await Deno.stat(path)).isFile;
-  } catch {
-    return false;
-  }
 }
 
 /** A file's sha256 in hex, streamed: the Deno runtime is over 100 MiB. */

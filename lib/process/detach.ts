@@ -15,7 +15,7 @@
  */
 
 import { RunError } from "../errors.ts";
-import { concat, openPrivateLog, readBounded, rotateLog } from "../fs.ts";
+import { concat, isFile, openPrivateLog, readBounded, rotateLog } from "../fs.ts";
 import { clearableTimeout } from "../async.ts";
 import { signalGroup } from "./group.ts";
 
@@ -60,7 +60,7 @@ export function selfCommand(options: { denoFlags?: readonly string[] } = {}): st
     .map((name) => `--allow-${name}`);
   const main = new URL(Deno.mainModule);
   const config = new URL("deno.json", main);
-  const configFlags = main.protocol === "file:" && exists(config)
+  const configFlags = main.protocol === "file:" && isFile(config)
     ? ["--config", config.pathname]
     : [];
   return [
@@ -79,14 +79,6 @@ function isExecutable(path: string): boolean {
   try {
     const info = Deno.statSync(path);
     return info.isFile && (info.mode === null || (info.mode & 0o111) !== 0);
-  } catch {
-    return false;
-  }
-}
-
-function exists(url: URL): boolean {
-  try {
-    return Deno.statSync(url).isFile;
   } catch {
     return false;
   }

@@ -29,8 +29,6 @@ import { concat } from "../fs.ts";
 
 /** Default cap of captured output per stream. */
 export const DEFAULT_MAX_OUTPUT = 1024 * 1024;
-/** Default time between SIGTERM and SIGKILL. */
-export { DEFAULT_GRACE_MS } from "./group.ts";
 /** How long output is drained after the script exits (or is killed). */
 export const DRAIN_MS = 100;
 

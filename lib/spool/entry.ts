@@ -48,9 +48,8 @@ export function encodeEntry(work: SpoolWork): Uint8Array {
 /** A new entry's name, after every name this process gave before. */
 export function newName(): string {
   sequence = (sequence + 1) % 1_000_000;
-  return `${String(Date.now()).padStart(13, "0")}-${String(sequence).padStart(6, "0")}-${
-    randomHex(4)
-  }.json`;
+  const time = String(Date.now()).padStart(13, "0");
+  return `${time}-${String(sequence).padStart(6, "0")}-${crypto.randomUUID().slice(0, 8)}.json`;
 }
 
 /** Writes entries durably; concurrent writers into one dir share its fsync. */
@@ -59,7 +58,7 @@ export class EntryWriter {
 
   /** Writes `bytes` as the entry `name` in `dir`, and returns once it is on disk. */
   async write(dir: string, name: string, bytes: Uint8Array): Promise<void> {
-    const temp = join(dir, `.${name}.${randomHex(4)}.tmp`);
+    const temp = join(dir, `.${name}.${crypto.randomUUID()}.tmp`);
     try {
       const file = Deno.openSync(temp, { write: true, createNew: true, mode: 0o600 });
       try {
@@ -195,11 +194,4 @@ export function removeQuietly(path: string): void {
   } catch {
     // Gone already.
   }
-}
-
-export function randomHex(bytes: number): string {
-  return Array.from(
-    crypto.getRandomValues(new Uint8Array(bytes)),
-    (b) => b.toString(16).padStart(2, "0"),
-  ).join("");
 }

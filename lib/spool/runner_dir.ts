@@ -6,7 +6,7 @@
  */
 
 import { checkPrivateFile, join } from "../fs.ts";
-import { randomHex, readDirSafe } from "./entry.ts";
+import { readDirSafe } from "./entry.ts";
 
 export const RUNNER = /^run-[0-9a-f]{16}$/;
 const LOCK = ".lock";
@@ -16,7 +16,7 @@ const LOCK = ".lock";
  * other runner ever sees it without its lock held.
  */
 export async function makeRunnerDir(spool: string): Promise<{ dir: string; lock: Deno.FsFile }> {
-  const id = randomHex(8);
+  const id = crypto.randomUUID().replaceAll("-", "").slice(0, 16);
   const temp = join(spool, `.run-${id}.tmp`);
   const dir = join(spool, `run-${id}`);
   await Deno.mkdir(temp, { mode: 0o700 });
