@@ -22,17 +22,18 @@ if (import.meta.main) {
     ? await (await import("./lib/agents/daemon_client.ts")).answerFromDaemon(Deno.args)
     : null;
   if (answer !== null) {
-    const stdout = new TextEncoder().encode(answer.stdout);
-    for (let at = 0; at < stdout.length;) at += await Deno.stdout.write(stdout.subarray(at));
-    if (answer.stderr) await Deno.stderr.write(new TextEncoder().encode(answer.stderr));
+    const { writeAll } = await import("./lib/fs.ts");
+    await writeAll(Deno.stdout, new TextEncoder().encode(answer.stdout));
+    await writeAll(Deno.stderr, new TextEncoder().encode(answer.stderr));
     Deno.exit(answer.exitCode);
   }
 }
 
-const { describeFailure, failsClosed, prepare } = await import("./lib/cli/command_line.ts");
+const { describeFailure, isAgentLine, prepare } = await import("./lib/cli/command_line.ts");
 const { EXIT, INTERRUPTS, UsageError } = await import("./lib/cli/types.ts");
 const { InputError, NotFoundError, RunError } = await import("./lib/errors.ts");
 const { stderrWriter } = await import("./lib/log.ts");
+const { writeAll } = await import("./lib/fs.ts");
 
 /** The signal that interrupted the command, for the exit code even when the command then threw. */
 let caught: Interrupt | undefined;
@@ -48,8 +49,7 @@ async function write(bytes: Uint8Array): Promise<void> {
   // After SIGINT/SIGTERM the command's answer is not an answer (a tool call judged while its
   // guard was being killed, say): the exit code says "interrupted" and stdout stays empty.
   if (caught !== undefined) return;
-  let written = 0;
-  while (written < bytes.length) written += await Deno.stdout.write(bytes.subarray(written));
+  await writeAll(Deno.stdout, bytes);
 }
 
 // In order with the log lines, never waiting on stderr's reader nor failing (a guard's block must
@@ -98,9 +98,12 @@ if (import.meta.main) {
       ? EXIT.usage.code
       : EXIT.failure.code;
   }
-  // A guard wired into Claude Code must never fail open: there, any exit but 0 and 2 lets the
-  // tool call through.
-  if (failsClosed(Deno.args, onFailure) && code !== EXIT.success.code) code = EXIT.blocked.code;
+  // An agent's hook must never fail open: agents let the call through on any exit but 0 and 2,
+  // so every failure of tyhooks itself, a usage error included, is "blocked" (exit 2), unless
+  // --on-failure allow (undefined when the line could not be parsed: no policy to trust).
+  if (isAgentLine(Deno.args) && onFailure !== "allow" && code !== EXIT.success.code) {
+    code = EXIT.blocked.code;
+  }
   // What stderr's reader has not taken yet, within a bound: a stalled one must not hold the exit.
   await stderrWriter.flush();
   Deno.exit(code);

@@ -22,7 +22,8 @@ function absoluteEnv(name: string): string | undefined {
   return value;
 }
 
-function home(): string {
+/** `$HOME`; throws when it is not set. */
+export function home(): string {
   const value = env("HOME");
   if (value === undefined) throw new Error("Cannot find the home directory: $HOME is not set");
   return value;
@@ -91,4 +92,10 @@ export function runtimeDir(): string {
 /** The daemon's default socket, `<runtime>/tyhooks.sock`: where `serve` binds and clients look. */
 export function defaultSocket(): string {
   return join(runtimeDir(), "tyhooks.sock");
+}
+
+/** The socket clients look for the daemon on: `$TYHOOKS_DAEMON` (PATH or `unix:PATH`), else the default. */
+export function daemonSocket(): string {
+  const named = Deno.env.get("TYHOOKS_DAEMON");
+  return named ? named.replace(/^unix:/, "") : defaultSocket();
 }

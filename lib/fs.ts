@@ -362,6 +362,18 @@ export function currentUid(): number | null {
   }
 }
 
+/**
+ * What keeps `info` from being the user's alone with no permission beyond `mode` (0600 for a
+ * file, 0700 for a dir): "owner" when someone else owns it (or the user id is not known),
+ * "mode" when it allows more; null when neither.
+ */
+export function notPrivate(info: Deno.FileInfo, mode: number): "owner" | "mode" | null {
+  const me = currentUid();
+  if (me === null || info.uid !== me) return "owner";
+  if (info.mode !== null && (info.mode & 0o777 & ~mode) !== 0) return "mode";
+  return null;
+}
+
 /** A file mode as messages and `chmod` write it: `0644`, `1777`. */
 export function modeText(mode: number): string {
   return (mode & 0o7777).toString(8).padStart(4, "0");
@@ -399,8 +411,8 @@ export function checkPrivateDir(dir: string, what: string): DirState {
 }
 
 /**
- * Why `path` is not a regular file owned by the user, mode 0600, of at most `maxBytes` (`what`
- * names it: "the cache file"); null when it is. Checked with lstat, so a FIFO, a device or a
+ * Why `path` is not a regular file owned by the user, mode 0600 or narrower, of at most
+ * `maxBytes` (`what` names it: "the cache file"); null when it is. Checked with lstat, so a FIFO, a device or a
  * symlink planted there is never opened.
  */
 export function checkPrivateFile(path: string, maxBytes: number, what: string): string | null {
@@ -411,12 +423,92 @@ export function checkPrivateFile(path: string, maxBytes: number, what: string): 
     return `there is no ${what.replace(/^the /, "")} ${quoted(path)}`;
   }
   if (!info.isFile) return `${what} ${quoted(path)} is not a regular file`;
-  if (info.uid !== currentUid()) return `${what} ${quoted(path)} is not owned by the user`;
-  if (info.mode !== null && (info.mode & 0o777) !== 0o600) {
-    return `${what} ${quoted(path)} has mode ${modeText(info.mode)}, not 0600`;
+  const unsafe = notPrivate(info, 0o600);
+  if (unsafe === "owner") return `${what} ${quoted(path)} is not owned by the user`;
+  if (unsafe === "mode") {
+    return `${what} ${quoted(path)} has mode ${modeText(info.mode!)}, not 0600`;
   }
   if (info.size > maxBytes) return `${what} ${quoted(path)} is too large`;
   return null;
+}
+
+/**
+ * `path` opened for appending as a log only the user can read: its dir made (0700) when missing,
+ * the file created exclusively (0600) when missing, so nothing planted at the path is opened, an
+ * existing one checked with lstat, never followed. A dir or file of the user's that others can
+ * get at is narrowed with `repair`, else refused. `what` names the file ("the decision log").
+ *
+ * @returns The open file, or why it was not opened.
+ */
+export function openPrivateLog(
+  path: string,
+  what: string,
+  options: { repair?: boolean } = {},
+): Deno.FsFile | string {
+  const dir = dirname(path);
+  // Once the dir is the user's own and 0700, nobody else can swap the file after these checks.
+  try {
+    Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (options.repair) narrow(dir, 0o700);
+  } catch (error) {
+    return `cannot make ${quoted(dir)} private: ${(error as Error).message}`;
+  }
+  const dirState = checkPrivateDir(dir, `${what}'s dir`);
+  if (!dirState.ok) return dirState.reason;
+  const named = `${what} ${quoted(path)}`;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    let info: Deno.FileInfo;
+    try {
+      info = Deno.lstatSync(path);
+    } catch {
+      try {
+        // O_CREAT|O_EXCL: fails on anything already there, a symlink included.
+        return Deno.openSync(path, { append: true, createNew: true, mode: 0o600 });
+      } catch (error) {
+        if (error instanceof Deno.errors.AlreadyExists) continue;
+        return `cannot create ${quoted(path)}: ${(error as Error).message}`;
+      }
+    }
+    if (info.isSymlink) return `${named} is a symbolic link, not followed`;
+    if (!info.isFile) return `${named} is not a regular file`;
+    const unsafe = notPrivate(info, 0o600);
+    if (unsafe === "owner") return `${named} is not owned by the user`;
+    if (unsafe === "mode") {
+      if (!options.repair) return `${named} has mode ${modeText(info.mode!)}, not 0600`;
+      try {
+        Deno.chmodSync(path, 0o600);
+      } catch (error) {
+        return `cannot make ${quoted(path)} private: ${(error as Error).message}`;
+      }
+    }
+    try {
+      return Deno.openSync(path, { append: true });
+    } catch (error) {
+      return `cannot write ${quoted(path)}: ${(error as Error).message}`;
+    }
+  }
+  return `${named} keeps changing`;
+}
+
+// `dir` narrowed to `mode` when it is the user's own (lstat: never through a symlink) and allows
+// more.
+function narrow(dir: string, mode: number): void {
+  const info = Deno.lstatSync(dir);
+  if (info.isDirectory && notPrivate(info, mode) === "mode") Deno.chmodSync(dir, mode);
+}
+
+/**
+ * Moves the log at `path` to `<path>.1` (replacing it), if it is still the file `ino`: one that
+ * another writer has just moved is left alone, so two writers over the bound never push a fresh
+ * log over the old one. Writers still holding the old file finish in `.1`.
+ */
+export function rotateLog(path: string, ino: number | null): void {
+  try {
+    if (ino !== null && Deno.lstatSync(path).ino !== ino) return;
+    Deno.renameSync(path, `${path}.1`);
+  } catch {
+    // Another writer moved it first.
+  }
 }
 
 /**
@@ -439,6 +531,15 @@ export async function writeAtomic(
   }
 }
 
+/** Whether `path` is a regular file (through symlinks); false when it cannot be looked at. */
+export function isFile(path: string | URL): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+}
+
 /** Concatenates `chunks` (whose lengths add up to `length`); a single chunk is returned as is. */
 export function concat(chunks: Uint8Array[], length: number): Uint8Array {
   if (chunks.length === 1) return chunks[0];
@@ -449,6 +550,14 @@ export function concat(chunks: Uint8Array[], length: number): Uint8Array {
     offset += chunk.length;
   }
   return out;
+}
+
+/** Writes all of `bytes` to `writer` (a file, stdout, a connection), in as many writes as it takes. */
+export async function writeAll(
+  writer: { write(bytes: Uint8Array): Promise<number> },
+  bytes: Uint8Array,
+): Promise<void> {
+  for (let at = 0; at < bytes.length;) at += await writer.write(bytes.subarray(at));
 }
 
 // POSIX path arithmetic.

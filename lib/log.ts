@@ -9,7 +9,7 @@
 import { within } from "./async.ts";
 import { escapeControl, escapeJsonControl } from "./text.ts";
 import { stateDir } from "./dirs.ts";
-import { checkPrivateDir, checkPrivateFile, dirname, join } from "./fs.ts";
+import { concat, join, openPrivateLog, rotateLog } from "./fs.ts";
 
 /** A log level. */
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -172,14 +172,7 @@ export class QueuedWriter {
       lines += entry.lines;
     }
     const taken = this.#queue.splice(0, count);
-    if (count === 1) return taken[0];
-    const bytes = new Uint8Array(size);
-    let at = 0;
-    for (const entry of taken) {
-      bytes.set(entry.bytes, at);
-      at += entry.bytes.length;
-    }
-    return { bytes, lines };
+    return { bytes: concat(taken.map((entry) => entry.bytes), size), lines };
   }
 
   #progressed(): void {
@@ -263,6 +256,53 @@ function textValue(value: unknown): string {
 
 /** A logger that drops everything; the library default. */
 export const silentLogger: Logger = { log() {} };
+
+/**
+ * Counts one kind of trouble and warns at most once a second, each line with the count so far
+ * (`total`) and since the line before (`since_last`); with `trailing`, what a burst counted after
+ * its last line is logged a second later, or by `flush()`.
+ */
+export class RateLog {
+  #count = 0;
+  #logged = 0;
+  #last = -Infinity;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #log: Logger;
+  #message: string;
+  #trailing: boolean;
+
+  constructor(log: Logger, message: string, options: { trailing?: boolean } = {}) {
+    this.#log = log;
+    this.#message = message;
+    this.#trailing = options.trailing ?? false;
+  }
+
+  /** How many were counted. */
+  get count(): number {
+    return this.#count;
+  }
+
+  /** Counts one, and warns `message` with `fields` unless a line went out within the second. */
+  note(fields: LogFields, message: string = this.#message): void {
+    this.#count++;
+    if (performance.now() - this.#last >= 1000) return this.#line(message, fields);
+    if (this.#trailing) this.#timer ??= setTimeout(() => this.flush(), 1000);
+  }
+
+  /** Logs the trailing message now, when something was counted since the last line. */
+  flush(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#trailing && this.#count > this.#logged) this.#line(this.#message, {});
+  }
+
+  #line(message: string, fields: LogFields): void {
+    this.#last = performance.now();
+    const since = this.#count - this.#logged;
+    this.#logged = this.#count;
+    this.#log.log("warn", message, { ...fields, total: this.#count, since_last: since });
+  }
+}
 
 // The decision log (README, "Decision log"): one `O_APPEND` write of a whole JSON line per
 // decision, so concurrent writers never interleave; no fsync. Here, as every decision writes it.
@@ -379,7 +419,7 @@ export function appendDecisionLine(
   for (let attempt = 0;; attempt++) {
     if (held?.path !== path) release();
     if (held === null) {
-      const opened = openChecked(path);
+      const opened = openPrivateLog(path, "the decision log");
       if (typeof opened === "string") return opened;
       held = { path, file: opened };
     }
@@ -392,7 +432,7 @@ export function appendDecisionLine(
         return `wrote ${written} of ${bytes.length} bytes to "${path}"`;
       }
       if (info.size >= maxBytes) {
-        rotate(path, info.ino);
+        rotateLog(path, info.ino);
         release();
       } else if (info.nlink === 0) {
         // Removed while held: the line went nowhere, so it goes to a new log.
@@ -419,49 +459,6 @@ function release(): void {
     // Already closed.
   }
   held = null;
-}
-
-function openChecked(path: string): Deno.FsFile | string {
-  const dir = dirname(path);
-  let dirState = checkPrivateDir(dir, "the decision log's dir");
-  if (!dirState.ok && dirState.missing) {
-    try {
-      Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    } catch (error) {
-      return `cannot make "${dir}": ${(error as Error).message}`;
-    }
-    dirState = checkPrivateDir(dir, "the decision log's dir");
-  }
-  if (!dirState.ok) return dirState.reason;
-  return openLog(path);
-}
-
-// The log opened for appending, or why not. Missing (its check failed for that), it is created
-// exclusively, so nothing planted there is opened; made meanwhile by another writer, it is
-// checked again.
-function openLog(path: string): Deno.FsFile | string {
-  for (let attempt = 0;; attempt++) {
-    const unsafe = checkPrivateFile(path, Infinity, "the decision log");
-    try {
-      if (unsafe === null) return Deno.openSync(path, { append: true });
-      return Deno.openSync(path, { append: true, createNew: true, mode: 0o600 });
-    } catch (error) {
-      if (error instanceof Deno.errors.AlreadyExists && attempt === 0) continue;
-      if (error instanceof Deno.errors.AlreadyExists) return unsafe!;
-      return `cannot open "${path}": ${(error as Error).message}`;
-    }
-  }
-}
-
-// Only the file this process wrote to: one that another writer has just rotated is left alone,
-// so two writers over the bound never push a fresh log over the old one.
-function rotate(path: string, ino: number | null): void {
-  try {
-    if (ino !== null && Deno.lstatSync(path).ino !== ino) return;
-    Deno.renameSync(path, `${path}.1`);
-  } catch {
-    // Another writer rotated it first.
-  }
 }
 
 /**

@@ -9,7 +9,7 @@ import {
   jsonPrefix,
   MAX_DECISION_LOG_BYTES,
 } from "../lib/log.ts";
-import { readDecisionLine } from "../lib/decisions.ts";
+import { readDecisionLine } from "../lib/cli/log.ts";
 
 // SPEC "Decision log".
 

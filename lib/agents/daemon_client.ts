@@ -7,16 +7,10 @@
  * @module
  */
 
-import { defaultSocket, pluginsDir } from "../dirs.ts";
-import { currentUid, INPUT_CAPS, readBoundedBytes } from "../fs.ts";
+import { daemonSocket, pluginsDir } from "../dirs.ts";
+import { concat, INPUT_CAPS, notPrivate, readBoundedBytes, writeAll } from "../fs.ts";
 import { parseDuration } from "../async.ts";
-
-/** What the command prints and exits with, as the daemon rendered it. */
-export interface DaemonAnswer {
-  exitCode: number;
-  stdout: string;
-  stderr: string;
-}
+import type { CommandAnswer } from "./hook.ts";
 
 /** A command line the fast path can take. */
 interface FastCall {
@@ -50,7 +44,7 @@ export function readHookInput(): Promise<Uint8Array> | undefined {
  * Answers the call through the daemon, or null (the caller decides in-process). Never throws; past
  * `--deadline`, the in-process path's block on its deadline.
  */
-export async function answerFromDaemon(args: string[]): Promise<DaemonAnswer | null> {
+export async function answerFromDaemon(args: string[]): Promise<CommandAnswer | null> {
   const started = performance.now();
   try {
     const call = fastCall(args);
@@ -138,21 +132,17 @@ function fastCall(args: string[]): FastCall | null {
 }
 
 /**
- * The daemon's socket (`$TYHOOKS_DAEMON`, a path or `unix:PATH`, else the default one `serve`
- * binds), if only the user could have made it: a socket of theirs, mode 0600, in a dir of theirs,
- * mode 0700. Anything else could be another user's listener, hearing every tool call.
+ * The daemon's socket, if only the user could have made it: a socket of theirs allowing no more
+ * than 0600, in a dir of theirs allowing no more than 0700. Anything else could be another
+ * user's listener, hearing every tool call.
  */
 function trustedSocket(): string | null {
-  const named = Deno.env.get("TYHOOKS_DAEMON");
-  const path = named ? named.replace(/^unix:/, "") : defaultSocket();
-  const me = currentUid();
-  if (me === null || !path.startsWith("/")) return null;
+  const path = daemonSocket();
+  if (!path.startsWith("/")) return null;
   const socket = Deno.lstatSync(path);
   const dir = Deno.lstatSync(path.slice(0, path.lastIndexOf("/")) || "/");
-  const owned = (info: Deno.FileInfo, mode: number) =>
-    info.uid === me && info.mode !== null && (info.mode & 0o777) === mode;
-  if (!socket.isSocket || !owned(socket, 0o600)) return null;
-  if (!dir.isDirectory || !owned(dir, 0o700)) return null;
+  if (!socket.isSocket || notPrivate(socket, 0o600) !== null) return null;
+  if (!dir.isDirectory || notPrivate(dir, 0o700) !== null) return null;
   return path;
 }
 
@@ -174,7 +164,7 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
 function ask(
   socket: string,
   { call, dir, body }: { call: FastCall; dir: string; body: Uint8Array },
-): { answer: Promise<DaemonAnswer | null>; close(): void } {
+): { answer: Promise<CommandAnswer | null>; close(): void } {
   let conn: Deno.UnixConn | undefined;
   let closed = false;
   const close = () => {
@@ -209,12 +199,6 @@ function ask(
   };
 }
 
-async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
-  for (let written = 0; written < bytes.length;) {
-    written += await conn.write(bytes.subarray(written));
-  }
-}
-
 async function readAll(conn: Deno.Conn): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -226,17 +210,11 @@ async function readAll(conn: Deno.Conn): Promise<Uint8Array> {
     total += n;
     if (total > MAX_ANSWER_BYTES) throw new Error("Answer too large");
   }
-  const all = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, at);
-    at += chunk.length;
-  }
-  return all;
+  return concat(chunks, total);
 }
 
 /** The command's answer from the daemon's response: 200 with the command form, or 202. */
-function parseAnswer(bytes: Uint8Array): DaemonAnswer | null {
+function parseAnswer(bytes: Uint8Array): CommandAnswer | null {
   const text = decoder.decode(bytes);
   const end = text.indexOf("\r\n\r\n");
   if (end === -1) return null;

@@ -23,7 +23,7 @@ import type { Runner } from "../hooks/runner.ts";
 import { AGENT_PROMPT, AGENT_STOP, eventSpec, POST_TOOL_CALL, PRE_TOOL_CALL } from "../events.ts";
 import { InputError } from "../errors.ts";
 import { quoted } from "../text.ts";
-import { isRecord } from "../wire/json.ts";
+import { decodeJson, isRecord } from "../wire/json.ts";
 
 /** What an agent's hook event asks of the plugins. */
 export type AgentRequest =
@@ -87,33 +87,17 @@ const TOOL_SHAPES: Partial<Record<AgentSpec["name"], Record<string, ToolShape>>>
   },
 };
 
-const decoder = new TextDecoder("utf-8", { fatal: true });
-
 /**
  * The hook JSON an agent sent, one object; bytes that are not UTF-8 are refused, never patched:
  * a guard must judge the bytes the tool would get. `where` names the input in messages.
  */
 export function parseHookJson(bytes: Uint8Array, where: string): Payload {
-  let text: string;
-  try {
-    text = decoder.decode(bytes);
-  } catch {
-    throw new InputError(`Invalid hook input on ${where}: not valid UTF-8`, { input: where });
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new InputError(`Malformed JSON on ${where}: ${(error as Error).message}`, {
-      input: where,
-    });
-  }
-  if (!isRecord(value)) {
-    throw new InputError(`Invalid hook input on ${where}: expected a JSON object`, {
-      input: where,
-    });
-  }
-  return value as Payload;
+  const read = decodeJson(bytes, { object: true });
+  if (read.ok) return read.value as Payload;
+  const message = read.step === "json"
+    ? `Malformed JSON on ${where}: ${read.error}`
+    : `Invalid hook input on ${where}: ${read.error}`;
+  throw new InputError(message, { input: where });
 }
 
 /** What `payload` asks: its `hook_event_name` (else `defaultEvent`) as the agent table maps it. */

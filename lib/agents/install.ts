@@ -13,9 +13,11 @@ import { DEFAULT_TIMEOUTS, eventSpec } from "../events.ts";
 import { selfCommand } from "../process/detach.ts";
 import { RUN_FLAGS } from "../hosts/payload.ts";
 import { splitWords } from "../hosts/ssh.ts";
-import { basename, dirname, join, resolve, writeAtomic } from "../fs.ts";
+import { basename, dirname, join, readBounded, resolve, writeAtomic } from "../fs.ts";
 import { RunError } from "../errors.ts";
+import { home } from "../dirs.ts";
 import { kindOf, quoted } from "../text.ts";
+import { isRecord } from "../wire/json.ts";
 
 /** How long the agent gives each hook: the hooks' own bound. */
 const AGENT_TIMEOUT_MS = DEFAULT_TIMEOUTS.tool;
@@ -79,12 +81,6 @@ export function settingsFile(agent: AgentSpec, project?: string): string {
   return resolve(path);
 }
 
-function home(): string {
-  const value = Deno.env.get("HOME");
-  if (!value) throw new RunError("Cannot find the home directory: $HOME is not set");
-  return value;
-}
-
 /** The hook command of `event` under `agent`: fail-closed for a consulted event. */
 export function hookCommand(agent: AgentSpec, event: string, options: WiringOptions = {}): string {
   const words = [
@@ -114,9 +110,7 @@ export function shellWord(word: string): string {
  */
 export function isTyhooksCommand(command: unknown, agent: AgentSpec): boolean {
   if (typeof command !== "string") return false;
-  // The words before the fail-closed tail, whichever tail an earlier version wrote.
-  const at = command.indexOf(" || ");
-  const words = wordsOf(at === -1 ? command : command.slice(0, at));
+  const words = commandWords(command);
   if (words === undefined) return false;
   const agentAt = words.findIndex((word, i) =>
     (word === "agent" && words[i + 1] === agent.name) ||
@@ -129,9 +123,14 @@ export function isTyhooksCommand(command: unknown, agent: AgentSpec): boolean {
     words.slice(1, agentAt).some((word) => /\/main\.[jt]s$/.test(word));
 }
 
-function wordsOf(text: string): string[] | undefined {
+/**
+ * The words of a hook command before its fail-closed tail (whichever tail an earlier version
+ * wrote), as sh splits them; undefined when it holds shell syntax a word split does not perform.
+ */
+export function commandWords(command: string): string[] | undefined {
+  const at = command.indexOf(" || ");
   try {
-    return splitWords(text, "hook command");
+    return splitWords(at === -1 ? command : command.slice(0, at), "hook command");
   } catch {
     return undefined;
   }
@@ -215,14 +214,24 @@ interface Current {
   text: string;
 }
 
-async function readSettings(file: string, agent: AgentSpec): Promise<Current> {
-  let text: string;
+/** A settings file's text (at most 4 MiB: settings files are small), or null when there is none. */
+export async function readSettingsText(path: string): Promise<string | null> {
   try {
-    text = await Deno.readTextFile(file);
+    return await readBounded(path, { maxBytes: 4 * 1024 * 1024 });
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return { settings: {}, existed: false, text: "" };
+    if (error instanceof Deno.errors.NotFound) return null;
+    throw error;
+  }
+}
+
+async function readSettings(file: string, agent: AgentSpec): Promise<Current> {
+  let text: string | null;
+  try {
+    text = await readSettingsText(file);
+  } catch (error) {
     throw new RunError(`Cannot read ${quoted(file)}: ${(error as Error).message}`);
   }
+  if (text === null) return { settings: {}, existed: false, text: "" };
   if (text.trim() === "") return { settings: {}, existed: true, text };
   let settings: unknown;
   try {
@@ -233,17 +242,17 @@ async function readSettings(file: string, agent: AgentSpec): Promise<Current> {
       { hint: `hint: fix it or move it away; ${agent.title} cannot read it either` },
     );
   }
-  if (typeof settings !== "object" || settings === null || Array.isArray(settings)) {
+  if (!isRecord(settings)) {
     throw new RunError(
       `Cannot change ${quoted(file)}: its content must be a JSON object, not ${kindOf(settings)}`,
     );
   }
-  return { settings: settings as Settings, existed: true, text };
+  return { settings, existed: true, text };
 }
 
 function hooksOf(settings: Settings, file: string, agent: AgentSpec): Settings {
   const hooks = settings.hooks ?? {};
-  if (typeof hooks !== "object" || hooks === null || Array.isArray(hooks)) {
+  if (!isRecord(hooks)) {
     throw new RunError(
       `Cannot change ${quoted(file)}: "hooks" must be an object of event to hooks, not ${
         kindOf(hooks)
@@ -251,7 +260,7 @@ function hooksOf(settings: Settings, file: string, agent: AgentSpec): Settings {
       { hint: `hint: ${agent.title} reads it as one; fix it or move the file away` },
     );
   }
-  return { ...hooks as Settings };
+  return { ...hooks };
 }
 
 function eventList(hooks: Settings, event: string, file: string): unknown[] {
@@ -301,7 +310,7 @@ function withoutTyhooks(
 }
 
 function commandOf(hook: unknown): unknown {
-  return typeof hook === "object" && hook !== null ? (hook as Settings).command : undefined;
+  return isRecord(hook) ? hook.command : undefined;
 }
 
 /** The entry for `event`, in the agent's format. */

@@ -23,6 +23,7 @@ import {
 import { COMMANDS } from "./commands.ts";
 import { createLogger, LOG_LEVELS, type LogLevel } from "../log.ts";
 import { closest } from "../text.ts";
+import { writeAll } from "../fs.ts";
 
 /** Where a command's answer goes: stdout, through `main.ts`. */
 export interface Output {
@@ -92,9 +93,7 @@ async function runLine(args: string[], output: Output, signal: AbortSignal): Pro
 function toLog(output: Output): Output {
   return {
     print: (text) => Promise.resolve(output.printError(text)),
-    write: async (bytes) => {
-      for (let at = 0; at < bytes.length;) at += await Deno.stderr.write(bytes.subarray(at));
-    },
+    write: (bytes) => writeAll(Deno.stderr, bytes),
     printError: output.printError,
   };
 }
@@ -218,15 +217,6 @@ export function isAgentLine(args: string[]): boolean {
   if (words.some((w) => w === "--claude" || w.startsWith("--claude="))) return true;
   const [first, second] = wordsOf(args);
   return first === "agent" && (second === undefined || byName(`agent ${second}`) === undefined);
-}
-
-/**
- * True when an agent's hook command runs without `--on-failure allow` (undefined: the line could
- * not be parsed, so no policy can be trusted): then every failure of tyhooks, a usage error
- * included, must exit 2 ("blocked"), as agents let a call through on other exits.
- */
-export function failsClosed(args: string[], onFailure: string | undefined): boolean {
-  return isAgentLine(args) && onFailure !== "allow";
 }
 
 /** The line a fatal error prints on stderr: text, or one JSON object with `--log-format json`. */

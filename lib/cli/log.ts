@@ -7,10 +7,20 @@
 
 import { type CommandContext, type CommandModule, stringOption, UsageError } from "./types.ts";
 import { decisionLogOff, decisionLogPath, type DecisionRecord } from "../log.ts";
-import { readDecisionLine } from "../decisions.ts";
 import { RunError } from "../errors.ts";
 import { parseDuration, sleep } from "../async.ts";
 import { escapeControl, escapeJsonControl } from "../text.ts";
+import { rfc3339 } from "../wire/task.ts";
+import {
+  type Infer,
+  nullable,
+  number,
+  object,
+  orDefault,
+  parseJson,
+  type Same,
+  string,
+} from "../wire/json.ts";
 
 /** Read of each file at most: the log rotates at 4 MiB, so only a log written by hand is cut. */
 const MAX_READ_BYTES = 8 * 1024 * 1024;
@@ -20,6 +30,33 @@ const MAX_LINE_CHARS = 64 * 1024;
 
 /** How often `--follow` looks for new lines. */
 const FOLLOW_POLL_MS = 200;
+
+// Reading: the log is the user's own file, but whatever is in it is shown only once it reads
+// as a record (a line cut by a crash, or edited by hand, is skipped and counted).
+
+const text = orDefault(string(), "");
+const decisionRecord = object({
+  ts: text,
+  event: text,
+  agent: text,
+  tool: text,
+  args: text,
+  task_id: orDefault(nullable(number()), null),
+  decision: text,
+  reason: text,
+  plugin: text,
+  ms: orDefault(number(), 0),
+  pid: orDefault(number(), 0),
+});
+true satisfies Same<Infer<typeof decisionRecord>, DecisionRecord>;
+
+/** One line of the log read back: the record, or null when the line is not one. */
+export function readDecisionLine(line: string): DecisionRecord | null {
+  const parsed = parseJson(line);
+  if (!parsed.ok) return null;
+  const read = decisionRecord.safeParse(parsed.value);
+  return read.success ? read.data : null;
+}
 
 export const spec: CommandModule["spec"] = {
   summary: "Print the decision log: every consulted decision (route, place, hosts, tool pre), " +
@@ -238,12 +275,10 @@ function textRow(record: DecisionRecord): string[] {
   ].map(escapeControl);
 }
 
+// `2026-12-01 09:00:00`, in local time.
 function localTime(ts: string): string {
   const date = new Date(ts);
-  if (Number.isNaN(date.getTime())) return ts;
-  const two = (n: number) => String(n).padStart(2, "0");
-  return `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())} ` +
-    `${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())}`;
+  return Number.isNaN(date.getTime()) ? ts : rfc3339(date).slice(0, 19).replace("T", " ");
 }
 
 /**

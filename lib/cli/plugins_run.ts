@@ -9,6 +9,7 @@ import { makeRunner, readTaskOption, TASK_OPTIONS } from "./runner.ts";
 import { toRecord } from "../process/run_script.ts";
 import type { ActionOptions } from "../hooks/runner.ts";
 import { quoted } from "../text.ts";
+import { writeAll } from "../fs.ts";
 
 export const spec: CommandSpec = {
   summary:
@@ -52,10 +53,8 @@ export async function run(ctx: CommandContext): Promise<number> {
     // Written asynchronously: a reader that stalls (a paused terminal, `| sleep 60`) holds the
     // action back on its pipe, never the timers and signal handlers that end it. A reader that
     // goes away (`| head`) is written to no more, and the action runs on.
-    live.onOutput = async (stream, chunk) => {
-      const out = stream === "stdout" ? Deno.stdout : Deno.stderr;
-      for (let done = 0; done < chunk.length;) done += await out.write(chunk.subarray(done));
-    };
+    live.onOutput = (stream, chunk) =>
+      writeAll(stream === "stdout" ? Deno.stdout : Deno.stderr, chunk);
   }
   if (ctx.values.task !== "-" && !Deno.stdin.isTerminal()) live.stdin = Deno.stdin.readable;
   const result = await runner.runAction(plugin, action, live);

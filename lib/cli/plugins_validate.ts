@@ -27,6 +27,8 @@ export async function run(ctx: CommandContext): Promise<number> {
   const problems: LoadWarning[] = [];
   const oks: string[] = [];
   const count = (n: number) => `${n} ${n === 1 ? "plugin" : "plugins"}`;
+  const problem = (path: string, message: string) =>
+    problems.push({ plugin: null, path, line: null, column: null, message });
   if (ctx.positionals.length === 0) {
     const dir = pluginsDir(ctx.globals.pluginsDir);
     const result = await validatePlugins(dir);
@@ -36,18 +38,12 @@ export async function run(ctx: CommandContext): Promise<number> {
     );
     // A plugin's own dir given as the plugins dir would lint nothing and pass: the plugins dir is
     // searched below itself, so its own plugin.yaml is never read (as in ty).
-    const problem = (message: string) => ({
-      plugin: null,
-      path: dir,
-      line: null,
-      column: null,
-      message,
-    });
     if (await Deno.lstat(resolve(dir, "plugin.yaml")).catch(() => null) !== null) {
-      problems.push(problem(
+      problem(
+        dir,
         `The plugins dir ${quoted(dir)} is itself a plugin, which is not loaded from there ` +
           `(hint: tyhooks plugins validate ${quoted(dir)})`,
-      ));
+      );
     }
     // A missing plugins dir holds no plugins (SPEC), but say so: it may be a typo.
     const missing = await Deno.stat(dir).then(() => "", () => " (it does not exist)");
@@ -61,13 +57,7 @@ export async function run(ctx: CommandContext): Promise<number> {
         : await validatePlugins(path);
       problems.push(...result.problems);
       if (result.checked === 0) {
-        problems.push({
-          plugin: null,
-          path,
-          line: null,
-          column: null,
-          message: `No plugin found in ${quoted(path)}: no plugin.yaml in it or below it`,
-        });
+        problem(path, `No plugin found in ${quoted(path)}: no plugin.yaml in it or below it`);
       }
       oks.push(`ok: ${count(result.checked)} in ${quoted(path)}`);
     }

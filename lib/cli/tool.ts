@@ -22,7 +22,7 @@ import {
   makeRunner,
   readCallInput,
 } from "./runner.ts";
-import { issueText } from "../wire/json.ts";
+import { decodeJson, issueText } from "../wire/json.ts";
 import type { PostToolCall } from "../consult/tool_hooks.ts";
 
 /** Flags describing the tool call. */
@@ -80,13 +80,7 @@ type ToolCallInput =
 /** Where a call's fields come from, in `tool post`'s terms (`tool pre` ignores the last two). */
 const CALL_FLAGS = ["tool", "args", "platform", "user", "result", "error"];
 
-/** The tool call, from `--request FILE|-` or the flags (under `--claude`, `agent claude`'s). */
-async function readToolCall(ctx: CommandContext, command: string): Promise<ToolCallInput> {
-  checkSources(ctx);
-  return await readCall(ctx, command);
-}
-
-// One source of the call: the flags, --request, or --claude.
+// One source of the call: the flags, --request, or --claude (`agent claude` reads the call).
 function checkSources(ctx: CommandContext): void {
   const request = stringOption(ctx.values, "request");
   const flags = CALL_FLAGS.filter((name) => ctx.values[name] !== undefined);
@@ -101,6 +95,11 @@ function checkSources(ctx: CommandContext): void {
   }
 }
 
+/**
+ * Reads the tool call: from tyhooks' own request JSON (`--request FILE|-`), or from the flags.
+ *
+ * @throws {UsageError} When no tool is named, or the input is not a call.
+ */
 async function readCall(ctx: CommandContext, command: string): Promise<ToolCallInput> {
   const request = stringOption(ctx.values, "request");
   if (request !== undefined) {
@@ -145,23 +144,13 @@ function fromFlags(ctx: CommandContext, command: string): ToolCallInput {
 async function readInput(ctx: CommandContext, path: string, flag: string): Promise<unknown> {
   const where = path === "-" ? "stdin" : `"${path}"`;
   const bytes = await readCallInput(ctx, { path, what: `${flag} input from ${where}` });
-  let text: string;
-  try {
-    // Bad UTF-8 is refused, not patched: a guard must judge the bytes the tool would get.
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    throw new UsageError(`Invalid input on ${where} for ${flag}: not valid UTF-8`);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(`Malformed JSON on ${where} for ${flag}: ${(error as Error).message}`);
-  }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw new UsageError(`Invalid input on ${where} for ${flag}: expected a JSON object`);
-  }
-  return value;
+  const read = decodeJson(bytes, { object: true });
+  if (read.ok) return read.value;
+  throw new UsageError(
+    read.step === "json"
+      ? `Malformed JSON on ${where} for ${flag}: ${read.error}`
+      : `Invalid input on ${where} for ${flag}: ${read.error}`,
+  );
 }
 
 /** tyhooks' own request: `{"tool","args","platform","user_id"}`, plus `result`, `error`. */
@@ -204,11 +193,9 @@ export const pre: CommandModule = {
   },
   async run(ctx: CommandContext): Promise<number> {
     const started = performance.now();
-    if (ctx.values.claude) {
-      checkSources(ctx);
-      return await asClaudeHook(ctx, "PreToolUse");
-    }
-    const call = await readToolCall(ctx, "tool pre");
+    checkSources(ctx);
+    if (ctx.values.claude) return await asClaudeHook(ctx, "PreToolUse");
+    const call = await readCall(ctx, "tool pre");
     const onFailure = failurePolicy(ctx);
     const { runner, consult } = await consultedCall(ctx, "tool", started);
     const { ToolHooks } = await import("../consult/tool_hooks.ts");
@@ -242,11 +229,9 @@ export const post: CommandModule = {
       "too.",
   },
   async run(ctx: CommandContext): Promise<number> {
-    if (ctx.values.claude) {
-      checkSources(ctx);
-      return await asClaudeHook(ctx, "PostToolUse");
-    }
-    const call = await readToolCall(ctx, "tool post");
+    checkSources(ctx);
+    if (ctx.values.claude) return await asClaudeHook(ctx, "PostToolUse");
+    const call = await readCall(ctx, "tool post");
     failurePolicy(ctx); // A bad value is a usage error here too.
     const timeout = durationOption(ctx, "timeout");
     if (ctx.values.detach) {

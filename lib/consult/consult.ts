@@ -119,9 +119,13 @@ export interface Decided<T> {
   meaning: T;
 }
 
-/** The handlers of `event` as the loop takes them, in plugin-name order. */
-export function pluginHandlers(runner: ConsultRunner, event: string): ConsultHandler[] {
-  return runner.handlers(event).map((plugin) => ({
+/** The handlers of `event` (of `plugins`, default all) as the loop takes them, in their order. */
+export function pluginHandlers(
+  runner: ConsultRunner,
+  event: string,
+  plugins: readonly Plugin[] = runner.handlers(event),
+): ConsultHandler[] {
+  return plugins.map((plugin) => ({
     plugin,
     script: plugin.hooks[event],
     timeoutMs: runner.timeoutFor(event, plugin),

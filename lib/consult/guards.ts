@@ -147,14 +147,18 @@ export function judgeGuardRun(result: RunResult, timeoutMs: number): GuardOutcom
   return { kind: action, ...rest };
 }
 
-/** What the guards of one call decided. */
-export interface GuardDecision {
+/** The answer to "may this tool call run?": what the guards of one call decided. */
+export interface ToolVerdict {
+  /** Whether the call may run, or a person must decide (only with `canAsk`). */
   action: "allow" | "block" | "ask";
-  /** Why, from the guard that decided (the first that asked, for an ask); may be empty. */
+  /** Why, from the hook that decided (the first that asked, for an ask); may be empty. */
   reason: string;
-  /** The input to run instead, as the guards last rewrote it. */
+  /**
+   * The tool input to run instead (with allow or ask), as the guards last rewrote it: a caller
+   * that cannot run it must not run the call.
+   */
   args?: Record<string, unknown>;
-  /** Every context given, joined by "\n" in decision order. */
+  /** Text for the model from every guard that gave some, joined by "\n" in decision order. */
   context?: string;
   /** Who decided a block or an ask: the plugin name, or the explicit script's path. */
   by?: string;
@@ -192,7 +196,7 @@ export async function decideGuards(
   runner: ConsultRunner,
   call: GuardCall,
   options: ConsultOptions = {},
-): Promise<GuardDecision> {
+): Promise<ToolVerdict> {
   const { log } = runner;
   const { policy, noun } = call;
   const Noun = noun[0].toUpperCase() + noun.slice(1);

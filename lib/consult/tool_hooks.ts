@@ -7,8 +7,13 @@
  * @module
  */
 
-import type { ConsultHandler, ConsultOptions, ConsultRunner } from "./consult.ts";
-import { decideGuards, type FailurePolicy, type GuardDecision } from "./guards.ts";
+import {
+  type ConsultHandler,
+  type ConsultOptions,
+  type ConsultRunner,
+  pluginHandlers,
+} from "./consult.ts";
+import { decideGuards, type FailurePolicy, type ToolVerdict } from "./guards.ts";
 import {
   failureReason,
   type RunOptions,
@@ -32,7 +37,7 @@ import {
 import { AGENT_PROMPT, POST_TOOL_CALL, PRE_TOOL_CALL } from "../events.ts";
 import { recordDecision } from "../log.ts";
 
-export type { FailurePolicy } from "./guards.ts";
+export type { FailurePolicy, ToolVerdict } from "./guards.ts";
 
 /** Options of {@linkcode ToolHooks}. */
 export interface ToolHooksOptions {
@@ -54,23 +59,6 @@ export interface PreToolOptions extends ConsultOptions {
    * asked about.
    */
   canAsk?: boolean;
-}
-
-/** The answer to "may this tool call run?". */
-export interface ToolVerdict {
-  /** Whether the call may run, or a person must decide (only with `canAsk`). */
-  action: "allow" | "block" | "ask";
-  /** Why, from the hook that decided; may be empty. */
-  reason: string;
-  /**
-   * The tool input to run instead (with allow or ask), as the guards last rewrote it: a caller
-   * that cannot run it must not run the call.
-   */
-  args?: Record<string, unknown>;
-  /** Text for the model from every guard that gave some, joined by "\n" in decision order. */
-  context?: string;
-  /** Who decided a block or an ask: the plugin name, or the explicit script's path. */
-  by?: string;
 }
 
 /** The answer to "may this prompt go to the model?" or "may the agent stop?". */
@@ -147,11 +135,7 @@ export class ToolHooks {
         script,
         timeoutMs: runner.timeoutFor(PRE_TOOL_CALL, null),
       })),
-      ...(await this.#plugins(PRE_TOOL_CALL, call.tool)).map((plugin) => ({
-        plugin,
-        script: plugin.hooks[PRE_TOOL_CALL],
-        timeoutMs: runner.timeoutFor(PRE_TOOL_CALL, plugin),
-      })),
+      ...pluginHandlers(runner, PRE_TOOL_CALL, await this.#plugins(PRE_TOOL_CALL, call.tool)),
     ];
     const verdict = await decideGuards(runner, {
       event: PRE_TOOL_CALL,
@@ -177,11 +161,7 @@ export class ToolHooks {
   async agentEvent(call: AgentEventCall, options: PreToolOptions = {}): Promise<AgentVerdict> {
     const startedAt = performance.now();
     const runner = this.#runner;
-    const handlers = runner.handlers(call.event).map((plugin) => ({
-      plugin,
-      script: plugin.hooks[call.event],
-      timeoutMs: runner.timeoutFor(call.event, plugin),
-    }));
+    const handlers = pluginHandlers(runner, call.event);
     const verdict = await decideGuards(runner, {
       event: call.event,
       handlers,
@@ -274,7 +254,7 @@ export class ToolHooks {
 }
 
 // Where nobody can be asked, an ask is a block that says so.
-function needsApproval(verdict: GuardDecision): ToolVerdict {
+function needsApproval(verdict: ToolVerdict): ToolVerdict {
   const { args: _, ...rest } = verdict;
   return { ...rest, action: "block", reason: `needs approval: ${verdict.reason}` };
 }

@@ -8,14 +8,16 @@
 
 import { type Check, passed, problem } from "./check.ts";
 import { AGENTS, type AgentSpec, pluginEvent } from "../agents/table.ts";
-import { settingsFile } from "../agents/install.ts";
+import {
+  commandWords,
+  isTyhooksCommand,
+  readSettingsText,
+  settingsFile,
+} from "../agents/install.ts";
 import { eventSpec } from "../events.ts";
 import { isRecord } from "../wire/json.ts";
 import { quoted } from "../text.ts";
-import { basename, isAbsolute, readBounded } from "../fs.ts";
-
-/** Settings files are small; a huge one is not read whole. */
-const MAX_SETTINGS_BYTES = 4 * 1024 * 1024;
+import { isAbsolute } from "../fs.ts";
 
 /** One hook entry of a settings file that runs tyhooks. */
 interface Entry {
@@ -59,9 +61,9 @@ type Read = { text: string } | { error: string };
 
 async function readSettings(path: string): Promise<Read | null> {
   try {
-    return { text: await readBounded(path, { maxBytes: MAX_SETTINGS_BYTES }) };
+    const text = await readSettingsText(path);
+    return text === null ? null : { text };
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return null;
     return { error: (error as Error).message };
   }
 }
@@ -89,7 +91,7 @@ function fileChecks(
       fix: `correct the JSON of ${where}`,
     })];
   }
-  const entries = tyhooksEntries(settings);
+  const entries = tyhooksEntries(settings, agent);
   if (entries === null) {
     return [problem("fail", name, {
       detail: `${agent.title} settings ${where}: "hooks" is not an object`,
@@ -125,14 +127,13 @@ function fileChecks(
 // Every hook entry that runs tyhooks: Claude Code's format (`{"hooks": {EVENT: [{"matcher",
 // "hooks": [{"command"}]}]}}`, Gemini CLI and Codex too) and Cursor's (`{EVENT: [{"command"}]}`).
 // Null when "hooks" is there but not an object.
-function tyhooksEntries(settings: unknown): Entry[] | null {
+function tyhooksEntries(settings: unknown, agent: AgentSpec): Entry[] | null {
   if (!isRecord(settings) || settings.hooks === undefined) return [];
   if (!isRecord(settings.hooks)) return null;
   const entries: Entry[] = [];
   const take = (event: string, hook: unknown) => {
-    if (!isRecord(hook) || typeof hook.command !== "string") return;
-    if (!runsTyhooks(commandWords(hook.command))) return;
-    entries.push({ event, command: hook.command, failClosed: hook.failClosed === true });
+    if (!isRecord(hook) || !isTyhooksCommand(hook.command, agent)) return;
+    entries.push({ event, command: hook.command as string, failClosed: hook.failClosed === true });
   };
   for (const [event, list] of Object.entries(settings.hooks)) {
     if (!Array.isArray(list)) continue;
@@ -146,18 +147,10 @@ function tyhooksEntries(settings: unknown): Entry[] | null {
   return entries;
 }
 
-/** A hook command tyhooks answers: `... agent NAME ...`, or the older `tool pre|post --claude`. */
-function runsTyhooks(words: string[]): boolean {
-  return words.some((word, i) =>
-    (word === "agent" && AGENTS.some((agent) => agent.name === words[i + 1])) ||
-    (word === "tool" && ["pre", "post"].includes(words[i + 1]) && words.includes("--claude"))
-  );
-}
-
 // What is wrong with one entry's command, each as the end of a sentence naming its events.
 function entryProblems(agent: AgentSpec, entry: Entry): string[] {
   const problems: string[] = [];
-  const words = commandWords(entry.command);
+  const words = commandWords(entry.command) ?? [];
   const program = words[0] ?? "";
   if (!isAbsolute(program)) {
     problems.push(
@@ -198,48 +191,4 @@ function notRunnable(path: string, program: boolean): string | null {
   if (!info.isFile) return "is not a file";
   if (program && info.mode !== null && (info.mode & 0o111) === 0) return "is not executable";
   return null;
-}
-
-/**
- * The words of the first command of a shell line, as sh splits them (quotes and backslashes),
- * up to the first `||`, `&&`, `;` or `|`; `sh -c 'LINE'` is looked into.
- */
-export function commandWords(line: string): string[] {
-  const words: string[] = [];
-  let word: string | null = null;
-  let i = 0;
-  const add = (text: string) => word = (word ?? "") + text;
-  while (i < line.length) {
-    const c = line[i];
-    if (c === "'") {
-      const end = line.indexOf("'", i + 1);
-      add(line.slice(i + 1, end < 0 ? line.length : end));
-      i = end < 0 ? line.length : end + 1;
-    } else if (c === '"') {
-      let j = i + 1;
-      let text = "";
-      while (j < line.length && line[j] !== '"') {
-        if (line[j] === "\\" && j + 1 < line.length && '"\\$`'.includes(line[j + 1])) j++;
-        text += line[j++];
-      }
-      add(text);
-      i = j + 1;
-    } else if (c === "\\" && i + 1 < line.length) {
-      add(line[i + 1]);
-      i += 2;
-    } else if (/\s/.test(c) || ";|&".includes(c)) {
-      if (word !== null) words.push(word);
-      word = null;
-      if (!/\s/.test(c)) break;
-      i++;
-    } else {
-      add(c);
-      i++;
-    }
-  }
-  if (word !== null) words.push(word);
-  const shell = words[0] !== undefined &&
-    ["sh", "bash", "dash", "zsh"].includes(basename(words[0]));
-  if (shell && words[1] === "-c" && words[2] !== undefined) return commandWords(words[2]);
-  return words;
 }

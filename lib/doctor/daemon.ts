@@ -6,7 +6,8 @@
  */
 
 import { type Check, passed, problem } from "./check.ts";
-import { currentUid, dirname, modeText } from "../fs.ts";
+import { currentUid, dirname, modeText, notPrivate } from "../fs.ts";
+import { daemonSocket } from "../dirs.ts";
 import { quoted } from "../text.ts";
 import { VERSION } from "../version.ts";
 import { isRecord } from "../wire/json.ts";
@@ -15,20 +16,11 @@ const NAME = "daemon";
 /** A daemon of the user's answers health at once; one that does not within this is not used. */
 const HEALTH_TIMEOUT_MS = 2000;
 
-/** Where the daemon is looked for: `$TYHOOKS_DAEMON` (`unix:PATH` or PATH), else the default. */
-export async function daemonSocket(): Promise<string> {
-  const named = Deno.env.get("TYHOOKS_DAEMON");
-  if (named) return named.startsWith("unix:") ? named.slice("unix:".length) : named;
-  const { defaultListen } = await import("../serve/listen.ts");
-  const address = defaultListen();
-  return address.transport === "unix" ? address.path : "";
-}
-
 /** The daemon check, for a tyhooks whose plugins dir is `pluginsDir`. */
 export async function daemonCheck(pluginsDir: string): Promise<Check> {
   let socket: string;
   try {
-    socket = await daemonSocket();
+    socket = daemonSocket();
   } catch (error) {
     return passed(NAME, `no default socket (${(error as Error).message}), so none is used`);
   }
@@ -44,7 +36,7 @@ export async function daemonCheck(pluginsDir: string): Promise<Check> {
       fix: `move ${quoted(socket)} away (tyhooks serve never replaces a file that is not a socket)`,
     });
   }
-  const unsafe = notPrivate(socket, info, 0o600) ?? notPrivate(dirname(socket), null, 0o700);
+  const unsafe = exposed(socket, info, 0o600) ?? exposed(dirname(socket), null, 0o700);
   if (unsafe !== null) return problem("fail", NAME, unsafe);
   const health = await askHealth(socket);
   if (health === null) {
@@ -86,7 +78,7 @@ export async function daemonCheck(pluginsDir: string): Promise<Check> {
 }
 
 // Why `path` is not the user's alone with mode `mode` (the socket 0600, its dir 0700), with the fix.
-function notPrivate(
+function exposed(
   path: string,
   known: Deno.FileInfo | null,
   mode: number,
@@ -100,17 +92,17 @@ function notPrivate(
       fix: `ls -ld ${quoted(path)}`,
     };
   }
-  const me = currentUid();
-  if (me !== null && info.uid !== null && info.uid !== me) {
+  const unsafe = notPrivate(info, mode);
+  if (unsafe === "owner") {
     return {
-      detail: `${quoted(path)} is owned by user ${info.uid}, not by you (${me}): the fast path ` +
-        "does not use its daemon",
+      detail: `${quoted(path)} is owned by user ${info.uid}, not by you (${currentUid()}): the ` +
+        "fast path does not use its daemon",
       fix: `stop that daemon, then start your own: tyhooks serve`,
     };
   }
-  if (info.mode !== null && (info.mode & 0o077) !== 0) {
+  if (unsafe === "mode") {
     return {
-      detail: `${quoted(path)} has mode ${modeText(info.mode)}, not ${modeText(mode)}: others ` +
+      detail: `${quoted(path)} has mode ${modeText(info.mode!)}, not ${modeText(mode)}: others ` +
         "may reach the daemon, and the fast path does not use it",
       fix: `chmod ${modeText(mode).slice(1)} ${quoted(path)}`,
     };

@@ -22,8 +22,8 @@ import {
   TASK_ROUTE,
   type Timeouts,
 } from "../events.ts";
+import { DEFAULT_GRACE_MS } from "../process/group.ts";
 import {
-  DEFAULT_GRACE_MS,
   failureReason,
   type RunOptions,
   type RunRecord,

@@ -11,7 +11,7 @@ import { createHash } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import denoConfig from "../../deno.json" with { type: "json" };
 import { failureReason, runScript, succeeded } from "../process/run_script.ts";
-import { basename, dirname, join, relative, resolve } from "../fs.ts";
+import { basename, dirname, isFile, join, relative, resolve } from "../fs.ts";
 import { RunError } from "../errors.ts";
 import { quoted } from "../text.ts";
 
@@ -69,8 +69,6 @@ export interface PayloadOptions {
    * else none (the bundle is sent).
    */
   binary?: string;
-  /** Bound on building the bundle. */
-  timeoutMs?: number;
   signal?: AbortSignal;
 }
 
@@ -80,6 +78,8 @@ export const MAX_PLUGIN_FILES = 10_000;
 export const MAX_PLUGIN_FILE_BYTES = 64 * 1024 * 1024;
 /** Dirs of a plugins dir walked at most, so symlinks fanning out cannot make the walk explode. */
 export const MAX_PLUGIN_DIRS = 10_000;
+/** Bound on building the bundle. */
+const BUNDLE_TIMEOUT_MS = 120_000;
 
 /**
  * Gathers and hashes what `hosts sync` sends (the Deno runtime only when a host needs it), into a
@@ -162,35 +162,27 @@ async function bundleOf(moduleUrl: string, scratch: string, options: PayloadOpti
   if (url.pathname.endsWith(".js")) {
     // A chunk of a split bundle (the npm package's lib/) has the whole one beside it.
     const whole = fileURLToPath(new URL("./tyhooks.js", url));
-    return await isFile(whole) ? whole : fileURLToPath(url);
+    return isFile(whole) ? whole : fileURLToPath(url);
   }
   const main = fileURLToPath(new URL("../../main.ts", url));
   const out = join(scratch, "tyhooks.js");
   const config = join(dirname(main), "deno.json");
-  const configFlags = await isFile(config) ? ["--config", config] : [];
+  const configFlags = isFile(config) ? ["--config", config] : [];
   const built = await runScript(Deno.execPath(), {
     args: ["bundle", "--quiet", "--platform", "deno", ...configFlags, "--output", out, main],
     cwd: dirname(main),
     env: { NO_COLOR: "1" },
-    timeoutMs: options.timeoutMs ?? 120_000,
+    timeoutMs: BUNDLE_TIMEOUT_MS,
     signal: options.signal,
   });
   if (!succeeded(built)) {
     const why = built.stderr.trim().split("\n").slice(-3).join(" ").trim();
     throw new RunError(
-      `Cannot bundle "${basename(main)}" to send it: ${failureReason(built, options.timeoutMs)}` +
+      `Cannot bundle "${basename(main)}" to send it: ${failureReason(built, BUNDLE_TIMEOUT_MS)}` +
         (why ? `: ${why}` : ""),
     );
   }
   return out;
-}
-
-async function isFile(path: string): Promise<boolean> {
-  try {
-    return (await Deno.stat(path)).isFile;
-  } catch {
-    return false;
-  }
 }
 
 /** A file's sha256 in hex, streamed: the Deno runtime is over 100 MiB. */

@@ -90,20 +90,20 @@ export function parseDfOutput(output: string): number | string {
 /** Free bytes on the file system holding `dir`, or why they could not be measured. */
 export async function diskFree(
   dir: string,
-  options: { signal?: AbortSignal; timeoutMs?: number } = {},
+  options: { signal?: AbortSignal } = {},
 ): Promise<number | string> {
   const result = await runScript("df", {
     // "--" so a directory named like a flag is still a directory.
     args: ["-Pk", "--", dir],
     env: { LC_ALL: "C" },
-    timeoutMs: options.timeoutMs ?? DF_TIMEOUT_MS,
+    timeoutMs: DF_TIMEOUT_MS,
     graceMs: 100,
     maxOutputBytes: 64 * 1024,
     signal: options.signal,
   });
   if (!succeeded(result)) {
     const detail = result.stderr.trim().split("\n").pop() ?? "";
-    const why = failureReason(result, options.timeoutMs ?? DF_TIMEOUT_MS);
+    const why = failureReason(result, DF_TIMEOUT_MS);
     return `df ${why}${detail ? `: ${detail.slice(0, 200)}` : ""}`;
   }
   return parseDfOutput(result.stdout);

@@ -18,7 +18,7 @@ import { type Found, INSPECT, parseInspect, stage, unpackCommand } from "./sync_
 
 export const DEFAULT_SYNC_TIMEOUT_MS = 120_000;
 /** Hosts synced at once: each may be sent a 100 MiB runtime. */
-export const DEFAULT_SYNC_PARALLELISM = 8;
+export const SYNC_PARALLELISM = 8;
 
 /** What syncing one host gave (`hosts sync --json` prints a list of these). */
 export interface SyncOutcome {
@@ -39,16 +39,15 @@ export interface SyncOutcome {
 export interface SyncOptions {
   /** Bound on each host's whole sync; default 2 min. */
   timeoutMs?: number;
-  /** Hosts synced at once; default 8. */
-  parallelism?: number;
   /** The ssh program and options; default {@linkcode sshCommand}'s. */
   ssh?: string[];
   signal?: AbortSignal;
 }
 
 /**
- * Syncs every host, each within its own timeout; never rejects for a host's sake. Requires
- * `--allow-run`, `--allow-read`, `--allow-write` (staging in the payload's scratch dir).
+ * Syncs every host, at most {@linkcode SYNC_PARALLELISM} at once, each within its own timeout;
+ * never rejects for a host's sake. Requires `--allow-run`, `--allow-read`, `--allow-write`
+ * (staging in the payload's scratch dir).
  */
 export async function syncHosts(
   hosts: string[],
@@ -57,7 +56,7 @@ export async function syncHosts(
 ): Promise<SyncOutcome[]> {
   const ssh = options.ssh ?? sshCommand();
   const outcomes: SyncOutcome[] = new Array(hosts.length);
-  const limit = createLimit(options.parallelism ?? DEFAULT_SYNC_PARALLELISM);
+  const limit = createLimit(SYNC_PARALLELISM);
   await Promise.all(hosts.map((host, index) =>
     limit(async () => {
       outcomes[index] = await syncHost(host, payload, {

@@ -9,7 +9,7 @@
 import { describeIssue, dropped, type Issue, outsideDir, type Problem } from "./messages.ts";
 import { isKnownEvent } from "../events.ts";
 import { checkCwd, checkScript, type PluginRoot } from "./script_path.ts";
-import { extname, join } from "../fs.ts";
+import { extname, isFile, join } from "../fs.ts";
 import {
   ENV_ENTRY,
   type Plugin,
@@ -354,7 +354,7 @@ function findWorkflows(root: PluginRoot, mayExist: boolean): string[] {
     if (hasControl(entry.name)) continue;
     const path = join(dir, "workflows", entry.name);
     if (entry.isSymlink) observe?.(path);
-    if (entry.isSymlink ? statIsFile(path) : entry.isFile) {
+    if (entry.isSymlink ? isFile(path) : entry.isFile) {
       found.add(entry.name.slice(0, -ext.length));
     }
   }
@@ -369,7 +369,7 @@ function findRoutines(root: PluginRoot, mayExist: boolean): string[] {
     if (entry.name.startsWith(".") || hasControl(entry.name)) continue;
     const prompt = join(dir, "routines", entry.name, "prompt.md");
     observe?.(prompt);
-    if (statIsFile(prompt)) found.push(entry.name);
+    if (isFile(prompt)) found.push(entry.name);
   }
   return found.sort();
 }
@@ -399,13 +399,5 @@ function listDir(
   } catch {
     // Missing, not a folder, or unreadable: the plugin simply has none.
     return [];
-  }
-}
-
-function statIsFile(path: string): boolean {
-  try {
-    return Deno.statSync(path).isFile;
-  } catch {
-    return false;
   }
 }

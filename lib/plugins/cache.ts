@@ -23,6 +23,7 @@ import {
   writeAtomic,
 } from "../fs.ts";
 import { quoted } from "../text.ts";
+import { isRecord } from "../wire/json.ts";
 
 /** Bumped when the index, what a load or a valid index holds, or the cache layout changes. */
 const FORMAT = 7;
@@ -148,7 +149,7 @@ async function readCache(file: string, root: string): Promise<Read> {
     return miss("the cache file is for another dir");
   }
   if (
-    typeof data.deps !== "object" || data.deps === null || !Array.isArray(data.stamps) ||
+    !isRecord(data.deps) || !Array.isArray(data.stamps) ||
     !Array.isArray(data.pluginDirs) || !Array.isArray(data.index?.plugins) ||
     !Array.isArray(data.index?.warnings)
   ) {

@@ -7,23 +7,13 @@
  */
 
 import { join } from "../fs.ts";
-import type { LoadWarning, PluginIndex } from "./types.ts";
+import type { LoadWarning, Plugin, PluginIndex } from "./types.ts";
 import { closest, quoted } from "../text.ts";
 import { cannotStart } from "./messages.ts";
 import { TASK_EVENTS } from "../events.ts";
 
-/** One plugin in the listing: the fields of `Plugin` (types.ts) but its settings. */
-export interface PluginJson {
-  name: string;
-  version: string;
-  description: string;
-  dir: string;
-  hooks: Record<string, string>;
-  actions: { id: string; label: string; command: string }[];
-  services: { name: string; command: string; cwd: string; env: string[]; restart: string }[];
-  workflows: string[];
-  routines: string[];
-}
+/** One plugin in the listing: the plugin but its hook settings. */
+export type PluginJson = Omit<Plugin, "settings">;
 
 /** The listing. */
 export interface PluginListJson {
@@ -125,7 +115,7 @@ export async function readLegacyHooks(dir: string): Promise<LegacyHooks> {
       );
     } else {
       const { execFormatProblem } = await import("../process/group.ts");
-      const start = await execFormatProblem(path);
+      const start = execFormatProblem(path);
       if (start !== null) {
         problem(path, cannotStart(`Legacy hook ${quoted(entry.name)}`, path, start));
       }

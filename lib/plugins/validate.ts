@@ -160,7 +160,7 @@ async function strictProblems(report: PluginReport): Promise<LoadWarning[]> {
   // Loaded, as ty loads them, but they cannot start.
   const { execFormatProblem } = await import("../process/group.ts");
   for (const { path, written, what, at } of report.scripts) {
-    const problem = await execFormatProblem(path);
+    const problem = execFormatProblem(path);
     if (problem !== null) add(cannotStart(`${what}: script ${quoted(written)}`, path, problem), at);
   }
   return problems;

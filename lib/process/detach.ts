@@ -9,8 +9,7 @@
  */
 
 import { RunError } from "../errors.ts";
-import { concat } from "../fs.ts";
-import { currentUid, dirname, readBounded } from "../fs.ts";
+import { concat, isFile, openPrivateLog, readBounded, rotateLog } from "../fs.ts";
 import { clearableTimeout } from "../async.ts";
 import { signalGroup } from "./group.ts";
 
@@ -51,7 +50,7 @@ export function selfCommand(options: { denoFlags?: readonly string[] } = {}): st
     .map((name) => `--allow-${name}`);
   const main = new URL(Deno.mainModule);
   const config = new URL("deno.json", main);
-  const configFlags = main.protocol === "file:" && exists(config)
+  const configFlags = main.protocol === "file:" && isFile(config)
     ? ["--config", config.pathname]
     : [];
   return [
@@ -70,14 +69,6 @@ function isExecutable(path: string): boolean {
   try {
     const info = Deno.statSync(path);
     return info.isFile && (info.mode === null || (info.mode & 0o111) !== 0);
-  } catch {
-    return false;
-  }
-}
-
-function exists(url: URL): boolean {
-  try {
-    return Deno.statSync(url).isFile;
   } catch {
     return false;
   }
@@ -237,66 +228,15 @@ function start(
   }
 }
 
-/**
- * Makes the log's dir private, rotates a full log, checks or creates the file, never through a
- * symlink: in a 0700 dir of the user's, nobody can swap it between this check and the shell's open.
- */
+// The log, its dir and file made private (a lax mode narrowed: the dir is tyhooks' cache), and
+// moved to `.1` when full; background runs still writing to the old file finish there.
 function openLog(path: string, maxBytes: number): Log {
-  const dir = dirname(path);
-  const refuse = (problem: string): Log => ({ path: null, problem });
-  try {
-    Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const info = Deno.lstatSync(dir);
-    if (!info.isDirectory) return refuse(`"${dir}" is not a directory`);
-    if (info.uid !== null && info.uid !== currentUid()) {
-      return refuse(`"${dir}" belongs to another user (uid ${info.uid})`);
-    }
-    if (info.mode !== null && (info.mode & 0o077) !== 0) Deno.chmodSync(dir, 0o700);
-    rotate(path, maxBytes);
-    for (let attempt = 0; attempt < 2; attempt++) {
-      let file: Deno.FileInfo;
-      try {
-        file = Deno.lstatSync(path);
-      } catch (error) {
-        if (!(error instanceof Deno.errors.NotFound)) throw error;
-        try {
-          // O_CREAT|O_EXCL: fails on anything already there, a symlink included.
-          Deno.openSync(path, { write: true, createNew: true, mode: 0o600 }).close();
-          return { path, problem: null };
-        } catch (error) {
-          if (error instanceof Deno.errors.AlreadyExists) continue;
-          throw error;
-        }
-      }
-      if (file.isSymlink) return refuse(`"${path}" is a symbolic link, not followed`);
-      if (!file.isFile) return refuse(`"${path}" is not a regular file`);
-      if (file.uid !== null && file.uid !== currentUid()) {
-        return refuse(`"${path}" belongs to another user (uid ${file.uid})`);
-      }
-      if (file.mode !== null && (file.mode & 0o077) !== 0) Deno.chmodSync(path, 0o600);
-      // The shell's redirect would fail where nobody sees why (a 0400 log, say).
-      try {
-        Deno.openSync(path, { append: true }).close();
-      } catch (error) {
-        return refuse(`cannot write "${path}": ${(error as Error).message}`);
-      }
-      return { path, problem: null };
-    }
-    return refuse(`"${path}" keeps changing`);
-  } catch (error) {
-    return refuse(`cannot prepare "${path}": ${(error as Error).message}`);
-  }
-}
-
-// Background runs still writing to the old file keep their descriptor and finish in `.1`. Two
-// callers rotating at once lose nothing either: rename is atomic, and the loser finds no file.
-// lstat: a symlink is never taken for the log (nor its target's size for the log's).
-function rotate(logPath: string, maxBytes: number): void {
-  try {
-    const info = Deno.lstatSync(logPath);
-    if (!info.isFile || info.size < maxBytes) return;
-    Deno.renameSync(logPath, `${logPath}.1`);
-  } catch {
-    // No log yet, or another caller just rotated it.
+  for (let attempt = 0;; attempt++) {
+    const file = openPrivateLog(path, "the detached log", { repair: true });
+    if (typeof file === "string") return { path: null, problem: file };
+    const { size, ino } = file.statSync();
+    file.close();
+    if (size < maxBytes || attempt > 0) return { path, problem: null };
+    rotateLog(path, ino);
   }
 }

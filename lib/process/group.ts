@@ -323,24 +323,31 @@ export function isExecFormat(bytes: Uint8Array): boolean {
   return BINARY_MAGICS.includes(magic);
 }
 
-// Tens of microseconds against milliseconds for the spawn. What is not a readable regular file is
-// the spawn's to judge (the stat first: opening a FIFO would block until someone writes to it).
-function checkExecFormat(command: string, cwd: string | undefined): void {
-  if (!command.includes("/")) return;
-  const path = command.startsWith("/") || cwd === undefined ? command : `${cwd}/${command}`;
-  let read: number | null;
+// The first bytes of the regular file `path` (in a buffer the next call reuses), or null when it
+// is not one or cannot be read. The stat first: opening a FIFO would block until someone writes.
+function firstBytes(path: string): Uint8Array | null {
   try {
-    if (!Deno.statSync(path).isFile) return;
+    if (!Deno.statSync(path).isFile) return null;
     const file = Deno.openSync(path);
     try {
-      read = file.readSync(header);
+      return header.subarray(0, file.readSync(header) ?? 0);
     } finally {
       file.close();
     }
   } catch {
-    return;
+    return null;
   }
-  if (read !== null && isExecFormat(header.subarray(0, read))) return;
+}
+
+// Throws ExecFormatError when `command` names a file (it has a slash) that is readable and not
+// executable as a program. A stat, an open and a read: tens of microseconds, against
+// milliseconds for the spawn. What is not a readable regular file is left to the spawn to judge.
+function checkExecFormat(command: string, cwd: string | undefined): void {
+  if (!command.includes("/")) return;
+  const head = firstBytes(
+    command.startsWith("/") || cwd === undefined ? command : `${cwd}/${command}`,
+  );
+  if (head === null || isExecFormat(head)) return;
   throw new ExecFormatError(
     'it does not start with a "#!" line naming an interpreter, so the system cannot execute it ' +
       "(exec format error, as under ty) " +
@@ -359,21 +366,9 @@ export type ExecFormatProblem =
  * What is wrong with the regular file `path` as a program, from its first bytes; null when
  * nothing is, or when it is not a regular file or cannot be read (its run then says why).
  */
-export async function execFormatProblem(path: string): Promise<ExecFormatProblem | null> {
-  const bytes = new Uint8Array(FIRST_LINE_BYTES);
-  let read: number | null;
-  try {
-    if (!(await Deno.stat(path)).isFile) return null;
-    const file = await Deno.open(path);
-    try {
-      read = await file.read(bytes);
-    } finally {
-      file.close();
-    }
-  } catch {
-    return null;
-  }
-  const head = bytes.subarray(0, read ?? 0);
+export function execFormatProblem(path: string): ExecFormatProblem | null {
+  const head = firstBytes(path);
+  if (head === null) return null;
   if (!isExecFormat(head)) return "no-shebang";
   const end = head.indexOf(0x0a);
   return head[0] === 0x23 && end > 0 && head[end - 1] === 0x0d ? "crlf" : null;
@@ -384,19 +379,9 @@ export async function execFormatProblem(path: string): Promise<ExecFormatProblem
  * file has no such line, or when the name is not an absolute path (left to the exec to judge).
  */
 export async function interpreterProblem(path: string): Promise<string | null> {
-  let line: string;
-  try {
-    const file = await Deno.open(path);
-    try {
-      const bytes = new Uint8Array(FIRST_LINE_BYTES);
-      const read = await file.read(bytes);
-      line = new TextDecoder().decode(bytes.subarray(0, read ?? 0)).split("\n", 1)[0];
-    } finally {
-      file.close();
-    }
-  } catch {
-    return null;
-  }
+  const head = firstBytes(path);
+  if (head === null) return null;
+  const line = new TextDecoder().decode(head).split("\n", 1)[0];
   const interpreter = /^#![ \t]*(\S+)/.exec(line)?.[1];
   if (interpreter === undefined || !interpreter.startsWith("/")) return null;
   const named = `its "#!" line names the interpreter ${JSON.stringify(interpreter)}`;

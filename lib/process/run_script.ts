@@ -25,8 +25,6 @@ import { concat } from "../fs.ts";
 
 /** Default cap of captured output per stream. */
 export const DEFAULT_MAX_OUTPUT = 1024 * 1024;
-/** Default time between SIGTERM and SIGKILL. */
-export { DEFAULT_GRACE_MS } from "./group.ts";
 /** How long output is drained after the script exits (or is killed). */
 export const DRAIN_MS = 100;
 
@@ -314,7 +312,7 @@ async function checkExecutable(script: string): Promise<string | null> {
   if (info.mode !== null && (info.mode & 0o111) === 0) {
     return `Cannot start "${script}": not executable (hint: chmod +x "${script}")`;
   }
-  if ((await execFormatProblem(script)) === "crlf") {
+  if (execFormatProblem(script) === "crlf") {
     return `Cannot start "${script}": its "#!" line ends in a carriage return (CRLF line ends), ` +
       `which the system reads as part of the interpreter's name ` +
       `(hint: dos2unix "${script}", or sed -i 's/\\r$//' "${script}")`;

@@ -14,7 +14,7 @@
  * @module
  */
 
-import { type Logger, silentLogger } from "../log.ts";
+import { type Logger, RateLog, silentLogger } from "../log.ts";
 import { runScript } from "../process/run_script.ts";
 import { sleep } from "../async.ts";
 import { json } from "./http.ts";
@@ -29,8 +29,6 @@ export const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
 /** Descriptors left for hook pipes and the rest: a Deno out of them mid-spawn can panic. */
 const FD_RESERVE = 64;
 
-/** At most one log line per this many ms for each kind of refusal; the lines carry counts. */
-const LOG_INTERVAL_MS = 1000;
 /**
  * How long a connection whose answer closes it stays open for that answer to be written; then cut,
  * as hyper's graceful HTTP/2 close waits for an acknowledgement a hostile peer never sends.
@@ -99,34 +97,6 @@ export async function openFilesLimit(): Promise<number | null> {
   const result = await runScript("sh", { args: ["-c", "ulimit -n"], timeoutMs: 5000 });
   const limit = Number(result.stdout.trim());
   return result.exit_code === 0 && Number.isSafeInteger(limit) && limit > 0 ? limit : null;
-}
-
-/** Counts events and logs them at most once a second (a flood gives a line a second). */
-class RateLog {
-  #count = 0;
-  #logged = 0;
-  #last = -Infinity;
-  #message: string;
-  #log: Logger;
-  constructor(log: Logger, message: string) {
-    this.#log = log;
-    this.#message = message;
-  }
-  note(fields: Record<string, unknown>): void {
-    this.#count++;
-    const now = performance.now();
-    if (now - this.#last < LOG_INTERVAL_MS) return;
-    this.#last = now;
-    this.#log.log("warn", this.#message, {
-      ...fields,
-      total: this.#count,
-      since_last: this.#count - this.#logged,
-    });
-    this.#logged = this.#count;
-  }
-  get count(): number {
-    return this.#count;
-  }
 }
 
 /** An HTTP server over a listener, with the connection limits above. */

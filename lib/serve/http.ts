@@ -6,8 +6,7 @@
  * @module
  */
 
-import type { Schema } from "../wire/json.ts";
-import { issueText } from "../wire/json.ts";
+import { decodeJson, issueText, type Schema } from "../wire/json.ts";
 import { concat } from "../fs.ts";
 import { onTimeout } from "../async.ts";
 
@@ -51,8 +50,8 @@ export function errorResponse(error: unknown): Response {
 /** The largest body accepted. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-function tooLarge(maxBytes: number): HttpError {
-  return new HttpError(413, `Request body too large: the limit is ${maxBytes} bytes`);
+function tooLarge(): HttpError {
+  return new HttpError(413, `Request body too large: the limit is ${MAX_BODY_BYTES} bytes`);
 }
 
 /** A body the client stopped sending (it closed its side, or reset): the client's fault, 400. */
@@ -66,21 +65,18 @@ export const BODY_TIMEOUT_MS = 10_000;
 
 /** Options of {@linkcode readBody}. */
 export interface ReadBodyOptions {
-  /** The cap; default {@linkcode MAX_BODY_BYTES}. */
-  maxBytes?: number;
   /** Time allowed for the whole body; default {@linkcode BODY_TIMEOUT_MS}. */
   timeoutMs?: number;
 }
 
-/** Reads the body: 413 past `maxBytes` (at once when declared), 408 when late, 400 cut short. */
+/** Reads the body: 413 past {@linkcode MAX_BODY_BYTES} (at once when declared), 408 when late, 400 cut short. */
 export async function readBody(
   request: Request,
   options: ReadBodyOptions = {},
 ): Promise<Uint8Array> {
-  const maxBytes = options.maxBytes ?? MAX_BODY_BYTES;
   const late = () => new HttpError(408, "Request body not received in time");
   const declared = Number(request.headers.get("content-length") ?? NaN);
-  if (declared > maxBytes) throw tooLarge(maxBytes);
+  if (declared > MAX_BODY_BYTES) throw tooLarge();
   // Before `request.body`, whose first read makes a stream: a declared length needs none.
   if (declared === 0) return new Uint8Array();
   if (declared > 0) {
@@ -113,7 +109,7 @@ export async function readBody(
       if (timedOut) throw late();
       if (done) break;
       total += value.length;
-      if (total > maxBytes) throw tooLarge(maxBytes);
+      if (total > MAX_BODY_BYTES) throw tooLarge();
       chunks.push(value);
     }
   } finally {
@@ -128,33 +124,16 @@ export async function readBody(
  * endpoints whose fields are all optional can be called without one.
  */
 export async function parseBody<T>(request: Request, schema: Schema<T>): Promise<T> {
-  return (await parseSizedBody(request, schema)).body;
-}
-
-// JSON is UTF-8 (RFC 8259): bytes that are not must not turn into replacement characters.
-const utf8 = new TextDecoder("utf-8", { fatal: true });
-
-/** {@linkcode parseBody}, also giving the body's size in bytes (what queued work holds). */
-export async function parseSizedBody<T>(
-  request: Request,
-  schema: Schema<T>,
-): Promise<{ body: T; bytes: number }> {
-  const bytes = await readBody(request);
-  let text: string;
-  try {
-    text = utf8.decode(bytes);
-  } catch {
-    throw new HttpError(400, "Malformed request body: not UTF-8");
+  const read = decodeJson(await readBody(request), { blank: {} });
+  if (!read.ok) {
+    throw new HttpError(
+      400,
+      read.step === "json"
+        ? `Malformed JSON in request body: ${read.error}`
+        : `Malformed request body: ${read.error}`,
+    );
   }
-  let value: unknown = {};
-  if (text.trim() !== "") {
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      throw new HttpError(400, `Malformed JSON in request body: ${(error as Error).message}`);
-    }
-  }
-  const result = schema.safeParse(value);
-  if (result.success) return { body: result.data, bytes: bytes.length };
+  const result = schema.safeParse(read.value);
+  if (result.success) return result.data;
   throw new HttpError(400, `Invalid request body: ${issueText(result.error.issues[0])}`);
 }

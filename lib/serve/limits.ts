@@ -80,11 +80,6 @@ export class ProcLimit {
     return this.#running;
   }
 
-  /** Runs waiting for a slot: consulted and event. */
-  get waiting(): { consulted: number; event: number } {
-    return { consulted: this.#consultWaiters.length, event: this.#eventWaiters.length };
-  }
-
   /** The gate of consulted calls; pass it as a Runner's `limit`. */
   readonly consulted: Limit = (run) => this.#gate("consulted", run);
 
@@ -161,11 +156,6 @@ export class EventQueue {
 
   constructor(options: EventQueueOptions = {}) {
     this.#maxActive = Math.max(1, options.maxActive ?? 56);
-  }
-
-  /** Jobs waiting, and running. */
-  get size(): { pending: number; active: number } {
-    return { pending: this.#pending.length, active: this.#active.size };
   }
 
   /** Queues `job`: rejects with {@linkcode StopDrop} if closed before it starts; null if closed. */

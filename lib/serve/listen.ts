@@ -14,6 +14,7 @@ import {
   isAbsolute,
   join,
   modeText,
+  notPrivate,
   readBounded,
   resolve,
   unsafeDirReason,
@@ -104,18 +105,16 @@ export async function readTokenFile(path: string): Promise<string> {
     }
     const info = await Deno.stat(path);
     if (!info.isFile) throw new InputError(`Invalid ${what}: not a regular file`, { input });
-    const uid = currentUid();
-    if (uid !== null && info.uid !== null && info.uid !== uid) {
+    const unsafe = notPrivate(info, 0o700);
+    if (unsafe === "owner") {
       throw new InputError(
-        `Invalid ${what}: owned by user ${info.uid}, not by the current user ${uid}`,
+        `Invalid ${what}: owned by user ${info.uid}, not by the current user ${currentUid()}`,
         { input, hint: "hint: keep the token in a file of your own, mode 0600" },
       );
     }
-    const mode = (info.mode ?? 0) & 0o777;
-    if ((mode & 0o077) !== 0) {
+    if (unsafe === "mode") {
       throw new InputError(
-        `Invalid ${what}: mode ${modeText(mode)} lets group or others ` +
-          "access it",
+        `Invalid ${what}: mode ${modeText(info.mode!)} lets group or others access it`,
         { input, hint: `hint: chmod 600 ${path}` },
       );
     }

@@ -23,8 +23,6 @@ import { type EndReason, type Outcome, Pending, Worker } from "./persistent_work
 /** Options of {@linkcode PersistentHooks}. */
 export interface PersistentOptions {
   log?: Logger;
-  /** Longest answer line, in bytes; default 1 MiB (the output cap). */
-  maxOutputBytes?: number;
   /** Restart delays; default the services' (1 s doubling to 30 s). */
   backoff?: BackoffOptions;
 }
@@ -134,8 +132,7 @@ class HookPool {
       case "overflow":
         result.stdout_bytes = outcome.bytes;
         result.stdout_truncated = true;
-        result.error =
-          `Persistent hook answered a line longer than ${this.#options.maxOutputBytes} bytes`;
+        result.error = `Persistent hook answered a line longer than ${DEFAULT_MAX_OUTPUT} bytes`;
         break;
       case "exit": {
         const status = outcome.status;
@@ -176,7 +173,7 @@ class HookPool {
       worker = new Worker(this.#script, {
         cwd: this.#plugin.dir,
         env: { ...request.env, ...pluginEnv(this.#plugin), TASK_EVENT: this.#event },
-        cap: this.#options.maxOutputBytes,
+        cap: DEFAULT_MAX_OUTPUT,
         answers: !this.#notifies,
       }, (w, why) => void this.#end(w, why));
     } catch (error) {
@@ -260,7 +257,7 @@ class HookPool {
     );
     if (why === "timeout") return head?.settle({ kind: "timeout" });
     if (why === "overflow") {
-      return head?.settle({ kind: "overflow", bytes: this.#options.maxOutputBytes });
+      return head?.settle({ kind: "overflow", bytes: DEFAULT_MAX_OUTPUT });
     }
     if (head === undefined) return;
     // Its exit status once the script has exited, but never past the request's deadline (a script
@@ -331,7 +328,6 @@ export class PersistentHooks {
   constructor(options: PersistentOptions = {}) {
     this.#options = {
       log: options.log ?? silentLogger,
-      maxOutputBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT,
       backoff: options.backoff ?? DEFAULT_BACKOFF,
     };
   }

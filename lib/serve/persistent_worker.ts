@@ -12,6 +12,7 @@ import { spawnIsolated, terminateGroup } from "../process/group.ts";
 import { openReader } from "../process/run_script.ts";
 import { LineReader } from "../process/line_reader.ts";
 import { withRequestId } from "../hooks/runner.ts";
+import { isRecord } from "../wire/json.ts";
 
 /** How a process ends or gets out of step on its own. */
 export type EndReason = "eof" | "overflow" | "junk" | "astray";
@@ -212,9 +213,7 @@ function answerId(line: string): string | null | undefined {
   } catch {
     return undefined;
   }
-  const id = typeof value === "object" && value !== null
-    ? (value as { id?: unknown }).id
-    : undefined;
+  const id = isRecord(value) ? value.id : undefined;
   return typeof id === "string" ? id : null;
 }
 

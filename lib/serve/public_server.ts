@@ -21,7 +21,6 @@ export class PublicServer {
   #server: Deno.HttpServer<Deno.Addr>;
   #maxConns: number;
   #inFlight = 0;
-  #refused = 0;
 
   /** Listens at once (throws when it cannot); `reason` is logged, with what is not enforced. */
   constructor(
@@ -39,7 +38,6 @@ export class PublicServer {
     const serve = async (request: Request): Promise<Response> => {
       if (!request.headers.has("host")) return notHttp11();
       if (this.#inFlight >= this.#maxConns) {
-        this.#refused++;
         await request.body?.cancel();
         return json(503, {
           error: `Too many requests at once: ${this.#maxConns} are being answered`,
@@ -63,11 +61,6 @@ export class PublicServer {
   /** Requests answered at once at most. */
   get maxConns(): number {
     return this.#maxConns;
-  }
-
-  /** Requests answered 503 because `maxConns` were being answered. */
-  get refused(): number {
-    return this.#refused;
   }
 
   /** Stops accepting, lets requests in flight be answered, resolves once every conn is closed. */

@@ -8,7 +8,7 @@
  */
 
 import { checkPrivateFile, join, readBoundedBytes } from "../fs.ts";
-import { isRecord } from "../wire/json.ts";
+import { decodeJson, isRecord } from "../wire/json.ts";
 
 /** One entry at most: a detached run's whole work document. */
 export const MAX_ENTRY_BYTES = 16 * 1024 * 1024;
@@ -45,9 +45,8 @@ export function encodeEntry(work: SpoolWork): Uint8Array {
 /** A new entry's name, after every name this process gave before. */
 export function newName(): string {
   sequence = (sequence + 1) % 1_000_000;
-  return `${String(Date.now()).padStart(13, "0")}-${String(sequence).padStart(6, "0")}-${
-    randomHex(4)
-  }.json`;
+  const time = String(Date.now()).padStart(13, "0");
+  return `${time}-${String(sequence).padStart(6, "0")}-${crypto.randomUUID().slice(0, 8)}.json`;
 }
 
 /** Writes entries durably; concurrent writers into one dir share its fsync. */
@@ -56,7 +55,7 @@ export class EntryWriter {
 
   /** Writes `bytes` as the entry `name` in `dir`, and returns once it is on disk. */
   async write(dir: string, name: string, bytes: Uint8Array): Promise<void> {
-    const temp = join(dir, `.${name}.${randomHex(4)}.tmp`);
+    const temp = join(dir, `.${name}.${crypto.randomUUID()}.tmp`);
     try {
       const file = Deno.openSync(temp, { write: true, createNew: true, mode: 0o600 });
       try {
@@ -140,19 +139,19 @@ export async function readEntry(
     if (unsafe.startsWith("there is no")) return { reason: "gone", problem: unsafe };
     return { reason: "unsafe", problem: unsafe };
   }
-  let value: unknown;
   let bytes: Uint8Array;
   try {
     // checkPrivateFile saw a regular file in a dir only the user can write.
     bytes = await readBoundedBytes(path, { maxBytes: MAX_ENTRY_BYTES, knownRegular: true });
-    value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return { reason: "gone", problem: "finished" };
     return { reason: "corrupt", problem: `not a spool document: ${(error as Error).message}` };
   }
-  const wrong = docProblem(value);
+  const read = decodeJson(bytes);
+  if (!read.ok) return { reason: "corrupt", problem: `not a spool document: ${read.error}` };
+  const wrong = docProblem(read.value);
   if (wrong !== null) return { reason: "corrupt", problem: `not a spool document: ${wrong}` };
-  return { doc: value as SpoolDoc, bytes: bytes.length };
+  return { doc: read.value as SpoolDoc, bytes: bytes.length };
 }
 
 // The shape SpoolDoc promises; a field named when it is wrong.
@@ -167,8 +166,8 @@ function docProblem(doc: unknown): string | null {
       ? null
       : '"args" is not a list of strings';
   }
-  const request = doc.request as Record<string, unknown> | undefined;
-  if (request === null || typeof request !== "object") return 'neither "args" nor "request"';
+  const request = doc.request;
+  if (!isRecord(request)) return 'neither "args" nor "request"';
   if (typeof request.path !== "string") return '"request.path" is not a string';
   if (typeof doc.plugins_dir !== "string") return '"plugins_dir" is not a string';
   if (doc.hooks_dir !== null && typeof doc.hooks_dir !== "string") {
@@ -191,11 +190,4 @@ export function removeQuietly(path: string): void {
   } catch {
     // Gone already.
   }
-}
-
-export function randomHex(bytes: number): string {
-  return Array.from(
-    crypto.getRandomValues(new Uint8Array(bytes)),
-    (b) => b.toString(16).padStart(2, "0"),
-  ).join("");
 }

@@ -6,14 +6,14 @@
  */
 
 import { checkPrivateFile, join } from "../fs.ts";
-import { randomHex, readDirSafe } from "./entry.ts";
+import { readDirSafe } from "./entry.ts";
 
 export const RUNNER = /^run-[0-9a-f]{16}$/;
 const LOCK = ".lock";
 
 /** Makes a runner dir, locked before it is renamed into place: none is ever seen unlocked. */
 export async function makeRunnerDir(spool: string): Promise<{ dir: string; lock: Deno.FsFile }> {
-  const id = randomHex(8);
+  const id = crypto.randomUUID().replaceAll("-", "").slice(0, 16);
   const temp = join(spool, `.run-${id}.tmp`);
   const dir = join(spool, `run-${id}`);
   await Deno.mkdir(temp, { mode: 0o700 });

@@ -18,7 +18,7 @@
 
 import { stateDir } from "../dirs.ts";
 import { RunError } from "../errors.ts";
-import { type Logger, silentLogger } from "../log.ts";
+import { type Logger, RateLog, silentLogger } from "../log.ts";
 import { checkPrivateDir, join } from "../fs.ts";
 import {
   encodeEntry,
@@ -85,9 +85,6 @@ export interface SpoolOptions {
   log?: Logger;
 }
 
-/** At most one "spool full" log line per this many ms; the count says how many. */
-const REFUSAL_LOG_INTERVAL_MS = 1000;
-
 /** The spool dir, and this process's runner in it. */
 export class Spool {
   /** The spool dir. */
@@ -99,10 +96,7 @@ export class Spool {
   #held = new Map<string, number>();
   #heldBytes = 0;
   #writer = new EntryWriter();
-  #refused = 0;
-  #refusedLogged = 0;
-  #lastRefusalLog = -Infinity;
-  #refusalTimer: ReturnType<typeof setTimeout> | undefined;
+  #refusals: RateLog;
   #closed = false;
 
   private constructor(dir: string, options: SpoolOptions) {
@@ -110,6 +104,8 @@ export class Spool {
     this.#maxEntries = options.maxEntries ?? DEFAULT_SPOOL_ENTRIES;
     this.#maxBytes = options.maxBytes ?? DEFAULT_SPOOL_BYTES;
     this.#log = options.log ?? silentLogger;
+    // A burst of refusals gives one line a second; the last of them are counted when it ends.
+    this.#refusals = new RateLog(this.#log, "Spool full: requests refused", { trailing: true });
   }
 
   /**
@@ -142,7 +138,7 @@ export class Spool {
 
   /** Requests refused so far because the spool was full. */
   get refused(): number {
-    return this.#refused;
+    return this.#refusals.count;
   }
 
   /**
@@ -158,7 +154,7 @@ export class Spool {
       this.#closed || bytes.length > MAX_ENTRY_BYTES || usage.entries >= this.#maxEntries ||
       usage.bytes + bytes.length > this.#maxBytes
     ) {
-      this.#noteRefusal(work.what, usage);
+      this.#refusals.note(usage, `Spool full: refused "${work.what}"`);
       throw new SpoolFullError(
         this.#closed
           ? `Cannot spool "${work.what}": the spool is closed`
@@ -308,7 +304,7 @@ export class Spool {
   /** Gives every held entry back and removes this runner's dir; adds are refused from now on. */
   async close(): Promise<void> {
     this.#closed = true;
-    this.#flushRefusalLog();
+    this.#refusals.flush();
     await this.#writer.close();
     if (this.#runner === undefined) return;
     const { dir, lock } = await this.#runner;
@@ -355,32 +351,6 @@ export class Spool {
     } catch {
       // Gone already, or not ours to remove: harmless either way.
     }
-  }
-
-  #noteRefusal(what: string, usage: { entries: number; bytes: number }): void {
-    this.#refused++;
-    const now = performance.now();
-    if (now - this.#lastRefusalLog < REFUSAL_LOG_INTERVAL_MS) {
-      // A burst of refusals gives one line a second; the last of them is counted when it ends.
-      this.#refusalTimer ??= setTimeout(() => this.#flushRefusalLog(), REFUSAL_LOG_INTERVAL_MS);
-      return;
-    }
-    this.#lastRefusalLog = now;
-    this.#refusedLogged = this.#refused;
-    this.#log.log("warn", `Spool full: refused "${what}"`, {
-      entries: usage.entries,
-      bytes: usage.bytes,
-      refused_total: this.#refused,
-    });
-  }
-
-  #flushRefusalLog(): void {
-    clearTimeout(this.#refusalTimer);
-    this.#refusalTimer = undefined;
-    if (this.#refused === this.#refusedLogged) return;
-    this.#refusedLogged = this.#refused;
-    this.#lastRefusalLog = performance.now();
-    this.#log.log("warn", "Spool full: requests refused", { refused_total: this.#refused });
   }
 }
 

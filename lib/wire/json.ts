@@ -63,6 +63,36 @@ export function parseJson(
   }
 }
 
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * `bytes` as one JSON value: strict UTF-8 (refused, never patched: a guard must judge the bytes
+ * the tool would get), then JSON, then with `object` a JSON object; blank input is `blank` when
+ * given. The value, or the step that failed and why (for "json", `JSON.parse`'s message).
+ */
+export function decodeJson(
+  bytes: Uint8Array,
+  options: { object?: boolean; blank?: unknown } = {},
+): { ok: true; value: unknown } | { ok: false; step: "utf8" | "json" | "object"; error: string } {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    return { ok: false, step: "utf8", error: "not valid UTF-8" };
+  }
+  if (options.blank !== undefined && text.trim() === "") return { ok: true, value: options.blank };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { ok: false, step: "json", error: (error as Error).message };
+  }
+  if (options.object && !isRecord(value)) {
+    return { ok: false, step: "object", error: "expected a JSON object" };
+  }
+  return { ok: true, value };
+}
+
 /** True for a JSON object or YAML map (not an array, not null). */
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);

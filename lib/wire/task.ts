@@ -221,7 +221,7 @@ export function taskEnv(task: Task, options: TaskEnvOptions = {}): Record<string
  * `time.RFC3339` as Go formats it: local time to the second, `Z` for UTC, else `+hh:mm`, so a
  * legacy hook parses tyhooks' timestamp exactly as ty's.
  */
-function rfc3339(date: Date): string {
+export function rfc3339(date: Date): string {
   const pad = (n: number) => String(n).padStart(2, "0");
   const offset = -date.getTimezoneOffset();
   const zone = offset === 0

@@ -49,12 +49,12 @@ Deno.test("daemon: events past the spool bound get 503 and a log line; one waiti
     assert.deepEqual(answers.map((a) => a.status), [202, 202, 503, 503, 503, 503]);
     assert.match(answers[2].body.error, /Cannot spool "task\.done": the spool is full/);
     const logged = d.lines.map((l) => JSON.parse(l)).find((l) => l.msg.includes("Spool full"));
-    assert.equal(logged?.refused_total, 1);
+    assert.equal(logged?.total, 1);
   } finally {
     await d.stop();
   }
   const lines = d.lines.map((l) => JSON.parse(l));
-  assert.equal(lines.filter((l) => l.refused_total !== undefined).at(-1).refused_total, 4);
+  assert.equal(lines.filter((l) => l.msg.startsWith("Spool full")).at(-1).total, 4);
   // The running one finished within the stop timeout; the waiting one is left for the next start.
   assert.equal(lines.find((l) => l.msg.includes("stay in the spool"))?.events, 1);
   const left = [...Deno.readDirSync(d.spool)].filter((e) => e.name.endsWith(".json"));

@@ -92,7 +92,7 @@ Deno.test("parseBody() refuses a body that is not UTF-8 with 400 instead of mang
   ]);
   await assert.rejects(parseBody(post(bytes), schema), (e: Error) => {
     assert.ok(status(400)(e));
-    assert.match(e.message, /not UTF-8/);
+    assert.match(e.message, /Malformed request body: not valid UTF-8/);
     return true;
   });
 });
