@@ -111,7 +111,6 @@ export function shellWord(word: string): string {
 export function isTyhooksCommand(command: unknown, agent: AgentSpec): boolean {
   if (typeof command !== "string") return false;
   const words = commandWords(command);
-  if (words === undefined) return false;
   const agentAt = words.findIndex((word, i) =>
     (word === "agent" && words[i + 1] === agent.name) ||
     (word === "tool" && ["pre", "post"].includes(words[i + 1]) && words.includes("--claude"))
@@ -125,14 +124,16 @@ export function isTyhooksCommand(command: unknown, agent: AgentSpec): boolean {
 
 /**
  * The words of a hook command before its fail-closed tail (whichever tail an earlier version
- * wrote), as sh splits them; undefined when it holds shell syntax a word split does not perform.
+ * wrote), as sh splits them. One with shell syntax a word split does not perform (a hand-written
+ * `$HOME/bin/tyhooks agent claude`) is split at white space: enough to tell that it runs tyhooks.
  */
-export function commandWords(command: string): string[] | undefined {
+export function commandWords(command: string): string[] {
   const at = command.indexOf(" || ");
+  const head = at === -1 ? command : command.slice(0, at);
   try {
-    return splitWords(at === -1 ? command : command.slice(0, at), "hook command");
+    return splitWords(head, "hook command");
   } catch {
-    return undefined;
+    return head.trim().split(/\s+/);
   }
 }
 

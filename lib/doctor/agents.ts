@@ -150,7 +150,7 @@ function tyhooksEntries(settings: unknown, agent: AgentSpec): Entry[] | null {
 // What is wrong with one entry's command, each as the end of a sentence naming its events.
 function entryProblems(agent: AgentSpec, entry: Entry): string[] {
   const problems: string[] = [];
-  const words = commandWords(entry.command) ?? [];
+  const words = commandWords(entry.command);
   const program = words[0] ?? "";
   if (!isAbsolute(program)) {
     problems.push(

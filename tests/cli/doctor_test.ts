@@ -196,6 +196,12 @@ const AGENT_CASES: {
     says: /PreToolUse, PostToolUse run tyhooks as "bin\/tyhooks", not by an absolute path/,
   },
   {
+    what: "an agent settings entry that names tyhooks through a shell variable, not fail-closed",
+    settings: () =>
+      claudeSettings("$HOME/bin/tyhooks agent claude", "$HOME/bin/tyhooks agent claude"),
+    says: /PreToolUse are not in the fail-closed form/,
+  },
+  {
     what: "an agent settings entry that runs a bare tyhooks from PATH",
     settings: () => claudeSettings("tyhooks tool pre --claude", "tyhooks tool post --claude"),
     says: /PreToolUse, PostToolUse run tyhooks as "tyhooks", not by an absolute path/,
