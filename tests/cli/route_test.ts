@@ -72,13 +72,8 @@ Deno.test("tyhooks route says at info level why no router decided: none handles 
     a: "#!/bin/sh\necho REASON=nothing to say\n",
     b: "#!/bin/sh\n",
   });
-  const codex = await cli([
-    "route",
-    "--task-json",
-    '{"id":1,"executor":"codex"}',
-    "--plugins-dir",
-    plugins,
-  ]);
+  const task = '{"id":1,"executor":"codex"}';
+  const codex = await cli(["route", "--task-json", task, "--plugins-dir", plugins]);
   assert.deepEqual([codex.code, codex.stdout], [0, ""]);
   assert.equal(
     codex.stderr,
