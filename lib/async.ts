@@ -77,11 +77,8 @@ function fire(): void {
  */
 export function clearableTimeout(ms: number): ClearableTimeout {
   const controller = new AbortController();
-  const timeout = onTimeout(
-    ms,
-    () => controller.abort(new DOMException("Signal timed out.", "TimeoutError")),
-  );
-  return { signal: controller.signal, clear: timeout.clear };
+  const abort = () => controller.abort(new DOMException("Signal timed out.", "TimeoutError"));
+  return { signal: controller.signal, clear: onTimeout(ms, abort).clear };
 }
 
 /**

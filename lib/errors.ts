@@ -64,11 +64,8 @@ export class NotFoundError extends Error {
     what: { kind: "plugin" | "action"; name: string; plugin?: string; known: readonly string[] },
   ) {
     const names = what.known.map((n) => `"${n}"`).join(", ") || "none";
-    super(
-      what.kind === "plugin"
-        ? `Unknown plugin "${what.name}"`
-        : `Unknown action "${what.name}" in plugin "${what.plugin}"`,
-    );
+    const where = what.kind === "plugin" ? "" : ` in plugin "${what.plugin}"`;
+    super(`Unknown ${what.kind} "${what.name}"${where}`);
     this.kind = what.kind;
     this.wanted = what.name;
     this.plugin = what.plugin ?? null;

@@ -268,11 +268,8 @@ export async function decideGuards(
       }
       if (outcome.args === undefined) continue;
       if (!call.rewrites) {
-        log.log(
-          "debug",
-          `Ignored the args of the hook ${label}: ${call.event} has no input`,
-          fields,
-        );
+        const ignored = `Ignored the args of the hook ${label}: ${call.event} has no input`;
+        log.log("debug", ignored, fields);
         continue;
       }
       log.log("debug", `${call.subject} input rewritten by the hook ${label}`, fields);
@@ -305,10 +302,7 @@ export function lostGuard(
   let byEvent = judged.get(index);
   if (byEvent === undefined) judged.set(index, byEvent = new Map());
   let found = byEvent.get(event);
-  if (found === undefined) {
-    found = judgeLoad(index, event);
-    byEvent.set(event, found);
-  }
+  if (found === undefined) byEvent.set(event, found = judgeLoad(index, event));
   return found;
 }
 

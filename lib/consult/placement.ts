@@ -11,7 +11,6 @@
 import {
   type Answer,
   consult,
-  type ConsultHandler,
   type ConsultOptions,
   type ConsultRunner,
   pluginHandlers,
@@ -69,23 +68,6 @@ export async function resolvePlacement(
   const startedAt = performance.now();
   const handlers = pluginHandlers(runner, TASK_PLACEMENT);
   if (handlers.length === 0) return { ...LOCAL_PLACEMENT };
-  const placement = await askPlacement(runner, info, { ...options, handlers });
-  recordDecision({
-    event: TASK_PLACEMENT,
-    task_id: info.id,
-    decision: placement.target || "local",
-    reason: placement.reason,
-    plugin: placement.handler,
-    startedAt,
-  }, runner.log);
-  return placement;
-}
-
-async function askPlacement(
-  runner: ConsultRunner,
-  info: PlacementInfo,
-  { handlers, ...options }: ConsultOptions & { handlers: ConsultHandler[] },
-): Promise<Placement> {
   const decided = await consult<Reading<PlacementAnswer>>(runner, {
     event: TASK_PLACEMENT,
     handlers,
@@ -96,7 +78,7 @@ async function askPlacement(
     read: (answer) => readAnswer(answer, PlacementAnswerSchema, LOCAL_PLACEMENT),
     settles: (meaning) => "answer" in meaning && meaning.answer.target !== "",
   }, options);
-  let local: Placement | undefined;
+  let placement: Placement | undefined;
   for (const { handler, meaning } of decided) {
     const name = handler.plugin!.name;
     if (!("answer" in meaning)) {
@@ -105,11 +87,23 @@ async function askPlacement(
       runner.log.log("error", message, { plugin: name, stderr, stdout });
       continue;
     }
-    const { target, workdir, reason } = meaning.answer;
-    if (target !== "") return { target, workdir, reason, handler: name };
-    local ??= { target, workdir, reason, handler: name };
+    // The first named target wins; else the first local answer stands.
+    if (placement === undefined || meaning.answer.target !== "") {
+      const { target, workdir, reason } = meaning.answer;
+      placement = { target, workdir, reason, handler: name };
+    }
+    if (placement.target !== "") break;
   }
-  return local ?? { ...LOCAL_PLACEMENT };
+  placement ??= { ...LOCAL_PLACEMENT };
+  recordDecision({
+    event: TASK_PLACEMENT,
+    task_id: info.id,
+    decision: placement.target || "local",
+    reason: placement.reason,
+    plugin: placement.handler,
+    startedAt,
+  }, runner.log);
+  return placement;
 }
 
 /** What a handler's run meant: its answer, or why it gave none, with what it printed. */
@@ -158,23 +152,6 @@ export async function listHosts(
   const startedAt = performance.now();
   const handlers = pluginHandlers(runner, TASK_HOSTS);
   if (handlers.length === 0) return { hosts: [] };
-  const { list, from } = await askHosts(runner, info, { ...options, handlers });
-  recordDecision({
-    event: TASK_HOSTS,
-    task_id: info.id ?? 0,
-    decision: list.hosts.map((host) => host.target).join(",") || "none",
-    reason: "",
-    plugin: from.join(","),
-    startedAt,
-  }, runner.log);
-  return list;
-}
-
-async function askHosts(
-  runner: ConsultRunner,
-  info: Partial<PlacementInfo>,
-  { handlers, ...options }: ConsultOptions & { handlers: ConsultHandler[] },
-): Promise<{ list: HostsList; from: string[] }> {
   const decided = await consult<Reading<HostsList>>(runner, {
     event: TASK_HOSTS,
     handlers,
@@ -204,7 +181,15 @@ async function askHosts(
       hosts.push({ ...host, target, name: host.name || target });
     }
   }
-  return { list: { hosts }, from };
+  recordDecision({
+    event: TASK_HOSTS,
+    task_id: info.id ?? 0,
+    decision: hosts.map((host) => host.target).join(",") || "none",
+    reason: "",
+    plugin: from.join(","),
+    startedAt,
+  }, runner.log);
+  return { hosts };
 }
 
 // The wire formats: what a handler reads on stdin and what it answers.

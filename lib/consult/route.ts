@@ -7,13 +7,7 @@
 
 import { normalize } from "../fs.ts";
 import { excerpt } from "../text.ts";
-import {
-  consult,
-  type ConsultHandler,
-  type ConsultOptions,
-  type ConsultRunner,
-  pluginHandlers,
-} from "./consult.ts";
+import { consult, type ConsultOptions, type ConsultRunner, pluginHandlers } from "./consult.ts";
 import { failureReason, succeeded } from "../process/run_script.ts";
 import { type Task, taskEnv } from "../wire/task.ts";
 import { TASK_ROUTE } from "../events.ts";
@@ -58,24 +52,6 @@ export async function route(
     runner.log.log("debug", `Routers not asked: ${unrouted}`, { task: task.id });
     return { ...NO_ROUTE };
   }
-  const result = await askRouters(runner, task, { ...options, handlers });
-  const decision = result.plugin === "" ? "none" : result.hold ? "hold" : result.claude_config_dir;
-  recordDecision({
-    event: TASK_ROUTE,
-    task_id: task.id,
-    decision,
-    reason: result.reason,
-    plugin: result.plugin,
-    startedAt,
-  }, runner.log);
-  return result;
-}
-
-async function askRouters(
-  runner: ConsultRunner,
-  task: Task,
-  { handlers, ...options }: RouteOptions & { handlers: ConsultHandler[] },
-): Promise<RouteResult> {
   const decided = await consult<RouterMeaning>(runner, {
     event: TASK_ROUTE,
     handlers,
@@ -91,6 +67,7 @@ async function askRouters(
     },
     settles: (meaning) => meaning.decision !== undefined && !isEmptyDecision(meaning.decision),
   }, options);
+  let result: RouteResult = { ...NO_ROUTE };
   for (const { handler, meaning } of decided) {
     const plugin = handler.plugin!.name;
     if (meaning.failure !== undefined) {
@@ -106,9 +83,22 @@ async function askRouters(
     }
     const decision = meaning.decision!;
     if (isEmptyDecision(decision)) continue;
-    return { plugin, ...decision, claude_config_dir: expandConfigDir(decision.claude_config_dir) };
+    result = {
+      plugin,
+      ...decision,
+      claude_config_dir: expandConfigDir(decision.claude_config_dir),
+    };
+    break;
   }
-  return { ...NO_ROUTE };
+  recordDecision({
+    event: TASK_ROUTE,
+    task_id: task.id,
+    decision: result.plugin === "" ? "none" : result.hold ? "hold" : result.claude_config_dir,
+    reason: result.reason,
+    plugin: result.plugin,
+    startedAt,
+  }, runner.log);
+  return result;
 }
 
 interface RouterMeaning {

@@ -228,13 +228,9 @@ export class ToolHooks {
     );
     results.forEach((result, i) => {
       if (succeeded(result)) return;
-      runner.log.log(
-        "warn",
-        `Post-tool-call hook ${hooks[i].label} failed: ${
-          failureReason(result, hooks[i].timeoutMs)
-        }`,
-        { plugin: hooks[i].plugin ?? undefined, tool: call.tool },
-      );
+      const { label, plugin, timeoutMs } = hooks[i];
+      const message = `Post-tool-call hook ${label} failed: ${failureReason(result, timeoutMs)}`;
+      runner.log.log("warn", message, { plugin: plugin ?? undefined, tool: call.tool });
     });
     return results.map(toRecord);
   }

@@ -288,17 +288,13 @@ export class Runner {
     }
     const results = await Promise.all(runs);
     for (const result of results) {
-      if (!succeeded(result)) {
-        this.log.log(
-          "warn",
-          `Hook for "${event}" failed: ${failureReason(result, this.timeouts.event)}`,
-          {
-            plugin: result.plugin ?? "(legacy)",
-            script: result.script,
-            stderr: excerpt(result.stderr),
-          },
-        );
-      }
+      if (succeeded(result)) continue;
+      const failed = `Hook for "${event}" failed: ${failureReason(result, this.timeouts.event)}`;
+      this.log.log("warn", failed, {
+        plugin: result.plugin ?? "(legacy)",
+        script: result.script,
+        stderr: excerpt(result.stderr),
+      });
     }
     return results;
   }

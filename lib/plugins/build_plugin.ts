@@ -263,20 +263,14 @@ async function buildServices(raw: unknown, { root, found }: Reading): Promise<Pl
       problems.push(dropped(what, '"command" contains a NUL byte', [...at, "command"]));
       continue;
     }
-    const cwd = checkCwd(root, service.cwd ?? "");
+    const written = service.cwd ?? "";
+    const cwd = checkCwd(root, written);
     if (!cwd.ok) {
-      problems.push(
-        dropped(what, `cwd ${quoted(service.cwd ?? "")} ${cwd.reason}`, [...at, "cwd"]),
-      );
+      problems.push(dropped(what, `cwd ${quoted(written)} ${cwd.reason}`, [...at, "cwd"]));
       continue;
     }
     if (cwd.outside !== null) {
-      const message = outsideDir(
-        `Service ${quoted(service.name)}`,
-        "cwd",
-        service.cwd ?? "",
-        cwd.outside,
-      );
+      const message = outsideDir(`Service ${quoted(service.name)}`, "cwd", written, cwd.outside);
       notes.push({ message, at: [...at, "cwd"] });
     }
     services.push({

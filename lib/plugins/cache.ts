@@ -262,9 +262,8 @@ async function writeCache(file: string, body: CacheBody): Promise<void> {
 
 // SHA-256 of the body, in hex (WebCrypto's digest is native: a JS loop runs slower under --no-opt).
 async function checksum(body: Uint8Array): Promise<string> {
-  return toHex(
-    new Uint8Array(await crypto.subtle.digest("SHA-256", body as Uint8Array<ArrayBuffer>)),
-  );
+  const digest = await crypto.subtle.digest("SHA-256", body as Uint8Array<ArrayBuffer>);
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /**
@@ -341,10 +340,6 @@ function newestStamp(signatures: Iterable<Signature>): number {
     for (let at = 0; at < sig.length; at += STAMP) newest = Math.max(newest, sig[at], sig[at + 1]);
   }
   return newest;
-}
-
-function toHex(bytes: Uint8Array): string {
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 // FNV-1a: a stable short name for the cache file of a plugins dir (the file also stores the dir).

@@ -212,20 +212,16 @@ class Walk {
 // no symlink (or is gone), or the failure is another one.
 function leadsNowhere(path: string, error: unknown): string | null {
   const loop = error instanceof Deno.errors.FilesystemLoop;
-  if (
-    !(loop || error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory)
-  ) {
-    return null;
-  }
+  const gone = error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory;
+  if (!loop && !gone) return null;
   let target: string;
   try {
     target = Deno.readLinkSync(path);
   } catch {
     return null;
   }
-  return `it is a link to ${quoted(target)}, which ${
-    loop ? "is a loop of links" : "leads nowhere"
-  }`;
+  const why = loop ? "is a loop of links" : "leads nowhere";
+  return `it is a link to ${quoted(target)}, which ${why}`;
 }
 
 /**

@@ -107,10 +107,8 @@ function readSetting(
       return null;
     }
     case "timeout": {
-      const ms = typeof value === "number"
+      const ms = typeof value === "number" || typeof value === "string"
         ? parseDuration(String(value))
-        : typeof value === "string"
-        ? parseDuration(value)
         : undefined;
       if (ms === undefined || ms <= 0) {
         return {
@@ -215,7 +213,9 @@ function loadEngine(): Promise<Compile> {
     try {
       return RE2JS.compile(source);
     } catch (error) {
-      if (!(error instanceof RE2JSSyntaxException)) return { error: messageOf(error) };
+      if (!(error instanceof RE2JSSyntaxException)) {
+        return { error: error instanceof Error ? error.message : String(error) };
+      }
       const what = error.getDescription();
       const at = error.getPattern();
       return {
@@ -242,8 +242,4 @@ function describe(value: unknown): string {
   if (typeof value === "string") return quoted(value);
   if (typeof value === "number" || typeof value === "boolean") return String(value);
   return kindOf(value);
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

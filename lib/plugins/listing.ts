@@ -107,12 +107,8 @@ export async function readLegacyHooks(dir: string): Promise<LegacyHooks> {
     } else if (info === null) problem(path, `Legacy hook "${entry.name}" is a dangling link`);
     else if (!info.isFile) problem(path, `Legacy hook "${entry.name}" is not a regular file`);
     else if (!runnable) {
-      problem(
-        path,
-        `Legacy hook "${entry.name}" is not executable: it will not run (hint: chmod +x ${
-          quoted(path)
-        })`,
-      );
+      const hint = `hint: chmod +x ${quoted(path)}`;
+      problem(path, `Legacy hook "${entry.name}" is not executable: it will not run (${hint})`);
     } else {
       const { execFormatProblem } = await import("../process/group.ts");
       const start = execFormatProblem(path);

@@ -38,8 +38,7 @@ export interface LoadOptions {
  */
 export async function loadPlugins(dir: string, options: LoadOptions = {}): Promise<PluginIndex> {
   const collected = await collectReports(dir, options);
-  const { plugins, warnings } = foldReports(collected);
-  return { dir: collected.root, plugins, warnings };
+  return { dir: collected.root, ...foldReports(collected) };
 }
 
 /** Options of {@linkcode collectReports}. */

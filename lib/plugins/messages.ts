@@ -67,9 +67,8 @@ export function sharedName(name: string, first: string): string {
 /** An unknown key, with a suggestion when one is close. */
 export function unknownKey(key: string, where: string, suggestion?: string): string {
   const place = where === "" ? "" : ` in ${quoted(where)}`;
-  return `Unknown key ${quoted(key)}${place}${
-    suggestion ? `: did you mean ${quoted(suggestion)}?` : ""
-  }`;
+  const guess = suggestion ? `: did you mean ${quoted(suggestion)}?` : "";
+  return `Unknown key ${quoted(key)}${place}${guess}`;
 }
 
 /** A hook event name close to, but not equal to, a known event: probably a typo. */

@@ -117,14 +117,11 @@ export async function readManifest(
   path: string,
   options: ReadManifestOptions = {},
 ): Promise<ParsedManifest | ManifestFailure> {
+  const { signal, observe, knownRegular } = options;
   let bytes: Uint8Array;
-  options.observe?.(path);
+  observe?.(path);
   try {
-    bytes = await readBoundedBytes(path, {
-      maxBytes: MAX_MANIFEST_BYTES,
-      signal: options.signal,
-      knownRegular: options.knownRegular,
-    });
+    bytes = await readBoundedBytes(path, { maxBytes: MAX_MANIFEST_BYTES, signal, knownRegular });
   } catch (error) {
     if (error instanceof BoundedReadError && error.reason === "not-regular") {
       return failure("plugin.yaml is not a regular file");

@@ -77,12 +77,9 @@ export async function scaffoldPlugin(
     await Deno.mkdir(dir);
   } catch (error) {
     if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
-    throw new RunError(
-      `Cannot create plugin ${quoted(name)}: ${quoted(dir)} exists`,
-      {
-        hint: "hint: pick another name or --dir",
-      },
-    );
+    throw new RunError(`Cannot create plugin ${quoted(name)}: ${quoted(dir)} exists`, {
+      hint: "hint: pick another name or --dir",
+    });
   }
   // zod, for the schema, is imported only when a plugin is scaffolded.
   const { manifestJsonSchema } = await import("./manifest_schema.ts");
@@ -96,12 +93,10 @@ export async function scaffoldPlugin(
   for (const [path, text] of Object.entries(files)) {
     const full = join(dir, path);
     await Deno.mkdir(join(full, ".."), { recursive: true });
-    await Deno.writeTextFile(full, text, {
-      createNew: true,
-      mode: path.endsWith(".sh") ? 0o755 : 0o644,
-    });
+    const mode = path.endsWith(".sh") ? 0o755 : 0o644;
+    await Deno.writeTextFile(full, text, { createNew: true, mode });
     // mode is filtered by the umask; a stub must be executable whatever it is.
-    if (path.endsWith(".sh")) await Deno.chmod(full, 0o755);
+    if (mode === 0o755) await Deno.chmod(full, mode);
   }
   return { dir, files: Object.keys(files), hooks };
 }
@@ -121,12 +116,10 @@ function manifest(name: string, hooks: string[], actions: string[]): string {
     lines.push("hooks:", ...hooks.map((e) => `  ${JSON.stringify(e)}: hooks/${e}.sh`));
   }
   if (actions.length > 0) {
-    lines.push(
-      "actions:",
-      ...actions.flatMap((
-        id,
-      ) => [`  - id: ${JSON.stringify(id)}`, `    command: actions/${id}.sh`]),
-    );
+    const entry = (
+      id: string,
+    ) => [`  - id: ${JSON.stringify(id)}`, `    command: actions/${id}.sh`];
+    lines.push("actions:", ...actions.flatMap(entry));
   }
   return lines.join("\n") + "\n";
 }
@@ -139,67 +132,52 @@ function readme(name: string, hooks: string[], actions: string[]): string {
     ),
     ...actions.slice(0, 1).map((id) => `tyhooks plugins run ${name} ${id}`),
   ];
-  return `# ${name}\n\nA ty / tyhooks plugin. Try it: ${
-    tries.map((t) => `\`${t}\``).join(", ")
-  }.\n`;
+  const shown = tries.map((t) => `\`${t}\``).join(", ");
+  return `# ${name}\n\nA ty / tyhooks plugin. Try it: ${shown}.\n`;
 }
 
+// What each hook stub does after its first two lines; any other event gets the task stub.
+const STUB_BODIES: Record<string, string[]> = {
+  [TASK_ROUTE]: [
+    "# Answer KEY=VALUE lines on stdout: CLAUDE_CONFIG_DIR=~/.claude-work, HOLD=1, REASON=...",
+    "# Printing nothing leaves the decision to the next router.",
+    "exit 0",
+  ],
+  [TASK_PLACEMENT]: [
+    '# The request is one JSON line on stdin: {"event","task":{...}}. Answer',
+    '# {"target","workdir","reason"}; printing nothing runs the task locally.',
+    "read -r request",
+    "exit 0",
+  ],
+  [TASK_HOSTS]: [
+    '# The request is one JSON line on stdin. Answer {"hosts":[{"name","target","workdir","detail"}]}.',
+    "read -r request",
+    "printf '%s\\n' '{\"hosts\":[]}'",
+  ],
+  [PRE_TOOL_CALL]: [
+    '# One request per line on stdin: {"id","hook","tool","args","platform","user_id"}. One',
+    '# answer per line, echoing the id: {"id","action":"allow"} or {"id","action":"block",',
+    '# "reason":"..."}. A read-loop serves the daemon\'s persistent mode and one-shot calls alike.',
+    "while IFS= read -r request; do",
+    "  id=${request#*'\"id\":\"'}; id=${id%%'\"'*}",
+    '  printf \'{"id":"%s","action":"allow","reason":""}\\n\' "$id"',
+    "done",
+  ],
+  [POST_TOOL_CALL]: [
+    "# Each finished tool call arrives as one JSON line on stdin; nothing is answered.",
+    "while IFS= read -r request; do :; done",
+  ],
+};
+
+const TASK_STUB = [
+  "# Gets TASK_ID, TASK_TITLE, TASK_STATUS, TASK_PROJECT, TASK_EVENT, TASK_MESSAGE and",
+  '# WORKTREE_PATH, and the event as one JSON line on stdin: {"event","task","message"}.',
+  'echo "$TASK_EVENT: task ${TASK_ID:-?} ${TASK_TITLE:-}"',
+];
+
 function hookStub(event: string): string {
-  const head = ["#!/bin/sh", `# ${event} hook. Runs from the plugin dir.`];
-  switch (event) {
-    case TASK_ROUTE:
-      return [
-        ...head,
-        "# Answer KEY=VALUE lines on stdout: CLAUDE_CONFIG_DIR=~/.claude-work, HOLD=1, REASON=...",
-        "# Printing nothing leaves the decision to the next router.",
-        "exit 0",
-        "",
-      ].join("\n");
-    case TASK_PLACEMENT:
-      return [
-        ...head,
-        '# The request is one JSON line on stdin: {"event","task":{...}}. Answer',
-        '# {"target","workdir","reason"}; printing nothing runs the task locally.',
-        "read -r request",
-        "exit 0",
-        "",
-      ].join("\n");
-    case TASK_HOSTS:
-      return [
-        ...head,
-        '# The request is one JSON line on stdin. Answer {"hosts":[{"name","target","workdir","detail"}]}.',
-        "read -r request",
-        "printf '%s\\n' '{\"hosts\":[]}'",
-        "",
-      ].join("\n");
-    case PRE_TOOL_CALL:
-      return [
-        ...head,
-        '# One request per line on stdin: {"id","hook","tool","args","platform","user_id"}. One',
-        '# answer per line, echoing the id: {"id","action":"allow"} or {"id","action":"block",',
-        '# "reason":"..."}. A read-loop serves the daemon\'s persistent mode and one-shot calls alike.',
-        "while IFS= read -r request; do",
-        "  id=${request#*'\"id\":\"'}; id=${id%%'\"'*}",
-        '  printf \'{"id":"%s","action":"allow","reason":""}\\n\' "$id"',
-        "done",
-        "",
-      ].join("\n");
-    case POST_TOOL_CALL:
-      return [
-        ...head,
-        "# Each finished tool call arrives as one JSON line on stdin; nothing is answered.",
-        "while IFS= read -r request; do :; done",
-        "",
-      ].join("\n");
-    default:
-      return [
-        ...head,
-        "# Gets TASK_ID, TASK_TITLE, TASK_STATUS, TASK_PROJECT, TASK_EVENT, TASK_MESSAGE and",
-        '# WORKTREE_PATH, and the event as one JSON line on stdin: {"event","task","message"}.',
-        'echo "$TASK_EVENT: task ${TASK_ID:-?} ${TASK_TITLE:-}"',
-        "",
-      ].join("\n");
-  }
+  const body = Object.hasOwn(STUB_BODIES, event) ? STUB_BODIES[event] : TASK_STUB;
+  return ["#!/bin/sh", `# ${event} hook. Runs from the plugin dir.`, ...body, ""].join("\n");
 }
 
 function actionStub(id: string): string {

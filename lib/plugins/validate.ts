@@ -140,15 +140,10 @@ async function strictProblems(report: PluginReport): Promise<LoadWarning[]> {
   }
   if (parsed.extraDocuments !== null) {
     const { count, line, column } = parsed.extraDocuments;
-    problems.push({
-      plugin: report.name,
-      path: report.manifest,
-      line,
-      column,
-      message: `plugin.yaml holds ${count} more YAML ${
-        count === 1 ? "document" : "documents"
-      } after the first, which ${count === 1 ? "is" : "are"} not read (as in ty)`,
-    });
+    const [noun, verb] = count === 1 ? ["document", "is"] : ["documents", "are"];
+    const message =
+      `plugin.yaml holds ${count} more YAML ${noun} after the first, which ${verb} not read (as in ty)`;
+    problems.push({ plugin: report.name, path: report.manifest, line, column, message });
   }
   const typed = parsed.typed;
   if (isRecord(typed) && isRecord(typed.hooks)) {

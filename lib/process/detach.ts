@@ -53,16 +53,8 @@ export function selfCommand(options: { denoFlags?: readonly string[] } = {}): st
   const configFlags = main.protocol === "file:" && isFile(config)
     ? ["--config", config.pathname]
     : [];
-  return [
-    Deno.execPath(),
-    "run",
-    "--quiet",
-    "--no-prompt",
-    ...flags,
-    ...(options.denoFlags ?? []),
-    ...configFlags,
-    main.href,
-  ];
+  const run = ["run", "--quiet", "--no-prompt", ...flags, ...(options.denoFlags ?? [])];
+  return [Deno.execPath(), ...run, ...configFlags, main.href];
 }
 
 function isExecutable(path: string): boolean {
@@ -128,7 +120,8 @@ export async function handOffDetached(
   // A child that dies first breaks the pipe: the missing acknowledgement says what happened.
   writer.write(new TextEncoder().encode(JSON.stringify(work) + "\n"))
     .then(() => writer.close()).catch(() => {});
-  const timeout = clearableTimeout(options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS);
+  const ackTimeoutMs = options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS;
+  const timeout = clearableTimeout(ackTimeoutMs);
   const reader = child.stdout.getReader();
   const onTimeout = () => reader.cancel().catch(() => {});
   timeout.signal.addEventListener("abort", onTimeout, { once: true });
@@ -150,9 +143,7 @@ export async function handOffDetached(
       await child.status;
       options.signal?.throwIfAborted();
       throw new RunError(
-        `The background tyhooks did not take its work within ${
-          options.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS
-        } ms${where}`,
+        `The background tyhooks did not take its work within ${ackTimeoutMs} ms${where}`,
       );
     }
     const status = await child.status;

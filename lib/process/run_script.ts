@@ -125,8 +125,7 @@ export async function runScript(script: string, options: RunOptions = {}): Promi
   // From the spawn to watching the caller's signal, nothing awaits: an abort meanwhile is seen.
   const child = spawn(script, options);
   if (child instanceof Error) {
-    result.error = (await checkExecutable(script)) ??
-      `Cannot start "${script}": ${child.message}`;
+    result.error = `Cannot start "${script}": ${(await whyUnrunnable(script)) ?? child.message}`;
     return finish();
   }
   result.pid = child.pid;
@@ -288,39 +287,36 @@ async function checkStarted(result: RunResult, script: string): Promise<void> {
   // It never ran: no pid, no exit code of its own (126/127 were setsid's).
   result.pid = null;
   result.exit_code = null;
-  result.error = (await checkExecutable(script)) ??
-    // What the isolator said, less its own name and the script's path, which the message has.
-    `Cannot start "${script}": ${
-      failure[0].replace(/^setsid: failed to execute .*?: (?=[^:]*$)/, "")
-    }`;
+  // What the isolator said, less its own name and the script's path, which the message has.
+  const said = failure[0].replace(/^setsid: failed to execute .*?: (?=[^:]*$)/, "");
+  result.error = `Cannot start "${script}": ${(await whyUnrunnable(script)) ?? said}`;
 }
 
 /**
  * Why `script` looks unrunnable, checked after a start failure so the common causes get a clear
  * message rather than the isolator's exit code; a name without a slash is PATH's business.
  */
-async function checkExecutable(script: string): Promise<string | null> {
+async function whyUnrunnable(script: string): Promise<string | null> {
   if (!script.includes("/")) return null;
   let info: Deno.FileInfo;
   try {
     info = await Deno.stat(script);
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return `Cannot start "${script}": no such file`;
-    return `Cannot start "${script}": ${(error as Error).message}`;
+    return error instanceof Deno.errors.NotFound ? "no such file" : (error as Error).message;
   }
-  if (!info.isFile) return `Cannot start "${script}": not a regular file`;
+  if (!info.isFile) return "not a regular file";
   if (info.mode !== null && (info.mode & 0o111) === 0) {
-    return `Cannot start "${script}": not executable (hint: chmod +x "${script}")`;
+    return `not executable (hint: chmod +x "${script}")`;
   }
   if (execFormatProblem(script) === "crlf") {
-    return `Cannot start "${script}": its "#!" line ends in a carriage return (CRLF line ends), ` +
+    return `its "#!" line ends in a carriage return (CRLF line ends), ` +
       `which the system reads as part of the interpreter's name ` +
       `(hint: dos2unix "${script}", or sed -i 's/\\r$//' "${script}")`;
   }
   const interpreter = await interpreterProblem(script);
   if (interpreter !== null) {
-    return `Cannot start "${script}": ${interpreter} (hint: install it, or name one that ` +
-      `exists, such as "#!/usr/bin/env python3")`;
+    return `${interpreter} (hint: install it, or name one that exists, such as ` +
+      `"#!/usr/bin/env python3")`;
   }
   return null;
 }

@@ -67,10 +67,8 @@ export function checkPluginsDir(request: Request, served: readonly string[]): vo
     throw new HttpError(400, `Malformed ${PLUGINS_DIR_HEADER} header: not percent-encoded text`);
   }
   if (served.includes(asked)) return;
-  throw new HttpError(
-    409,
-    `This daemon serves the plugins dir ${quoted(served[0])}, not ${quoted(asked)}`,
-  );
+  const message = `This daemon serves the plugins dir ${quoted(served[0])}, not ${quoted(asked)}`;
+  throw new HttpError(409, message);
 }
 
 /** The decision in the form asked for, with status 200. */

@@ -44,20 +44,19 @@ export function defaultListen(): ListenAddress {
  */
 export function parseListen(text: string | undefined): ListenAddress {
   if (text === undefined) return defaultListen();
-  const input = "--listen";
-  const hint = "hint: use unix:PATH, HOST:PORT or [IPV6]:PORT";
+  const invalid = () =>
+    new InputError(`Invalid value "${text}" for flag "--listen"`, {
+      input: "--listen",
+      hint: "hint: use unix:PATH, HOST:PORT or [IPV6]:PORT",
+    });
   if (text.startsWith("unix:")) {
     const path = text.slice("unix:".length);
-    if (path === "") {
-      throw new InputError(`Invalid value "${text}" for flag "--listen"`, { input, hint });
-    }
+    if (path === "") throw invalid();
     return { transport: "unix", path: isAbsolute(path) ? path : resolve(path) };
   }
   const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:\[\]\s]+)):(\d{1,5})$/.exec(text);
   const port = match ? Number(match[3]) : NaN;
-  if (match === null || port > 65535) {
-    throw new InputError(`Invalid value "${text}" for flag "--listen"`, { input, hint });
-  }
+  if (match === null || port > 65535) throw invalid();
   return { transport: "tcp", hostname: match[1] ?? match[2], port };
 }
 

@@ -246,19 +246,11 @@ class HookPool {
     const blanks = worker.blankLines > 0
       ? ` (it wrote ${worker.blankLines} blank line(s), which are not answers)`
       : "";
-    this.#options.log.log(
-      "warn",
-      `Persistent hook ${HOW_IT_ENDED[why]}${blanks}: it is started again`,
-      {
-        plugin: this.#plugin.name,
-        event: this.#event,
-        pid: worker.pid,
-      },
-    );
+    const message = `Persistent hook ${HOW_IT_ENDED[why]}${blanks}: it is started again`;
+    const fields = { plugin: this.#plugin.name, event: this.#event, pid: worker.pid };
+    this.#options.log.log("warn", message, fields);
     if (why === "timeout") return head?.settle({ kind: "timeout" });
-    if (why === "overflow") {
-      return head?.settle({ kind: "overflow", bytes: DEFAULT_MAX_OUTPUT });
-    }
+    if (why === "overflow") return head?.settle({ kind: "overflow", bytes: DEFAULT_MAX_OUTPUT });
     if (head === undefined) return;
     // Its exit status once the script has exited, but never past the request's deadline (a script
     // that closed stdout may take the kill's grace period to go).
@@ -293,12 +285,7 @@ class HookPool {
       this.#restartAt = 0;
       return;
     }
-    const step = nextStep(
-      "always",
-      { failed: true, uptimeMs },
-      this.#streak,
-      backoff,
-    );
+    const step = nextStep("always", { failed: true, uptimeMs }, this.#streak, backoff);
     this.#streak = step.streak;
     // Never given up: a guard that keeps failing keeps blocking, retried at the longest delay.
     const delayMs = step.kind === "restart" ? step.delayMs : backoff.maxMs;

@@ -173,17 +173,7 @@ function openHolder(
     load: options.load ?? defaultLoad,
     log,
     watch: options.watch === false ? false : undefined,
-    build: (index) =>
-      buildRunners(index, {
-        limit,
-        decideSignal: aborts.decide.signal,
-        stopSignal: aborts.stop.signal,
-        cutSignal: aborts.cut.signal,
-        hooksDir: options.hooksDir,
-        log,
-        // Only the timeouts given: a hook's own `timeout` setting applies where none is.
-        timeouts: options.timeouts,
-      }),
+    build: (index) => buildRunners(index, { options, limit, aborts, log }),
     // A reload ends the previous index's persistent processes once their requests are answered.
     retire: (built) => {
       const retired = built.persistent.retire();
@@ -299,37 +289,32 @@ async function stop(
   if (bound.socket !== null) await removeSocket(bound.socket);
 }
 
-interface RunnerSettings {
-  limit: ProcLimit;
-  decideSignal: AbortSignal;
-  stopSignal: AbortSignal;
-  cutSignal: AbortSignal;
-  hooksDir?: string;
-  log: Logger;
-  timeouts?: Partial<Timeouts>;
-}
-
 /** Builds the runners over `index`. Cheap (no I/O): done once per reload. */
-function buildRunners(index: PluginIndex, settings: RunnerSettings): DaemonRunners {
-  const common = { hooksDir: settings.hooksDir, log: settings.log, timeouts: settings.timeouts };
-  const persistent = new PersistentHooks({ log: settings.log });
+function buildRunners(
+  index: PluginIndex,
+  { options, limit, aborts, log }: {
+    options: DaemonOptions;
+    limit: ProcLimit;
+    aborts: StopAborts;
+    log: Logger;
+  },
+): DaemonRunners {
+  // Only the timeouts given: a hook's own `timeout` setting applies where none is.
+  const common = { hooksDir: options.hooksDir, log, timeouts: options.timeouts };
+  const persistent = new PersistentHooks({ log });
   return {
     persistent,
     decide: new Runner(index, {
       ...common,
-      limit: settings.limit.consulted,
-      signal: settings.decideSignal,
+      limit: limit.consulted,
+      signal: aborts.decide.signal,
       ask: persistent.ask,
     }),
-    act: new Runner(index, {
-      ...common,
-      limit: settings.limit.consulted,
-      signal: settings.stopSignal,
-    }),
+    act: new Runner(index, { ...common, limit: limit.consulted, signal: aborts.stop.signal }),
     fire: new Runner(index, {
       ...common,
-      limit: settings.limit.event,
-      signal: settings.cutSignal,
+      limit: limit.event,
+      signal: aborts.cut.signal,
       notify: persistent.ask,
     }),
   };

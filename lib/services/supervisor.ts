@@ -273,12 +273,8 @@ export class Supervisor {
     await drained;
     this.#child = undefined;
 
-    const exit = {
-      code: status.signal === null ? status.code : null,
-      signal: status.signal,
-      error: null,
-      uptime_ms: uptime,
-    };
+    const code = status.signal === null ? status.code : null;
+    const exit = { code, signal: status.signal, error: null, uptime_ms: uptime };
     const ended = exit.signal !== null ? `was killed by ${exit.signal}` : `exited ${exit.code}`;
     const level = this.#stop.signal.aborted || exit.code === 0 ? "info" : "warn";
     this.#log.log(level, `Service ${this.#label} ${ended}`, { uptime_ms: uptime });

@@ -161,10 +161,8 @@ function docProblem(doc: unknown): string | null {
   if (typeof doc.accepted_at !== "string") return '"accepted_at" is not a string';
   if (typeof doc.what !== "string") return '"what" is not a string';
   if (doc.args !== undefined) {
-    const args = doc.args;
-    return Array.isArray(args) && args.every((a) => typeof a === "string")
-      ? null
-      : '"args" is not a list of strings';
+    const ok = Array.isArray(doc.args) && doc.args.every((a) => typeof a === "string");
+    return ok ? null : '"args" is not a list of strings';
   }
   const request = doc.request;
   if (!isRecord(request)) return 'neither "args" nor "request"';

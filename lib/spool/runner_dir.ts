@@ -17,11 +17,7 @@ export async function makeRunnerDir(spool: string): Promise<{ dir: string; lock:
   const temp = join(spool, `.run-${id}.tmp`);
   const dir = join(spool, `run-${id}`);
   await Deno.mkdir(temp, { mode: 0o700 });
-  const lock = await Deno.open(join(temp, LOCK), {
-    write: true,
-    createNew: true,
-    mode: 0o600,
-  });
+  const lock = await Deno.open(join(temp, LOCK), { write: true, createNew: true, mode: 0o600 });
   await lock.lock(true);
   await Deno.rename(temp, dir);
   return { dir, lock };

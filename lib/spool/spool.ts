@@ -362,11 +362,7 @@ export async function spoolCounts(
   if (readDirSafe(path).length === 0) return { pending: 0, running: 0, set_aside: 0 };
   const found = await Spool.open(path).scan({ running: true, setAside: false });
   const pending = found.entries.filter((e) => e.state === "pending").length;
-  return {
-    pending,
-    running: found.entries.length - pending,
-    set_aside: found.setAside.length,
-  };
+  return { pending, running: found.entries.length - pending, set_aside: found.setAside.length };
 }
 
 function defaultDir(): string {

@@ -49,11 +49,8 @@ async function runGit(args: string[], options: GitOptions = {}): Promise<string>
   const lines = result.stderr.trim().split("\n");
   const stderr = lines.find((l) => l.startsWith("fatal:")) ?? lines.at(-1) ?? "";
   const command = args[0] === "-C" ? args[2] : args[0];
-  throw new RunError(
-    `git ${command} failed (${failureReason(result, GIT_TIMEOUT_MS)})${
-      stderr ? `: ${stderr}` : ""
-    }`,
-  );
+  const said = stderr ? `: ${stderr}` : "";
+  throw new RunError(`git ${command} failed (${failureReason(result, GIT_TIMEOUT_MS)})${said}`);
 }
 
 /**
@@ -66,23 +63,22 @@ export async function cloneShallow(
   options: GitOptions = {},
 ): Promise<void> {
   const progress = options.onProgress ? ["--progress"] : ["--quiet"];
+  const clone = (...flags: string[]) =>
+    runGit(["clone", "--depth", "1", ...progress, ...flags, "--", url, dest], options);
   const { ref } = options;
   if (ref === undefined) {
-    await runGit(["clone", "--depth", "1", ...progress, "--", url, dest], options);
+    await clone();
     return;
   }
   try {
-    await runGit(
-      ["clone", "--depth", "1", ...progress, `--branch=${ref}`, "--", url, dest],
-      options,
-    );
+    await clone(`--branch=${ref}`);
     return;
   } catch (error) {
     // Not a branch or tag: a commit id is fetched alone (servers allow it over protocol v2).
     if (!/^[0-9a-f]{4,64}$/i.test(ref)) throw error;
     await Deno.remove(dest, { recursive: true }).catch(() => {});
   }
-  await runGit(["clone", "--depth", "1", ...progress, "--no-checkout", "--", url, dest], options);
+  await clone("--no-checkout");
   await runGit(["-C", dest, "fetch", "--quiet", "--depth", "1", "origin", ref], options);
   await runGit(["-C", dest, "checkout", "--quiet", "--detach", "FETCH_HEAD"], options);
 }

@@ -179,9 +179,7 @@ export async function updateInstalls(
   const root = await Deno.realPath(pluginsDir).catch(() => null);
   if (root === null) {
     if (name === undefined) return [];
-    throw new RunError(
-      `No plugin or install named ${quoted(name)}: the plugins dir is empty`,
-    );
+    throw new RunError(`No plugin or install named ${quoted(name)}: the plugins dir is empty`);
   }
   const sources = await loadSources(root);
   const folders = name === undefined
@@ -427,9 +425,7 @@ async function fetchSource(
       throw new RunError(`Cannot copy ${quoted(source.path)}: no such folder`);
     }
     if (isInside(real, stage)) {
-      throw new RunError(
-        `Cannot install ${quoted(source.path)}: the plugins dir is inside it`,
-      );
+      throw new RunError(`Cannot install ${quoted(source.path)}: the plugins dir is inside it`);
     }
     await Deno.mkdir(fetchTo);
     await copyDir(real, fetchTo);

@@ -115,12 +115,9 @@ export async function saveSource(dir: string, record: InstalledSource | null): P
     all[folder] = record;
   }
   // Go's encoding/json writes map keys sorted, and struct fields in declaration order.
-  const sorted = Object.fromEntries(
-    Object.keys(all).sort().map((k) => [k, ordered(all[k])]),
-  );
-  await writeAtomic(join(pluginsDir, SOURCES_FILE), JSON.stringify(sorted, null, 2) + "\n", {
-    mode: 0o644,
-  });
+  const sorted = Object.fromEntries(Object.keys(all).sort().map((k) => [k, ordered(all[k])]));
+  const text = JSON.stringify(sorted, null, 2) + "\n";
+  await writeAtomic(join(pluginsDir, SOURCES_FILE), text, { mode: 0o644 });
 }
 
 function ordered(r: InstalledSource): InstalledSource {

@@ -52,7 +52,17 @@ export async function removePlugin(pluginsDir: string, name: string): Promise<Re
   const link = await firstSymlink(root, dir);
   if (link !== null && link.path !== dir) {
     // Deleting through the link would delete where it points, outside the plugins dir.
-    throw linkedParent(root, { name, link });
+    const linkTop = installFolderOf(root, link.path);
+    throw new RunError(
+      `Refusing to remove ${quoted(name)}: it lies inside ${quoted(link.path)}, a symlink to ${
+        quoted(link.target)
+      }, outside the plugins dir`,
+      {
+        hint: link.path === join(root, linkTop)
+          ? `hint: remove the symlink itself with "tyhooks plugins remove ${linkTop}"`
+          : `hint: remove the symlink ${quoted(link.path)} itself`,
+      },
+    );
   }
   const top = installFolderOf(root, dir);
   const nested = dir !== join(root, top);
@@ -64,9 +74,7 @@ export async function removePlugin(pluginsDir: string, name: string): Promise<Re
       real === realRoot || !isInside(realRoot, real) ||
       real !== join(realRoot, relative(root, dir))
     ) {
-      throw new RunError(
-        `Refusing to remove ${quoted(dir)}: not inside the plugins dir`,
-      );
+      throw new RunError(`Refusing to remove ${quoted(dir)}: not inside the plugins dir`);
     }
     await Deno.remove(real, { recursive: true });
   }
@@ -78,21 +86,4 @@ export async function removePlugin(pluginsDir: string, name: string): Promise<Re
       ? join(root, top)
       : null,
   };
-}
-
-function linkedParent(
-  root: string,
-  { name, link }: { name: string; link: { path: string; target: string } },
-): RunError {
-  const top = installFolderOf(root, link.path);
-  return new RunError(
-    `Refusing to remove ${quoted(name)}: it lies inside ${quoted(link.path)}, a symlink to ${
-      quoted(link.target)
-    }, outside the plugins dir`,
-    {
-      hint: link.path === join(root, top)
-        ? `hint: remove the symlink itself with "tyhooks plugins remove ${top}"`
-        : `hint: remove the symlink ${quoted(link.path)} itself`,
-    },
-  );
 }
