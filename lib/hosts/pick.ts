@@ -101,14 +101,10 @@ export async function pickHost(hosts: HostEntry[], options: PickOptions = {}): P
     })
   ));
 
-  const candidates: Candidate[] = [];
-  for (const outcome of outcomes) {
-    if (outcome.facts !== null) {
-      candidates.push({ name: outcome.host.name, facts: outcome.facts });
-      continue;
-    }
-    log.log("warn", `Host "${outcome.host.name}" dropped: ${outcome.reason}`);
-  }
+  const candidates = outcomes.flatMap(({ host, facts, reason }): Candidate[] => {
+    if (facts === null) log.log("warn", `Host "${host.name}" dropped: ${reason}`);
+    return facts === null ? [] : [{ name: host.name, facts }];
+  });
   if (candidates.length === 0) {
     const why = outcomes.map((o) => `${o.host.name} (${o.reason})`).join(", ") || "no host listed";
     return { answer: { target: "", workdir: "", reason: `no host answered: ${why}` }, outcomes };
