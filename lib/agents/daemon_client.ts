@@ -52,7 +52,10 @@ export async function answerFromDaemon(args: string[]): Promise<CommandAnswer | 
     const boundMs = call.deadlineMs ?? DEFAULT_BOUND_MS;
     // Read by either path: started now, it arrives while the rest loads (an in-process call then
     // finds it read). Whoever awaits it sees its error.
-    hookInput = readStdin(boundMs);
+    const signal = AbortSignal.timeout(boundMs);
+    hookInput = readBoundedBytes("-", { signal, maxBytes: INPUT_CAPS.toolCall }).catch((error) => {
+      throw signal.aborted ? new Error(`it did not end within ${boundMs} ms`) : error;
+    });
     hookInput.catch(() => {});
     if (Deno.env.get("TYHOOKS_DAEMON") === "off") return null;
     const socket = trustedSocket();
@@ -66,7 +69,9 @@ export async function answerFromDaemon(args: string[]): Promise<CommandAnswer | 
     if (answer !== "late") return answer;
     asked.close();
     if (call.deadlineMs === undefined) return null;
-    return { exitCode: 2, stdout: "", stderr: `tyhooks: ${late(call.deadlineMs)}\n` };
+    // The in-process path's message when the deadline passes undecided.
+    const why = `No decision within the ${call.deadlineMs} ms deadline`;
+    return { exitCode: 2, stdout: "", stderr: `tyhooks: ${why}\n` };
   } catch {
     return null;
   }
@@ -79,11 +84,6 @@ export async function answerFromDaemon(args: string[]): Promise<CommandAnswer | 
 function after<T>(ms: number, value: T): Promise<T> {
   const signal = AbortSignal.timeout(ms);
   return new Promise((resolve) => signal.addEventListener("abort", () => resolve(value)));
-}
-
-/** The in-process path's message when the deadline passes undecided. */
-function late(deadlineMs: number): string {
-  return `No decision within the ${deadlineMs} ms deadline`;
 }
 
 const VALUE_FLAGS = new Set(["plugins-dir", "deadline", "event", "on-failure"]);
@@ -144,13 +144,6 @@ function trustedSocket(): string | null {
   if (!socket.isSocket || notPrivate(socket, 0o600) !== null) return null;
   if (!dir.isDirectory || notPrivate(dir, 0o700) !== null) return null;
   return path;
-}
-
-function readStdin(boundMs: number): Promise<Uint8Array> {
-  const signal = AbortSignal.timeout(boundMs);
-  return readBoundedBytes("-", { signal, maxBytes: INPUT_CAPS.toolCall }).catch((error) => {
-    throw signal.aborted ? new Error(`it did not end within ${boundMs} ms`) : error;
-  });
 }
 
 const encoder = new TextEncoder();

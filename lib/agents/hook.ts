@@ -166,7 +166,7 @@ function toolCall(
     (Object.hasOwn(payload, "tool_response") ? "tool_response" : "tool_output");
   call.result = asText(payload[resultField]);
   call.error = asText(payload.error) || asText(payload.error_message) ||
-    asText(record(payload.tool_response)?.error);
+    asText(isRecord(payload.tool_response) ? payload.tool_response.error : undefined);
   return call;
 }
 
@@ -204,10 +204,6 @@ function stringField(payload: Payload, field: string): string {
 function firstRoot(payload: Payload): string {
   const roots = payload.workspace_roots;
   return Array.isArray(roots) && typeof roots[0] === "string" ? roots[0] : "";
-}
-
-function record(value: unknown): Payload | undefined {
-  return isRecord(value) ? value : undefined;
 }
 
 // A result or an error as hooks read it: text as it is, anything else as JSON text.

@@ -286,14 +286,8 @@ function withoutTyhooks(
   let removed = 0;
   let at: number | undefined;
   for (const item of list) {
-    if (agent.settingsFormat === "cursor") {
-      if (isTyhooksCommand(commandOf(item), agent)) {
-        removed++;
-        at ??= kept.length;
-      } else kept.push(item);
-      continue;
-    }
-    const inner = (item as { hooks?: unknown })?.hooks;
+    // A Cursor entry is a group of its one hook: all of it goes, or none.
+    const inner = agent.settingsFormat === "cursor" ? [item] : (item as { hooks?: unknown })?.hooks;
     if (!Array.isArray(inner)) {
       kept.push(item);
       continue;

@@ -154,10 +154,7 @@ export function agentSpec(name: string): AgentSpec | undefined {
  * (`SubagentStart` -> `agent.subagent_start`), a notified event.
  */
 export function pluginEvent(agent: AgentSpec, event: string): string {
-  return agent.events[event] ?? `agent.${snakeCase(event)}`;
-}
-
-function snakeCase(name: string): string {
-  return name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2")
-    .toLowerCase();
+  const snake = event.replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2").toLowerCase();
+  return agent.events[event] ?? `agent.${snake}`;
 }

@@ -190,11 +190,13 @@ async function decide(
   const late = new Promise<never>((_, reject) => {
     signal.addEventListener("abort", () => reject(signal.reason), { once: true });
   });
+  const ask = async () => {
+    const { runner, consult } = await consultedCall({ ...ctx, signal }, "tool", started);
+    const preHooks = hookPaths(ctx, "pre-hook");
+    return await decideAgentEvent(runner, request, { preHooks, onFailure, consult });
+  };
   try {
-    const answer = await Promise.race([
-      ask({ ...ctx, signal }, request, { onFailure, started }),
-      late,
-    ]);
+    const answer = await Promise.race([ask(), late]);
     // A decision reached while being interrupted is no decision.
     signal.throwIfAborted();
     return answer;
@@ -206,19 +208,6 @@ async function decide(
   } finally {
     timer.clear();
   }
-}
-
-async function ask(
-  ctx: CommandContext,
-  request: AgentRequest,
-  { onFailure, started }: { onFailure: "block" | "allow"; started: number },
-): Promise<ToolVerdict> {
-  const { runner, consult } = await consultedCall(ctx, "tool", started);
-  return await decideAgentEvent(runner, request, {
-    preHooks: hookPaths(ctx, "pre-hook"),
-    onFailure,
-    consult,
-  });
 }
 
 /**

@@ -93,15 +93,14 @@ function optionRows(options: Record<string, OptionSpec>): [string, string][] {
   ]);
 }
 
-function commandRows(entries: CommandEntry[]): [string, string][] {
-  return entries.map((c) => [c.name, c.summary + aliasNote(c)]);
-}
-
 // Aliases of the same length ("plugins rm"); a group word alone ("plugins") is told in the group's help.
-function aliasNote(entry: CommandEntry): string {
-  const words = entry.name.split(" ").length;
-  const aliases = (entry.aliases ?? []).filter((a) => a.split(" ").length === words);
-  return aliases.length ? ` (also: ${aliases.map((a) => a.split(" ").at(-1)).join(", ")})` : "";
+function commandRows(entries: CommandEntry[]): [string, string][] {
+  return entries.map((c) => {
+    const words = c.name.split(" ").length;
+    const aliases = (c.aliases ?? []).filter((a) => a.split(" ").length === words);
+    const also = aliases.map((a) => a.split(" ").at(-1)).join(", ");
+    return [c.name, c.summary + (aliases.length ? ` (also: ${also})` : "")];
+  });
 }
 
 /** The exit codes as one sentence: the signals' codes together, as README words them. */

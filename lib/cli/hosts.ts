@@ -218,20 +218,13 @@ async function hookCandidates(ctx: CommandContext, timeoutMs: number): Promise<H
   const runner = await makeRunner(ctx);
   const { hosts } = await runner.listHosts(await taskOrEmpty(ctx), { deadlineMs: timeoutMs });
   const { defaultProbe } = await import("../hosts/hosts_file.ts");
-  const entries: HostEntry[] = [];
-  for (const host of hosts) {
+  return hosts.flatMap(({ target, workdir }): HostEntry[] => {
     // A target is an ssh destination on ssh's command line: one starting with "-" would be
     // read as an option.
-    if (host.target.startsWith("-")) {
-      ctx.log.log("warn", `Host "${host.target}" skipped: a target may not start with "-"`);
-      continue;
+    if (!target.startsWith("-")) {
+      return [{ name: target, workdir, probe: defaultProbe(target), line: 0 }];
     }
-    entries.push({
-      name: host.target,
-      workdir: host.workdir,
-      probe: defaultProbe(host.target),
-      line: 0,
-    });
-  }
-  return entries;
+    ctx.log.log("warn", `Host "${target}" skipped: a target may not start with "-"`);
+    return [];
+  });
 }

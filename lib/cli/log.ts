@@ -115,7 +115,7 @@ export async function run(ctx: CommandContext): Promise<number> {
 
   const older = await LineReader.open(`${path}.1`);
   const current = await LineReader.open(path);
-  const lines = [...await readAll(older), ...await readAll(current)];
+  const lines = [...await older?.readLines() ?? [], ...await current?.readLines() ?? []];
   older?.close();
   let skipped = (older?.skipped ?? 0) + (current?.skipped ?? 0);
   let shown = lines.flatMap((line) => {
@@ -185,10 +185,6 @@ function inode(path: string): number | null | undefined {
   } catch {
     return undefined;
   }
-}
-
-async function readAll(reader: LineReader | null): Promise<string[]> {
-  return reader === null ? [] : await reader.readLines();
 }
 
 function matches(record: DecisionRecord, filter: Filter): boolean {
@@ -265,20 +261,19 @@ function textRow(record: DecisionRecord): string[] {
     : record.task_id === null
     ? ""
     : `task ${record.task_id}`;
+  const date = new Date(record.ts);
+  // `2026-12-01 09:00:00`, in local time.
+  const time = Number.isNaN(date.getTime())
+    ? record.ts
+    : rfc3339(date).slice(0, 19).replace("T", " ");
   return [
-    localTime(record.ts),
+    time,
     record.event,
     record.decision,
     record.plugin || "-",
     what,
     record.reason,
   ].map(escapeControl);
-}
-
-// `2026-12-01 09:00:00`, in local time.
-function localTime(ts: string): string {
-  const date = new Date(ts);
-  return Number.isNaN(date.getTime()) ? ts : rfc3339(date).slice(0, 19).replace("T", " ");
 }
 
 /**

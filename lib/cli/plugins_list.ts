@@ -75,12 +75,10 @@ function describe(p: Plugin): string {
   for (const w of p.workflows) rows.push(["workflow", w, "", ""]);
   for (const r of p.routines) rows.push(["routine", r, "", ""]);
   const safe = rows.map((row) => row.map(escapeControl));
-  const width = (i: number) => Math.max(0, ...safe.map((r) => r[i].length));
-  const [w0, w1, w2] = [width(0), width(1), width(2)];
+  const widths = [0, 1, 2].map((i) => Math.max(0, ...safe.map((r) => r[i].length)));
   for (const r of safe) {
-    lines.push(
-      `    ${r[0].padEnd(w0)}  ${r[1].padEnd(w1)}  ${r[2].padEnd(w2)}  ${r[3]}`.trimEnd(),
-    );
+    const padded = r.slice(0, 3).map((cell, i) => cell.padEnd(widths[i]));
+    lines.push(`    ${[...padded, r[3]].join("  ")}`.trimEnd());
   }
   return lines.join("\n") + "\n";
 }

@@ -360,7 +360,15 @@ export const hosts: CommandModule = {
 };
 
 function keyValueLines(decision: RouteResult, log: Logger): string {
-  const line = (key: string, value: string) => `${key}=${oneLine(key, value, log)}`;
+  const line = (key: string, value: string) => {
+    const at = value.search(LINE_END);
+    if (at === -1) return `${key}=${value}`;
+    log.log("warn", `Cut ${key} at a line-end character, so that no line can be injected`, {
+      key,
+      kept: value.slice(0, at),
+    });
+    return `${key}=${value.slice(0, at)}`;
+  };
   const lines = [
     line("PLUGIN", decision.plugin),
     line("CLAUDE_CONFIG_DIR", decision.claude_config_dir),
@@ -375,13 +383,3 @@ function keyValueLines(decision: RouteResult, log: Logger): string {
 // KEY=VALUE line into whatever parses this output.
 // deno-lint-ignore no-control-regex -- matching control characters is the point
 const LINE_END = /[\n\v\f\r\x1c-\x1e\x85\u2028\u2029]/;
-
-function oneLine(key: string, value: string, log: Logger): string {
-  const at = value.search(LINE_END);
-  if (at === -1) return value;
-  log.log("warn", `Cut ${key} at a line-end character, so that no line can be injected`, {
-    key,
-    kept: value.slice(0, at),
-  });
-  return value.slice(0, at);
-}

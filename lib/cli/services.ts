@@ -9,7 +9,6 @@ import { loadIndex } from "./runner.ts";
 import { stderrSink } from "../services/line_relay.ts";
 import { listServices, startServices } from "../services/service_set.ts";
 import { DEFAULT_STOP_TIMEOUT_MS, parseEnvEntry } from "../services/supervisor.ts";
-import type { ServiceEntry } from "../wire/services.ts";
 import { nothingListed, table } from "./table.ts";
 
 export const supervise: CommandModule = {
@@ -110,7 +109,8 @@ export const list: CommandModule = {
     } else if (services.length === 0) {
       nothingListed(ctx.log, "services", { where: index.dir });
     } else {
-      await ctx.print(serviceTable(services));
+      const rows = services.map((s) => [s.plugin, s.name, s.restart, s.cwd, s.command]);
+      await ctx.print(table(COLUMNS, rows));
     }
     return 0;
   },
@@ -119,7 +119,3 @@ export const list: CommandModule = {
 // A multi-line command (a YAML block scalar) must not break the table, nor a terminal escape
 // reach the terminal: control characters are shown escaped.
 const COLUMNS = ["PLUGIN", "SERVICE", "RESTART", "CWD", "COMMAND"];
-
-function serviceTable(services: ServiceEntry[]): string {
-  return table(COLUMNS, services.map((s) => [s.plugin, s.name, s.restart, s.cwd, s.command]));
-}

@@ -146,27 +146,20 @@ async function runOne(
 ): Promise<void> {
   const entry = await spool.claim(found);
   if (entry === null) return; // Another runner took it first.
-  const line = commandLine(ctx, found.doc);
-  if (typeof line === "string") {
-    await spool.setAside(entry, "failed", line);
+  const setAside = async (why: string) => {
+    await spool.setAside(entry, "failed", why);
     result.set_aside.push({ name: entry.name, reason: "failed" });
-    return;
-  }
-  let code: number;
+  };
+  const line = commandLine(ctx, found.doc);
+  if (typeof line === "string") return await setAside(line);
+  let code: number | undefined;
   try {
     code = await ctx.runLine(line, cut);
   } catch (error) {
-    if (cut.aborted) {
-      await spool.release(entry);
-      result.left.push(entry.name);
-      return;
-    }
-    await spool.setAside(entry, "failed", (error as Error).message);
-    result.set_aside.push({ name: entry.name, reason: "failed" });
-    return;
+    if (!cut.aborted) return await setAside((error as Error).message);
   }
-  // Cut, its hooks did not finish: it runs again later.
-  if (cut.aborted) {
+  // Cut (thrown or not), its hooks did not finish: it runs again later.
+  if (code === undefined || cut.aborted) {
     await spool.release(entry);
     result.left.push(entry.name);
     return;

@@ -96,16 +96,30 @@ function checkSources(ctx: CommandContext): void {
 }
 
 /**
- * Reads the tool call: from tyhooks' own request JSON (`--request FILE|-`), or from the flags.
+ * Reads the tool call: from the flags, or from tyhooks' own request JSON (`--request FILE|-`):
+ * `{"tool","args","platform","user_id"}`, plus `result`, `error`.
  *
  * @throws {UsageError} When no tool is named, or the input is not a call.
  */
 async function readCall(ctx: CommandContext, command: string): Promise<ToolCallInput> {
-  const request = stringOption(ctx.values, "request");
-  if (request !== undefined) {
-    return await fromRequest(await readInput(ctx, request, "--request"), command);
+  const path = stringOption(ctx.values, "request");
+  if (path === undefined) return fromFlags(ctx, command);
+  const where = path === "-" ? "stdin" : `"${path}"`;
+  const bytes = await readCallInput(ctx, { path, what: `--request input from ${where}` });
+  const read = decodeJson(bytes, { object: true });
+  if (!read.ok) {
+    const what = read.step === "json" ? "Malformed JSON" : "Invalid input";
+    throw new UsageError(`${what} on ${where} for --request: ${read.error}`);
   }
-  return fromFlags(ctx, command);
+  const { PostToolCallSchema } = await import("../consult/tool_hooks.ts");
+  const parsed = PostToolCallSchema.safeParse(read.value);
+  if (!parsed.success) {
+    throw new UsageError(
+      `Invalid request for "${command}": ${issueText(parsed.error.issues[0], '"(request)"')}`,
+      'hint: {"tool":"bash","args":{"command":"ls"},"platform":"cli","user_id":"me"}',
+    );
+  }
+  return parsed.data;
 }
 
 /** `tool pre|post --claude`: `agent claude`, for their event when the input names none. */
@@ -139,31 +153,6 @@ function fromFlags(ctx: CommandContext, command: string): ToolCallInput {
     result: stringOption(ctx.values, "result") ?? "",
     error: stringOption(ctx.values, "error") ?? "",
   };
-}
-
-async function readInput(ctx: CommandContext, path: string, flag: string): Promise<unknown> {
-  const where = path === "-" ? "stdin" : `"${path}"`;
-  const bytes = await readCallInput(ctx, { path, what: `${flag} input from ${where}` });
-  const read = decodeJson(bytes, { object: true });
-  if (read.ok) return read.value;
-  throw new UsageError(
-    read.step === "json"
-      ? `Malformed JSON on ${where} for ${flag}: ${read.error}`
-      : `Invalid input on ${where} for ${flag}: ${read.error}`,
-  );
-}
-
-/** tyhooks' own request: `{"tool","args","platform","user_id"}`, plus `result`, `error`. */
-async function fromRequest(value: unknown, command: string): Promise<ToolCallInput> {
-  const { PostToolCallSchema } = await import("../consult/tool_hooks.ts");
-  const parsed = PostToolCallSchema.safeParse(value);
-  if (!parsed.success) {
-    throw new UsageError(
-      `Invalid request for "${command}": ${issueText(parsed.error.issues[0], '"(request)"')}`,
-      'hint: {"tool":"bash","args":{"command":"ls"},"platform":"cli","user_id":"me"}',
-    );
-  }
-  return parsed.data;
 }
 
 export const pre: CommandModule = {

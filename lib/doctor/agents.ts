@@ -41,8 +41,15 @@ export async function agentChecks(cwd: string): Promise<Check[]> {
     files.push({ path: settingsFile(agent, cwd), project: true });
     const found = [];
     for (const file of files) {
-      const read = await readSettings(file.path);
-      if (read !== null) found.push({ ...file, read });
+      let read: Read;
+      try {
+        const text = await readSettingsText(file.path);
+        if (text === null) continue;
+        read = { text };
+      } catch (error) {
+        read = { error: (error as Error).message };
+      }
+      found.push({ ...file, read });
     }
     if (found.length === 0) {
       checks.push(passed(
@@ -58,15 +65,6 @@ export async function agentChecks(cwd: string): Promise<Check[]> {
 
 /** A settings file's text, or why it cannot be read; null when there is none. */
 type Read = { text: string } | { error: string };
-
-async function readSettings(path: string): Promise<Read | null> {
-  try {
-    const text = await readSettingsText(path);
-    return text === null ? null : { text };
-  } catch (error) {
-    return { error: (error as Error).message };
-  }
-}
 
 function fileChecks(
   agent: AgentSpec,
@@ -166,19 +164,16 @@ function entryProblems(agent: AgentSpec, entry: Entry): string[] {
     }
   }
   const consulted = eventSpec(pluginEvent(agent, entry.event)).kind === "consulted";
-  if (consulted && !failsClosed(entry)) {
+  // The agent blocks when tyhooks does not answer if the command ends in `|| ... exit 2` (every
+  // agent reads exit 2 as a block), or with Cursor's `failClosed`.
+  const failsClosed = entry.failClosed || /\|\|[^]*\bexit\s+2\b/.test(entry.command);
+  if (consulted && !failsClosed) {
     problems.push(
       "are not in the fail-closed form: when tyhooks cannot start, is killed or exits 1, the " +
         "agent lets the call through",
     );
   }
   return problems;
-}
-
-// Whether the agent blocks when tyhooks does not answer: the command ends in `|| ... exit 2`
-// (every agent reads exit 2 as a block), or Cursor's `failClosed`.
-function failsClosed(entry: Entry): boolean {
-  return entry.failClosed || /\|\|[^]*\bexit\s+2\b/.test(entry.command);
 }
 
 function notRunnable(path: string, program: boolean): string | null {

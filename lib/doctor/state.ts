@@ -59,10 +59,9 @@ async function spoolCheck(): Promise<Check> {
     });
   }
   if (counts.set_aside > 0) {
+    const files = counts.set_aside === 1 ? "1 file" : `${counts.set_aside} files`;
     return problem("warn", "spool", {
-      detail: `${counts.set_aside} ${
-        counts.set_aside === 1 ? "file" : "files"
-      } set aside, never run`,
+      detail: `${files} set aside, never run`,
       fix: "tyhooks spool list, then remove what you do not want to keep",
     });
   }

@@ -12,7 +12,7 @@ import { type Logger, silentLogger } from "../log.ts";
 import type { HostEntry } from "./hosts_file.ts";
 import { failureReason, type RunResult, runScript, succeeded } from "../process/run_script.ts";
 import { type HostFacts, HostFactsSchema } from "../wire/host_facts.ts";
-import { issueText } from "../wire/json.ts";
+import { issueText, parseJson } from "../wire/json.ts";
 import { quoted } from "../text.ts";
 
 export const DEFAULT_PICK_TIMEOUT_MS = 3000;
@@ -101,14 +101,10 @@ export async function pickHost(hosts: HostEntry[], options: PickOptions = {}): P
     })
   ));
 
-  const candidates: Candidate[] = [];
-  for (const outcome of outcomes) {
-    if (outcome.facts !== null) {
-      candidates.push({ name: outcome.host.name, facts: outcome.facts });
-      continue;
-    }
-    log.log("warn", `Host "${outcome.host.name}" dropped: ${outcome.reason}`);
-  }
+  const candidates = outcomes.flatMap(({ host, facts, reason }): Candidate[] => {
+    if (facts === null) log.log("warn", `Host "${host.name}" dropped: ${reason}`);
+    return facts === null ? [] : [{ name: host.name, facts }];
+  });
   if (candidates.length === 0) {
     const why = outcomes.map((o) => `${o.host.name} (${o.reason})`).join(", ") || "no host listed";
     return { answer: { target: "", workdir: "", reason: `no host answered: ${why}` }, outcomes };
@@ -197,25 +193,15 @@ export function sshFailure(result: RunResult, timeoutMs: number): string {
 function check(stdout: string): HostFacts | string {
   const text = stdout.trim();
   if (text === "") return "printed nothing";
-  const value = decode(text);
-  if (value === undefined) return `printed garbage: ${clip(quoted(text))}`;
-  const parsed = HostFactsSchema.safeParse(value);
+  // The whole output, else its last line: a login shell's rc file may print before the answer.
+  let json = parseJson(text);
+  if (!json.ok) json = parseJson(text.slice(text.lastIndexOf("\n") + 1));
+  if (!json.ok) return `printed garbage: ${clip(quoted(text))}`;
+  const parsed = HostFactsSchema.safeParse(json.value);
   if (parsed.success) return parsed.data;
   const [issue, ...more] = parsed.error.issues;
   const rest = more.length ? ` (and ${more.length} more)` : "";
   return `wrong probe answer: ${issueText(issue)}${rest}`;
-}
-
-// The whole output, else its last line: a login shell's rc file may print before the answer.
-function decode(text: string): unknown {
-  for (const candidate of [text, text.slice(text.lastIndexOf("\n") + 1)]) {
-    try {
-      return JSON.parse(candidate);
-    } catch {
-      // Try the next.
-    }
-  }
-  return undefined;
 }
 
 function clip(text: string, max = 120): string {
