@@ -71,7 +71,7 @@ class PlainReader {
   nextLine(): void {
     for (this.#at++; this.#at < this.#lines.length; this.#at++) {
       const line = this.#lines[this.#at];
-      const start = this.#indentOf(line);
+      const start = this.#skipSpaces(line, 0);
       if (start < line.length && line[start] !== "#") {
         this.line = line;
         return;
@@ -81,13 +81,7 @@ class PlainReader {
   }
 
   indent(): number {
-    return this.#indentOf(this.line!);
-  }
-
-  #indentOf(line: string): number {
-    let i = 0;
-    while (line.charCodeAt(i) === 32) i++;
-    return i;
+    return this.#skipSpaces(this.line!, 0);
   }
 
   // A block map whose keys start at column `indent`, its first key at `column` of this line
@@ -103,8 +97,7 @@ class PlainReader {
         key === undefined || key.length > MAX_KEY || NOT_A_STRING_KEY.test(key) ||
         Object.hasOwn(out, key)
       ) throw NOT_PLAIN;
-      let at = start + key.length + 1;
-      while (line[at] === " ") at++;
+      const at = this.#skipSpaces(line, start + key.length + 1);
       if (at < line.length && line[at] !== "#") {
         out[key] = this.inline(line, at);
         this.nextLine();
@@ -132,8 +125,7 @@ class PlainReader {
     const out: unknown[] = [];
     while (this.line !== undefined && this.indent() === indent && this.#dashAt(indent)) {
       const line = this.line;
-      let at = indent + 2;
-      while (line[at] === " ") at++;
+      const at = this.#skipSpaces(line, indent + 2);
       KEY.lastIndex = at;
       if (KEY.test(line)) {
         out.push(this.map(at, at, depth + 1));
