@@ -166,20 +166,15 @@ export async function parseYaml(text: string): Promise<ParsedManifest | Manifest
     const docs = yaml.parseAllDocuments(text, options);
     const all = Array.isArray(docs) && docs.length > 0 ? docs : [yaml.parseDocument(text, options)];
     const doc = all[0];
-    let extraDocuments: ParsedManifest["extraDocuments"] = null;
-    if (all.length > 1) {
-      const { line, col } = lineCounter.linePos(all[1].range[0]);
-      extraDocuments = { count: all.length - 1, line, column: col };
-    }
+    const extraDocuments = all.length > 1
+      ? { count: all.length - 1, ...positionOf(lineCounter, all[1].range[0]) }
+      : null;
     const error = doc.errors[0];
-    if (error) {
-      const { line, col } = lineCounter.linePos(error.pos[0]);
-      return failure(`invalid YAML: ${error.message}`, { line, column: col });
-    }
-    const surrogate = surrogateEscape(doc, text);
-    if (surrogate !== null) {
-      const { line, col } = lineCounter.linePos(surrogate.at);
-      return failure(`invalid YAML: ${surrogate.message}`, { line, column: col });
+    const invalid = error
+      ? { at: error.pos[0], message: error.message }
+      : surrogateEscape(doc, text);
+    if (invalid !== null) {
+      return failure(`invalid YAML: ${invalid.message}`, positionOf(lineCounter, invalid.at));
     }
     const typed = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
     // Visiting nodes does not follow aliases, so this is bounded by the text's size.
@@ -338,7 +333,11 @@ export function locate(
       break;
     }
   }
-  const { line, col } = source.lineCounter.linePos(offset);
+  return positionOf(source.lineCounter, offset);
+}
+
+function positionOf(lineCounter: LineCounter, offset: number): Position {
+  const { line, col } = lineCounter.linePos(offset);
   return { line, column: col };
 }
 
