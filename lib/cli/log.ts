@@ -139,11 +139,8 @@ export async function run(ctx: CommandContext): Promise<number> {
       ...(decisionLogOff() ? { off: "TYHOOKS_DECISION_LOG=off" } : {}),
     });
   }
-  if (!follow) {
-    current?.close();
-    return 0;
-  }
-  await followLog(ctx, { path, reader: current, filter, out });
+  if (follow) await followLog(ctx, { path, reader: current, filter, out });
+  else current?.close();
   return 0;
 }
 
@@ -301,21 +298,17 @@ class LineReader {
     options: { fromStart?: boolean } = {},
   ): Promise<LineReader | null> {
     let info: Deno.FileInfo;
-    try {
-      info = await Deno.lstat(path);
-    } catch (error) {
-      if (error instanceof Deno.errors.NotFound) return null;
-      throw new RunError(`Cannot read the decision log "${path}": ${(error as Error).message}`);
-    }
-    if (!info.isFile) {
-      throw new RunError(`Cannot read the decision log "${path}": it is not a regular file`, {
-        hint: `hint: move it away: mv "${path}" "${path}.bad"`,
-      });
-    }
     let file: Deno.FsFile;
     try {
+      info = await Deno.lstat(path);
+      if (!info.isFile) {
+        throw new RunError(`Cannot read the decision log "${path}": it is not a regular file`, {
+          hint: `hint: move it away: mv "${path}" "${path}.bad"`,
+        });
+      }
       file = await Deno.open(path, { read: true });
     } catch (error) {
+      if (error instanceof RunError) throw error;
       if (error instanceof Deno.errors.NotFound) return null;
       throw new RunError(`Cannot read the decision log "${path}": ${(error as Error).message}`);
     }
