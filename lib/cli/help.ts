@@ -16,6 +16,8 @@ import {
   VERSION_OPTION,
 } from "./types.ts";
 
+const GLOBAL_AND_VERSION = { ...GLOBAL_OPTIONS, ...VERSION_OPTION };
+
 /** The width help is wrapped to: the terminal's, or 80 when stdout is not a terminal. */
 export function helpWidth(): number {
   try {
@@ -128,7 +130,7 @@ export function topHelp(width: number): string {
     ...table(commandRows(COMMANDS), width),
     "",
     "Global options (before or after the command):",
-    ...table(optionRows({ ...GLOBAL_OPTIONS, ...VERSION_OPTION }), width),
+    ...table(optionRows(GLOBAL_AND_VERSION), width),
     "",
     ...prose(`Exit codes: ${exitCodes()}.`, width),
     "",
@@ -175,9 +177,7 @@ export function commandHelp(
   },
 ): string {
   const own = Object.fromEntries(
-    Object.entries(options).filter(([name]) =>
-      !Object.hasOwn(GLOBAL_OPTIONS, name) && !Object.hasOwn(VERSION_OPTION, name)
-    ),
+    Object.entries(options).filter(([name]) => !Object.hasOwn(GLOBAL_AND_VERSION, name)),
   );
   const subcommands = COMMANDS.filter((c) => c.name.startsWith(`${entry.name} `));
   const lines = [
@@ -188,19 +188,11 @@ export function commandHelp(
     ...prose(spec.summary, width),
   ];
   const aliases = (entry.aliases ?? []).filter((a) => a !== entry.name);
-  if (aliases.length) {
-    lines.push(
-      "",
-      ...prose(`Also: ${aliases.map((a) => `tyhooks ${a}`).join(", ")}.`, width),
-    );
-  }
+  const also = aliases.map((a) => `tyhooks ${a}`).join(", ");
+  if (aliases.length) lines.push("", ...prose(`Also: ${also}.`, width));
   if (subcommands.length) lines.push("", "Commands:", ...table(commandRows(subcommands), width));
   if (Object.keys(own).length) lines.push("", "Options:", ...table(optionRows(own), width));
-  lines.push(
-    "",
-    "Global options:",
-    ...table(optionRows({ ...GLOBAL_OPTIONS, ...VERSION_OPTION }), width),
-  );
+  lines.push("", "Global options:", ...table(optionRows(GLOBAL_AND_VERSION), width));
   if (spec.details) lines.push("", ...prose(spec.details, width));
   lines.push("", "Examples:", ...entry.examples.map((e) => `  ${e}`));
   return lines.join("\n") + "\n";
