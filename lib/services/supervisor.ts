@@ -189,12 +189,8 @@ export class Supervisor {
       this.#lastExit = exit;
       if (this.#stop.signal.aborted) break;
       const failed = exit.error !== null || exit.signal !== null || exit.code !== 0;
-      const step = nextStep(
-        this.service.restart,
-        { failed, uptimeMs: exit.uptime_ms },
-        streak,
-        this.#backoff,
-      );
+      const end = { failed, uptimeMs: exit.uptime_ms };
+      const step = nextStep(this.service.restart, end, streak, this.#backoff);
       streak = step.streak;
       if (step.kind === "give_up") {
         this.#state = "given_up";
