@@ -80,31 +80,29 @@ export async function readBoundedBytes(
 ): Promise<Uint8Array> {
   const maxBytes = options.maxBytes ?? MAX_INPUT_BYTES;
   options.signal?.throwIfAborted();
-  if (path !== "-" && options.knownRegular) {
+  if (path === "-") return await readStdin(maxBytes, options.signal);
+  if (options.knownRegular) {
     const bytes = Deno.readFileSync(path);
     if (bytes.length > maxBytes) throw tooLarge(maxBytes);
     return bytes;
   }
-  if (path !== "-") {
-    // stat, not open, decides first: opening a FIFO would wait for a writer.
-    checkRegular(Deno.statSync(path), maxBytes);
-    // Only someone who can change its dir can put a FIFO there after the stat: then the open goes
-    // through node:fs, with O_NONBLOCK. Loading node:fs costs a call about 50 ms, so only then.
-    if (mayBeReplaced(path)) {
-      return await readOpenFile(path, maxBytes, options.signal, options.onOpen);
-    }
-    const file = await Deno.open(path, { read: true });
-    try {
-      options.signal?.throwIfAborted();
-      // What was opened may not be what was checked: check the open file itself.
-      const info = checkRegular(file.statSync(), maxBytes);
-      options.onOpen?.(info);
-      return readRegular((buffer) => file.readSync(buffer), maxBytes, info.size);
-    } finally {
-      file.close();
-    }
+  // stat, not open, decides first: opening a FIFO would wait for a writer.
+  checkRegular(Deno.statSync(path), maxBytes);
+  // Only someone who can change its dir can put a FIFO there after the stat: then the open goes
+  // through node:fs, with O_NONBLOCK. Loading node:fs costs a call about 50 ms, so only then.
+  if (mayBeReplaced(path)) {
+    return await readOpenFile(path, maxBytes, options.signal, options.onOpen);
   }
-  return await readStdin(maxBytes, options.signal);
+  const file = await Deno.open(path, { read: true });
+  try {
+    options.signal?.throwIfAborted();
+    // What was opened may not be what was checked: check the open file itself.
+    const info = checkRegular(file.statSync(), maxBytes);
+    options.onOpen?.(info);
+    return readRegular((buffer) => file.readSync(buffer), maxBytes, info.size);
+  } finally {
+    file.close();
+  }
 }
 
 // `Deno.stdin.read` rather than its `readable` stream, whose first use costs a call about 8 ms. A
