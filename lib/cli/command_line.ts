@@ -58,9 +58,8 @@ export async function prepare(args: string[], output: Output): Promise<Prepared>
   if (meta.help) return { code: EXIT.success.code, stdout: await helpFor(found.typed.split(" ")) };
   if (meta.version) return { code: EXIT.success.code, stdout: await versionLine() };
   const end = command.spec.passesArgs ? found.rest.indexOf("--") : -1;
-  const [read, passed] = end === -1
-    ? [found.rest, []]
-    : [found.rest.slice(0, end), found.rest.slice(end + 1)];
+  const read = end === -1 ? found.rest : found.rest.slice(0, end);
+  const passed = end === -1 ? [] : found.rest.slice(end + 1);
   const { values, positionals } = await parseCommandArgs(found.entry, command.spec, read);
   const globals = globalsFrom(values);
   const log = createLogger({ format: globals.logFormat, level: globals.logLevel });
