@@ -55,19 +55,14 @@ export async function syncHosts(
   options: SyncOptions = {},
 ): Promise<SyncOutcome[]> {
   const ssh = options.ssh ?? sshCommand();
-  const outcomes: SyncOutcome[] = new Array(hosts.length);
   const limit = createLimit(SYNC_PARALLELISM);
-  await Promise.all(hosts.map((host, index) =>
-    limit(async () => {
-      outcomes[index] = await syncHost(host, payload, {
-        ...options,
-        ssh,
-        stage: join(payload.scratch, `host-${index}`),
-      });
-    })
-  ));
-
-  return outcomes;
+  return await Promise.all(
+    hosts.map((host, index) =>
+      limit(() =>
+        syncHost(host, payload, { ...options, ssh, stage: join(payload.scratch, `host-${index}`) })
+      )
+    ),
+  );
 }
 
 /** A step that failed, saying why; the host's outcome carries it. */
