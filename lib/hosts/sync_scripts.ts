@@ -105,10 +105,8 @@ export function parseInspect(stdout: string): Found | string {
     else if (key === "on_path") found.onPath = value === "yes";
     else if (key === "found") found.found = value;
     else if (key === "plugins_dir") found.pluginsDir = value;
-    else if (key === "hash") {
-      const [sha, dest] = [value.slice(0, 64), value.slice(65)];
-      found.hashes.set(dest, sha);
-    } else if (key === "plugin") {
+    else if (key === "hash") found.hashes.set(value.slice(65), value.slice(0, 64)); // "<sha> <dest>"
+    else if (key === "plugin") {
       // sha256sum: "<hex>  ./path" (a name it had to escape starts the line with "\": not ours).
       const match = value.match(/^([0-9a-f]{64}) [ *]\.\/(.*)$/);
       if (match) found.hashes.set(`plugins/${match[2]}`, match[1]);
