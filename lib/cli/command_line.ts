@@ -182,11 +182,8 @@ function globalsFrom(values: CommandContext["values"]): GlobalOptions {
     );
   }
   // `--plugins-dir "$DIR"` with DIR unset must not mean "wherever the caller stands".
-  for (const flag of ["plugins-dir", "hooks-dir"]) {
-    if (values[flag] === "") {
-      throw new UsageError(`Flag "--${flag}" needs a directory, not an empty value`);
-    }
-  }
+  const empty = ["plugins-dir", "hooks-dir"].find((flag) => values[flag] === "");
+  if (empty) throw new UsageError(`Flag "--${empty}" needs a directory, not an empty value`);
   return {
     pluginsDir: values["plugins-dir"] as string | undefined,
     hooksDir: values["hooks-dir"] as string | undefined,
