@@ -93,13 +93,8 @@ export async function preparePayload(options: PayloadOptions = {}): Promise<Payl
       : await listPlugins(options.pluginsDir, options.signal);
     const binary = options.binary ?? (Deno.build.standalone ? Deno.execPath() : undefined);
     if (binary !== undefined) {
-      return {
-        kind: "binary",
-        tyhooks: [await payloadFile("bin/tyhooks", binary)],
-        deno: null,
-        ...plugins,
-        scratch,
-      };
+      const tyhooks = [await payloadFile("bin/tyhooks", binary)];
+      return { kind: "binary", tyhooks, deno: null, ...plugins, scratch };
     }
     const bundle = await bundleOf(import.meta.url, scratch, options);
     const launcher = join(scratch, "tyhooks");
