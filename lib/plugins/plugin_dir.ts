@@ -62,7 +62,7 @@ export async function loadPluginDir(
   dir: string | FoundDir,
   options: LoadDirOptions = {},
 ): Promise<PluginReport> {
-  const { observe, above = new Map() } = options;
+  const { signal, observe, above = new Map() } = options;
   const found = typeof dir === "string" ? null : dir;
   const report = emptyReport(root, found?.path ?? dir as string);
   // StrictModes first: when nobody else can write the manifest, it cannot turn into a FIFO, or
@@ -72,11 +72,7 @@ export async function loadPluginDir(
     : strictModes(report, { root, realDir: found.real, found, above });
   const knownRegular = found?.linked === false && found.manifest.isFile &&
     found.manifest.size <= MAX_MANIFEST_BYTES && unsafe.length === 0;
-  const read = await readManifest(report.manifest, {
-    signal: options.signal,
-    observe,
-    knownRegular,
-  });
+  const read = await readManifest(report.manifest, { signal, observe, knownRegular });
   if (!read.ok) return skip(report, { reason: read.message, at: read.at });
   report.parsed = read;
   const name = await nameOf(read);
