@@ -126,11 +126,7 @@ async function syncHost(
 /** Step 1: runs the inspect script on the host. */
 async function inspect(sync: HostSync, payload: Payload): Promise<Found> {
   const result = await runScript(sync.ssh[0], {
-    args: [
-      ...sync.ssh.slice(1),
-      sync.host,
-      payload.plugins.length > 0 ? "sh -s plugins" : "sh -s",
-    ],
+    args: [...sync.ssh.slice(1), sync.host, payload.plugins.length > 0 ? "sh -s plugins" : "sh -s"],
     stdin: INSPECT,
     timeoutMs: sync.left(),
     signal: sync.signal,
