@@ -253,24 +253,14 @@ class Output {
 }
 
 function textRow(record: DecisionRecord): string[] {
-  const what = record.tool !== ""
-    ? record.tool
-    : record.task_id === null
-    ? ""
-    : `task ${record.task_id}`;
+  const what = record.tool || (record.task_id === null ? "" : `task ${record.task_id}`);
   const date = new Date(record.ts);
   // `2026-12-01 09:00:00`, in local time.
   const time = Number.isNaN(date.getTime())
     ? record.ts
     : rfc3339(date).slice(0, 19).replace("T", " ");
-  return [
-    time,
-    record.event,
-    record.decision,
-    record.plugin || "-",
-    what,
-    record.reason,
-  ].map(escapeControl);
+  const { event, decision, plugin, reason } = record;
+  return [time, event, decision, plugin || "-", what, reason].map(escapeControl);
 }
 
 /**
