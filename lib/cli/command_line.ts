@@ -406,13 +406,9 @@ function metaFlags(
  * that passes it to every call must never get a usage error, and lose a post hook, for it).
  */
 function optionsOf(entry: CommandEntry, spec: CommandSpec): Record<string, OptionSpec> {
-  const help = entry.jsonOutput
-    ? "accepted for symmetry: the output is always JSON"
-    : "accepted for symmetry: this command prints no document";
-  const json: Record<string, OptionSpec> = spec.options.json
-    ? {}
-    : { json: { type: "boolean", help } };
-  return { ...spec.options, ...json, ...GLOBAL_OPTIONS, ...VERSION_OPTION };
+  const why = entry.jsonOutput ? "the output is always JSON" : "this command prints no document";
+  const json: OptionSpec = { type: "boolean", help: `accepted for symmetry: ${why}` };
+  return { ...spec.options, json: spec.options.json ?? json, ...GLOBAL_OPTIONS, ...VERSION_OPTION };
 }
 
 /** Parses `argv` (the words after the command name) against a command's options. */
