@@ -303,38 +303,32 @@ export function foreignLink(path: string): { link: string; uid: number } | null 
   if (me === null) return null;
   let at = path.startsWith("/") ? "/" : Deno.cwd();
   const rest = path.split("/").reverse();
-  // At most 40 links, as Linux follows (ELOOP past that).
-  for (let links = 0; rest.length > 0;) {
-    const name = rest.pop()!;
-    if (name === "" || name === ".") continue;
-    if (name === "..") {
-      at = dirname(at);
-      continue;
+  try {
+    // At most 40 links, as Linux follows (ELOOP past that).
+    for (let links = 0; rest.length > 0;) {
+      const name = rest.pop()!;
+      if (name === "" || name === ".") continue;
+      if (name === "..") {
+        at = dirname(at);
+        continue;
+      }
+      const next = at === "/" ? `/${name}` : `${at}/${name}`;
+      const info = Deno.lstatSync(next);
+      if (!info.isSymlink) {
+        at = next;
+        continue;
+      }
+      if (info.uid !== null && info.uid !== me && info.uid !== 0) {
+        return { link: next, uid: info.uid };
+      }
+      if (++links > 40) return null;
+      const target = Deno.readLinkSync(next);
+      // `at` is a real path (every link before was followed), so ".." in the target is its parent.
+      if (target.startsWith("/")) at = "/";
+      rest.push(...target.split("/").reverse());
     }
-    const next = at === "/" ? `/${name}` : `${at}/${name}`;
-    let info: Deno.FileInfo;
-    try {
-      info = Deno.lstatSync(next);
-    } catch {
-      return null;
-    }
-    if (!info.isSymlink) {
-      at = next;
-      continue;
-    }
-    if (info.uid !== null && info.uid !== me && info.uid !== 0) {
-      return { link: next, uid: info.uid };
-    }
-    if (++links > 40) return null;
-    let target: string;
-    try {
-      target = Deno.readLinkSync(next);
-    } catch {
-      return null;
-    }
-    // `at` is a real path (every link before was followed), so ".." in the target is its parent.
-    if (target.startsWith("/")) at = "/";
-    rest.push(...target.split("/").reverse());
+  } catch {
+    // A path that cannot be followed: reading it fails anyway.
   }
   return null;
 }
