@@ -189,13 +189,12 @@ class PlainReader {
       const close = line.indexOf(quote, from);
       if (close < 0) throw NOT_PLAIN;
       text += line.slice(from, close);
-      if (quote === "'" && line[close + 1] === "'") {
-        text += "'";
-        from = close + 2;
-      } else {
+      if (quote === '"' || line[close + 1] !== "'") {
         if (quote === '"' && text.includes("\\")) throw NOT_PLAIN;
         return [text, close + 1];
       }
+      text += "'";
+      from = close + 2;
     }
   }
 
