@@ -8,6 +8,7 @@
  * @module
  */
 
+import { dirname, resolve } from "./paths.ts";
 import { quoted } from "./text.ts";
 
 /** The default cap: 1 MiB, like the daemon's request bodies. */
@@ -550,106 +551,4 @@ export async function writeAll(
   bytes: Uint8Array,
 ): Promise<void> {
   for (let at = 0; at < bytes.length;) at += await writer.write(bytes.subarray(at));
-}
-
-// POSIX path arithmetic.
-
-/** The path separator. */
-export const sep = "/";
-
-/** True when `path` starts at the root. */
-export function isAbsolute(path: string): boolean {
-  return path.startsWith("/");
-}
-
-// A path with none of these is its own normal form: most paths, joined in loops of thousands.
-const NOT_NORMAL = /(^|\/)\.{1,2}(\/|$)|\/\//;
-
-/** `.` and `..` folded and repeated slashes collapsed; a trailing slash is kept. */
-export function normalize(path: string): string {
-  if (path === "") return ".";
-  if (!NOT_NORMAL.test(path)) return path;
-  const absolute = isAbsolute(path);
-  const folded = collapseDots(path, absolute);
-  const trailing = path.endsWith("/");
-  if (folded === "") return absolute ? "/" : trailing ? "./" : ".";
-  return (absolute ? "/" : "") + folded + (trailing ? "/" : "");
-}
-
-/** The non-empty parts joined with `/`, then normalized; `.` when nothing is left. */
-export function join(...parts: string[]): string {
-  let joined = "";
-  for (const part of parts) if (part !== "") joined = joined === "" ? part : `${joined}/${part}`;
-  return joined === "" ? "." : normalize(joined);
-}
-
-/**
- * The absolute path the parts lead to, read from right to left until one is absolute (the
- * working directory when none is), without a trailing slash.
- */
-export function resolve(...parts: string[]): string {
-  let path = "";
-  let absolute = false;
-  for (let i = parts.length - 1; i >= -1 && !absolute; i--) {
-    const part = i >= 0 ? parts[i] : Deno.cwd();
-    if (part === "") continue;
-    path = path === "" ? part : `${part}/${path}`;
-    absolute = isAbsolute(part);
-  }
-  const folded = collapseDots(path, absolute);
-  return absolute ? `/${folded}` : folded === "" ? "." : folded;
-}
-
-/** Everything before the last part of `path` (`.` or `/` when there is nothing before it). */
-export function dirname(path: string): string {
-  let end = path.length;
-  while (end > 1 && path[end - 1] === "/") end--;
-  const slash = path.lastIndexOf("/", end - 1);
-  if (slash === -1) return ".";
-  if (slash === 0) return "/";
-  // node:path keeps a leading `//` whole (POSIX lets `//` mean something of its own).
-  if (slash === 1 && path[0] === "/") return "//";
-  return path.slice(0, slash);
-}
-
-/** The last part of `path`, trailing slashes ignored. */
-export function basename(path: string): string {
-  let end = path.length;
-  while (end > 0 && path[end - 1] === "/") end--;
-  return path.slice(path.lastIndexOf("/", end - 1) + 1, end);
-}
-
-/** The extension of the last part of `path`, from its last dot (`""` for `.x` and `..`). */
-export function extname(path: string): string {
-  const base = basename(path);
-  const dot = base.lastIndexOf(".");
-  return dot <= 0 || base === ".." ? "" : base.slice(dot);
-}
-
-/** The way from `from` to `to` (both resolved first); `""` when they are the same. */
-export function relative(from: string, to: string): string {
-  const fromParts = parts(resolve(from));
-  const toParts = parts(resolve(to));
-  let common = 0;
-  while (
-    common < fromParts.length && common < toParts.length &&
-    fromParts[common] === toParts[common]
-  ) common++;
-  return [...fromParts.slice(common).map(() => ".."), ...toParts.slice(common)].join("/");
-}
-
-function parts(absolute: string): string[] {
-  return absolute === "/" ? [] : absolute.slice(1).split("/");
-}
-
-/** The parts of `path` with `.` and empty parts dropped and `..` applied, joined with `/`. */
-function collapseDots(path: string, absolute: boolean): string {
-  const out: string[] = [];
-  for (const part of path.split("/")) {
-    if (part === "" || part === ".") continue;
-    if (part !== "..") out.push(part);
-    else if (out.length > 0 && out[out.length - 1] !== "..") out.pop();
-    else if (!absolute) out.push("..");
-  }
-  return out.join("/");
 }

@@ -8,8 +8,8 @@
 
 import { within } from "./async.ts";
 import { escapeControl, escapeJsonControl } from "./text.ts";
-import { stateDir } from "./dirs.ts";
-import { concat, join, openPrivateLog, rotateLog } from "./fs.ts";
+import { join, stateDir } from "./paths.ts";
+import { concat, openPrivateLog, rotateLog } from "./fs.ts";
 
 /** A log level. */
 export type LogLevel = "debug" | "info" | "warn" | "error";

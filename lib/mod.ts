@@ -20,7 +20,7 @@ export {
   type LoggerOptions,
   type LogLevel,
 } from "./log.ts";
-export { hooksDir, pluginsDir } from "./dirs.ts";
+export { hooksDir, pluginsDir } from "./paths.ts";
 export { VERSION } from "./version.ts";
 
 // Plugins: loading, checking, installing.

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { daemonSocket, pluginsDir } from "../dirs.ts";
+import { daemonSocket, pluginsDir } from "../paths.ts";
 import { concat, INPUT_CAPS, notPrivate, readBoundedBytes, writeAll } from "../fs.ts";
 import { parseDuration } from "../async.ts";
 import type { CommandAnswer } from "./hook.ts";

@@ -13,9 +13,9 @@ import { DEFAULT_TIMEOUTS, eventSpec } from "../events.ts";
 import { selfCommand } from "../process/detach.ts";
 import { RUN_FLAGS } from "../hosts/payload.ts";
 import { splitWords } from "../hosts/ssh.ts";
-import { basename, dirname, join, readBounded, resolve, writeAtomic } from "../fs.ts";
+import { basename, dirname, home, join, resolve } from "../paths.ts";
+import { readBounded, writeAtomic } from "../fs.ts";
 import { RunError } from "../errors.ts";
-import { home } from "../dirs.ts";
 import { kindOf, quoted } from "../text.ts";
 import { isRecord } from "../wire/json.ts";
 

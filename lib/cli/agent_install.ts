@@ -15,8 +15,7 @@ import {
 import { AGENTS } from "../agents/table.ts";
 import { knownAgent } from "./agent.ts";
 import { applyChange, planInstall, planUninstall, type SettingsChange } from "../agents/install.ts";
-import { hooksDir, pluginsDir } from "../dirs.ts";
-import { resolve } from "../fs.ts";
+import { hooksDir, pluginsDir, resolve } from "../paths.ts";
 import { quoted } from "../text.ts";
 
 const AGENT_NAMES = AGENTS.map((agent) => agent.name);

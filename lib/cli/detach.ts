@@ -5,8 +5,7 @@
  * @module
  */
 
-import { cacheDir, hooksDir, pluginsDir } from "../dirs.ts";
-import { join } from "../fs.ts";
+import { cacheDir, hooksDir, join, pluginsDir } from "../paths.ts";
 import { type CommandContext, DETACHED_CHILD_FLAG } from "./types.ts";
 import type { Task } from "../wire/task.ts";
 

@@ -7,7 +7,7 @@
 
 import type { CommandContext, CommandSpec } from "./types.ts";
 import { EXIT } from "./types.ts";
-import { hooksDir, pluginsDir } from "../dirs.ts";
+import { hooksDir, pluginsDir } from "../paths.ts";
 import { doctor } from "../doctor/doctor.ts";
 import type { Check } from "../doctor/check.ts";
 import { escapeControl } from "../text.ts";

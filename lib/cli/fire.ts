@@ -16,7 +16,7 @@ import {
 } from "./types.ts";
 import { loadIndex, readTaskOption, runnerOptions, TASK_OPTIONS } from "./runner.ts";
 import { relaunchDetached } from "./detach.ts";
-import { hooksDir } from "../dirs.ts";
+import { hooksDir } from "../paths.ts";
 import { Runner } from "../hooks/runner.ts";
 import { EMPTY_TASK } from "../wire/task.ts";
 import { STATUS_EVENTS, statusEvent, TASK_EVENTS } from "../events.ts";

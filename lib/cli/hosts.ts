@@ -6,8 +6,7 @@
  * @module
  */
 
-import { dirname, resolve } from "../fs.ts";
-import { pluginsDir } from "../dirs.ts";
+import { dirname, pluginsDir, resolve } from "../paths.ts";
 import {
   type CommandContext,
   type CommandModule,

@@ -6,7 +6,7 @@
  */
 
 import { type CommandContext, type CommandModule, stringOption } from "./types.ts";
-import { pluginsDir } from "../dirs.ts";
+import { pluginsDir } from "../paths.ts";
 import { isKnownEvent } from "../events.ts";
 import { scaffoldPlugin } from "../plugins/scaffold.ts";
 import { quoted } from "../text.ts";

@@ -5,7 +5,7 @@
  */
 
 import { type CommandContext, type CommandModule, stringOption } from "./types.ts";
-import { pluginsDir } from "../dirs.ts";
+import { pluginsDir } from "../paths.ts";
 import { installPlugin, type InstallResult, updateInstalls } from "../plugins/install/install.ts";
 import { removePlugin } from "../plugins/install/remove.ts";
 import { logWarnings } from "../plugins/messages.ts";

@@ -1,6 +1,5 @@
 import type { CommandContext, CommandSpec } from "./types.ts";
-import { hooksDir } from "../dirs.ts";
-import { relative } from "../fs.ts";
+import { hooksDir, relative } from "../paths.ts";
 import { loadIndexQuietly } from "./runner.ts";
 import type { Plugin } from "../plugins/types.ts";
 import { logWarnings } from "../plugins/messages.ts";

@@ -1,6 +1,5 @@
 import { type CommandContext, type CommandSpec, UsageError } from "./types.ts";
-import { basename, dirname, resolve } from "../fs.ts";
-import { hooksDir, pluginsDir } from "../dirs.ts";
+import { basename, dirname, hooksDir, pluginsDir, resolve } from "../paths.ts";
 import { validatePluginDir, validatePlugins } from "../plugins/validate.ts";
 import { readLegacyHooks, warningJson } from "../plugins/listing.ts";
 import type { LoadWarning } from "../plugins/types.ts";

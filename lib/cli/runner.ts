@@ -7,7 +7,7 @@
  * @module
  */
 
-import { cacheDir, hooksDir, pluginsDir } from "../dirs.ts";
+import { cacheDir, hooksDir, join, pluginsDir, resolve } from "../paths.ts";
 import {
   type CommandContext,
   type CommandModule,
@@ -20,7 +20,7 @@ import {
 import type { Task } from "../wire/task.ts";
 import type { PluginIndex } from "../plugins/types.ts";
 import { Runner, type RunnerOptions } from "../hooks/runner.ts";
-import { INPUT_CAPS, join, readBounded, readBoundedBytes, resolve } from "../fs.ts";
+import { INPUT_CAPS, readBounded, readBoundedBytes } from "../fs.ts";
 import { clearableTimeout, createLimit } from "../async.ts";
 import { DEFAULT_TIMEOUTS, TASK_PLACEMENT, TASK_ROUTE } from "../events.ts";
 import type { RouteResult } from "../consult/route.ts";

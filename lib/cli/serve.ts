@@ -5,7 +5,7 @@ import {
   stringOption,
   UsageError,
 } from "./types.ts";
-import { hooksDir, pluginsDir } from "../dirs.ts";
+import { hooksDir, pluginsDir } from "../paths.ts";
 import { checkExposure, formatListen, parseListen, readTokenFile } from "../serve/listen.ts";
 import { DEFAULT_MAX_PROCS } from "../serve/limits.ts";
 import { DEFAULT_MAX_CONNS } from "../serve/conn_server.ts";

@@ -15,7 +15,7 @@ import {
 import { failureReason, type RunResult, succeeded } from "../process/run_script.ts";
 import type { LogFields } from "../log.ts";
 import type { LoadWarning, PluginIndex } from "../plugins/types.ts";
-import { basename, dirname } from "../fs.ts";
+import { basename, dirname } from "../paths.ts";
 import {
   boolean,
   type Infer,

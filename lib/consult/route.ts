@@ -5,7 +5,7 @@
  * @module
  */
 
-import { normalize } from "../fs.ts";
+import { normalize } from "../paths.ts";
 import { excerpt } from "../text.ts";
 import { consult, type ConsultOptions, type ConsultRunner, pluginHandlers } from "./consult.ts";
 import { failureReason, succeeded } from "../process/run_script.ts";

@@ -17,7 +17,7 @@ import {
 import { eventSpec } from "../events.ts";
 import { isRecord } from "../wire/json.ts";
 import { quoted } from "../text.ts";
-import { isAbsolute } from "../fs.ts";
+import { isAbsolute } from "../paths.ts";
 
 /** One hook entry of a settings file that runs tyhooks. */
 interface Entry {

@@ -6,8 +6,8 @@
  */
 
 import { type Check, passed, problem } from "./check.ts";
-import { currentUid, dirname, modeText, notPrivate } from "../fs.ts";
-import { daemonSocket } from "../dirs.ts";
+import { daemonSocket, dirname } from "../paths.ts";
+import { currentUid, modeText, notPrivate } from "../fs.ts";
 import { quoted } from "../text.ts";
 import { VERSION } from "../version.ts";
 import { isRecord } from "../wire/json.ts";

@@ -7,7 +7,7 @@
 
 import { type Check, passed, problem } from "./check.ts";
 import { DENO_VERSION } from "../version.ts";
-import { basename, dirname } from "../fs.ts";
+import { basename, dirname } from "../paths.ts";
 import { quoted } from "../text.ts";
 
 /** How this tyhooks runs, as far as it can tell. */

@@ -6,8 +6,8 @@
  */
 
 import { type Check, passed, problem } from "./check.ts";
-import { checkPrivateDir, join } from "../fs.ts";
-import { cacheDir } from "../dirs.ts";
+import { cacheDir, join } from "../paths.ts";
+import { checkPrivateDir } from "../fs.ts";
 import { quoted } from "../text.ts";
 
 /** The index cache and spool checks, in the order `doctor` prints them. */

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { join } from "../fs.ts";
+import { join } from "../paths.ts";
 import { excerpt } from "../text.ts";
 import type { Limit } from "../async.ts";
 import type { Plugin, PluginIndex } from "../plugins/types.ts";

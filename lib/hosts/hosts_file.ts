@@ -12,15 +12,8 @@
  */
 
 import { HostsFileError, RunError } from "../errors.ts";
-import {
-  dirname,
-  foreignLink,
-  type OpenedFile,
-  readBounded,
-  resolve,
-  unsafeDirReason,
-  unsafeMode,
-} from "../fs.ts";
+import { dirname, resolve } from "../paths.ts";
+import { foreignLink, type OpenedFile, readBounded, unsafeDirReason, unsafeMode } from "../fs.ts";
 import { sshCommand } from "./ssh.ts";
 
 /** One host of a hosts file. */

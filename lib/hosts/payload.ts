@@ -11,7 +11,8 @@ import { createHash } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import denoConfig from "../../deno.json" with { type: "json" };
 import { failureReason, runScript, succeeded } from "../process/run_script.ts";
-import { basename, dirname, isFile, join, relative, resolve } from "../fs.ts";
+import { basename, dirname, join, relative, resolve } from "../paths.ts";
+import { isFile } from "../fs.ts";
 import { RunError } from "../errors.ts";
 import { quoted } from "../text.ts";
 

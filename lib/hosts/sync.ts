@@ -12,7 +12,7 @@ import type { HostFacts } from "../wire/host_facts.ts";
 import { sshCommand } from "./ssh.ts";
 import { runScript, succeeded } from "../process/run_script.ts";
 import { askHost, formatBytes, sshFailure } from "./pick.ts";
-import { join } from "../fs.ts";
+import { join } from "../paths.ts";
 import type { Payload, PayloadFile } from "./payload.ts";
 import { type Found, INSPECT, parseInspect, stage, unpackCommand } from "./sync_scripts.ts";
 

@@ -5,11 +5,11 @@
  * @module
  */
 
-import { join } from "../fs.ts";
+import { join } from "../paths.ts";
 import type { PayloadFile } from "./payload.ts";
 
 // Where a sync puts things on the host, shared by the inspect and apply scripts. The plugins dir
-// is the one tyhooks there reads by default (lib/dirs.ts: Go's os.UserConfigDir).
+// is the one tyhooks there reads by default (lib/paths.ts: Go's os.UserConfigDir).
 const WHERE = `home=\${HOME:?}
 bin=$home/.local/bin
 share=$home/.local/share/tyhooks

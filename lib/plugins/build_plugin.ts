@@ -9,7 +9,8 @@
 import { describeIssue, dropped, type Issue, outsideDir, type Problem } from "./messages.ts";
 import { isKnownEvent } from "../events.ts";
 import { checkCwd, checkScript, type PluginRoot } from "./script_path.ts";
-import { extname, isFile, join } from "../fs.ts";
+import { extname, join } from "../paths.ts";
+import { isFile } from "../fs.ts";
 import {
   ENV_ENTRY,
   type Plugin,

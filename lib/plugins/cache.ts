@@ -11,17 +11,8 @@
 
 import type { PluginIndex } from "./types.ts";
 import type { LoadOptions } from "./load.ts";
-import {
-  checkPrivateDir,
-  checkPrivateFile,
-  dirname,
-  join,
-  normalize,
-  readBoundedBytes,
-  resolve,
-  sep,
-  writeAtomic,
-} from "../fs.ts";
+import { dirname, join, normalize, resolve, sep } from "../paths.ts";
+import { checkPrivateDir, checkPrivateFile, readBoundedBytes, writeAtomic } from "../fs.ts";
 import { quoted } from "../text.ts";
 import { isRecord } from "../wire/json.ts";
 

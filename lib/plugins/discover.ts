@@ -8,7 +8,7 @@
  * @module
  */
 
-import { join, relative } from "../fs.ts";
+import { join, relative } from "../paths.ts";
 import type { FoundDir, LoadWarning, Observe } from "./types.ts";
 import { quoted } from "../text.ts";
 

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { join } from "../fs.ts";
+import { join } from "../paths.ts";
 import type { LoadWarning, Plugin, PluginIndex } from "./types.ts";
 import { closest, quoted } from "../text.ts";
 import { cannotStart } from "./messages.ts";

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { resolve } from "../fs.ts";
+import { resolve } from "../paths.ts";
 import type { LoadWarning, Observe, Plugin, PluginIndex } from "./types.ts";
 import { byBytes, discoverPluginDirs } from "./discover.ts";
 import { loadPluginDir, type PluginReport } from "./plugin_dir.ts";

@@ -18,7 +18,8 @@ import {
 } from "./read_manifest.ts";
 import { hasControl, quoted } from "../text.ts";
 import { isRecord } from "../wire/json.ts";
-import { dirname, join, relative, unsafeMode } from "../fs.ts";
+import { dirname, join, relative } from "../paths.ts";
+import { unsafeMode } from "../fs.ts";
 import { buildPlugin, isUsable, type NamedScript } from "./build_plugin.ts";
 
 /** Everything learned about one plugin dir. */

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { join } from "../fs.ts";
+import { join } from "../paths.ts";
 import { InputError, RunError } from "../errors.ts";
 import { closest, hasControl, quoted } from "../text.ts";
 import {

@@ -6,7 +6,8 @@
  * @module
  */
 
-import { join, sep, unsafeMode } from "../fs.ts";
+import { join, sep } from "../paths.ts";
+import { unsafeMode } from "../fs.ts";
 import type { Observe } from "./types.ts";
 
 /** A plugin dir as given and as resolved through symlinks. */

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { dirname, resolve } from "../fs.ts";
+import { dirname, resolve } from "../paths.ts";
 import type { LoadWarning } from "./types.ts";
 import { type Collected, collectReports, foldReports, type LoadOptions } from "./load.ts";
 import { loadPluginDir, nameAt, type PluginReport } from "./plugin_dir.ts";

@@ -10,7 +10,7 @@
 import { type Logger, silentLogger } from "../log.ts";
 import type { LoadWarning, PluginIndex } from "../plugins/types.ts";
 import { logWarnings } from "../plugins/messages.ts";
-import { basename, dirname } from "../fs.ts";
+import { basename, dirname } from "../paths.ts";
 
 /** Options of {@linkcode watchDir}: how the daemon watches the plugins dir. */
 export interface WatchDirOptions {

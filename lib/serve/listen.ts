@@ -5,18 +5,14 @@
  * @module
  */
 
-import { defaultSocket } from "../dirs.ts";
+import { defaultSocket, dirname, isAbsolute, join, resolve } from "../paths.ts";
 import { InputError, RunError } from "../errors.ts";
 import {
   currentUid,
-  dirname,
   foreignLink,
-  isAbsolute,
-  join,
   modeText,
   notPrivate,
   readBounded,
-  resolve,
   unsafeDirReason,
 } from "../fs.ts";
 import { errorResponse } from "./http.ts";

@@ -30,7 +30,7 @@ import { type HolderLoadOptions, IndexHolder } from "./index_holder.ts";
 import { type DaemonRunners, type DaemonState, requestHandler, requeue } from "./endpoints.ts";
 import type { ServiceSet } from "../services/service_set.ts";
 import { Spool } from "../spool/spool.ts";
-import { resolve } from "../fs.ts";
+import { resolve } from "../paths.ts";
 import { PersistentHooks } from "./persistent.ts";
 
 /** Options of {@linkcode startDaemon}. */

@@ -7,7 +7,8 @@
  * @module
  */
 
-import { checkPrivateFile, join, readBoundedBytes } from "../fs.ts";
+import { join } from "../paths.ts";
+import { checkPrivateFile, readBoundedBytes } from "../fs.ts";
 import { decodeJson, isRecord } from "../wire/json.ts";
 
 /** One entry at most: a detached run's whole work document. */

@@ -5,7 +5,8 @@
  * @module
  */
 
-import { checkPrivateFile, join } from "../fs.ts";
+import { join } from "../paths.ts";
+import { checkPrivateFile } from "../fs.ts";
 import { readDirSafe } from "./entry.ts";
 
 export const RUNNER = /^run-[0-9a-f]{16}$/;

@@ -16,10 +16,10 @@
  * @module
  */
 
-import { stateDir } from "../dirs.ts";
+import { join, stateDir } from "../paths.ts";
 import { RunError } from "../errors.ts";
 import { type Logger, RateLog, silentLogger } from "../log.ts";
-import { checkPrivateDir, join } from "../fs.ts";
+import { checkPrivateDir } from "../fs.ts";
 import {
   encodeEntry,
   ENTRY,

@@ -19,7 +19,7 @@ const COSTLY = [
   /^npm:|node_modules|\/zod@|\/yaml@|\/registry\.npmjs\.org\//,
   /^ext:deno_node\/fs\.ts$/, // node:fs: ~68 Node modules (process, streams, net)
   /^ext:deno_node\/util\.ts$/, // node:util: ~40 (parseArgs; command_line.ts reads plain lines itself)
-  /^ext:deno_node\/path\/mod\.ts$/, // node:path: lib/fs.ts path arithmetic instead
+  /^ext:deno_node\/path\/mod\.ts$/, // node:path: lib/paths.ts instead
   /^ext:deno_node\/async_hooks\.ts$/, // only a cold load records what it read
 ];
 

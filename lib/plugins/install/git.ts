@@ -7,7 +7,8 @@
  */
 
 import { failureReason, runScript, succeeded } from "../../process/run_script.ts";
-import { join, readBounded } from "../../fs.ts";
+import { join } from "../../paths.ts";
+import { readBounded } from "../../fs.ts";
 import { RunError } from "../../errors.ts";
 import { ALLOWED_PROTOCOLS } from "./source.ts";
 

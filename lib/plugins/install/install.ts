@@ -13,7 +13,7 @@ import type { LoadWarning, Plugin, PluginIndex } from "../types.ts";
 import { isInside } from "../script_path.ts";
 import { isSafeDirName } from "../scaffold.ts";
 import { quoted } from "../../text.ts";
-import { basename, dirname, join, relative } from "../../fs.ts";
+import { basename, dirname, join, relative } from "../../paths.ts";
 import { InputError, RunError } from "../../errors.ts";
 import {
   checkInstallName,

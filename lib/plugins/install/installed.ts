@@ -9,7 +9,8 @@
 
 import type { PluginIndex } from "../types.ts";
 import { isInside } from "../script_path.ts";
-import { basename, dirname, join, readBounded, relative, sep, writeAtomic } from "../../fs.ts";
+import { basename, dirname, join, relative, sep } from "../../paths.ts";
+import { readBounded, writeAtomic } from "../../fs.ts";
 import { quoted } from "../../text.ts";
 import { isRecord } from "../../wire/json.ts";
 import { RunError } from "../../errors.ts";

@@ -9,7 +9,7 @@
 import { loadPlugins } from "../load.ts";
 import { isInside } from "../script_path.ts";
 import { quoted } from "../../text.ts";
-import { dirname, join, relative } from "../../fs.ts";
+import { dirname, join, relative } from "../../paths.ts";
 import { RunError } from "../../errors.ts";
 import { findNamed, firstSymlink, installFolderOf, saveSource } from "./installed.ts";
 

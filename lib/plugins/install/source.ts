@@ -8,7 +8,7 @@
  */
 
 import { hasControl, quoted } from "../../text.ts";
-import { basename, resolve } from "../../fs.ts";
+import { basename, resolve } from "../../paths.ts";
 import { InputError } from "../../errors.ts";
 import { isSafeDirName } from "../scaffold.ts";
 

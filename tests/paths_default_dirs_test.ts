@@ -4,7 +4,7 @@ import { valueIn } from "./_cli.ts";
 // configDir() reads HOME and XDG_CONFIG_HOME: set in a child's environment, never in this
 // process's, which parallel test modules share.
 const configDirWith = (env: Record<string, string>, os: string) =>
-  valueIn({ configDir: "lib/dirs.ts" }, `configDir({ os: "${os}" })`, { env });
+  valueIn({ configDir: "lib/paths.ts" }, `configDir({ os: "${os}" })`, { env });
 
 Deno.test("configDir() on macOS is $HOME/Library/Application Support even with XDG_CONFIG_HOME, as Go's", async () => {
   assert.equal(

@@ -1,11 +1,11 @@
 /**
- * The path arithmetic of lib/fs.ts gives what node:path (posix) gives, on a corpus of ordinary
+ * The path arithmetic of lib/paths.ts gives what node:path (posix) gives, on a corpus of ordinary
  * and odd paths and every pair of them.
  */
 
 import assert from "node:assert/strict";
 import * as node from "node:path";
-import * as ours from "../lib/fs.ts";
+import * as ours from "../lib/paths.ts";
 
 const CORPUS = [
   "",
