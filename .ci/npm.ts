@@ -15,7 +15,7 @@
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import config from "../deno.json" with { type: "json" };
-import { RUN_FLAGS } from "../lib/hosts/payload.ts";
+import { RUN_FLAGS } from "../lib/process/detach.ts";
 import { DENO_VERSION } from "../lib/version.ts";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");

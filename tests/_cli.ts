@@ -10,7 +10,7 @@
 
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { RUN_FLAGS } from "../lib/hosts/payload.ts";
+import { RUN_FLAGS } from "../lib/process/detach.ts";
 
 /** The repository root. */
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");

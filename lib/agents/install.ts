@@ -11,7 +11,6 @@
 import { type AgentSpec, pluginEvent } from "./table.ts";
 import { DEFAULT_TIMEOUTS, eventSpec } from "../events.ts";
 import { selfCommand } from "../process/detach.ts";
-import { RUN_FLAGS } from "../hosts/payload.ts";
 import { splitWords } from "../hosts/ssh.ts";
 import { basename, dirname, home, join, resolve } from "../paths.ts";
 import { readBounded, writeAtomic } from "../fs.ts";
@@ -58,9 +57,7 @@ export interface SettingsChange {
  * `deno run` with the binary's grants and V8 flags and the entry file, each by absolute path.
  */
 export function tyhooksCommand(): string[] {
-  const words = selfCommand({
-    denoFlags: RUN_FLAGS.filter((flag) => !flag.startsWith("--allow-")),
-  });
+  const words = selfCommand();
   // The entry file by path, as a person reads it and `doctor` checks it exists.
   return words.map((word) =>
     word.startsWith("file:") ? decodeURIComponent(new URL(word).pathname) : word

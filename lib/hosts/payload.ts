@@ -9,32 +9,12 @@
 
 import { createHash } from "node:crypto";
 import { fileURLToPath } from "node:url";
-import denoConfig from "../../deno.json" with { type: "json" };
 import { failureReason, runScript, succeeded } from "../process/run_script.ts";
+import { RUN_FLAGS } from "../process/detach.ts";
 import { basename, dirname, join, relative, resolve } from "../paths.ts";
 import { isFile } from "../fs.ts";
 import { RunError } from "../errors.ts";
 import { quoted } from "../text.ts";
-
-/**
- * The grants the binary is compiled with (deno.json's `tyhooks` permission set) as `--allow-*`
- * flags, then `deno task cli`'s `--unstable-lazy-dynamic-imports` (Deno then reads a module a
- * command may import only when it does: without it every start reads the whole CLI's sources,
- * about 100 files), then the V8 flags of `deno task compile`, read from deno.json here and nowhere
- * else: the launcher and the tests run tyhooks with them, so what runs is what ships.
- */
-export const RUN_FLAGS: readonly string[] = [
-  ...Object.entries(denoConfig.permissions.tyhooks as Record<string, boolean | string[]>)
-    .flatMap(([name, grant]) =>
-      grant === true
-        ? [`--allow-${name}`]
-        : Array.isArray(grant)
-        ? [`--allow-${name}=${grant.join(",")}`]
-        : []
-    ),
-  ...(denoConfig.tasks.cli.command.match(/--unstable-[\w-]+/g) ?? []),
-  ...(denoConfig.tasks.compile.command.match(/--v8-flags=\S+/g) ?? []),
-];
 
 /** One file to put on a host, and the local file it comes from. */
 export interface PayloadFile {

@@ -8,12 +8,33 @@
  * @module
  */
 
+import denoConfig from "../../deno.json" with { type: "json" };
 import { RunError } from "../errors.ts";
 import { concat, isFile, openPrivateLog, readBounded, rotateLog } from "../fs.ts";
 import { clearableTimeout } from "../async.ts";
 import { signalGroup } from "./group.ts";
 
 const PERMISSIONS = ["read", "write", "env", "run", "sys", "net"] as const;
+
+/**
+ * The grants the binary is compiled with (deno.json's `tyhooks` permission set) as `--allow-*`
+ * flags, then `deno task cli`'s `--unstable-lazy-dynamic-imports` (Deno then reads a module a
+ * command may import only when it does: without it every start reads the whole CLI's sources,
+ * about 100 files), then the V8 flags of `deno task compile`, read from deno.json here and nowhere
+ * else: the launcher and the tests run tyhooks with them, so what runs is what ships.
+ */
+export const RUN_FLAGS: readonly string[] = [
+  ...Object.entries(denoConfig.permissions.tyhooks as Record<string, boolean | string[]>)
+    .flatMap(([name, grant]) =>
+      grant === true
+        ? [`--allow-${name}`]
+        : Array.isArray(grant)
+        ? [`--allow-${name}=${grant.join(",")}`]
+        : []
+    ),
+  ...(denoConfig.tasks.cli.command.match(/--unstable-[\w-]+/g) ?? []),
+  ...(denoConfig.tasks.compile.command.match(/--v8-flags=\S+/g) ?? []),
+];
 
 /** What the background run writes on its stdout once it has read its work. */
 const ACK = "tyhooks: work received\n";
@@ -36,9 +57,12 @@ export const LAUNCHER_ENV = "TYHOOKS_LAUNCHER";
 
 /**
  * The command line that starts this same tyhooks: the compiled binary, else its launcher
- * ({@linkcode LAUNCHER_ENV}), else `deno run` with this process's permissions and `denoFlags`.
+ * ({@linkcode LAUNCHER_ENV}), else `deno run` with this process's permissions and the start and
+ * V8 flags of {@linkcode RUN_FLAGS}. Other V8 flags than the caller's would cost both more than
+ * a start: Deno keys its code cache on them, so each would compile every module afresh and
+ * replace the other's cache (a detached run made the agent's next call about 15 ms slower).
  */
-export function selfCommand(options: { denoFlags?: readonly string[] } = {}): string[] {
+export function selfCommand(): string[] {
   if (Deno.build.standalone) return [Deno.execPath()];
   const launcher = Deno.env.get(LAUNCHER_ENV);
   // Only a path that can be run from anywhere: a relative one means the caller's directory.
@@ -53,7 +77,8 @@ export function selfCommand(options: { denoFlags?: readonly string[] } = {}): st
   const configFlags = main.protocol === "file:" && isFile(config)
     ? ["--config", config.pathname]
     : [];
-  const run = ["run", "--quiet", "--no-prompt", ...flags, ...(options.denoFlags ?? [])];
+  const startFlags = RUN_FLAGS.filter((flag) => !flag.startsWith("--allow-"));
+  const run = ["run", "--quiet", "--no-prompt", ...flags, ...startFlags];
   return [Deno.execPath(), ...run, ...configFlags, main.href];
 }
 

@@ -9,7 +9,8 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cli, MAIN, makeTree, PERMISSION_FLAGS, tempDir, V8_FLAGS } from "../_cli.ts";
+import { cli, MAIN, makeTree, PERMISSION_FLAGS, START_FLAGS, tempDir, V8_FLAGS } from "../_cli.ts";
+import { agentPayload, waitForFile } from "../_procs.ts";
 
 /** Modules that must never load on a warm call: each costs milliseconds of every start. */
 const COSTLY = [
@@ -23,18 +24,39 @@ const COSTLY = [
   /^ext:deno_node\/async_hooks\.ts$/, // only a cold load records what it read
 ];
 
+/** Runs tyhooks as cli() does, with Deno's debug log (cli()'s --quiet silences it): its stderr. */
+async function debugLog(args: string[], env: Record<string, string>, stdin?: string) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--log-level=debug",
+      ...PERMISSION_FLAGS,
+      ...START_FLAGS,
+      ...V8_FLAGS,
+      MAIN,
+      ...args,
+    ],
+    env: { NO_COLOR: "1", ...env },
+    stdin: stdin === undefined ? "null" : "piped",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  if (stdin !== undefined) {
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(stdin));
+    await writer.close();
+  }
+  const run = await child.output();
+  const stderr = new TextDecoder().decode(run.stderr);
+  assert.equal(run.code, 0, stderr.slice(-2000));
+  return stderr;
+}
+
 async function modulesLoaded(args: string[], env: Record<string, string>): Promise<string[]> {
   // Twice first: the index cache is written, then every module is in Deno's code cache, whose
   // "hit" line is what the third run logs for each module it evaluates.
   for (let i = 0; i < 2; i++) assert.equal((await cli(args, { env })).code, 0);
-  // Not through cli(): its --quiet silences the debug log.
-  const run = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--log-level=debug", ...PERMISSION_FLAGS, ...V8_FLAGS, MAIN, ...args],
-    env: { NO_COLOR: "1", ...env },
-    stdin: "null",
-  }).output();
-  const stderr = new TextDecoder().decode(run.stderr);
-  assert.equal(run.code, 0, stderr.slice(-2000));
+  const stderr = await debugLog(args, env);
   const loaded = [...stderr.matchAll(/code cache (?:hit )?for ES module: ([^,\s]+)/g)]
     .map((m) => m[1]);
   return [...new Set(loaded)];
@@ -84,3 +106,33 @@ for (const [name, args, files, atMost] of CALLS) {
     assert.ok(own.length <= atMost, `${own.length} modules:\n${own.join("\n")}`);
   });
 }
+
+// Deno keys its code cache on the V8 flags: a background run started with others would compile
+// every module afresh and replace the cache, and the agent's next call would compile them again.
+Deno.test("a notified agent event's background run leaves the next call's code cache as it was", async () => {
+  const dir = await makeTree({
+    "g/plugin.yaml": "name: g\nhooks:\n  pre_tool_call: guard.sh\n  post_tool_call: post.sh\n",
+    "g/guard.sh": '#!/bin/sh\necho \'{"action":"allow"}\'\n',
+    "g/post.sh": "#!/bin/sh\ncat >/dev/null\n",
+  });
+  const home = await tempDir();
+  const env = {
+    HOME: home,
+    XDG_CACHE_HOME: join(home, "cache"),
+    XDG_STATE_HOME: join(home, "state"),
+    TYHOOKS_DAEMON: "off",
+  };
+  const args = ["agent", "claude", "--plugins-dir", dir];
+  const pre = agentPayload("claude", "PreToolUse");
+  for (let i = 0; i < 2; i++) assert.equal((await cli(args, { env, stdin: pre })).code, 0);
+  const post = await cli(args, { env, stdin: agentPayload("claude", "PostToolUse") });
+  assert.equal(post.code, 0, post.stderr);
+  await waitForFile(join(home, "cache", "tyhooks", "detached.log"), {
+    ms: 30_000,
+    ready: (text) => text.includes("Ran 1 spooled event"),
+  });
+  const log = await debugLog(args, env, pre);
+  assert.match(log, /code cache hit for ES module: file:.*\/main\.ts/);
+  const compiled = [...log.matchAll(/Updating V8 code cache for ES module: (file:[^,\s]+)/g)];
+  assert.deepEqual(compiled.map((m) => m[1]), []);
+});

@@ -6,7 +6,8 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { launcherScript, preparePayload, RUN_FLAGS, sha256File } from "../../lib/hosts/payload.ts";
+import { launcherScript, preparePayload, sha256File } from "../../lib/hosts/payload.ts";
+import { RUN_FLAGS } from "../../lib/process/detach.ts";
 import { cli, PERMISSION_FLAGS, ROOT, shScript, START_FLAGS, tempDir, V8_FLAGS } from "../_cli.ts";
 import { VERSION } from "../../lib/version.ts";
 
