@@ -10,9 +10,10 @@
  * (c) PostToolUse through the daemon (spooled, 202).
  * (d) PostToolUse without it (handed to a detached run).
  *
- * A post event leaves work behind (the daemon's hook run, or the detached run's whole Deno start);
- * each call waits out the one before it (`SETTLE_MS`), else on 2 cores that work is timed as part
- * of whichever case follows it.
+ * A post event leaves work behind (the daemon's hook run, or the detached run's whole Deno start):
+ * each call waits until the spools are empty again, then `SETTLE_MS` more, else on 2 cores that
+ * work is timed as part of whichever case follows it. (A fixed wait was not enough: a detached run
+ * still ending made the call after it about 15 ms slower.)
  */
 
 import { join } from "node:path";
@@ -23,7 +24,7 @@ import { agentPayload } from "../_procs.ts";
 const rounds = Number(Deno.args[0] ?? 30);
 const FLAGS = ["run", "--quiet", ...PERMISSION_FLAGS, ...START_FLAGS, ...V8_FLAGS];
 const encoder = new TextEncoder();
-/** Longer than a detached run's start and its hook: the machine is quiet again after it. */
+/** After the last leftover work ended: the machine is quiet again. */
 const SETTLE_MS = 400;
 
 const PRE = agentPayload("claude", "PreToolUse");
@@ -60,6 +61,13 @@ const env = {
   XDG_STATE_HOME: join(dir, "state"),
   TY_PLUGINS_DIR: plugins,
 };
+// The detached runs spool apart from the daemon, whose spool keeps its own run dir: each spool is
+// done once it holds no entry (the daemon's) and no run dir (a detached run's).
+const detachedState = join(dir, "state-detached");
+const SPOOLS = [
+  join(env.XDG_STATE_HOME, "tyhooks", "spool"),
+  join(detachedState, "tyhooks", "spool"),
+];
 
 const daemon = new Deno.Command(Deno.execPath(), {
   args: [...FLAGS, MAIN, "serve", "--listen", `unix:${socket}`],
@@ -86,13 +94,37 @@ async function once(args: string[], extra: Record<string, string>, input?: strin
   return took;
 }
 
+/** Whether a spool still holds work: an entry, or the run dir of a detached run. */
+async function holdsWork(spool: string, { daemon }: { daemon: boolean }): Promise<boolean> {
+  try {
+    for await (const entry of Deno.readDir(spool)) {
+      if (entry.name.endsWith(".json") || (entry.isDirectory && !daemon)) return true;
+      if (entry.isDirectory && (await holdsWork(join(spool, entry.name), { daemon }))) return true;
+    }
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  return false;
+}
+
+async function settle() {
+  for (let i = 0; i < 2000; i++) {
+    const busy = (await holdsWork(SPOOLS[0], { daemon: true })) ||
+      (await holdsWork(SPOOLS[1], { daemon: false }));
+    if (!busy) break;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+}
+
 const agent = [...FLAGS, MAIN, "agent", "claude"];
+const detached = { TYHOOKS_DAEMON: "off", XDG_STATE_HOME: detachedState };
 const CASES: [string, () => Promise<number>][] = [
   ["empty deno run", () => once([...FLAGS, empty], {})],
   ["(a) PreToolUse, in-process", () => once(agent, { TYHOOKS_DAEMON: "off" }, PRE)],
   ["(b) PreToolUse, daemon", () => once(agent, { TYHOOKS_DAEMON: socket }, PRE)],
   ["(c) PostToolUse, daemon", () => once(agent, { TYHOOKS_DAEMON: socket }, POST)],
-  ["(d) PostToolUse, no daemon", () => once(agent, { TYHOOKS_DAEMON: "off" }, POST)],
+  ["(d) PostToolUse, no daemon", () => once(agent, detached, POST)],
 ];
 
 try {
@@ -104,7 +136,7 @@ try {
     // Alternate the order; the first two rounds only warm the caches.
     const order = round % 2 ? [...CASES].reverse() : CASES;
     for (const [name, call] of order) {
-      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+      await settle();
       const took = await call();
       if (round >= 0) times.set(name, [...times.get(name) ?? [], took]);
     }
