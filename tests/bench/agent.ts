@@ -12,8 +12,7 @@
  *
  * A post event leaves work behind (the daemon's hook run, or the detached run's whole Deno start):
  * each call waits until the spools are empty again, then `SETTLE_MS` more, else on 2 cores that
- * work is timed as part of whichever case follows it. (A fixed wait was not enough: a detached run
- * still ending made the call after it about 15 ms slower.)
+ * work is timed as part of whichever case follows it, however slow the machine is that day.
  */
 
 import { join } from "node:path";
