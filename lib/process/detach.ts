@@ -12,7 +12,7 @@ import denoConfig from "../../deno.json" with { type: "json" };
 import { RunError } from "../errors.ts";
 import { concat, isFile, openPrivateLog, readBounded, rotateLog } from "../fs.ts";
 import { clearableTimeout } from "../async.ts";
-import { signalGroup } from "./group.ts";
+import { findSetsid, signalGroup } from "./group.ts";
 
 const PERMISSIONS = ["read", "write", "env", "run", "sys", "net"] as const;
 
@@ -231,13 +231,17 @@ function start(
 ): Deno.ChildProcess {
   // sh does the redirection so the background run owns its log file, not a pipe to us.
   const target = log.path === null ? redirect.replaceAll('"$0"', "/dev/null") : redirect;
+  const sh = ["/bin/sh", "-c", `exec "$@" ${target}`, log.path ?? "sh", ...command];
+  // Its own session through setsid(1) where there is one, as every hook's: Deno's own
+  // `detached` leaves its fast spawn path.
+  const setsid = findSetsid();
   try {
-    return new Deno.Command("/bin/sh", {
-      args: ["-c", `exec "$@" ${target}`, log.path ?? "sh", ...command],
+    return new Deno.Command(setsid ?? sh[0], {
+      args: setsid === null ? sh.slice(1) : sh,
       stdin: pipes,
       stdout: pipes,
       stderr: "null",
-      detached: true,
+      detached: setsid === null,
     }).spawn();
   } catch (error) {
     throw new RunError(`Cannot start the background tyhooks: ${(error as Error).message}`);

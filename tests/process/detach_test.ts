@@ -22,6 +22,20 @@ Deno.test("spawnDetached() appends the background run's output to the log", asyn
   assert.equal(await waitForText(log, "second\n"), "first\nsecond\n");
 });
 
+Deno.test("spawnDetached() starts the run as the leader of a session of its own, with the pid it returns", async () => {
+  const log = join(await tempDir(), "detached.log");
+  // Fields 1, 5 and 6 of /proc/PID/stat: the pid, its group and its session.
+  const run = spawnDetached([
+    "sh",
+    "-c",
+    'read -r pid _ _ _ pgid sid _ </proc/$$/stat; echo "$pid $pgid $sid ."',
+  ], log);
+  const line = await waitForText(log, " .\n");
+  assert.equal(line, `${run.pid} ${run.pid} ${run.pid} .\n`);
+  const ours = Deno.readTextFileSync("/proc/self/stat").split(") ")[1].split(" ")[3];
+  assert.notEqual(String(run.pid), ours);
+});
+
 Deno.test("spawnDetached() moves a full log to .1 and starts a fresh one, keeping two files", async () => {
   const log = join(await tempDir(), "detached.log");
   await Deno.writeTextFile(log, "x".repeat(100));
