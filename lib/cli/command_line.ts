@@ -16,9 +16,9 @@ import {
   EXIT,
   GLOBAL_OPTIONS,
   type GlobalOptions,
+  LINE_OPTIONS,
   type OptionSpec,
   UsageError,
-  VERSION_OPTION,
 } from "./types.ts";
 import { COMMANDS } from "./commands.ts";
 import { createLogger, LOG_LEVELS, type LogLevel } from "../log.ts";
@@ -41,8 +41,6 @@ export type Prepared =
     onFailure?: string;
     run(signal: AbortSignal): Promise<number>;
   };
-
-const GLOBAL_AND_VERSION = { ...GLOBAL_OPTIONS, ...VERSION_OPTION };
 
 /** Reads `args` into a command to run, or the text to print (help, the version) instead. */
 export async function prepare(args: string[], output: Output): Promise<Prepared> {
@@ -114,7 +112,7 @@ function wordsOf(args: string[]): string[] {
   for (let i = 0; i < args.length; i++) {
     if (args[i] === "--") break;
     if (!args[i].startsWith("-") || args[i] === "-") words.push(args[i]);
-    else if (GLOBAL_AND_VERSION[args[i].slice(2)]?.type === "string") i++;
+    else if (LINE_OPTIONS[args[i].slice(2)]?.type === "string") i++;
   }
   return words;
 }
@@ -127,9 +125,9 @@ async function noCommand(
 ): Promise<Prepared> {
   const group = found.words.join(" ");
   if (found.words.length > 0 && !isGroup(group)) throw unknownCommand(found.words);
-  const meta = metaFlags(GLOBAL_AND_VERSION, args);
+  const meta = metaFlags(LINE_OPTIONS, args);
   if (meta.version) return { code: EXIT.success.code, stdout: await versionLine() };
-  if (!meta.help) checkFlags(GLOBAL_AND_VERSION, args, group);
+  if (!meta.help) checkFlags(LINE_OPTIONS, args, group);
   const { groupHelp, helpWidth, topHelp } = await import("./help.ts");
   const width = meta.help ? helpWidth() : 80;
   const text = found.words.length === 0 ? topHelp(width) : groupHelp(group, width)!;
@@ -408,7 +406,7 @@ function metaFlags(
 function optionsOf(entry: CommandEntry, spec: CommandSpec): Record<string, OptionSpec> {
   const why = entry.jsonOutput ? "the output is always JSON" : "this command prints no document";
   const json: OptionSpec = { type: "boolean", help: `accepted for symmetry: ${why}` };
-  return { ...spec.options, json: spec.options.json ?? json, ...GLOBAL_OPTIONS, ...VERSION_OPTION };
+  return { ...spec.options, json: spec.options.json ?? json, ...LINE_OPTIONS };
 }
 
 /** Parses `argv` (the words after the command name) against a command's options. */

@@ -10,13 +10,10 @@ import {
   type CommandEntry,
   type CommandSpec,
   EXIT,
-  GLOBAL_OPTIONS,
   INTERRUPTS,
+  LINE_OPTIONS,
   type OptionSpec,
-  VERSION_OPTION,
 } from "./types.ts";
-
-const GLOBAL_AND_VERSION = { ...GLOBAL_OPTIONS, ...VERSION_OPTION };
 
 /** The width help is wrapped to: the terminal's, or 80 when stdout is not a terminal. */
 export function helpWidth(): number {
@@ -130,7 +127,7 @@ export function topHelp(width: number): string {
     ...table(commandRows(COMMANDS), width),
     "",
     "Global options (before or after the command):",
-    ...table(optionRows(GLOBAL_AND_VERSION), width),
+    ...table(optionRows(LINE_OPTIONS), width),
     "",
     ...prose(`Exit codes: ${exitCodes()}.`, width),
     "",
@@ -177,7 +174,7 @@ export function commandHelp(
   },
 ): string {
   const own = Object.fromEntries(
-    Object.entries(options).filter(([name]) => !Object.hasOwn(GLOBAL_AND_VERSION, name)),
+    Object.entries(options).filter(([name]) => !Object.hasOwn(LINE_OPTIONS, name)),
   );
   const subcommands = COMMANDS.filter((c) => c.name.startsWith(`${entry.name} `));
   const lines = [
@@ -192,7 +189,7 @@ export function commandHelp(
   if (aliases.length) lines.push("", ...prose(`Also: ${also}.`, width));
   if (subcommands.length) lines.push("", "Commands:", ...table(commandRows(subcommands), width));
   if (Object.keys(own).length) lines.push("", "Options:", ...table(optionRows(own), width));
-  lines.push("", "Global options:", ...table(optionRows(GLOBAL_AND_VERSION), width));
+  lines.push("", "Global options:", ...table(optionRows(LINE_OPTIONS), width));
   if (spec.details) lines.push("", ...prose(spec.details, width));
   lines.push("", "Examples:", ...entry.examples.map((e) => `  ${e}`));
   return lines.join("\n") + "\n";

@@ -161,6 +161,9 @@ export const VERSION_OPTION: Record<string, OptionSpec> = {
   version: { type: "boolean", short: "V", help: "print the version" },
 };
 
+/** What a line takes before (or without) its command: the global options and `--version`. */
+export const LINE_OPTIONS: Record<string, OptionSpec> = { ...GLOBAL_OPTIONS, ...VERSION_OPTION };
+
 /** The whole command line of a background run started by `--detach`: its work is on stdin. */
 export const DETACHED_CHILD_FLAG = "--detached-child";
 
