@@ -13,7 +13,7 @@ import {
   type ConsultRunner,
 } from "./consult.ts";
 import { failureReason, type RunResult, succeeded } from "../process/run_script.ts";
-import type { LogFields } from "../log.ts";
+import type { LogFields, Logger } from "../log.ts";
 import type { LoadWarning, PluginIndex } from "../plugins/types.ts";
 import { basename, dirname } from "../paths.ts";
 import {
@@ -200,17 +200,8 @@ export async function decideGuards(
   const { log } = runner;
   const { policy, noun } = call;
   const Noun = noun[0].toUpperCase() + noun.slice(1);
-  if (policy === "block") {
-    const lost = await lostGuard(call.index, call.event);
-    if (lost !== null) {
-      const failed = `Cannot trust the ${noun}s: ${lost}`;
-      log.log("error", `${failed}; blocking`, {
-        ...call.fields,
-        hint: "fix the plugin (tyhooks plugins validate), or --on-failure allow",
-      });
-      return { action: "block", reason: `${failed} (failure policy: block)` };
-    }
-  }
+  const untrusted = policy === "block" ? await lostGuardBlock(call, log) : null;
+  if (untrusted !== null) return untrusted;
   // Every round of asking spends the one deadline of the call.
   const rounds = { ...options, startedAt: options.startedAt ?? performance.now() };
   let args: Record<string, unknown> | undefined;
@@ -288,6 +279,18 @@ export async function decideGuards(
 // Guards fail closed on load failures too (SPEC, "Trust boundaries"): a hook that could not be
 // loaded is not "no hook configured". A guard is lost unless the plugin's manifest shows it was
 // not there. Only the loader's warnings are looked at, so a clean load costs nothing.
+
+/** The block of a call whose guards cannot all be trusted to be there ({@linkcode lostGuard}). */
+async function lostGuardBlock(call: GuardCall, log: Logger): Promise<ToolVerdict | null> {
+  const lost = await lostGuard(call.index, call.event);
+  if (lost === null) return null;
+  const failed = `Cannot trust the ${call.noun}s: ${lost}`;
+  log.log("error", `${failed}; blocking`, {
+    ...call.fields,
+    hint: "fix the plugin (tyhooks plugins validate), or --on-failure allow",
+  });
+  return { action: "block", reason: `${failed} (failure policy: block)` };
+}
 
 /**
  * Why the index may lack a hook for `event` (default `pre_tool_call`), or null: a dir that could
