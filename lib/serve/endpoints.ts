@@ -173,6 +173,14 @@ interface QueuedJob {
   run: () => Promise<unknown>;
 }
 
+/**
+ * How long after its 202 a fire-and-forget event's hooks start at the soonest. Its caller (an
+ * agent's hook command, say) exits on the 202, and the agent waits for that exit: on a small
+ * machine the hooks' first spawns, right after the answer, took the CPU from it (a post through
+ * the daemon returned 5 ms later). Work that waited in the queue longer starts at once.
+ */
+const NOTIFIED_START_MS = 20;
+
 async function enqueue(call: Call, job: QueuedJob): Promise<Response> {
   const { what } = job;
   const { spool, events, cut, dirs, log } = call.daemon;
@@ -188,6 +196,7 @@ async function enqueue(call: Call, job: QueuedJob): Promise<Response> {
     }
   }
   const held = entry;
+  const notBefore = job.wait ? 0 : performance.now() + NOTIFIED_START_MS;
   const done = events.submit(what, async () => {
     try {
       return await job.run();
@@ -195,7 +204,7 @@ async function enqueue(call: Call, job: QueuedJob): Promise<Response> {
       // Hooks cut by the stop did not finish: the event runs again at the next start.
       if (!cut.aborted) await spool.finish(held);
     }
-  });
+  }, { notBefore });
   if (!job.wait) {
     // On disk either way: a queue closed by the stop leaves it for the next start.
     done?.catch((error) => {

@@ -158,15 +158,19 @@ export class EventQueue {
     this.#maxActive = Math.max(1, options.maxActive ?? 56);
   }
 
-  /** Queues `job`: rejects with {@linkcode StopDrop} if closed before it starts; null if closed. */
-  submit<T>(what: string, job: () => Promise<T>): Promise<T> | null {
+  /**
+   * Queues `job`, to start in its turn but not before `notBefore` (a `performance.now()` time):
+   * rejects with {@linkcode StopDrop} if closed before it starts; null if closed.
+   */
+  submit<T>(what: string, job: () => Promise<T>, { notBefore = 0 } = {}): Promise<T> | null {
     if (this.#closed) return null;
     const { promise, resolve, reject } = Promise.withResolvers<T>();
     this.#pending.push({
       run: () => {
-        // A macrotask later, not a microtask: the caller's 202 is written first. In the same
-        // microtask chain the job's first spawn (about 3 ms in a daemon) held the answer back.
-        const running = sleep(0).then(job).then(resolve, reject);
+        // A macrotask later at least, not a microtask: the caller's 202 is written first. In the
+        // same microtask chain the job's first spawn (about 3 ms in a daemon) held the answer back.
+        const running = sleep(Math.max(0, Math.ceil(notBefore - performance.now()))).then(job)
+          .then(resolve, reject);
         this.#active.add(running);
         running.finally(() => {
           this.#active.delete(running);

@@ -123,3 +123,20 @@ Deno.test("EventQueue passes a job's failure to its submitter", async () => {
     /sync boom/,
   );
 });
+
+Deno.test("EventQueue starts a job no sooner than its notBefore, and one without at once", async () => {
+  const queue = new EventQueue();
+  const submitted = performance.now();
+  const notBefore = submitted + 60;
+  let lateStart = 0;
+  let soonStart = 0;
+  const late = queue.submit("late", () => Promise.resolve(lateStart = performance.now()), {
+    notBefore,
+  });
+  const soon = queue.submit("soon", () => Promise.resolve(soonStart = performance.now()));
+  await Promise.all([late, soon]);
+  // Timers count whole milliseconds, on a clock of their own.
+  assert.ok(lateStart >= notBefore - 1, `started ${(notBefore - lateStart).toFixed(1)} ms early`);
+  // Order alone, no clock: the job queued after the held one was not held behind it.
+  assert.ok(soonStart < lateStart);
+});
