@@ -170,7 +170,12 @@ function ask(
   };
   const answer = (async () => {
     const connecting = Deno.connect({ transport: "unix", path: socket });
-    const connected = await Promise.race([connecting, after(CONNECT_MS, null)]);
+    // A client held off the CPU past the bound (a loaded machine) wakes to both the timer and the
+    // connection: the connection gets a moment more, counted from then.
+    const connected = await Promise.race([
+      connecting,
+      after(CONNECT_MS, null).then(() => Promise.race([connecting, after(CONNECT_MS / 5, null)])),
+    ]);
     if (connected === null) {
       connecting.then((late) => late.close(), () => {});
       return null;
