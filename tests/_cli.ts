@@ -70,6 +70,8 @@ export interface CliOptions {
   cwd?: string;
   /** Extra flags for `deno run`, e.g. `--no-npm`. */
   denoFlags?: string[];
+  /** Deno's debug log on stderr instead of `--quiet` (see {@linkcode SpawnCliOptions}). */
+  debugLog?: boolean;
   /** A command that runs the CLI's argv (see {@linkcode SpawnCliOptions}). */
   wrap?: string[];
 }
@@ -80,6 +82,8 @@ export interface SpawnCliOptions {
   cwd?: string;
   /** Extra flags for `deno run`, e.g. `--no-npm`. */
   denoFlags?: string[];
+  /** Deno's debug log on stderr instead of `--quiet`: it names every ES module Deno evaluates. */
+  debugLog?: boolean;
   stdin?: "null" | "piped";
   stdout?: "null" | "piped";
   stderr?: "null" | "piped";
@@ -112,7 +116,7 @@ export function spawnCli(args: string[], options: SpawnCliOptions = {}): Deno.Ch
     args: [
       ...prefix,
       "run",
-      "--quiet",
+      options.debugLog ? "--log-level=debug" : "--quiet",
       ...(options.denoFlags ?? []),
       ...PERMISSION_FLAGS,
       ...START_FLAGS,

@@ -9,7 +9,7 @@
 
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
-import { cli, MAIN, makeTree, PERMISSION_FLAGS, tempDir, V8_FLAGS } from "../_cli.ts";
+import { cli, makeTree, tempDir } from "../_cli.ts";
 import { serveOn, tempSocket } from "./_serve.ts";
 import { agentPayload } from "../_procs.ts";
 
@@ -239,24 +239,12 @@ Deno.test("agent claude through the daemon loads only the fast path's few module
   const plugins = await guardPlugins();
   await using daemon = await daemonFor(plugins);
   const home = await tempDir();
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--log-level=debug", ...PERMISSION_FLAGS, ...V8_FLAGS, MAIN, "agent", "claude"],
-    env: {
-      NO_COLOR: "1",
-      TYHOOKS_DAEMON: daemon.socket!,
-      TY_PLUGINS_DIR: plugins,
-      HOME: home,
-      WHO: "client",
-    },
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(agentPayload("claude", "PreToolUse")));
-  await writer.close();
-  const run = await child.output();
-  const stderr = new TextDecoder().decode(run.stderr);
+  const run = await cli(["agent", "claude"], {
+    env: { TYHOOKS_DAEMON: daemon.socket!, TY_PLUGINS_DIR: plugins, HOME: home, WHO: "client" },
+    stdin: agentPayload("claude", "PreToolUse"),
+    debugLog: true,
+  });
+  const { stderr } = run;
   // What the guard and tyhooks said, without Deno's debug lines: "client PID" if it ran here.
   const said = stderr.split("\n").filter((line) => !line.startsWith("DEBUG")).join("\n");
   assert.equal(run.code, 2, said);

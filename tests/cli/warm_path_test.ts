@@ -9,7 +9,7 @@
 
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cli, MAIN, makeTree, PERMISSION_FLAGS, START_FLAGS, tempDir, V8_FLAGS } from "../_cli.ts";
+import { cli, makeTree, tempDir } from "../_cli.ts";
 import { agentPayload, waitForFile } from "../_procs.ts";
 
 /** Modules that must never load on a warm call: each costs milliseconds of every start. */
@@ -24,32 +24,11 @@ const COSTLY = [
   /^ext:deno_node\/async_hooks\.ts$/, // only a cold load records what it read
 ];
 
-/** Runs tyhooks as cli() does, with Deno's debug log (cli()'s --quiet silences it): its stderr. */
+/** Runs tyhooks with Deno's debug log; its stderr. */
 async function debugLog(args: string[], env: Record<string, string>, stdin?: string) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--log-level=debug",
-      ...PERMISSION_FLAGS,
-      ...START_FLAGS,
-      ...V8_FLAGS,
-      MAIN,
-      ...args,
-    ],
-    env: { NO_COLOR: "1", ...env },
-    stdin: stdin === undefined ? "null" : "piped",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  if (stdin !== undefined) {
-    const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(stdin));
-    await writer.close();
-  }
-  const run = await child.output();
-  const stderr = new TextDecoder().decode(run.stderr);
-  assert.equal(run.code, 0, stderr.slice(-2000));
-  return stderr;
+  const run = await cli(args, { env, stdin, debugLog: true });
+  assert.equal(run.code, 0, run.stderr.slice(-2000));
+  return run.stderr;
 }
 
 async function modulesLoaded(args: string[], env: Record<string, string>): Promise<string[]> {
