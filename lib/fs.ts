@@ -81,7 +81,7 @@ export async function readBoundedBytes(
 ): Promise<Uint8Array> {
   const maxBytes = options.maxBytes ?? MAX_INPUT_BYTES;
   options.signal?.throwIfAborted();
-  if (path === "-") return await readStdin(maxBytes, options.signal);
+  if (path === "-") return await readToEnd(Deno.stdin, maxBytes, options.signal);
   if (options.knownRegular) {
     const bytes = Deno.readFileSync(path);
     if (bytes.length > maxBytes) throw tooLarge(maxBytes);
@@ -106,9 +106,17 @@ export async function readBoundedBytes(
   }
 }
 
-// `Deno.stdin.read` rather than its `readable` stream, whose first use costs a call about 8 ms. A
-// read the signal gives up on stays pending until the process exits: stdin is read once.
-async function readStdin(maxBytes: number, signal?: AbortSignal): Promise<Uint8Array> {
+/**
+ * All that `reader` gives until its end, at most `maxBytes` (more is a {@linkcode BoundedReadError}),
+ * given up when `signal` aborts. Through `read` rather than a `readable` stream, whose first use
+ * costs a call about 8 ms; a read given up on stays pending (stdin is read once, a connection
+ * closed).
+ */
+export async function readToEnd(
+  reader: { read(buffer: Uint8Array): Promise<number | null> },
+  maxBytes: number,
+  signal?: AbortSignal,
+): Promise<Uint8Array> {
   let onAbort = () => {};
   const aborted = new Promise<never>((_, reject) => {
     onAbort = () => reject(signal?.reason);
@@ -120,7 +128,7 @@ async function readStdin(maxBytes: number, signal?: AbortSignal): Promise<Uint8A
   try {
     while (true) {
       const chunk = new Uint8Array(64 * 1024);
-      const n = await Promise.race([Deno.stdin.read(chunk), aborted]);
+      const n = await Promise.race([reader.read(chunk), aborted]);
       if (n === null) break;
       total += n;
       if (total > maxBytes) throw tooLarge(maxBytes);

@@ -8,7 +8,7 @@
  */
 
 import { daemonSocket, pluginsDir } from "../paths.ts";
-import { concat, INPUT_CAPS, notPrivate, readBoundedBytes, writeAll } from "../fs.ts";
+import { INPUT_CAPS, notPrivate, readBoundedBytes, readToEnd, writeAll } from "../fs.ts";
 import { parseDuration } from "../async.ts";
 import type { CommandAnswer } from "./hook.ts";
 
@@ -189,26 +189,12 @@ function ask(
       `X-Tyhooks-Plugins-Dir: ${encodeURI(dir)}\r\nConnection: close\r\n\r\n`;
     await writeAll(conn, encoder.encode(head));
     await writeAll(conn, body);
-    return parseAnswer(await readAll(conn));
+    return parseAnswer(await readToEnd(conn, MAX_ANSWER_BYTES));
   })();
   return {
     answer: answer.catch(() => null).finally(close),
     close,
   };
-}
-
-async function readAll(conn: Deno.Conn): Promise<Uint8Array> {
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  while (true) {
-    const chunk = new Uint8Array(16 * 1024);
-    const n = await conn.read(chunk);
-    if (n === null) break;
-    chunks.push(chunk.subarray(0, n));
-    total += n;
-    if (total > MAX_ANSWER_BYTES) throw new Error("Answer too large");
-  }
-  return concat(chunks, total);
 }
 
 /** The command's answer from the daemon's response: 200 with the command form, or 202. */
