@@ -32,3 +32,18 @@ export async function routerTree(): Promise<{ dir: string; router: string }> {
   });
   return { dir, router: `${dir}/r/route.sh` };
 }
+
+/** A plugins dir with one `pre_tool_call` guard that allows everything, persistent or not. */
+export async function guardTree(persistent: boolean): Promise<string> {
+  const dir = await Deno.makeTempDir({ prefix: "tyhooks-bench-" });
+  await writeTree(dir, {
+    "g/plugin.yaml": "name: g\nhooks:\n  pre_tool_call: guard.sh\n" +
+      (persistent ? "tyhooks:\n  pre_tool_call: {persistent: true}\n" : ""),
+    // A read loop: run once per call it reads one line and exits; persistent, it serves all.
+    // The id is cut out by the shell itself: no process started per line.
+    "g/guard.sh": "#!/bin/sh\nwhile IFS= read -r line; do\n" +
+      "  id=${line#*'\"id\":\"'}; id=${id%%'\"'*}\n" +
+      '  echo \'{"id":"\'"$id"\'","action":"allow","reason":""}\'\ndone\n',
+  });
+  return dir;
+}
