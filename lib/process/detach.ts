@@ -12,7 +12,7 @@ import denoConfig from "../../deno.json" with { type: "json" };
 import { RunError } from "../errors.ts";
 import { concat, isFile, openPrivateLog, readBounded, rotateLog } from "../fs.ts";
 import { clearableTimeout } from "../async.ts";
-import { findSetsid, signalGroup } from "./group.ts";
+import { inSession, signalGroup } from "./group.ts";
 
 const PERMISSIONS = ["read", "write", "env", "run", "sys", "net"] as const;
 
@@ -231,17 +231,15 @@ function start(
 ): Deno.ChildProcess {
   // sh does the redirection so the background run owns its log file, not a pipe to us.
   const target = log.path === null ? redirect.replaceAll('"$0"', "/dev/null") : redirect;
-  const sh = ["/bin/sh", "-c", `exec "$@" ${target}`, log.path ?? "sh", ...command];
-  // Its own session through setsid(1) where there is one, as every hook's: Deno's own
-  // `detached` leaves its fast spawn path.
-  const setsid = findSetsid();
+  // Its own session as every hook's: Deno's own `detached` leaves its fast spawn path.
+  const session = inSession("/bin/sh", ["-c", `exec "$@" ${target}`, log.path ?? "sh", ...command]);
   try {
-    return new Deno.Command(setsid ?? sh[0], {
-      args: setsid === null ? sh.slice(1) : sh,
+    return new Deno.Command(session.program, {
+      args: session.args,
+      detached: session.detached,
       stdin: pipes,
       stdout: pipes,
       stderr: "null",
-      detached: setsid === null,
     }).spawn();
   } catch (error) {
     throw new RunError(`Cannot start the background tyhooks: ${(error as Error).message}`);

@@ -407,17 +407,29 @@ export function spawnIsolated(
   options: IsolatedSpawnOptions = {},
 ): Deno.ChildProcess {
   checkExecFormat(command, options.cwd);
-  const setsid = options.forceDetached ? null : findSetsid();
-  const common = {
+  const session = inSession(command, options.args ?? [], options);
+  return new Deno.Command(session.program, {
+    args: session.args,
+    detached: session.detached,
     cwd: options.cwd,
     env: options.env && withoutNul(options.env),
     stdin: options.stdin ? "piped" : "null",
     stdout: "piped",
     stderr: "piped",
-  } as const;
-  if (setsid !== null) {
-    return new Deno.Command(setsid, { ...common, args: [command, ...(options.args ?? [])] })
-      .spawn();
-  }
-  return new Deno.Command(command, { ...common, args: options.args ?? [], detached: true }).spawn();
+  }).spawn();
+}
+
+/**
+ * How to start `command` with `args` in a session of its own: through setsid(1) where there is
+ * one, else with Deno's `detached` (also with `forceDetached`).
+ */
+export function inSession(
+  command: string,
+  args: string[],
+  { forceDetached = false }: { forceDetached?: boolean } = {},
+): { program: string; args: string[]; detached: boolean } {
+  const setsid = forceDetached ? null : findSetsid();
+  return setsid === null
+    ? { program: command, args, detached: true }
+    : { program: setsid, args: [command, ...args], detached: false };
 }
