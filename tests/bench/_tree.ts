@@ -39,11 +39,15 @@ export async function guardTree(persistent: boolean): Promise<string> {
   await writeTree(dir, {
     "g/plugin.yaml": "name: g\nhooks:\n  pre_tool_call: guard.sh\n" +
       (persistent ? "tyhooks:\n  pre_tool_call: {persistent: true}\n" : ""),
-    // A read loop: run once per call it reads one line and exits; persistent, it serves all.
-    // The id is cut out by the shell itself: no process started per line.
-    "g/guard.sh": "#!/bin/sh\nwhile IFS= read -r line; do\n" +
-      "  id=${line#*'\"id\":\"'}; id=${id%%'\"'*}\n" +
-      '  echo \'{"id":"\'"$id"\'","action":"allow","reason":""}\'\ndone\n',
+    "g/guard.sh": ALLOWING_GUARD,
   });
   return dir;
 }
+
+/**
+ * A guard that allows every call. A read loop: run once per call it reads one line and exits;
+ * persistent, it serves all. The id is cut out by the shell itself: no process started per line.
+ */
+export const ALLOWING_GUARD = "#!/bin/sh\nwhile IFS= read -r line; do\n" +
+  "  id=${line#*'\"id\":\"'}; id=${id%%'\"'*}\n" +
+  '  echo \'{"id":"\'"$id"\'","action":"allow","reason":""}\'\ndone\n';

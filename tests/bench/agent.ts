@@ -19,6 +19,7 @@ import { join } from "node:path";
 import { MAIN, PERMISSION_FLAGS, START_FLAGS, V8_FLAGS } from "../_cli.ts";
 import { median, ms, ratio } from "./_stats.ts";
 import { agentPayload } from "../_procs.ts";
+import { ALLOWING_GUARD } from "./_tree.ts";
 
 const rounds = Number(Deno.args[0] ?? 30);
 const FLAGS = ["run", "--quiet", ...PERMISSION_FLAGS, ...START_FLAGS, ...V8_FLAGS];
@@ -37,14 +38,7 @@ await Deno.writeTextFile(
   "name: g\nhooks:\n  pre_tool_call: guard.sh\n  post_tool_call: post.sh\n" +
     "tyhooks:\n  pre_tool_call: {persistent: true}\n",
 );
-// A read loop: run once per call it reads one line and exits; persistent, it serves all.
-await Deno.writeTextFile(
-  join(plugins, "g", "guard.sh"),
-  "#!/bin/sh\nwhile IFS= read -r line; do\n" +
-    "  id=${line#*'\"id\":\"'}; id=${id%%'\"'*}\n" +
-    '  echo \'{"id":"\'"$id"\'","action":"allow","reason":""}\'\ndone\n',
-  { mode: 0o755 },
-);
+await Deno.writeTextFile(join(plugins, "g", "guard.sh"), ALLOWING_GUARD, { mode: 0o755 });
 await Deno.writeTextFile(join(plugins, "g", "post.sh"), "#!/bin/sh\ncat >/dev/null\n", {
   mode: 0o755,
 });
