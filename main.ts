@@ -29,9 +29,11 @@ if (import.meta.main) {
   }
 }
 
-const { describeFailure, isAgentLine, prepare } = await import("./lib/cli/command_line.ts");
-const { EXIT, INTERRUPTS, UsageError } = await import("./lib/cli/types.ts");
-const { InputError, NotFoundError, RunError } = await import("./lib/errors.ts");
+const { describeFailure, failureCode, isAgentLine, prepare } = await import(
+  "./lib/cli/command_line.ts"
+);
+const { EXIT, INTERRUPTS } = await import("./lib/cli/types.ts");
+const { RunError } = await import("./lib/errors.ts");
 const { stderrWriter } = await import("./lib/log.ts");
 const { writeAll } = await import("./lib/fs.ts");
 
@@ -92,11 +94,7 @@ if (import.meta.main) {
   } catch (error) {
     printError(describeFailure(error, Deno.args));
     // A command that failed because it was interrupted still exits as interrupted.
-    code = caught !== undefined
-      ? EXIT[caught].code
-      : error instanceof UsageError || error instanceof InputError || error instanceof NotFoundError
-      ? EXIT.usage.code
-      : EXIT.failure.code;
+    code = caught !== undefined ? EXIT[caught].code : failureCode(error);
   }
   // An agent's hook must never fail open: agents let the call through on any exit but 0 and 2,
   // so every failure of tyhooks itself, a usage error included, is "blocked" (exit 2), unless

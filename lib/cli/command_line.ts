@@ -24,6 +24,7 @@ import { COMMANDS } from "./commands.ts";
 import { createLogger, LOG_LEVELS, type LogLevel } from "../log.ts";
 import { closest } from "../text.ts";
 import { writeAll } from "../fs.ts";
+import { InputError, NotFoundError } from "../errors.ts";
 
 /** Where a command's answer goes: stdout, through `main.ts`. */
 export interface Output {
@@ -228,6 +229,13 @@ export function describeFailure(error: unknown, args: string[]): string {
     return JSON.stringify(line) + "\n";
   }
   return `tyhooks: ${message}${fix ? `\n${fix}` : ""}\n`;
+}
+
+/** The exit code of a command that failed with `error`: usage for a bad line or input, else 1. */
+export function failureCode(error: unknown): number {
+  const usage = error instanceof UsageError || error instanceof InputError ||
+    error instanceof NotFoundError;
+  return usage ? EXIT.usage.code : EXIT.failure.code;
 }
 
 // Loaded only for --version: a warm call never asks.
