@@ -19,6 +19,7 @@ import {
 } from "./types.ts";
 import type { Task } from "../wire/task.ts";
 import type { PluginIndex } from "../plugins/types.ts";
+import { loadPluginsCached } from "../plugins/cache.ts";
 import { Runner, type RunnerOptions } from "../hooks/runner.ts";
 import { INPUT_CAPS, readBounded, readBoundedBytes } from "../fs.ts";
 import { clearableTimeout, createLimit } from "../async.ts";
@@ -113,7 +114,6 @@ export async function loadIndexQuietly(
     const { loadPlugins } = await import("../plugins/load.ts");
     return await loadPlugins(dir, { signal, deadline });
   }
-  const { loadPluginsCached } = await import("../plugins/cache.ts");
   const loaded = await loadPluginsCached(dir, { cacheDir: cache, signal, deadline });
   ctx.log.log("debug", loaded.hit ? "Plugin index from cache" : "Plugin index loaded", {
     dir,
