@@ -27,6 +27,14 @@ export function median(values: number[]): number {
   return quantile(values, 0.5);
 }
 
+/**
+ * The median of `values[i] / bases[i]`, each run over the baseline run of the same round: a
+ * machine that slows down for a while slows both runs of a pair alike.
+ */
+export function pairedRatio(values: number[], bases: number[]): number {
+  return median(values.map((value, i) => value / bases[i]));
+}
+
 /** `1.23 ms`. */
 export function ms(value: number): string {
   return `${value.toFixed(2)} ms`;
