@@ -11,7 +11,7 @@
 
 import { join } from "node:path";
 import { MAIN, PERMISSION_FLAGS, START_FLAGS, V8_FLAGS } from "../_cli.ts";
-import { median, ms, pairedRatio } from "./_stats.ts";
+import { median, ms, pairedInterval, pairedRatio } from "./_stats.ts";
 
 const [other, roundsArg] = Deno.args;
 if (other === undefined) {
@@ -87,14 +87,17 @@ try {
       }
     }
   }
-  console.log(`${rounds} rounds, interleaved; medians, and the median of each round's ratio`);
+  console.log(
+    `${rounds} rounds, interleaved; medians, and the median of each round's ratio with its 95% interval`,
+  );
   for (const call of Object.keys(CALLS)) {
     const mine = times.get(`${call}|this`)!;
     const theirs = times.get(`${call}|other`)!;
+    const [low, high] = pairedInterval(mine, theirs).map((r) => r.toFixed(3));
     console.log(
       `  ${call.padEnd(16)} this ${ms(median(mine))}  other ${ms(median(theirs))}  this/other ${
         (median(mine) / median(theirs)).toFixed(3)
-      }  paired ${pairedRatio(mine, theirs).toFixed(3)}`,
+      }  paired ${pairedRatio(mine, theirs).toFixed(3)} (${low}-${high})`,
     );
   }
 } finally {

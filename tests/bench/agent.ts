@@ -17,7 +17,7 @@
 
 import { join } from "node:path";
 import { MAIN, PERMISSION_FLAGS, START_FLAGS, V8_FLAGS } from "../_cli.ts";
-import { median, ms, pairedRatio, ratio } from "./_stats.ts";
+import { median, ms, pairedInterval, pairedRatio, ratio } from "./_stats.ts";
 import { agentPayload } from "../_procs.ts";
 import { ALLOWING_GUARD } from "./_tree.ts";
 
@@ -136,13 +136,16 @@ try {
   }
   const empties = times.get("empty deno run")!;
   const base = median(empties);
-  console.log(`${rounds} rounds; medians, their ratio, and the median of each round's ratio`);
+  console.log(
+    `${rounds} rounds; medians, their ratio, and the median of each round's ratio with its 95% interval`,
+  );
   for (const [name, values] of times) {
     const paired = pairedRatio(values, empties).toFixed(2);
+    const [low, high] = pairedInterval(values, empties).map((r) => r.toFixed(2));
     console.log(
       `${name.padEnd(30)} ${ms(median(values)).padStart(10)}  ${
         ratio(median(values), base)
-      }  paired ${paired}x`,
+      }  paired ${paired}x (${low}-${high})`,
     );
   }
 } finally {
