@@ -417,12 +417,16 @@ export function appendDecisionLine(
 ): string | null {
   const bytes = encoder.encode(line);
   for (let attempt = 0;; attempt++) {
-    const file = hold(path);
-    if (typeof file === "string") return file;
+    if (held?.path !== path) release();
+    if (held === null) {
+      const opened = openPrivateLog(path, "the decision log");
+      if (typeof opened === "string") return opened;
+      held = { path, file: opened };
+    }
     try {
       // One write: O_APPEND places a regular file's write whole at its end.
-      const written = file.writeSync(bytes);
-      const info = file.statSync();
+      const written = held.file.writeSync(bytes);
+      const info = held.file.statSync();
       if (written < bytes.length) {
         release();
         return `wrote ${written} of ${bytes.length} bytes to "${path}"`;
@@ -447,29 +451,6 @@ export function appendDecisionLine(
 // calls and a close less each time) while it is the file at its path. A file at the bound is
 // let go once written to: this writer or another one has just moved it to `.1`.
 let held: { path: string; file: Deno.FsFile } | null = null;
-
-// The log at `path`, opened unless held already; or why it cannot be opened.
-function hold(path: string): Deno.FsFile | string {
-  if (held?.path !== path) release();
-  if (held !== null) return held.file;
-  const opened = openPrivateLog(path, "the decision log");
-  if (typeof opened !== "string") held = { path, file: opened };
-  return opened;
-}
-
-/**
- * Opens the log for a decision to come, unless it is off or open already, so that recording it
- * is one write: the consult loop calls this once the hooks run, when the call only waits. Never
- * throws; a log that cannot be opened is reported when the decision is recorded.
- */
-export function openDecisionLog(): void {
-  if (held !== null || decisionLogOff()) return;
-  try {
-    hold(decisionLogPath());
-  } catch {
-    // No state dir: recordDecision says so.
-  }
-}
 
 function release(): void {
   try {

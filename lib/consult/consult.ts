@@ -10,7 +10,7 @@
  */
 
 import type { Plugin } from "../plugins/types.ts";
-import { type Logger, openDecisionLog } from "../log.ts";
+import type { Logger } from "../log.ts";
 import { DRAIN_MS, type RunResult } from "../process/run_script.ts";
 import { clearableTimeout } from "../async.ts";
 
@@ -202,10 +202,7 @@ export async function consult<T>(
   const decided: Decided<T>[] = [];
   try {
     for (const [i, handler] of handlers.entries()) {
-      const asking = options.sequential ? askInTurn(handler, i === 0) : started[i];
-      // Every consulted decision is logged: the log opens while the first hooks run.
-      if (i === 0) openDecisionLog();
-      const answer = await asking;
+      const answer = await (options.sequential ? askInTurn(handler, i === 0) : started[i]);
       const meaning = await call.read(answer, handler);
       decided.push({ handler, meaning });
       if (call.settles(meaning)) break;
