@@ -93,11 +93,14 @@ export interface SpawnCliOptions {
   main?: string;
 }
 
-// A run that names no cache home of its own would write its index cache into the real
-// ~/.cache/tyhooks: it runs without the cache instead.
+// A run that names no cache home of its own would write into the real ~/.cache/tyhooks (its
+// index cache, a background run's detached.log): it gets a temp one, and runs without the index
+// cache unless its env says otherwise.
 function noRealCache(env: Record<string, string> = {}): Record<string, string> {
-  const chosen = ["XDG_CACHE_HOME", "HOME", "TYHOOKS_NO_CACHE"].some((name) => name in env);
-  return chosen ? {} : { TYHOOKS_NO_CACHE: "1" };
+  if (["XDG_CACHE_HOME", "HOME"].some((name) => name in env)) return {};
+  const dir = Deno.makeTempDirSync({ prefix: "tyhooks-cache-" });
+  trees.push(dir);
+  return { XDG_CACHE_HOME: dir, TYHOOKS_NO_CACHE: "1" };
 }
 
 // A run that names no state home of its own would keep its spool (accepted events, --detach
