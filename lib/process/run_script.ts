@@ -14,6 +14,7 @@ import {
   groupAlive,
   interpreterProblem,
   SETSID_EXEC_FAILURE,
+  signalGroup,
   spawnIsolated,
   terminateGroup,
   terminateStrays,
@@ -97,6 +98,14 @@ function capValue(value: string): string {
   return read === value.length ? value : value.slice(0, read);
 }
 
+// The groups of runs not yet ended. A process that exits while one is still being ended (a call
+// past its deadline, an interrupted one) would leave a hook that ignores SIGTERM running through
+// its grace and beyond: at exit, what is left of them gets SIGKILL.
+const unended = new Set<number>();
+globalThis.addEventListener("unload", () => {
+  for (const pgid of unended) signalGroup(pgid, "SIGKILL");
+});
+
 /**
  * Runs `script` in its own process group and returns its record and output. Never throws for
  * the script's sake: a script that cannot start yields a record with `error` set.
@@ -129,6 +138,7 @@ export async function runScript(script: string, options: RunOptions = {}): Promi
     return finish();
   }
   result.pid = child.pid;
+  unended.add(child.pid);
   const run = watchRun(options.timeoutMs ?? 30_000, options.signal);
   const pipes = openPipes(child, options);
   let status: Deno.CommandStatus | undefined;
@@ -141,6 +151,7 @@ export async function runScript(script: string, options: RunOptions = {}): Promi
     run.release();
     // Pipes still held by escaped descendants are abandoned, never waited on.
     pipes.abandon();
+    if (!groupAlive(child.pid)) unended.delete(child.pid);
   }
 
   if (status !== undefined) {

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, spawnCli, withTree } from "../_cli.ts";
-import { agentPayload, isJson, readPid, waitForFile } from "../_procs.ts";
+import { agentPayload, isJson, readPid, waitForFile, waitGone } from "../_procs.ts";
 
 /** The pre-tool-call event of each agent, as recorded. */
 const PRE_EVENTS: [string, string][] = [
@@ -159,6 +159,37 @@ Deno.test("agent blocks at --deadline when a guard has not answered", async () =
     assert.equal(r.stdout, "");
     assert.equal(r.stderr.trimEnd().split("\n").length, 1, r.stderr);
     assert.match(r.stderr, /guard|deadline/);
+  });
+});
+
+// The call ends before the guard's grace does: what is left of it must not outlive the call.
+const TERM_PROOF = '#!/bin/sh\ntrap "" TERM\necho $$ > "$TASK_PLUGIN_DIR/pid"\nexec sleep 60\n';
+
+Deno.test("a guard that ignores SIGTERM does not outlive a call ended by its deadline", async () => {
+  await withTree(plugin("guard", { pre_tool_call: TERM_PROOF }), async (dir) => {
+    const r = await cli(
+      ["agent", "claude", "--deadline", "200ms", "--plugins-dir", join(dir, "plugins")],
+      { stdin: agentPayload("claude", "PreToolUse"), env: env(dir) },
+    );
+    assert.equal(r.code, 2, r.stderr);
+    const pid = await readPid(join(dir, "plugins", "guard", "pid"));
+    assert.ok(await waitGone(pid, 3000), "the guard is dead once the call has returned");
+  });
+});
+
+Deno.test("a guard that ignores SIGTERM does not outlive a call ended by SIGTERM", async () => {
+  await withTree(plugin("guard", { pre_tool_call: TERM_PROOF }), async (dir) => {
+    const child = spawnCli(["agent", "claude", "--plugins-dir", join(dir, "plugins")], {
+      env: env(dir),
+      stdin: "piped",
+    });
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(agentPayload("claude", "PreToolUse")));
+    await writer.close();
+    const pid = await readPid(join(dir, "plugins", "guard", "pid"), 30_000);
+    child.kill("SIGTERM");
+    assert.equal((await child.output()).code, 2);
+    assert.ok(await waitGone(pid, 3000), "the guard is dead once the call has returned");
   });
 });
 
