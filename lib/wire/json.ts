@@ -9,7 +9,7 @@
  * @module
  */
 
-import { quoted } from "../text.ts";
+import { escapeControl, quoted } from "../text.ts";
 
 /** One thing wrong with a value. */
 export interface SchemaIssue {
@@ -52,14 +52,18 @@ export type Same<Reader, Interface> = (<T>() => T extends Reader ? 1 : 2) extend
   only_in_interface: Exclude<keyof Interface, keyof Reader>;
 };
 
-/** Parses `text` as JSON: the value, or `malformed JSON: <why>`. */
+/**
+ * Parses `text` as JSON: the value, or `malformed JSON: <why>`. V8's reason quotes the text (a
+ * hook's output, say) as it came: its control characters are escaped, so the reason is one line
+ * that writes nothing to a terminal.
+ */
 export function parseJson(
   text: string,
 ): { ok: true; value: unknown } | { ok: false; error: string } {
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (error) {
-    return { ok: false, error: `malformed JSON: ${(error as Error).message}` };
+    return { ok: false, error: `malformed JSON: ${escapeControl((error as Error).message)}` };
   }
 }
 

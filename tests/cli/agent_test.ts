@@ -162,6 +162,20 @@ Deno.test("agent blocks at --deadline when a guard has not answered", async () =
   });
 });
 
+Deno.test("a guard's malformed answer is quoted in one line, its control characters escaped", async () => {
+  const junk = "#!/bin/sh\ncat >/dev/null\nprintf '\\033[2J\\033]0;pwn\\007 junk\\nmore {'\n";
+  await withTree(plugin("guard", { pre_tool_call: junk }), async (dir) => {
+    const r = await cli(["agent", "claude", "--plugins-dir", join(dir, "plugins")], {
+      stdin: agentPayload("claude", "PreToolUse"),
+      env: env(dir),
+    });
+    assert.equal(r.code, 2);
+    assert.equal(r.stderr.trimEnd().split("\n").length, 1, r.stderr);
+    assert.match(r.stderr, /malformed JSON: .*\\x1b\[2J/);
+    assert.doesNotMatch(r.stderr.trimEnd(), /[\x00-\x1f\x7f]/);
+  });
+});
+
 // The call ends before the guard's grace does: what is left of it must not outlive the call.
 const TERM_PROOF = '#!/bin/sh\ntrap "" TERM\necho $$ > "$TASK_PLUGIN_DIR/pid"\nexec sleep 60\n';
 
