@@ -176,20 +176,9 @@ Deno.test("a guard's malformed answer is quoted in one line, its control charact
   });
 });
 
-// The call ends before the guard's grace does: what is left of it must not outlive the call.
+// The call exits before the guard's grace ends (a signal here; a whole-call deadline too short for
+// the guard's own bound does the same, but races the guard's start): nothing of it may outlive it.
 const TERM_PROOF = '#!/bin/sh\ntrap "" TERM\necho $$ > "$TASK_PLUGIN_DIR/pid"\nexec sleep 60\n';
-
-Deno.test("a guard that ignores SIGTERM does not outlive a call ended by its deadline", async () => {
-  await withTree(plugin("guard", { pre_tool_call: TERM_PROOF }), async (dir) => {
-    const r = await cli(
-      ["agent", "claude", "--deadline", "200ms", "--plugins-dir", join(dir, "plugins")],
-      { stdin: agentPayload("claude", "PreToolUse"), env: env(dir) },
-    );
-    assert.equal(r.code, 2, r.stderr);
-    const pid = await readPid(join(dir, "plugins", "guard", "pid"));
-    assert.ok(await waitGone(pid, 3000), "the guard is dead once the call has returned");
-  });
-});
 
 Deno.test("a guard that ignores SIGTERM does not outlive a call ended by SIGTERM", async () => {
   await withTree(plugin("guard", { pre_tool_call: TERM_PROOF }), async (dir) => {
