@@ -63,9 +63,10 @@ Deno.test("agent allows with exit 0 and nothing on stdout or stderr", async () =
   });
 });
 
-Deno.test("agent blocks when a guard fails, the reason once on stderr and no hint the model could follow", async () => {
-  const crash = "#!/bin/sh\necho 'Traceback: boom' >&2\nexit 1\n";
-  await withTree(plugin("guard", { pre_tool_call: crash }), async (dir) => {
+/** A Claude Code PreToolUse judged by one guard that fails: blocked, the reason one line. */
+async function blockedByFailingGuard(guard: string): Promise<string> {
+  let stderr = "";
+  await withTree(plugin("guard", { pre_tool_call: guard }), async (dir) => {
     const r = await cli(["agent", "claude", "--plugins-dir", join(dir, "plugins")], {
       stdin: agentPayload("claude", "PreToolUse"),
       env: env(dir),
@@ -73,9 +74,15 @@ Deno.test("agent blocks when a guard fails, the reason once on stderr and no hin
     assert.equal(r.code, 2);
     assert.equal(r.stdout, "");
     assert.equal(r.stderr.trimEnd().split("\n").length, 1, r.stderr);
-    assert.match(r.stderr, /Pre-tool-call hook of plugin "guard" failed/);
-    assert.doesNotMatch(r.stderr, /hint|--on-failure/);
+    stderr = r.stderr;
   });
+  return stderr;
+}
+
+Deno.test("agent blocks when a guard fails, the reason once on stderr and no hint the model could follow", async () => {
+  const stderr = await blockedByFailingGuard("#!/bin/sh\necho 'Traceback: boom' >&2\nexit 1\n");
+  assert.match(stderr, /Pre-tool-call hook of plugin "guard" failed/);
+  assert.doesNotMatch(stderr, /hint|--on-failure/);
 });
 
 Deno.test("agent blocks when a guard cannot be loaded, the reason once and no hint", async () => {
@@ -127,10 +134,12 @@ Deno.test("agent never writes its failure as JSON, even with --log-format json",
   assert.throws(() => JSON.parse(r.stderr));
 });
 
-Deno.test("agent blocks when SIGTERM comes while a guard decides", async () => {
+// The call exits before the guard's grace ends: a guard that ignores SIGTERM must not outlive it.
+// (A whole-call deadline too short for the guard's own bound ends the call the same way.)
+Deno.test("agent blocks when SIGTERM comes while a guard decides, and the guard dies with it", async () => {
   await withTree(
     plugin("guard", {
-      pre_tool_call: '#!/bin/sh\necho $$ > "$TASK_PLUGIN_DIR/pid"\nexec sleep 30\n',
+      pre_tool_call: '#!/bin/sh\ntrap "" TERM\necho $$ > "$TASK_PLUGIN_DIR/pid"\nexec sleep 30\n',
     }),
     async (dir) => {
       const child = spawnCli(["agent", "codex", "--plugins-dir", join(dir, "plugins")], {
@@ -140,12 +149,13 @@ Deno.test("agent blocks when SIGTERM comes while a guard decides", async () => {
       const writer = child.stdin.getWriter();
       await writer.write(new TextEncoder().encode(agentPayload("codex", "PreToolUse")));
       await writer.close();
-      await readPid(join(dir, "plugins", "guard", "pid"), 30_000);
+      const pid = await readPid(join(dir, "plugins", "guard", "pid"), 30_000);
       child.kill("SIGTERM");
       const out = await child.output();
       assert.equal(out.code, 2);
       assert.equal(new TextDecoder().decode(out.stdout), "");
       assert.equal(new TextDecoder().decode(out.stderr), "tyhooks: Interrupted by SIGTERM\n");
+      assert.ok(await waitGone(pid, 3000), "the guard is dead once the call has returned");
     },
   );
 });
@@ -165,36 +175,9 @@ Deno.test("agent blocks at --deadline when a guard has not answered", async () =
 
 Deno.test("a guard's malformed answer is quoted in one line, its control characters escaped", async () => {
   const junk = "#!/bin/sh\ncat >/dev/null\nprintf '\\033[2J\\033]0;pwn\\007 junk\\nmore {'\n";
-  await withTree(plugin("guard", { pre_tool_call: junk }), async (dir) => {
-    const r = await cli(["agent", "claude", "--plugins-dir", join(dir, "plugins")], {
-      stdin: agentPayload("claude", "PreToolUse"),
-      env: env(dir),
-    });
-    assert.equal(r.code, 2);
-    assert.equal(r.stderr.trimEnd().split("\n").length, 1, r.stderr);
-    assert.match(r.stderr, /malformed JSON: .*\\x1b\[2J/);
-    assert.ok(!hasControl(r.stderr.trimEnd()), r.stderr);
-  });
-});
-
-// The call exits before the guard's grace ends (a signal here; a whole-call deadline too short for
-// the guard's own bound does the same, but races the guard's start): nothing of it may outlive it.
-const TERM_PROOF = '#!/bin/sh\ntrap "" TERM\necho $$ > "$TASK_PLUGIN_DIR/pid"\nexec sleep 60\n';
-
-Deno.test("a guard that ignores SIGTERM does not outlive a call ended by SIGTERM", async () => {
-  await withTree(plugin("guard", { pre_tool_call: TERM_PROOF }), async (dir) => {
-    const child = spawnCli(["agent", "claude", "--plugins-dir", join(dir, "plugins")], {
-      env: env(dir),
-      stdin: "piped",
-    });
-    const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(agentPayload("claude", "PreToolUse")));
-    await writer.close();
-    const pid = await readPid(join(dir, "plugins", "guard", "pid"), 30_000);
-    child.kill("SIGTERM");
-    assert.equal((await child.output()).code, 2);
-    assert.ok(await waitGone(pid, 3000), "the guard is dead once the call has returned");
-  });
+  const stderr = await blockedByFailingGuard(junk);
+  assert.match(stderr, /malformed JSON: .*\\x1b\[2J/);
+  assert.ok(!hasControl(stderr.trimEnd()), stderr);
 });
 
 Deno.test("agent returns from a notified event before its hook has run, which runs in the background", async () => {
