@@ -145,13 +145,14 @@ export async function runScript(script: string, options: RunOptions = {}): Promi
   const exited = child.status.then((s) => status = s);
   try {
     const cut = await settle(child.pid, { exited, run, pipes, options });
+    // settle returns once the group is gone or ended: only a process exiting meanwhile keeps it.
+    unended.delete(child.pid);
     result.timed_out = cut === TIMEOUT;
     if (cut === INTERRUPTED) result.error = "Interrupted";
   } finally {
     run.release();
     // Pipes still held by escaped descendants are abandoned, never waited on.
     pipes.abandon();
-    if (!groupAlive(child.pid)) unended.delete(child.pid);
   }
 
   if (status !== undefined) {
