@@ -30,9 +30,14 @@ export interface AgentCall {
   /** The hook JSON, its event named (what is spooled for a notified event). */
   payload: Record<string, unknown>;
   form: AgentForm;
+  /** `?deadline=MS`: the bound on the decision, from a client waiting no longer. */
+  deadlineMs?: number;
 }
 
-/** Reads the agent's hook JSON; `?event=NAME` is the event when it names none (as `--event`). */
+/**
+ * Reads the agent's hook JSON; `?event=NAME` is the event when it names none (as `--event`),
+ * `?deadline=MS` the bound on its decision (as `--deadline`).
+ */
 export async function readAgentCall(request: Request, name: string): Promise<AgentCall> {
   const agent = agentSpec(name);
   if (agent === undefined) {
@@ -44,13 +49,23 @@ export async function readAgentCall(request: Request, name: string): Promise<Age
   if (form !== "http" && form !== "command") {
     throw new HttpError(400, `Unknown form ${quoted(form)}: expected http or command`);
   }
+  const deadline = query.get("deadline");
+  const deadlineMs = deadline === null ? undefined : Number(deadline);
+  if (deadlineMs !== undefined && !(Number.isSafeInteger(deadlineMs) && deadlineMs >= 0)) {
+    throw new HttpError(400, `Invalid deadline ${quoted(deadline!)}: expected milliseconds`);
+  }
   const bytes = await readBody(request);
   try {
     const payload = parseHookJson(bytes, "the request body");
     const read = readAgentRequest(agent, payload, {
       defaultEvent: query.get("event") ?? undefined,
     });
-    return { request: read, payload: { ...payload, hook_event_name: read.event }, form };
+    return {
+      request: read,
+      payload: { ...payload, hook_event_name: read.event },
+      form,
+      deadlineMs,
+    };
   } catch (error) {
     throw new HttpError(400, (error as Error).message);
   }

@@ -323,7 +323,8 @@ async function agentEvent(call: Call): Promise<Response> {
   }
   let verdict: ToolVerdict;
   try {
-    verdict = await decideAgentEvent(call.snapshot.built.decide, request);
+    const consult = { deadlineMs: read.deadlineMs };
+    verdict = await decideAgentEvent(call.snapshot.built.decide, request, { consult });
   } catch (error) {
     // The command form's client decides itself on a 5xx; an HTTP hook is told a block.
     if (read.form === "command") throw error;

@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { cli, makeTree, tempDir } from "../_cli.ts";
 import { serveOn, tempSocket } from "./_serve.ts";
-import { agentPayload } from "../_procs.ts";
+import { agentPayload, fileLines, waitGone } from "../_procs.ts";
 
 // Blocks every call, saying who ran it (the daemon or the client) and from which process.
 const GUARD = `#!/bin/sh
@@ -147,6 +147,25 @@ Deno.test("a daemon that accepts and never answers: agent claude blocks at its -
   assert.ok(took < 20_000, `${took} ms`);
 });
 
+Deno.test("agent claude --deadline bounds the daemon's guards too: they are ended, and asked once", async () => {
+  const trace = await tempDir();
+  const plugins = await makeTree({
+    "g/plugin.yaml": "name: g\nhooks:\n  pre_tool_call: guard.sh\n",
+    "g/guard.sh": `#!/bin/sh\necho "$WHO $$" >> ${trace}/asked\nexec sleep 60\n`,
+  });
+  await using daemon = await daemonFor(plugins);
+  const r = await agentCall(plugins, daemon.socket!, { args: ["--deadline", "2s"] });
+  assert.equal(r.code, 2, r.stderr);
+  // The daemon's own block, sent before the client's deadline passed.
+  assert.match(r.stderr, /^Pre-tool-call hook of plugin "g" failed: did not answer within/);
+  const asked = await fileLines(join(trace, "asked"));
+  assert.equal(asked.length, 1, asked.join("\n"));
+  const [who, pid] = asked[0].split(" ");
+  assert.equal(who, "daemon");
+  // Ended by the daemon at the deadline, not at the guard's 30 s timeout.
+  assert.ok(await waitGone(Number(pid), 10_000), `guard ${pid} still runs`);
+});
+
 Deno.test("a daemon that hangs up without answering: agent claude decides in-process", async () => {
   const plugins = await guardPlugins();
   const socket = await tempSocket();
@@ -233,6 +252,8 @@ Deno.test("POST /v1/agent/{agent}?form=command answers what agent AGENT prints a
   assert.equal(unknown.status, 404);
   const malformed = await daemon.call("POST", "/v1/agent/claude", "{not json");
   assert.equal(malformed.status, 400);
+  const badDeadline = await daemon.call("POST", "/v1/agent/claude?deadline=2s", "{}");
+  assert.deepEqual(badDeadline.body, { error: 'Invalid deadline "2s": expected milliseconds' });
 });
 
 Deno.test("agent claude through the daemon loads only the fast path's few modules", async () => {
