@@ -9,7 +9,7 @@
  * @module
  */
 
-import { type AgentName, type AgentSpec, pluginEvent } from "./table.ts";
+import { type AgentName, type AgentSpec, judgedByOthers, pluginEvent } from "./table.ts";
 import type { ConsultOptions } from "../consult/consult.ts";
 import type {
   AgentEventCall,
@@ -100,12 +100,22 @@ export function parseHookJson(bytes: Uint8Array, where: string): Payload {
   throw new InputError(message, { input: where });
 }
 
-/** What `payload` asks: its `hook_event_name` (else `defaultEvent`) as the agent table maps it. */
-export function readAgentRequest(
+/** The event of a hook JSON, as the agent names it and as the plugins hear it. */
+export interface AgentEvent {
+  event: string;
+  pluginEvent: string;
+  consulted: boolean;
+}
+
+/**
+ * The event `payload` names in `hook_event_name` (else `defaultEvent`), as the agent table maps
+ * it; an error when it names none, or names another agent's event to judge.
+ */
+export function agentEvent(
   agent: AgentSpec,
   payload: Payload,
   { defaultEvent }: { defaultEvent?: string } = {},
-): AgentRequest {
+): AgentEvent {
   const named = payload.hook_event_name;
   if (named !== undefined && (typeof named !== "string" || named === "")) {
     throw new InputError(`Invalid ${agent.title} hook input: "hook_event_name" must be a name`, {
@@ -118,7 +128,26 @@ export function readAgentRequest(
       input: "hook_event_name",
     });
   }
+  const others = judgedByOthers(agent, event);
+  if (others.length > 0) {
+    const titles = others.map((other) => other.title).join(" and ");
+    throw new InputError(
+      `${quoted(event)} is an event of ${titles}, not of ${agent.title}: ` +
+        `is this hook meant to run "tyhooks agent ${others[0].name}"?`,
+      { input: "hook_event_name" },
+    );
+  }
   const plugin = pluginEvent(agent, event);
+  return { event, pluginEvent: plugin, consulted: eventSpec(plugin).kind === "consulted" };
+}
+
+/** What `payload` asks: its event ({@linkcode agentEvent}) and what the plugins are told of it. */
+export function readAgentRequest(
+  agent: AgentSpec,
+  payload: Payload,
+  options: { defaultEvent?: string } = {},
+): AgentRequest {
+  const { event, pluginEvent: plugin } = agentEvent(agent, payload, options);
   const sessionId = stringField(payload, "session_id") || stringField(payload, "conversation_id");
   const info: AgentInfo = { name: agent.name, event, session_id: sessionId, input: payload };
   const cwd = stringField(payload, "cwd") || firstRoot(payload);

@@ -13,6 +13,7 @@ import {
   AGENT_SESSION_END,
   AGENT_SESSION_START,
   AGENT_STOP,
+  eventSpec,
   POST_TOOL_CALL,
   PRE_TOOL_CALL,
 } from "../events.ts";
@@ -157,4 +158,16 @@ export function pluginEvent(agent: AgentSpec, event: string): string {
   const snake = event.replace(/([a-z0-9])([A-Z])/g, "$1_$2")
     .replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2").toLowerCase();
   return agent.events[event] ?? `agent.${snake}`;
+}
+
+/**
+ * The other agents that send `event` to be judged, when `agent` sends no such event: a hook wired
+ * with the wrong agent's name (`agent gemini` in Claude Code's settings) would otherwise take
+ * their tool call for a notified event and let it pass unjudged.
+ */
+export function judgedByOthers(agent: AgentSpec, event: string): AgentSpec[] {
+  if (Object.hasOwn(agent.events, event)) return [];
+  return AGENTS.filter((other) =>
+    Object.hasOwn(other.events, event) && eventSpec(other.events[event]).kind === "consulted"
+  );
 }

@@ -24,6 +24,7 @@ import {
 } from "./runner.ts";
 import { AGENTS, type AgentSpec, agentSpec } from "../agents/table.ts";
 import {
+  agentEvent,
   type AgentRequest,
   commandAnswer,
   decideAgentEvent,
@@ -75,7 +76,8 @@ export const agent: CommandModule = {
       `AGENT is one of ${NAMES.join(", ")}. The event comes from the input's hook_event_name: a`,
       "tool call (pre_tool_call), a prompt (agent.prompt) or a stop (agent.stop) is judged and",
       "answered; any other event (post_tool_call, agent.session_start ...) is handed to a",
-      "background run, as --detach does, and the command exits 0 at once, printing nothing.",
+      "background run, as --detach does, and the command exits 0 at once, printing nothing;",
+      "another agent's event to judge (PreToolUse to agent gemini) blocks, naming that agent.",
       "\n\nAn allow prints nothing and exits 0. A block exits 2 with the reason alone on",
       "stderr. An ask, rewritten arguments or context are answered in the agent's own fields",
       "where it honours them; an ask it cannot put to the user blocks, the reason starting",
@@ -109,15 +111,17 @@ export async function runAgent(
   // The model reads stderr: only the reason of a block goes there, unless logs are asked for.
   const quiet = ctx.values["log-level"] === undefined && ctx.values.wait !== true;
   const log = quiet ? silentLogger : ctx.log;
-  let request: AgentRequest | undefined;
+  // Known once the event is: a failure past that point of an event only told is no block.
+  let notified: string | undefined;
   let onFailure: "block" | "allow" = "block";
   try {
     onFailure = failurePolicy(ctx);
     const spec = knownAgent(name);
     const payload = await readPayload(ctx, spec);
-    request = readAgentRequest(spec, payload, {
-      defaultEvent: stringOption(ctx.values, "event") ?? defaultEvent,
-    });
+    const options = { defaultEvent: stringOption(ctx.values, "event") ?? defaultEvent };
+    const named = agentEvent(spec, payload, options);
+    if (!named.consulted) notified = named.event;
+    const request = readAgentRequest(spec, payload, options);
     if (!request.consulted) {
       await notify({ ...ctx, log }, request, payload);
       return 0;
@@ -132,8 +136,8 @@ export async function runAgent(
     const message = ctx.signal.aborted
       ? (ctx.signal.reason as Error)?.message ?? "Interrupted"
       : (error as Error)?.message ?? String(error);
-    if (request !== undefined && !request.consulted) {
-      log.log("error", `Agent event ${quoted(request.event)} not handed on: ${message}`);
+    if (notified !== undefined) {
+      log.log("error", `Agent event ${quoted(notified)} not handed on: ${message}`);
       return 0;
     }
     if (onFailure === "allow") {

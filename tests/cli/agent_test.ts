@@ -113,6 +113,12 @@ Deno.test("agent blocks input it cannot read, an unknown agent and a bad line, a
       /Unknown flag "--bogus"/,
     ],
     [["agent", "claude", "--deadline", "soon"], "{}", /Invalid duration "soon"/],
+    // A hook wired with the wrong agent's name: Claude Code's tool call to Gemini CLI's command.
+    [
+      ["agent", "gemini"],
+      agentPayload("claude", "PreToolUse"),
+      /^tyhooks: "PreToolUse" is an event of Claude Code and Codex, not of Gemini CLI: is this hook meant to run "tyhooks agent claude"\?\n$/,
+    ],
     [["agent"], "{}", /Missing argument for "agent"/],
   ];
   for (const [args, stdin, reason] of cases) {
@@ -217,12 +223,17 @@ Deno.test("agent answers a notified event with exit 0 and silence, whatever its 
       await waitForFile(join(dir, "plugins", "notes", "event.json"), { ms: 30_000, ready: isJson }),
     );
     assert.equal(seen.event, "agent.session_start");
-    // An event no table maps is told as agent.<snake_case>, and answered the same way.
-    const other = await cli(["agent", "claude", "--plugins-dir", join(dir, "plugins")], {
-      stdin: '{"hook_event_name":"PostToolBatch"}',
-      env: env(dir),
-    });
-    assert.deepEqual(other, { code: 0, stdout: "", stderr: "" });
+    // An event no table maps is told as agent.<snake_case>, and answered the same way; so is
+    // one that cannot be told (a tool's end naming no tool).
+    for (
+      const stdin of ['{"hook_event_name":"PostToolBatch"}', '{"hook_event_name":"PostToolUse"}']
+    ) {
+      const other = await cli(["agent", "claude", "--plugins-dir", join(dir, "plugins")], {
+        stdin,
+        env: env(dir),
+      });
+      assert.deepEqual(other, { code: 0, stdout: "", stderr: "" }, stdin);
+    }
   });
 });
 
