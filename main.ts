@@ -92,14 +92,14 @@ if (import.meta.main) {
   try {
     code = await main(Deno.args);
   } catch (error) {
-    printError(describeFailure(error, Deno.args));
+    printError(describeFailure(error, Deno.args, await isAgentLine(Deno.args)));
     // A command that failed because it was interrupted still exits as interrupted.
     code = caught !== undefined ? EXIT[caught].code : failureCode(error);
   }
   // An agent's hook must never fail open: agents let the call through on any exit but 0 and 2,
   // so every failure of tyhooks itself, a usage error included, is "blocked" (exit 2), unless
   // --on-failure allow (undefined when the line could not be parsed: no policy to trust).
-  if (isAgentLine(Deno.args) && onFailure !== "allow" && code !== EXIT.success.code) {
+  if (code !== EXIT.success.code && onFailure !== "allow" && await isAgentLine(Deno.args)) {
     code = EXIT.blocked.code;
   }
   // What stderr's reader has not taken yet, within a bound: a stalled one must not hold the exit.

@@ -203,23 +203,32 @@ function flagValues(args: string[], name: string): string[] {
 
 /**
  * True when the line is an agent's hook command: `agent AGENT` (not `agent install`) or a
- * `--claude` bridge. Read from the raw words, so it holds even when the line cannot be parsed.
+ * `--claude` bridge, also when a flag took the word `agent` for its value (`--plugins-dir $UNSET
+ * agent claude`). Read from the raw words, so it holds even when the line cannot be parsed; loads
+ * the agent table only for that last form.
  */
-export function isAgentLine(args: string[]): boolean {
+export async function isAgentLine(args: string[]): Promise<boolean> {
   const end = args.indexOf("--");
   const words = end === -1 ? args : args.slice(0, end);
   // `--claude=true` is a usage error, but whoever wrote it meant the bridge.
   if (words.some((w) => w === "--claude" || w.startsWith("--claude="))) return true;
   const [first, second] = wordsOf(args);
-  return first === "agent" && (second === undefined || byName(`agent ${second}`) === undefined);
+  if (first === "agent") return second === undefined || byName(`agent ${second}`) === undefined;
+  const at = words.indexOf("agent");
+  if (at === -1 || at + 1 === words.length) return false;
+  const { agentSpec } = await import("../agents/table.ts");
+  return agentSpec(words[at + 1]) !== undefined;
 }
 
-/** The line a fatal error prints on stderr: text, or one JSON object with `--log-format json`. */
-export function describeFailure(error: unknown, args: string[]): string {
+/**
+ * The line a fatal error prints on stderr: text, or one JSON object with `--log-format json`;
+ * `agentLine` as {@linkcode isAgentLine} says.
+ */
+export function describeFailure(error: unknown, args: string[], agentLine: boolean): string {
   const message = error instanceof Error ? error.message : String(error);
   // The model reads an agent hook's stderr as the reason: the message alone, as text (Gemini CLI
   // would take a JSON line for its answer), and no hint on getting around the guard.
-  if (isAgentLine(args)) return `tyhooks: ${message}\n`;
+  if (agentLine) return `tyhooks: ${message}\n`;
   // UsageError, InputError, NotFoundError and RunError carry the fix when it is known.
   const hint = (error as { hint?: unknown })?.hint;
   const fix = typeof hint === "string" && hint !== "" ? hint : undefined;

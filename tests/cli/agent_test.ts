@@ -113,6 +113,8 @@ Deno.test("agent blocks input it cannot read, an unknown agent and a bad line, a
       /Unknown flag "--bogus"/,
     ],
     [["agent", "claude", "--deadline", "soon"], "{}", /Invalid duration "soon"/],
+    // An unset variable in the hook's command: the flag takes "agent" for its value.
+    [["--hooks-dir", "agent", "claude"], "{}", /^tyhooks: Unknown command "claude"\n$/],
     // A hook wired with the wrong agent's name: Claude Code's tool call to Gemini CLI's command.
     [
       ["agent", "gemini"],
