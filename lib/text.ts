@@ -29,6 +29,11 @@ export function escapeControl(text: string): string {
   return text.replace(CONTROL_RUNS, escapeRun);
 }
 
+/** {@linkcode escapeControl}, newlines and tabs kept: a message of several lines for a reader. */
+export function escapeControlKeepingLines(text: string): string {
+  return text.replace(CONTROL_RUNS, (run) => run.replace(/[^\n\t]+/g, escapeRun));
+}
+
 // A run at a time, and a run of one character as one repeat: a service may print hundreds of MB
 // of NULs, which one call per character would take minutes to escape.
 function escapeRun(run: string): string {

@@ -22,7 +22,7 @@ import type {
 import type { Runner } from "../hooks/runner.ts";
 import { AGENT_PROMPT, AGENT_STOP, eventSpec, POST_TOOL_CALL, PRE_TOOL_CALL } from "../events.ts";
 import { InputError } from "../errors.ts";
-import { quoted } from "../text.ts";
+import { escapeControlKeepingLines, quoted } from "../text.ts";
 import { decodeJson, isRecord } from "../wire/json.ts";
 
 /** What an agent's hook event asks of the plugins. */
@@ -455,8 +455,13 @@ export function httpAnswer(request: AgentRequest, answer: ToolVerdict): Rendered
 /** The prefix of a block's reason when an agent that cannot ask was asked to. */
 export const NEEDS_APPROVAL = "needs approval: ";
 
-function replyTo(request: AgentRequest, answer: ToolVerdict): { reply: Reply; dropped?: string } {
+function replyTo(request: AgentRequest, verdict: ToolVerdict): { reply: Reply; dropped?: string } {
   const dialect = DIALECTS[request.agent.name];
+  const answer = {
+    ...verdict,
+    reason: told(verdict.reason),
+    context: verdict.context === undefined ? undefined : told(verdict.context),
+  };
   if (answer.action === "block") return { reply: block(answer.reason, answer) };
   if (answer.action === "ask") {
     const reason = answer.reason || fallbackReason(answer, "Asked by");
@@ -494,6 +499,17 @@ function dropContext(
 ): { dropped?: string } {
   if (told || !answer.context) return {};
   return { dropped: `${request.agent.title} takes no context on ${quoted(request.event)}` };
+}
+
+/** The most of a reason or a context an agent is told: more would crowd the model's context. */
+export const MAX_TOLD_CHARS = 8192;
+
+// A guard's words as the agent shows them to the model and to its user: lines kept, no other
+// control character (a guard may quote the tool call, which the model wrote), bounded.
+function told(text: string): string {
+  const clean = escapeControlKeepingLines(text);
+  if (clean.length <= MAX_TOLD_CHARS) return clean;
+  return `${clean.slice(0, MAX_TOLD_CHARS)}... (${clean.length - MAX_TOLD_CHARS} characters cut)`;
 }
 
 // Never an empty reason: Codex and Gemini CLI read an exit 2 with an empty stderr as no answer.

@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import { agentSpec } from "../../lib/agents/table.ts";
 import { type AgentRequest, readAgentRequest } from "../../lib/agents/hook.ts";
-import { commandAnswer, httpAnswer, NEEDS_APPROVAL } from "../../lib/agents/hook.ts";
+import {
+  commandAnswer,
+  httpAnswer,
+  MAX_TOLD_CHARS,
+  NEEDS_APPROVAL,
+} from "../../lib/agents/hook.ts";
 import type { ToolVerdict } from "../../lib/consult/tool_hooks.ts";
 
 function request(agent: string, event: string, fields: Record<string, unknown> = {}): AgentRequest {
@@ -221,4 +226,29 @@ Deno.test("context reaches the agents that take it and is dropped, with a note, 
     assert.deepEqual(r.answer, { exitCode: 0, stdout: "", stderr: "" }, `${agent} ${event}`);
     assert.match(r.dropped!, /takes no context/);
   }
+});
+
+Deno.test("a guard's reason reaches the agent with its lines, no other control character, and bounded", () => {
+  const reason = "rm: \x1b[31mno\x1b[0m\r\nsee\tthe policy\x07\u009b2J";
+  const { answer } = commandAnswer(request("claude", "PreToolUse"), { action: "block", reason });
+  assert.equal(answer.stderr, "rm: \\x1b[31mno\\x1b[0m\\x0d\nsee\tthe policy\\x07\\x9b2J\n");
+  const context = "a\x1bb";
+  const asked = commandAnswer(request("claude", "PreToolUse"), {
+    action: "ask",
+    reason: "?\x00",
+    context,
+  });
+  assert.deepEqual(json(asked.answer.stdout), {
+    hookSpecificOutput: {
+      hookEventName: "PreToolUse",
+      permissionDecision: "ask",
+      permissionDecisionReason: "?\\x00",
+      additionalContext: "a\\x1bb",
+    },
+  });
+  const long = commandAnswer(request("gemini", "BeforeTool"), {
+    action: "block",
+    reason: "x".repeat(MAX_TOLD_CHARS + 10),
+  });
+  assert.equal(long.answer.stderr, `${"x".repeat(MAX_TOLD_CHARS)}... (10 characters cut)\n`);
 });
