@@ -142,16 +142,22 @@ export class Spool {
   }
 
   /**
-   * Writes `work` durably (a {@linkcode SpoolFullError} past the bounds). With `claim` (default)
-   * it goes straight into this process's runner dir, held; without, into the spool for any runner.
+   * Writes `work` durably (a {@linkcode SpoolFullError} past the spool's bounds, a `RunError` for
+   * an entry over {@linkcode MAX_ENTRY_BYTES}). With `claim` (default) it goes straight into this
+   * process's runner dir, held; without, into the spool for any runner.
    */
   async add(work: SpoolWork, options: { claim?: boolean } = {}): Promise<SpoolEntry> {
     const claim = options.claim ?? true;
     const bytes = encodeEntry(work);
+    if (bytes.length > MAX_ENTRY_BYTES) {
+      throw new RunError(
+        `Cannot spool "${work.what}": its ${bytes.length} bytes are over the ${MAX_ENTRY_BYTES} bytes one entry may hold`,
+      );
+    }
     const dir = claim ? (await this.#runnerDir()).dir : this.dir;
     const usage = claim ? this.depth : this.usage();
     if (
-      this.#closed || bytes.length > MAX_ENTRY_BYTES || usage.entries >= this.#maxEntries ||
+      this.#closed || usage.entries >= this.#maxEntries ||
       usage.bytes + bytes.length > this.#maxBytes
     ) {
       this.#refusals.note(usage, `Spool full: refused "${work.what}"`);

@@ -4,6 +4,7 @@ import { pathToFileURL } from "node:url";
 import { NEEDS_ROOT, ROOT, tempDir } from "../_cli.ts";
 import { waitGone } from "../_procs.ts";
 import { Spool, spoolCounts, SpoolFullError, type SpoolWork } from "../../lib/spool/spool.ts";
+import { MAX_ENTRY_BYTES } from "../../lib/spool/entry.ts";
 import { createLogger } from "../../lib/log.ts";
 
 const work = (what: string, size = 0): SpoolWork => ({
@@ -47,6 +48,13 @@ Deno.test("Spool.add refuses past its entry bound and past its byte bound, and l
   assert.equal(bytes.refused, 1);
   assert.match(JSON.parse(lines[0]).msg, /Spool full: refused "c"/);
   await bytes.close();
+  // One entry too large for any spool is not "the spool is full".
+  const roomy = Spool.open(dir, { maxBytes: 64 * 1024 * 1024, log });
+  await assert.rejects(
+    roomy.add(work("huge", MAX_ENTRY_BYTES)),
+    /^RunError: Cannot spool "huge": its \d+ bytes are over the 16777216 bytes one entry may hold$/,
+  );
+  await roomy.close();
 });
 
 Deno.test("Spool.open refuses a spool dir that others can write", async () => {
