@@ -22,6 +22,7 @@ import type { PluginIndex } from "../plugins/types.ts";
 import { loadPluginsCached } from "../plugins/cache.ts";
 import { Runner, type RunnerOptions } from "../hooks/runner.ts";
 import { INPUT_CAPS, readBounded, readBoundedBytes } from "../fs.ts";
+import { mayHoldMoreContainers } from "../wire/json.ts";
 import { clearableTimeout, createLimit } from "../async.ts";
 import { DEFAULT_TIMEOUTS, TASK_PLACEMENT, TASK_ROUTE } from "../events.ts";
 import type { RouteResult } from "../consult/route.ts";
@@ -35,9 +36,16 @@ export const TASK_OPTIONS: Record<string, OptionSpec> = {
 };
 
 /**
- * A tool call's input from `path` (`-` = stdin), bounded in size (a Write carries a whole file)
- * and in time (`--deadline`, else `--timeout`): an input that never ends must not hold the call
- * until the agent times the hook out, which lets the call through.
+ * The most JSON objects and arrays a tool call's input may hold. Parsing 500,000 took 0.3-0.4 s on
+ * a 2-core machine, 20 million (60 MB) 50 s: V8 spends it collecting garbage, where no timer can
+ * end it, so an input past this is refused before it is parsed. A real one holds far fewer.
+ */
+export const MAX_CALL_CONTAINERS = 500_000;
+
+/**
+ * A tool call's input from `path` (`-` = stdin), bounded in size (a Write carries a whole file),
+ * in time (`--deadline`, else `--timeout`: an input that never ends must not hold the call until
+ * the agent times the hook out, which lets the call through) and in what parsing it would cost.
  */
 export async function readCallInput(
   ctx: CommandContext,
@@ -46,9 +54,10 @@ export async function readCallInput(
   const boundMs = durationOption(ctx, "deadline") ?? durationOption(ctx, "timeout") ??
     DEFAULT_TIMEOUTS.tool;
   const timer = clearableTimeout(boundMs);
+  let bytes: Uint8Array;
   try {
     const signal = AbortSignal.any([ctx.signal, timer.signal]);
-    return await (read ?? readBoundedBytes(path, { signal, maxBytes: INPUT_CAPS.toolCall }));
+    bytes = await (read ?? readBoundedBytes(path, { signal, maxBytes: INPUT_CAPS.toolCall }));
   } catch (error) {
     if (ctx.signal.aborted) throw error;
     const why = timer.signal.aborted
@@ -58,6 +67,12 @@ export async function readCallInput(
   } finally {
     timer.clear();
   }
+  if (mayHoldMoreContainers(bytes, MAX_CALL_CONTAINERS)) {
+    throw new UsageError(
+      `Cannot read ${what}: more than ${MAX_CALL_CONTAINERS} JSON objects and arrays ("{" and "[") in ${bytes.length} bytes, too many to read within a deadline`,
+    );
+  }
+  return bytes;
 }
 
 /** Reads `--task FILE|-` or `--task-json`; undefined when neither is given. */

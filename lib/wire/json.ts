@@ -97,6 +97,23 @@ export function decodeJson(
   return { ok: true, value };
 }
 
+/**
+ * Whether `bytes` may hold more than `max` JSON objects and arrays: counts the `{` and `[` bytes
+ * (those in strings too) and stops past `max`. A native scan, so a caller can refuse an input
+ * whose parse alone would outlast its deadline before starting it.
+ */
+export function mayHoldMoreContainers(bytes: Uint8Array, max: number): boolean {
+  // Each one takes at least two bytes.
+  if (bytes.length <= 2 * max) return false;
+  let count = 0;
+  for (const opening of [0x7b, 0x5b]) {
+    for (let at = bytes.indexOf(opening); at !== -1; at = bytes.indexOf(opening, at + 1)) {
+      if (++count > max) return true;
+    }
+  }
+  return false;
+}
+
 /** True for a JSON object or YAML map (not an array, not null). */
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === "object" && !Array.isArray(value);

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, spawnCli, withTree } from "../_cli.ts";
 import { hasControl } from "../../lib/text.ts";
+import { MAX_CALL_CONTAINERS } from "../../lib/cli/runner.ts";
 import { agentPayload, isJson, readPid, waitForFile, waitGone } from "../_procs.ts";
 
 /** The pre-tool-call event of each agent, as recorded. */
@@ -123,6 +124,15 @@ Deno.test("agent blocks input it cannot read, an unknown agent and a bad line, a
     ],
     [["agent"], "{}", /Missing argument for "agent"/],
   ];
+  // Refused before its parse, which would take seconds, mostly in V8's garbage collector.
+  cases.push([
+    ["agent", "claude", "--deadline", "2s"],
+    agentPayload("claude", "PreToolUse").replace(
+      '"tool_use_id"',
+      `"many": [${"{},".repeat(MAX_CALL_CONTAINERS)}{}], "tool_use_id"`,
+    ),
+    /^tyhooks: Cannot read the Claude Code hook input on stdin: more than 500000 JSON objects and arrays/,
+  ]);
   for (const [args, stdin, reason] of cases) {
     const r = await cli([...args, "--plugins-dir", "/nonexistent"], { stdin });
     assert.equal(r.code, 2, args.join(" "));

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { HostFactsSchema } from "../../lib/wire/host_facts.ts";
 import { probeHost } from "../../lib/hosts/probe.ts";
 import { ServicesStatusSchema } from "../../lib/wire/services.ts";
+import { mayHoldMoreContainers } from "../../lib/wire/json.ts";
 
 // The facts of this machine, as `tyhooks probe` prints them.
 const FACTS = await probeHost({ workdir: "/" });
@@ -42,4 +43,13 @@ Deno.test("ServicesStatusSchema refuses a key the document does not have, and re
     name: "SchemaError",
     message: "expected an object, got an array of 0",
   });
+});
+
+Deno.test("mayHoldMoreContainers counts { and [, in strings too, and stops past the bound", () => {
+  const bytes = (text: string) => new TextEncoder().encode(text);
+  assert.equal(mayHoldMoreContainers(bytes("[{},{}]"), 3), false);
+  assert.equal(mayHoldMoreContainers(bytes("[{},{},{}]"), 3), true);
+  assert.equal(mayHoldMoreContainers(bytes('{"a":"[[[["}'), 4), true);
+  // Too short to hold more, whatever it holds.
+  assert.equal(mayHoldMoreContainers(bytes("[[[["), 2), false);
 });
