@@ -98,7 +98,8 @@ export function defaultSocket(): string {
 /** The socket clients look for the daemon on: `$TYHOOKS_DAEMON` (PATH or `unix:PATH`), else the default. */
 export function daemonSocket(): string {
   const named = Deno.env.get("TYHOOKS_DAEMON");
-  return named ? named.replace(/^unix:/, "") : defaultSocket();
+  if (!named) return defaultSocket();
+  return named.startsWith("unix:") ? named.slice("unix:".length) : named;
 }
 
 // POSIX path arithmetic.

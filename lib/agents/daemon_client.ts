@@ -219,16 +219,21 @@ function ask(
   };
 }
 
-/** The command's answer from the daemon's response: 200 with the command form, or 202. */
+/**
+ * The command's answer from the daemon's response: 200 with the command form, or 202. Read with
+ * string methods: each regular expression's first use costs a call about 0.2 ms.
+ */
 function parseAnswer(bytes: Uint8Array): CommandAnswer | null {
-  const text = decoder.decode(bytes);
-  const end = text.indexOf("\r\n\r\n");
+  const end = indexOfBlankLine(bytes);
   if (end === -1) return null;
-  const [status, ...headers] = text.slice(0, end).split("\r\n");
-  const code = /^HTTP\/1\.1 (\d{3}) /.exec(status)?.[1];
-  const length = headers.find((h) => /^content-length:/i.test(h))?.slice(15).trim();
-  const body = text.slice(end + 4);
-  if (length === undefined || encoder.encode(body).length !== Number(length)) return null;
+  const head = decoder.decode(bytes.subarray(0, end)).toLowerCase();
+  const body = decoder.decode(bytes.subarray(end + 4));
+  const code = head.startsWith("http/1.1 ") && head[12] === " " ? head.slice(9, 12) : undefined;
+  const at = head.indexOf("\r\ncontent-length:");
+  if (at === -1) return null;
+  const lineEnd = head.indexOf("\r\n", at + 2);
+  const length = head.slice(at + 17, lineEnd === -1 ? undefined : lineEnd).trim();
+  if (length === "" || bytes.length - end - 4 !== Number(length)) return null;
   if (code === "202") return { exitCode: 0, stdout: "", stderr: "" };
   if (code !== "200") return null;
   const doc = JSON.parse(body);
@@ -236,4 +241,12 @@ function parseAnswer(bytes: Uint8Array): CommandAnswer | null {
   if ((exitCode !== 0 && exitCode !== 2) || typeof stdout !== "string") return null;
   if (typeof stderr !== "string") return null;
   return { exitCode, stdout, stderr };
+}
+
+// Where the head ends: the first CR LF CR LF.
+function indexOfBlankLine(bytes: Uint8Array): number {
+  for (let at = bytes.indexOf(0x0d); at !== -1; at = bytes.indexOf(0x0d, at + 1)) {
+    if (bytes[at + 1] === 0x0a && bytes[at + 2] === 0x0d && bytes[at + 3] === 0x0a) return at;
+  }
+  return -1;
 }
