@@ -137,7 +137,9 @@ export async function runAgent(
       ? (ctx.signal.reason as Error)?.message ?? "Interrupted"
       : (error as Error)?.message ?? String(error);
     if (notified !== undefined) {
-      log.log("error", `Agent event ${quoted(notified)} not handed on: ${message}`);
+      // Where a background run of it would have logged, when stderr is the model's.
+      const where = quiet ? (await import("./detach.ts")).detachedLogger() : log;
+      where.log("error", `Agent event ${quoted(notified)} not handed on: ${message}`);
       return 0;
     }
     if (onFailure === "allow") {

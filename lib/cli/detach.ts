@@ -8,10 +8,34 @@
 import { cacheDir, hooksDir, join, pluginsDir } from "../paths.ts";
 import { type CommandContext, DETACHED_CHILD_FLAG } from "./types.ts";
 import type { Task } from "../wire/task.ts";
+import { createLogger, type Logger } from "../log.ts";
+import { openPrivateLog } from "../fs.ts";
 
 /** Where detached runs write their output. */
 export function detachedLogPath(): string {
   return join(cacheDir(), "tyhooks", "detached.log");
+}
+
+/**
+ * JSON lines to the detached log, where the background runs of notified work log: for what goes
+ * wrong before the work is handed on, when stderr is not the user's (an agent's model reads it).
+ * A line that cannot be written is dropped.
+ */
+export function detachedLogger(): Logger {
+  return createLogger({
+    format: "json",
+    write(line) {
+      const file = openPrivateLog(detachedLogPath(), "the detached log", { repair: true });
+      if (typeof file === "string") return;
+      try {
+        file.writeSync(new TextEncoder().encode(line));
+      } catch {
+        // Dropped, as the docstring says.
+      } finally {
+        file.close();
+      }
+    },
+  });
 }
 
 // Flags the spooled command must not carry: it must not detach once more, a task read from a

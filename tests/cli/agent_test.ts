@@ -246,6 +246,17 @@ Deno.test("agent answers a notified event with exit 0 and silence, whatever its 
       });
       assert.deepEqual(other, { code: 0, stdout: "", stderr: "" }, stdin);
     }
+    // Why the second was not told is where background runs log, not on the model's stderr.
+    const logged = await Deno.readTextFile(join(dir, "cache", "tyhooks", "detached.log"));
+    const lines = logged.trim().split("\n").map((line) => JSON.parse(line));
+    assert.ok(
+      lines.some((line) =>
+        line.level === "error" &&
+        line.msg === 'Agent event "PostToolUse" not handed on: ' +
+            'Invalid hook input: "tool_name" must be a non-empty string'
+      ),
+      logged,
+    );
   });
 });
 
