@@ -13,7 +13,6 @@ import {
   AGENT_SESSION_END,
   AGENT_SESSION_START,
   AGENT_STOP,
-  eventSpec,
   POST_TOOL_CALL,
   PRE_TOOL_CALL,
 } from "../events.ts";
@@ -161,13 +160,15 @@ export function pluginEvent(agent: AgentSpec, event: string): string {
 }
 
 /**
- * The other agents that send `event` to be judged, when `agent` sends no such event: a hook wired
- * with the wrong agent's name (`agent gemini` in Claude Code's settings) would otherwise take
- * their tool call for a notified event and let it pass unjudged.
+ * The other agents that send `event` as a tool call or a prompt to judge, when `agent` sends no
+ * such event: a hook wired with the wrong agent's name (`agent gemini` in Claude Code's settings)
+ * would otherwise take their tool call for a notified event and let it pass unjudged. Not a stop:
+ * its block means "keep working", which an agent that did not send it as a stop must not be told.
  */
 export function judgedByOthers(agent: AgentSpec, event: string): AgentSpec[] {
   if (Object.hasOwn(agent.events, event)) return [];
   return AGENTS.filter((other) =>
-    Object.hasOwn(other.events, event) && eventSpec(other.events[event]).kind === "consulted"
+    Object.hasOwn(other.events, event) &&
+    (other.events[event] === PRE_TOOL_CALL || other.events[event] === AGENT_PROMPT)
   );
 }

@@ -77,7 +77,7 @@ export const agent: CommandModule = {
       "tool call (pre_tool_call), a prompt (agent.prompt) or a stop (agent.stop) is judged and",
       "answered; any other event (post_tool_call, agent.session_start ...) is handed to a",
       "background run, as --detach does, and the command exits 0 at once, printing nothing;",
-      "another agent's event to judge (PreToolUse to agent gemini) blocks, naming that agent.",
+      "another agent's tool call or prompt (PreToolUse to agent gemini) blocks, naming it.",
       "\n\nAn allow prints nothing and exits 0. A block exits 2 with the reason alone on",
       "stderr. An ask, rewritten arguments or context are answered in the agent's own fields",
       "where it honours them; an ask it cannot put to the user blocks, the reason starting",

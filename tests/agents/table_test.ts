@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { AGENTS, agentSpec, pluginEvent } from "../../lib/agents/table.ts";
+import { AGENTS, agentSpec, judgedByOthers, pluginEvent } from "../../lib/agents/table.ts";
 import { eventSpec, isKnownEvent } from "../../lib/events.ts";
 
 Deno.test("every agent event the table maps is an event of the event table", () => {
@@ -22,4 +22,16 @@ Deno.test("an agent event the table does not map is the notified agent.<snake_ca
   );
   assert.equal(eventSpec(pluginEvent(claude, "SubagentStart")).kind, "notified");
   assert.equal(agentSpec("toString"), undefined);
+});
+
+Deno.test("judgedByOthers names the agents whose tool call or prompt a miswired hook was sent", () => {
+  const names = (agent: string, event: string) =>
+    judgedByOthers(agentSpec(agent)!, event).map((other) => other.name);
+  assert.deepEqual(names("gemini", "PreToolUse"), ["claude", "codex"]);
+  assert.deepEqual(names("cursor", "UserPromptSubmit"), ["claude", "codex"]);
+  assert.deepEqual(names("claude", "BeforeTool"), ["gemini"]);
+  // Its own events, notified ones and stops (a block there means "keep working") are not.
+  assert.deepEqual(names("claude", "PreToolUse"), []);
+  assert.deepEqual(names("cursor", "SessionStart"), []);
+  assert.deepEqual(names("gemini", "Stop"), []);
 });
