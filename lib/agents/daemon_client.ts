@@ -27,13 +27,11 @@ const CONNECT_MS = 50;
 const MAX_BODY_BYTES = 1024 * 1024;
 /** The answer's cap: a rewrite carries the tool input back. */
 const MAX_ANSWER_BYTES = 4 * MAX_BODY_BYTES;
-/** The bound on stdin and, without `--deadline`, on the daemon: the tool hooks' default. */
-const DEFAULT_BOUND_MS = 30_000;
 /**
- * Without `--deadline`, how much longer than that the daemon is waited for: its guards are ended
- * at their timeout, and the block comes back after their kill grace.
+ * `agent`'s `--deadline` when none is given, in-process and through the daemon alike: the tool
+ * hooks' default timeout.
  */
-const DAEMON_SLACK_MS = 2_000;
+export const AGENT_DEADLINE_MS = 30_000;
 
 let hookInput: Promise<Uint8Array> | undefined;
 
@@ -46,16 +44,15 @@ export function readHookInput(): Promise<Uint8Array> | undefined {
 }
 
 /**
- * Answers the call through the daemon, or null (the caller decides in-process). Never throws; past
- * `--deadline`, the in-process path's block on its deadline; a daemon that has the call and does
- * not answer within the guards' default timeout (and some slack) blocks it too.
+ * Answers the call through the daemon, or null (the caller decides in-process, in what is left of
+ * the deadline). Never throws; past the deadline, the in-process path's block on its deadline.
  */
 export async function answerFromDaemon(args: string[]): Promise<CommandAnswer | null> {
   const started = performance.now();
   try {
     const call = fastCall(args);
     if (call === null) return null;
-    const boundMs = call.deadlineMs ?? DEFAULT_BOUND_MS;
+    const boundMs = call.deadlineMs ?? AGENT_DEADLINE_MS;
     // Read by either path: started now, it arrives while the rest loads (an in-process call then
     // finds it read). Whoever awaits it sees its error.
     const signal = AbortSignal.timeout(boundMs);
@@ -70,20 +67,14 @@ export async function answerFromDaemon(args: string[]): Promise<CommandAnswer | 
     if (body.length > MAX_BODY_BYTES) return null;
     const dir = Deno.realPathSync(pluginsDir(call.pluginsDir));
     const left = Math.max(0, started + boundMs - performance.now());
-    // The daemon is given what is left of the deadline, so it ends the guards when nobody waits.
-    const deadlineMs = call.deadlineMs === undefined ? undefined : Math.floor(left);
-    const asked = ask(socket, { call, dir, body, deadlineMs });
-    const waitMs = deadlineMs ?? left + DAEMON_SLACK_MS;
-    const answer = await Promise.race([asked.answer, after(waitMs, "late" as const)]);
+    // The daemon decides within what is left, so it ends the guards of a call nobody waits for.
+    const asked = ask(socket, { call, dir, body, deadlineMs: Math.floor(left) });
+    const answer = await Promise.race([asked.answer, after(left, "late" as const)]);
     if (answer !== "late") return answer;
     asked.close();
-    // Once the daemon has the call its guards may have run: they are not asked a second time.
-    const why = call.deadlineMs !== undefined
-      ? `No decision within the ${call.deadlineMs} ms deadline` // As the in-process path says.
-      : asked.sent()
-      ? `The daemon did not answer within ${Math.round(waitMs)} ms`
-      : null;
-    return why === null ? null : { exitCode: 2, stdout: "", stderr: `tyhooks: ${why}\n` };
+    // The in-process path's message when the deadline passes undecided.
+    const why = `No decision within the ${boundMs} ms deadline`;
+    return { exitCode: 2, stdout: "", stderr: `tyhooks: ${why}\n` };
   } catch {
     return null;
   }
@@ -164,8 +155,7 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
 /**
  * One HTTP/1.1 request on its own connection (`Connection: close`), written by hand: `fetch`
  * with a unix-socket client costs more to load than the whole exchange. Resolves to null on
- * anything but a well-formed answer; `sent` says whether the whole request was written; `close`
- * ends it early. With `deadlineMs` the daemon decides within it.
+ * anything but a well-formed answer; `close` ends it early. The daemon decides within `deadlineMs`.
  */
 function ask(
   socket: string,
@@ -173,12 +163,11 @@ function ask(
     call: FastCall;
     dir: string;
     body: Uint8Array;
-    deadlineMs?: number;
+    deadlineMs: number;
   },
-): { answer: Promise<CommandAnswer | null>; sent(): boolean; close(): void } {
+): { answer: Promise<CommandAnswer | null>; close(): void } {
   let conn: Deno.UnixConn | undefined;
   let closed = false;
-  let sent = false;
   const close = () => {
     closed = true;
     try {
@@ -201,20 +190,18 @@ function ask(
     }
     conn = connected;
     if (closed) close();
-    const query = (call.event === undefined ? "" : `&event=${encodeURIComponent(call.event)}`) +
-      (deadlineMs === undefined ? "" : `&deadline=${deadlineMs}`);
+    const event = call.event === undefined ? "" : `&event=${encodeURIComponent(call.event)}`;
+    const query = `${event}&deadline=${deadlineMs}`;
     const head =
       `POST /v1/agent/${encodeURIComponent(call.agent)}?form=command${query} HTTP/1.1\r\n` +
       `Host: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n` +
       `X-Tyhooks-Plugins-Dir: ${encodeURI(dir)}\r\nConnection: close\r\n\r\n`;
     await writeAll(conn, encoder.encode(head));
     await writeAll(conn, body);
-    sent = true;
     return parseAnswer(await readToEnd(conn, MAX_ANSWER_BYTES));
   })();
   return {
     answer: answer.catch(() => null).finally(close),
-    sent: () => sent,
     close,
   };
 }

@@ -32,7 +32,7 @@ import {
   readAgentRequest,
   tellAgentEvent,
 } from "../agents/hook.ts";
-import { readHookInput } from "../agents/daemon_client.ts";
+import { AGENT_DEADLINE_MS, readHookInput } from "../agents/daemon_client.ts";
 import { clearableTimeout } from "../async.ts";
 import { silentLogger } from "../log.ts";
 import { closest, quoted } from "../text.ts";
@@ -56,6 +56,11 @@ export const agent: CommandModule = {
       "pre-hook": { type: "string", value: "FILE", multiple: true, help: "a pre hook script" },
       "post-hook": { type: "string", value: "FILE", multiple: true, help: "a post hook script" },
       ...consultOptions("hook", "30s", "ask one hook after another"),
+      deadline: {
+        type: "string",
+        value: "DUR",
+        help: "bound on the whole call, from tyhooks' start (default 30s)",
+      },
       wait: {
         type: "boolean",
         help: "run a notified event's hooks before returning, rather than in the background",
@@ -103,11 +108,15 @@ export interface AgentRunOptions {
  * returns the exit code, having printed the answer. Never throws once the line is parsed.
  */
 export async function runAgent(
-  ctx: CommandContext,
+  context: CommandContext,
   name: string,
   { defaultEvent }: AgentRunOptions = {},
 ): Promise<number> {
-  const started = performance.now();
+  // The deadline counts from the process's start (performance.now()'s origin): the time the fast
+  // path spent with a daemon that then failed is part of it.
+  const started = 0;
+  const deadline = context.values.deadline ?? `${AGENT_DEADLINE_MS}ms`;
+  const ctx: CommandContext = { ...context, values: { ...context.values, deadline } };
   // The model reads stderr: only the reason of a block goes there, unless logs are asked for.
   const quiet = ctx.values["log-level"] === undefined && ctx.values.wait !== true;
   const log = quiet ? silentLogger : ctx.log;
@@ -188,10 +197,9 @@ async function decide(
   request: AgentRequest,
   { onFailure, started }: { onFailure: "block" | "allow"; started: number },
 ): Promise<ToolVerdict> {
-  const deadlineMs = durationOption(ctx, "deadline");
-  const timer = clearableTimeout(
-    deadlineMs === undefined ? 2 ** 31 - 1 : Math.max(0, started + deadlineMs - performance.now()),
-  );
+  // Set by runAgent when the line gives none.
+  const deadlineMs = durationOption(ctx, "deadline")!;
+  const timer = clearableTimeout(Math.max(0, started + deadlineMs - performance.now()));
   const signal = AbortSignal.any([ctx.signal, timer.signal]);
   const late = new Promise<never>((_, reject) => {
     signal.addEventListener("abort", () => reject(signal.reason), { once: true });

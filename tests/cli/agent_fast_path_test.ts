@@ -12,6 +12,7 @@ import { dirname, join } from "node:path";
 import { cli, makeTree, tempDir } from "../_cli.ts";
 import { serveOn, tempSocket } from "./_serve.ts";
 import { agentPayload, fileLines, waitGone } from "../_procs.ts";
+import { sleep } from "../../lib/async.ts";
 
 // Blocks every call, saying who ran it (the daemon or the client) and from which process.
 const GUARD = `#!/bin/sh
@@ -114,19 +115,31 @@ Deno.test("a socket others may use, or in a dir others may enter, is not used", 
   await Deno.chmod(dirname(socket), 0o700);
 });
 
-/** A listener that takes connections and, per `mode`, never answers or hangs up at once. */
-function fakeDaemon(path: string, mode: "hang" | "close") {
+/**
+ * A listener that takes connections and, per `mode`, never answers, hangs up at once, or hangs up
+ * `ms` after taking the request.
+ */
+function fakeDaemon(path: string, mode: "hang" | "close" | { closeAfterMs: number }) {
   const listener = Deno.listen({ transport: "unix", path });
   const conns: Deno.Conn[] = [];
+  const hangUps: Promise<void>[] = [];
   const accepting = (async () => {
     for await (const conn of listener) {
       if (mode === "close") conn.close();
-      else conns.push(conn);
+      else if (mode === "hang") conns.push(conn);
+      else {
+        conns.push(conn);
+        hangUps.push(
+          conn.read(new Uint8Array(64 * 1024)).then(() => sleep(mode.closeAfterMs))
+            .then(() => conns.splice(conns.indexOf(conn), 1)[0].close()),
+        );
+      }
     }
   })();
   return {
     async [Symbol.asyncDispose]() {
       listener.close();
+      await Promise.allSettled(hangUps);
       for (const conn of conns) conn.close();
       await accepting.catch(() => {});
     },
@@ -164,6 +177,22 @@ Deno.test("agent claude --deadline bounds the daemon's guards too: they are ende
   assert.equal(who, "daemon");
   // Ended by the daemon at the deadline, not at the guard's 30 s timeout.
   assert.ok(await waitGone(Number(pid), 10_000), `guard ${pid} still runs`);
+});
+
+Deno.test("a daemon that hangs up late leaves the in-process path only what is left of --deadline", async () => {
+  const plugins = await makeTree({
+    "g/plugin.yaml": "name: g\nhooks:\n  pre_tool_call: guard.sh\n",
+    "g/guard.sh": "#!/bin/sh\nexec sleep 60\n",
+  });
+  const socket = await tempSocket();
+  await using _fake = fakeDaemon(socket, { closeAfterMs: 3500 });
+  await Deno.chmod(socket, 0o600);
+  const started = performance.now();
+  const r = await agentCall(plugins, socket, { args: ["--deadline", "4s"] });
+  const took = performance.now() - started;
+  assert.equal(r.code, 2, r.stderr);
+  // A fresh 4 s in-process would end at 7.5 s, after an agent's hook timeout set just above 4 s.
+  assert.ok(took < 6500, `${took} ms`);
 });
 
 Deno.test("a daemon that hangs up without answering: agent claude decides in-process", async () => {
