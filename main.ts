@@ -92,7 +92,7 @@ if (import.meta.main) {
   try {
     code = await main(Deno.args);
   } catch (error) {
-    printError(describeFailure(error, Deno.args, await isAgentLine(Deno.args)));
+    printError(describeFailure(error, Deno.args, { agentLine: await isAgentLine(Deno.args) }));
     // A command that failed because it was interrupted still exits as interrupted.
     code = caught !== undefined ? EXIT[caught].code : failureCode(error);
   }

@@ -214,8 +214,11 @@ export async function isAgentLine(args: string[]): Promise<boolean> {
   if (words.some((w) => w === "--claude" || w.startsWith("--claude="))) return true;
   const [first, second] = wordsOf(args);
   if (first === "agent") return second === undefined || byName(`agent ${second}`) === undefined;
+  // Only where "agent" is what a global flag took for its value, followed by an agent's name.
   const at = words.indexOf("agent");
-  if (at === -1 || at + 1 === words.length) return false;
+  const flag = words[at - 1];
+  if (at < 1 || at + 1 === words.length || !flag.startsWith("--")) return false;
+  if (LINE_OPTIONS[flag.slice(2)]?.type !== "string") return false;
   const { agentSpec } = await import("../agents/table.ts");
   return agentSpec(words[at + 1]) !== undefined;
 }
@@ -224,7 +227,11 @@ export async function isAgentLine(args: string[]): Promise<boolean> {
  * The line a fatal error prints on stderr: text, or one JSON object with `--log-format json`;
  * `agentLine` as {@linkcode isAgentLine} says.
  */
-export function describeFailure(error: unknown, args: string[], agentLine: boolean): string {
+export function describeFailure(
+  error: unknown,
+  args: string[],
+  { agentLine }: { agentLine: boolean },
+): string {
   const message = error instanceof Error ? error.message : String(error);
   // The model reads an agent hook's stderr as the reason: the message alone, as text (Gemini CLI
   // would take a JSON line for its answer), and no hint on getting around the guard.

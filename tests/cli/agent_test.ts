@@ -141,6 +141,9 @@ Deno.test("agent blocks input it cannot read, an unknown agent and a bad line, a
     // One line: the reason, without a hint.
     assert.equal(r.stderr.trimEnd().split("\n").length, 1, r.stderr);
   }
+  // A plugin named "agent" is not an agent's hook line: its failure keeps its own code.
+  const plugin = await cli(["plugins", "run", "agent", "claude", "--plugins-dir", "/nonexistent"]);
+  assert.equal(plugin.code, 64, plugin.stderr);
   const open = await cli(["agent", "claude", "--on-failure", "allow"], { stdin: "not json" });
   assert.deepEqual(open, { code: 0, stdout: "", stderr: "" });
 });
