@@ -459,8 +459,8 @@ function replyTo(request: AgentRequest, verdict: ToolVerdict): { reply: Reply; d
   const dialect = DIALECTS[request.agent.name];
   const answer = {
     ...verdict,
-    reason: told(verdict.reason),
-    context: verdict.context === undefined ? undefined : told(verdict.context),
+    reason: forAgent(verdict.reason),
+    context: verdict.context === undefined ? undefined : forAgent(verdict.context),
   };
   if (answer.action === "block") return { reply: block(answer.reason, answer) };
   if (answer.action === "ask") {
@@ -504,12 +504,18 @@ function dropContext(
 /** The most of a reason or a context an agent is told: more would crowd the model's context. */
 export const MAX_TOLD_CHARS = 8192;
 
-// A guard's words as the agent shows them to the model and to its user: lines kept, no other
-// control character (a guard may quote the tool call, which the model wrote), bounded.
-function told(text: string): string {
-  const clean = escapeControlKeepingLines(text);
+// A guard's words as the agent shows them to the model and to its user: lines kept (CR LF read as
+// LF), no other control character (a guard may quote the tool call, which the model wrote), and
+// bounded, the cut never inside an escape or a surrogate pair.
+function forAgent(text: string): string {
+  const clean = escapeControlKeepingLines(text.replaceAll("\r\n", "\n"));
   if (clean.length <= MAX_TOLD_CHARS) return clean;
-  return `${clean.slice(0, MAX_TOLD_CHARS)}... (${clean.length - MAX_TOLD_CHARS} characters cut)`;
+  let end = MAX_TOLD_CHARS;
+  const escape = clean.lastIndexOf("\\x", end - 1);
+  if (escape !== -1 && escape + 4 > end) end = escape;
+  const last = clean.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return `${clean.slice(0, end)}... (${clean.length - end} characters cut)`;
 }
 
 // Never an empty reason: Codex and Gemini CLI read an exit 2 with an empty stderr as no answer.

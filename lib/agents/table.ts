@@ -162,8 +162,9 @@ export function pluginEvent(agent: AgentSpec, event: string): string {
 /**
  * The other agents that send `event` as a tool call or a prompt to judge, when `agent` sends no
  * such event: a hook wired with the wrong agent's name (`agent gemini` in Claude Code's settings)
- * would otherwise take their tool call for a notified event and let it pass unjudged. Not a stop:
- * its block means "keep working", which an agent that did not send it as a stop must not be told.
+ * would otherwise take their tool call for a notified event and let it pass unjudged. Not a stop,
+ * whose block tells an agent to keep working: another agent's stop is read as its name maps
+ * ({@linkcode pluginEvent}: `Stop` is `agent.stop` to every agent, `SubagentStop` notified).
  */
 export function judgedByOthers(agent: AgentSpec, event: string): AgentSpec[] {
   if (Object.hasOwn(agent.events, event)) return [];

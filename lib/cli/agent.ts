@@ -147,7 +147,7 @@ export async function runAgent(
       : (error as Error)?.message ?? String(error);
     if (notified !== undefined) {
       // Where a background run of it would have logged, when stderr is the model's.
-      const where = quiet ? (await import("./detach.ts")).detachedLogger() : log;
+      const where = quiet ? await (await import("./detach.ts")).detachedLogger() : log;
       where.log("error", `Agent event ${quoted(notified)} not handed on: ${message}`);
       return 0;
     }

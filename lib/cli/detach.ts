@@ -9,7 +9,6 @@ import { cacheDir, hooksDir, join, pluginsDir } from "../paths.ts";
 import { type CommandContext, DETACHED_CHILD_FLAG } from "./types.ts";
 import type { Task } from "../wire/task.ts";
 import { createLogger, type Logger } from "../log.ts";
-import { openPrivateLog } from "../fs.ts";
 
 /** Where detached runs write their output. */
 export function detachedLogPath(): string {
@@ -21,21 +20,10 @@ export function detachedLogPath(): string {
  * wrong before the work is handed on, when stderr is not the user's (an agent's model reads it).
  * A line that cannot be written is dropped.
  */
-export function detachedLogger(): Logger {
-  return createLogger({
-    format: "json",
-    write(line) {
-      const file = openPrivateLog(detachedLogPath(), "the detached log", { repair: true });
-      if (typeof file === "string") return;
-      try {
-        file.writeSync(new TextEncoder().encode(line));
-      } catch {
-        // Dropped, as the docstring says.
-      } finally {
-        file.close();
-      }
-    },
-  });
+export async function detachedLogger(): Promise<Logger> {
+  const { appendDetachedLog } = await import("../process/detach.ts");
+  const path = detachedLogPath();
+  return createLogger({ format: "json", write: (line) => void appendDetachedLog(path, line) });
 }
 
 // Flags the spooled command must not carry: it must not detach once more, a task read from a

@@ -13,6 +13,7 @@ import { RunError } from "../errors.ts";
 import { concat, isFile, openPrivateLog, readBounded, rotateLog } from "../fs.ts";
 import { clearableTimeout } from "../async.ts";
 import { inSession, signalGroup } from "./group.ts";
+import { quoted } from "../text.ts";
 
 const PERMISSIONS = ["read", "write", "env", "run", "sys", "net"] as const;
 
@@ -243,6 +244,31 @@ function start(
     }).spawn();
   } catch (error) {
     throw new RunError(`Cannot start the background tyhooks: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Appends `line` to the detached log at `path`, made private and moved to `.1` when full as for
+ * a background run; why it could not, or null.
+ */
+export function appendDetachedLog(
+  path: string,
+  line: string,
+  maxBytes: number = MAX_LOG_BYTES,
+): string | null {
+  const log = openLog(path, maxBytes);
+  if (log.path === null) return log.problem;
+  try {
+    // The dir is the user's own and 0700 now: nobody else can have swapped the file.
+    const file = Deno.openSync(log.path, { append: true });
+    try {
+      file.writeSync(new TextEncoder().encode(line));
+    } finally {
+      file.close();
+    }
+    return null;
+  } catch (error) {
+    return `cannot write ${quoted(path)}: ${(error as Error).message}`;
   }
 }
 

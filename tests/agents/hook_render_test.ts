@@ -231,7 +231,7 @@ Deno.test("context reaches the agents that take it and is dropped, with a note, 
 Deno.test("a guard's reason reaches the agent with its lines, no other control character, and bounded", () => {
   const reason = "rm: \x1b[31mno\x1b[0m\r\nsee\tthe policy\x07\u009b2J";
   const { answer } = commandAnswer(request("claude", "PreToolUse"), { action: "block", reason });
-  assert.equal(answer.stderr, "rm: \\x1b[31mno\\x1b[0m\\x0d\nsee\tthe policy\\x07\\x9b2J\n");
+  assert.equal(answer.stderr, "rm: \\x1b[31mno\\x1b[0m\nsee\tthe policy\\x07\\x9b2J\n");
   const context = "a\x1bb";
   const asked = commandAnswer(request("claude", "PreToolUse"), {
     action: "ask",
@@ -251,4 +251,10 @@ Deno.test("a guard's reason reaches the agent with its lines, no other control c
     reason: "x".repeat(MAX_TOLD_CHARS + 10),
   });
   assert.equal(long.answer.stderr, `${"x".repeat(MAX_TOLD_CHARS)}... (10 characters cut)\n`);
+  // The cut never splits an escape or a surrogate pair.
+  const cut = (reason: string) =>
+    commandAnswer(request("claude", "PreToolUse"), { action: "block", reason }).answer.stderr;
+  const before = "x".repeat(MAX_TOLD_CHARS - 2);
+  assert.equal(cut(`${before}\x1byyyy`), `${before}... (8 characters cut)\n`);
+  assert.equal(cut(`${before}x\u{1f600}z`), `${before}x... (3 characters cut)\n`);
 });

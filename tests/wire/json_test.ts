@@ -45,7 +45,7 @@ Deno.test("ServicesStatusSchema refuses a key the document does not have, and re
   });
 });
 
-Deno.test("mayHoldMoreContainers counts { and [, in strings too, and stops past the bound", () => {
+Deno.test("mayHoldMoreContainers counts { and [, those in strings too", () => {
   const bytes = (text: string) => new TextEncoder().encode(text);
   assert.equal(mayHoldMoreContainers(bytes("[{},{}]"), 3), false);
   assert.equal(mayHoldMoreContainers(bytes("[{},{},{}]"), 3), true);
