@@ -12,9 +12,10 @@ import { nothingListed, table } from "./table.ts";
 /** The commands a spool entry may run: the ones whose work is spooled. */
 const SPOOLABLE = [["fire"], ["status-change"], ["tool", "post"], ["agent"]];
 
-async function openSpool(ctx: CommandContext): Promise<Spool> {
+// Null when there is no spool dir: nothing was ever spooled, and looking makes none.
+async function openSpool(ctx: CommandContext): Promise<Spool | null> {
   const { Spool } = await import("../spool/spool.ts");
-  return Spool.open(undefined, { log: ctx.log });
+  return Spool.openExisting(undefined, { log: ctx.log });
 }
 
 export const list: CommandModule = {
@@ -34,7 +35,9 @@ export const list: CommandModule = {
   },
   async run(ctx: CommandContext): Promise<number> {
     const spool = await openSpool(ctx);
-    const found = await spool.scan({ running: true, setAside: false });
+    const found = spool === null
+      ? { entries: [], setAside: [] }
+      : await spool.scan({ running: true, setAside: false });
     const entries = found.entries.map((e) => ({
       name: e.name,
       state: e.state,
@@ -47,7 +50,8 @@ export const list: CommandModule = {
     if (ctx.values.json) {
       await ctx.print(JSON.stringify({ entries, set_aside: found.setAside }) + "\n");
     } else if (entries.length === 0 && found.setAside.length === 0) {
-      nothingListed(ctx.log, "spooled events", { where: spool.dir });
+      const where = spool?.dir ?? (await import("../spool/spool.ts")).spoolDir();
+      nothingListed(ctx.log, "spooled events", { where });
     } else {
       const rows = [
         ...entries.map((e) => [e.name, e.state, e.accepted_at, e.what, e.source]),
@@ -80,7 +84,9 @@ export const run: CommandModule = {
   async run(ctx: CommandContext): Promise<number> {
     const spool = await openSpool(ctx);
     const names = ctx.positionals.length > 0 ? ctx.positionals : undefined;
-    const result = await runSpooled(ctx, spool, { names, cut: ctx.signal });
+    const result = spool === null
+      ? { ran: [], set_aside: [], left: [] }
+      : await runSpooled(ctx, spool, { names, cut: ctx.signal });
     if (ctx.values.json) await ctx.print(JSON.stringify(result) + "\n");
     return result.set_aside.length > 0 ? 1 : 0;
   },

@@ -131,6 +131,22 @@ export class Spool {
     return new Spool(path, options);
   }
 
+  /**
+   * {@linkcode Spool.open}, or null when the spool dir does not exist: what only lists or runs the
+   * spool does not make it (a background run whose state dir was removed meanwhile, its caller
+   * gone, would make it again and leave it behind).
+   */
+  static openExisting(dir: string | undefined, options: SpoolOptions = {}): Spool | null {
+    const path = dir ?? defaultDir();
+    try {
+      Deno.lstatSync(path);
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return null;
+      throw new RunError(`Cannot use the spool dir "${path}": ${(error as Error).message}`);
+    }
+    return Spool.open(path, options);
+  }
+
   /** The entries this process holds and their bytes: a daemon's accepted events not yet run. */
   get depth(): { entries: number; bytes: number } {
     return { entries: this.#held.size, bytes: this.#heldBytes };

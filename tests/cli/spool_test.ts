@@ -257,3 +257,16 @@ Deno.test("two spool runs at once run each event exactly once", async () => {
   for (const id of TEN) assert.equal(times(all, `start ${id}`), 1, all.join("\n"));
   assert.deepEqual(spoolFiles(state), []);
 });
+
+Deno.test("spool list and spool run where nothing was ever spooled make no spool dir", async () => {
+  const home = await tempDir();
+  const state = join(home, "state");
+  const env = { HOME: home, XDG_STATE_HOME: state };
+  // A background run whose caller and state dir are gone looks for its entry like this.
+  const run = await cli(["spool", "run", "--json", "--", "20261202T000000-gone"], { env });
+  assert.deepEqual(JSON.parse(run.stdout), { ran: [], set_aside: [], left: [] }, run.stderr);
+  assert.equal(run.code, 0);
+  const list = await cli(["spool", "list", "--json"], { env });
+  assert.deepEqual(JSON.parse(list.stdout), { entries: [], set_aside: [] });
+  await assert.rejects(Deno.lstat(state), Deno.errors.NotFound);
+});
