@@ -89,19 +89,20 @@ async function main(args: string[]): Promise<number> {
 
 if (import.meta.main) {
   let code: number;
+  let failure: { error: unknown } | undefined;
   try {
     code = await main(Deno.args);
   } catch (error) {
-    printError(describeFailure(error, Deno.args, { agentLine: await isAgentLine(Deno.args) }));
+    failure = { error };
     // A command that failed because it was interrupted still exits as interrupted.
     code = caught !== undefined ? EXIT[caught].code : failureCode(error);
   }
+  const agentLine = code !== EXIT.success.code && await isAgentLine(Deno.args);
+  if (failure !== undefined) printError(describeFailure(failure.error, Deno.args, { agentLine }));
   // An agent's hook must never fail open: agents let the call through on any exit but 0 and 2,
   // so every failure of tyhooks itself, a usage error included, is "blocked" (exit 2), unless
   // --on-failure allow (undefined when the line could not be parsed: no policy to trust).
-  if (code !== EXIT.success.code && onFailure !== "allow" && await isAgentLine(Deno.args)) {
-    code = EXIT.blocked.code;
-  }
+  if (agentLine && onFailure !== "allow") code = EXIT.blocked.code;
   // What stderr's reader has not taken yet, within a bound: a stalled one must not hold the exit.
   await stderrWriter.flush();
   Deno.exit(code);

@@ -141,13 +141,16 @@ export function agentEvent(
   return { event, pluginEvent: plugin, consulted: eventSpec(plugin).kind === "consulted" };
 }
 
-/** What `payload` asks: its event ({@linkcode agentEvent}) and what the plugins are told of it. */
+/**
+ * What `payload` asks: its event ({@linkcode agentEvent}, or `named` when the caller read it
+ * already) and what the plugins are told of it.
+ */
 export function readAgentRequest(
   agent: AgentSpec,
   payload: Payload,
-  options: { defaultEvent?: string } = {},
+  options: { defaultEvent?: string; named?: AgentEvent } = {},
 ): AgentRequest {
-  const { event, pluginEvent: plugin } = agentEvent(agent, payload, options);
+  const { event, pluginEvent: plugin } = options.named ?? agentEvent(agent, payload, options);
   const sessionId = stringField(payload, "session_id") || stringField(payload, "conversation_id");
   const info: AgentInfo = { name: agent.name, event, session_id: sessionId, input: payload };
   const cwd = stringField(payload, "cwd") || firstRoot(payload);

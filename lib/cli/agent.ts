@@ -130,7 +130,7 @@ export async function runAgent(
     const options = { defaultEvent: stringOption(ctx.values, "event") ?? defaultEvent };
     const named = agentEvent(spec, payload, options);
     if (!named.consulted) notified = named.event;
-    const request = readAgentRequest(spec, payload, options);
+    const request = readAgentRequest(spec, payload, { named });
     if (!request.consulted) {
       await notify({ ...ctx, log }, request, payload);
       return 0;

@@ -12,10 +12,11 @@ import { nothingListed, table } from "./table.ts";
 /** The commands a spool entry may run: the ones whose work is spooled. */
 const SPOOLABLE = [["fire"], ["status-change"], ["tool", "post"], ["agent"]];
 
-// Null when there is no spool dir: nothing was ever spooled, and looking makes none.
-async function openSpool(ctx: CommandContext): Promise<Spool | null> {
-  const { Spool } = await import("../spool/spool.ts");
-  return Spool.openExisting(undefined, { log: ctx.log });
+// The spool, null when there is no spool dir (nothing was ever spooled, and looking makes none).
+async function openSpool(ctx: CommandContext): Promise<{ spool: Spool | null; dir: string }> {
+  const { Spool, spoolDir } = await import("../spool/spool.ts");
+  const spool = Spool.openExisting(undefined, { log: ctx.log });
+  return { spool, dir: spool?.dir ?? spoolDir() };
 }
 
 export const list: CommandModule = {
@@ -34,7 +35,7 @@ export const list: CommandModule = {
       "read it, then delete it.",
   },
   async run(ctx: CommandContext): Promise<number> {
-    const spool = await openSpool(ctx);
+    const { spool, dir } = await openSpool(ctx);
     const found = spool === null
       ? { entries: [], setAside: [] }
       : await spool.scan({ running: true, setAside: false });
@@ -50,8 +51,7 @@ export const list: CommandModule = {
     if (ctx.values.json) {
       await ctx.print(JSON.stringify({ entries, set_aside: found.setAside }) + "\n");
     } else if (entries.length === 0 && found.setAside.length === 0) {
-      const where = spool?.dir ?? (await import("../spool/spool.ts")).spoolDir();
-      nothingListed(ctx.log, "spooled events", { where });
+      nothingListed(ctx.log, "spooled events", { where: dir });
     } else {
       const rows = [
         ...entries.map((e) => [e.name, e.state, e.accepted_at, e.what, e.source]),
@@ -82,7 +82,7 @@ export const run: CommandModule = {
       "1 when an event could not run (it is set aside), else 0.",
   },
   async run(ctx: CommandContext): Promise<number> {
-    const spool = await openSpool(ctx);
+    const { spool } = await openSpool(ctx);
     const names = ctx.positionals.length > 0 ? ctx.positionals : undefined;
     const result = spool === null
       ? { ran: [], set_aside: [], left: [] }
