@@ -130,8 +130,8 @@ export class Runner {
   }
 
   /**
-   * The timeout of `plugin`'s hook for a consulted `event`: the explicit one given to the runner
-   * (`--timeout`), else the hook's own `timeout` setting, else the default.
+   * The timeout of `plugin`'s hook for `event` (null: the legacy hook): the explicit one given to
+   * the runner (`--timeout`), else the hook's own `timeout` setting, else the event's default.
    */
   timeoutFor(event: string, plugin: Plugin | null): number {
     const kind = eventSpec(event).timeout;
@@ -271,25 +271,34 @@ export class Runner {
     const env = taskEnv(task, { event, message });
     // The event as JSON on stdin (a tyhooks extension): the whole task, for hooks that POST it.
     const stdin = JSON.stringify({ event, task, message }) + "\n";
-    const runs: Promise<RunResult>[] = [];
+    const runs: { timeoutMs: number; result: Promise<RunResult> }[] = [];
     const legacy = await this.#legacyHook(event);
     // Notified: a hook's background work (`curl … &`) finishes before the run ends.
     const mode = "notify";
     if (legacy !== null) {
-      runs.push(this.run(legacy, {
-        cwd: this.#options.hooksDir,
-        env: taskEnv(task, { event, message, legacy: true }),
-        stdin,
-        mode,
-      }));
+      const timeoutMs = this.timeoutFor(event, null);
+      runs.push({
+        timeoutMs,
+        result: this.run(legacy, {
+          cwd: this.#options.hooksDir,
+          env: taskEnv(task, { event, message, legacy: true }),
+          stdin,
+          mode,
+          timeoutMs,
+        }),
+      });
     }
     for (const plugin of this.handlers(event)) {
-      runs.push(this.runHook(plugin, event, { env, stdin, mode }));
+      const timeoutMs = this.timeoutFor(event, plugin);
+      runs.push({
+        timeoutMs,
+        result: this.runHook(plugin, event, { env, stdin, mode, timeoutMs }),
+      });
     }
-    const results = await Promise.all(runs);
-    for (const result of results) {
+    const results = await Promise.all(runs.map((run) => run.result));
+    for (const [i, result] of results.entries()) {
       if (succeeded(result)) continue;
-      const failed = `Hook for "${event}" failed: ${failureReason(result, this.timeouts.event)}`;
+      const failed = `Hook for "${event}" failed: ${failureReason(result, runs[i].timeoutMs)}`;
       this.log.log("warn", failed, {
         plugin: result.plugin ?? "(legacy)",
         script: result.script,

@@ -185,3 +185,25 @@ Deno.test("fire and status-change say in one info line on stderr how many hooks 
   const status = await cli(["status-change", "done", "--plugin", "alpha", ...dirs], { env: ENV });
   assert.equal(status.stderr, 'tyhooks: info: "task.done": 1 hook ran\n');
 });
+
+Deno.test("fire gives an event hook its own timeout setting, which --timeout overrides", async () => {
+  const plugins = await makeTree({
+    "slow/plugin.yaml":
+      "name: slow\nhooks:\n  task.done: slow.sh\ntyhooks:\n  task.done: {timeout: 300ms}\n",
+    "slow/slow.sh": "#!/bin/sh\nexec sleep 30\n",
+    "quick/plugin.yaml": "name: quick\nhooks:\n  task.done: quick.sh\n",
+    "quick/quick.sh": "#!/bin/sh\nsleep 1\n",
+  });
+  const fire = (...args: string[]) =>
+    cli(["fire", "task.done", "--json", "--plugins-dir", plugins, ...args], { env: ENV });
+  const own = await fire();
+  const runs = (r: { stdout: string }) =>
+    (JSON.parse(r.stdout).runs as { plugin: string; timed_out: boolean }[])
+      .map((run) => [run.plugin, run.timed_out]);
+  // The other hook keeps the event's 30 s, so it finishes its second.
+  assert.deepEqual(runs(own), [["quick", false], ["slow", true]]);
+  assert.match(own.stderr, /Hook for "task\.done" failed: timed out after 300 ms/);
+  const explicit = await fire("--timeout", "700ms");
+  assert.deepEqual(runs(explicit), [["quick", true], ["slow", true]]);
+  assert.match(explicit.stderr, /timed out after 700 ms/);
+});
