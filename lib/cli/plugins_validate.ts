@@ -3,7 +3,7 @@ import { basename, dirname, hooksDir, pluginsDir, resolve } from "../paths.ts";
 import { validatePluginDir, validatePlugins } from "../plugins/validate.ts";
 import { readLegacyHooks, warningJson } from "../plugins/listing.ts";
 import type { LoadWarning } from "../plugins/types.ts";
-import { quoted } from "../text.ts";
+import { escapeControl, quoted } from "../text.ts";
 
 export const spec: CommandSpec = {
   summary: "Lint plugins strictly (the plugins dir, or each PATH); exit 1 on any problem.",
@@ -69,8 +69,9 @@ export async function run(ctx: CommandContext): Promise<number> {
   } else {
     await ctx.print(
       problems.map((p) =>
-        // A problem of the whole file (too large, not UTF-8) is reported at 1:1.
-        `${p.path}:${p.line ?? 1}:${p.column ?? 1}: ${p.message}\n`
+        // A problem of the whole file (too large, not UTF-8) is reported at 1:1. One line each,
+        // whatever a dir name holds (a newline, an escape sequence).
+        `${escapeControl(p.path)}:${p.line ?? 1}:${p.column ?? 1}: ${escapeControl(p.message)}\n`
       ).join(""),
     );
   }

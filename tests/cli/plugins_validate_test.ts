@@ -191,3 +191,19 @@ Deno.test("plugins validate exits 1 on a plugin that loads but whose hook script
     /^.*\/p\/plugin\.yaml:3:14: Hook "task\.done": script "a\.sh" does not start with a "#!" line/,
   );
 });
+
+Deno.test("plugins validate escapes control characters in a plugin's path: one line per problem, no escape sequence", async () => {
+  const dir = "x\x1b[7m\u009b\ny";
+  const root = await makeTree({
+    [`${dir}/plugin.yaml`]: "name: ok\nhooks:\n  task.done: missing.sh\n",
+  });
+  const result = await validate(root);
+  assert.equal(result.code, 1);
+  // Two problems (the hook dropped, the plugin skipped), each on its own line.
+  const lines = result.stdout.split("\n").filter((line) => line !== "");
+  assert.equal(lines.length, 2, result.stdout);
+  for (const line of lines) {
+    assert.ok(line.startsWith(`${root}/x\\x1b[7m\\x9b\\x0ay/plugin.yaml:`), line);
+  }
+  assert.doesNotMatch(result.stdout, /[\x1b\x9b]/);
+});
