@@ -12,7 +12,7 @@ import {
   type ConsultOptions,
   type ConsultRunner,
 } from "./consult.ts";
-import { failureReason, type RunResult, succeeded } from "../process/run_script.ts";
+import { cutAnswer, failureReason, type RunResult, succeeded } from "../process/run_script.ts";
 import type { LogFields, Logger } from "../log.ts";
 import type { LoadWarning, PluginIndex } from "../plugins/types.ts";
 import { basename, dirname } from "../paths.ts";
@@ -141,6 +141,8 @@ export function judgeGuardRun(result: RunResult, timeoutMs: number): GuardOutcom
     return { kind: "failure", reason: failureReason(result, timeoutMs) };
   }
   if (result.stdout.trim() === "") return { kind: "allow", reason: "" };
+  const cut = cutAnswer(result);
+  if (cut !== null) return { kind: "failure", reason: cut };
   const parsed = parseAnswer(PreToolAnswerSchema, result.stdout);
   if (!parsed.ok) return { kind: "failure", reason: parsed.error };
   const { action, ...rest } = parsed.answer;

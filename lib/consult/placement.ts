@@ -15,7 +15,7 @@ import {
   type ConsultRunner,
   pluginHandlers,
 } from "./consult.ts";
-import { failureReason, succeeded } from "../process/run_script.ts";
+import { cutAnswer, failureReason, succeeded } from "../process/run_script.ts";
 import { excerpt } from "../text.ts";
 import {
   array,
@@ -116,6 +116,8 @@ function readAnswer<T>(answer: Answer, schema: Schema<T>, silence: T): Reading<T
     return { failure: failureReason(result, answer.timeoutMs), stderr: excerpt(result.stderr) };
   }
   if (result.stdout.trim() === "") return { answer: silence };
+  const cut = cutAnswer(result);
+  if (cut !== null) return { failure: cut, stdout: excerpt(result.stdout) };
   const parsed = parseAnswer(schema, result.stdout);
   if (parsed.ok) return { answer: parsed.answer };
   return { failure: parsed.error, stdout: excerpt(result.stdout) };

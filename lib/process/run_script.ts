@@ -422,6 +422,18 @@ export function failureReason(
   return "ok";
 }
 
+/**
+ * Why `record`'s stdout is no whole answer: it went past the output cap, and what was kept ends
+ * mid-answer (a guard's rewrite of a large file, say). Null when stdout is whole.
+ */
+export function cutAnswer(
+  record: Pick<RunRecord, "stdout_truncated" | "stdout_bytes">,
+): string | null {
+  return record.stdout_truncated
+    ? `its answer of ${record.stdout_bytes} bytes is over the output cap, so only its start was kept`
+    : null;
+}
+
 /** A run that has not started (nothing yet to say), to be filled in. */
 export function blankResult(script: string, plugin: string | null): RunResult {
   return {

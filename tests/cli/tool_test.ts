@@ -328,3 +328,17 @@ done
     assert.equal((await daemon.stop()).code, 0);
   }
 });
+
+Deno.test("tyhooks tool pre blocks on a guard's answer over the output cap, saying so rather than malformed JSON", async () => {
+  // A rewrite of a 1.1 MB file: valid JSON, but past the 1 MiB kept of a hook's output.
+  const guard = `#!/bin/sh\nprintf '{"action":"allow","args":{"content":"'\n` +
+    `head -c 1100000 /dev/zero | tr '\\\\0' x\nprintf '"}}'\n`;
+  const plugins = await pluginsHandling("pre_tool_call", { guard });
+  const r = await pre(plugins);
+  assert.equal(r.code, 2, r.stderr);
+  assert.equal(r.verdict.action, "block");
+  assert.match(
+    r.verdict.reason,
+    /hook of plugin "guard" failed: its answer of 11000\d\d bytes is over the output cap/,
+  );
+});

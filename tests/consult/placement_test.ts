@@ -157,3 +157,15 @@ Deno.test("resolvePlacement() returns within its deadline + 1 s when handlers ig
   // SPEC (one consult loop): all three ran at once; each counts as not answering.
   assert.ok(lines.some((l) => l.plugin === "c" && /did not answer within the 800 ms/.test(l.msg)));
 });
+
+Deno.test("resolvePlacement() says a handler's answer over the output cap was cut, and falls back to local", async () => {
+  const big = `#!/bin/sh\ncat >/dev/null\nprintf '{"target":"h","reason":"'\n` +
+    `head -c 1100000 /dev/zero | tr '\\\\0' x\nprintf '"}'\n`;
+  const { runner, lines } = await placementRunner({ a: big });
+  assert.deepEqual(await runner.resolvePlacement(TASK, { deadlineMs: 10_000 }), LOCAL_PLACEMENT);
+  const errors = lines.filter((l) => l.level === "error").map((l) => l.msg);
+  assert.match(
+    errors[0],
+    /^Placement handler "a" failed: its answer of 11000\d\d bytes is over the output cap/,
+  );
+});
