@@ -159,12 +159,23 @@ export class Spool {
 
   /**
    * Writes `work` durably (a {@linkcode SpoolFullError} past the spool's bounds, a `RunError` for
-   * an entry over {@linkcode MAX_ENTRY_BYTES}). With `claim` (default) it goes straight into this
-   * process's runner dir, held; without, into the spool for any runner.
+   * an entry over {@linkcode MAX_ENTRY_BYTES} or nested too deeply to write). With `claim`
+   * (default) it goes straight into this process's runner dir, held; without, into the spool for
+   * any runner.
    */
   async add(work: SpoolWork, options: { claim?: boolean } = {}): Promise<SpoolEntry> {
     const claim = options.claim ?? true;
-    const bytes = encodeEntry(work);
+    let bytes: Uint8Array;
+    try {
+      bytes = encodeEntry(work);
+    } catch (error) {
+      // JSON.stringify recurses (off V8's fast path for plain data): a body nested some ten
+      // thousand deep, such as an agent's tool input, runs out of stack.
+      if (!(error instanceof RangeError)) throw error;
+      throw new RunError(
+        `Cannot spool "${work.what}": it nests too deeply to be written (${error.message})`,
+      );
+    }
     if (bytes.length > MAX_ENTRY_BYTES) {
       throw new RunError(
         `Cannot spool "${work.what}": its ${bytes.length} bytes are over the ${MAX_ENTRY_BYTES} bytes one entry may hold`,

@@ -54,6 +54,20 @@ Deno.test("Spool.add refuses past its entry bound and past its byte bound, and l
     roomy.add(work("huge", MAX_ENTRY_BYTES)),
     /^RunError: Cannot spool "huge": its \d+ bytes are over the 16777216 bytes one entry may hold$/,
   );
+  // Nor is one nested deeper than JSON.stringify can write. (A Date in it keeps V8 off its fast
+  // path for plain data, which does not recurse; a daemon's agent bodies took the other one too.)
+  let deep: unknown = [];
+  for (let i = 0; i < 200_000; i++) deep = [deep];
+  const body = { at: new Date(0), tool_input: deep };
+  await assert.rejects(
+    roomy.add({
+      what: "deep",
+      request: { path: "/v1/x", body },
+      plugins_dir: dir,
+      hooks_dir: null,
+    }),
+    /^RunError: Cannot spool "deep": it nests too deeply to be written \(Maximum call stack size exceeded\)$/,
+  );
   await roomy.close();
 });
 
