@@ -87,7 +87,8 @@ async function target(given: string): Promise<{ path: string; kind: "plugin" | "
       "hint: give a plugin dir, a collection, or a plugin.yaml",
     );
   }
-  if (info.isFile) {
+  // A FIFO or a device named plugin.yaml is its plugin's problem, told as the plugin's.
+  if (!info.isDirectory) {
     if (basename(path) !== "plugin.yaml") {
       throw new UsageError(
         `Path ${quoted(given)} is not a plugin.yaml`,

@@ -207,3 +207,15 @@ Deno.test("plugins validate escapes control characters in a plugin's path: one l
   }
   assert.doesNotMatch(result.stdout, /[\x1b\x9b]/);
 });
+
+Deno.test("plugins validate PATH naming a FIFO plugin.yaml says so of its plugin; a device is not a plugin.yaml", async () => {
+  const root = await makeTree({ "p/README.md": "a plugin whose manifest is a FIFO\n" });
+  const fifo = join(root, "p", "plugin.yaml");
+  assert.equal((await new Deno.Command("mkfifo", { args: [fifo] }).output()).code, 0);
+  const named = await cli(["plugins", "validate", fifo]);
+  assert.equal(named.code, 1, named.stderr);
+  assert.match(named.stdout, /plugin\.yaml is not a regular file/);
+  const device = await cli(["plugins", "validate", "/dev/zero"]);
+  assert.equal(device.code, 64);
+  assert.match(device.stderr, /^tyhooks: Path "\/dev\/zero" is not a plugin\.yaml\n/);
+});
