@@ -97,7 +97,7 @@ async function fireEvent(
   const message = stringOption(ctx.values, "message") ?? "";
   const event = eventOf(word, message);
   const runner = await eventRunner(ctx);
-  if (event === null) ctx.log.log("info", `Status "${word}" fires no event`);
+  if (event === null) ctx.log.log("info", `Status ${quoted(word)} fires no event`);
   const runs = event === null ? [] : await runner.fireRuns(event, task ?? EMPTY_TASK, message);
   if (event !== null) ctx.log.log("info", summary(event, runs));
   await printRuns(ctx, event ?? "", runs);
@@ -117,8 +117,8 @@ function warnIfNear(ctx: CommandContext, what: string, value: string, known: rea
   if (known.includes(value)) return;
   const suggestion = closest(value, known);
   if (suggestion === undefined) return;
-  ctx.log.log("warn", `Unknown ${what} "${value}": did you mean "${suggestion}"?`, {
-    hint: `"${value}" is used as given`,
+  ctx.log.log("warn", `Unknown ${what} ${quoted(value)}: did you mean ${quoted(suggestion)}?`, {
+    hint: `the ${what} is used as given`,
   });
 }
 

@@ -134,6 +134,14 @@ Deno.test("an event or status close to a known one is warned about with a did-yo
     // Known names and unrelated ones pass silently.
     const custom = await cli(["fire", "deploy.finished", ...dirs], { env: ENV });
     assert.doesNotMatch(custom.stderr, /did you mean/);
+    // A name holding an escape sequence is quoted as every value is, the same in each line.
+    const odd = await cli(["status-change", "do\x1bne", ...dirs], { env: ENV });
+    assert.equal(
+      odd.stderr,
+      'tyhooks: warn: Unknown status "do\\u001bne": did you mean "done"? ' +
+        '(hint="the status is used as given")\n' +
+        'tyhooks: info: Status "do\\u001bne" fires no event\n',
+    );
   });
 });
 
