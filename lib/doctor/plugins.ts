@@ -48,7 +48,8 @@ function problemCheck(name: string, p: LoadWarning): Check {
   const where = p.line === null ? p.path : `${p.path}:${p.line}:${p.column ?? 1}`;
   const { detail, fix } = withFix(
     p.message,
-    `edit ${quoted(where)}, then: tyhooks plugins validate`,
+    `edit ${quoted(p.path)}${p.line === null ? "" : ` at line ${p.line}`}, then: ` +
+      "tyhooks plugins validate",
   );
   return problem("fail", name, { detail: `${where}: ${detail}`, fix });
 }

@@ -171,6 +171,22 @@ for (const c of SCRIPT_CASES) {
   });
 }
 
+Deno.test("doctor's fix for a problem without a hint names the file, then the line", async () => {
+  const s = await setup({
+    ...GOOD_PLUGIN,
+    "two/plugin.yaml": "name: two\nhooks:\n  task.done: hook.sh\n---\nname: other\n",
+    "two/hook.sh": "#!/bin/sh\n",
+  });
+  await Deno.chmod(join(s.plugins, "two", "hook.sh"), 0o755);
+  const r = await doctor(s);
+  const named = failures(r).filter((line) => line.includes("/two/plugin.yaml:4:1: "));
+  assert.equal(named.length, 1, r.stdout);
+  assert.match(
+    named[0],
+    /; fix: edit ".*\/two\/plugin\.yaml" at line 4, then: tyhooks plugins validate$/,
+  );
+});
+
 Deno.test("doctor fails on a legacy hook without a #! line", async () => {
   const s = await setup();
   await writeTree(s.env.XDG_CONFIG_HOME, { "task/hooks/task.done": "echo done\n" });
