@@ -104,8 +104,8 @@ async function defaultLoad(dir: string, options: HolderLoadOptions): Promise<Plu
  *
  * Requires `--allow-net`, `--allow-read`, `--allow-write`, `--allow-run`, `--allow-env`, and
  * `--allow-sys` (the user id the spool's owner is checked against). Run it with
- * `--v8-flags=--optimize-for-size,--no-opt`, as the binary does, or its memory grows by about
- * 60 MB under load (lib/README.md "Daemon").
+ * `--v8-flags=--optimize-for-size,--no-opt,--no-lazy`, as the binary does, or its memory grows by
+ * about 60 MB under load (lib/README.md "Daemon").
  *
  * @example
  * ```ts

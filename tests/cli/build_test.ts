@@ -45,7 +45,7 @@ async function checkBuild(command: string[]) {
 Deno.test("deno task cli runs with the V8 flags the binary is built with", async () => {
   const config = JSON.parse(await Deno.readTextFile(join(ROOT, "deno.json")));
   // The daemon's memory stays flat under load only with these (lib/README.md "Daemon").
-  assert.deepEqual(V8_FLAGS, ["--v8-flags=--optimize-for-size,--no-opt"]);
+  assert.deepEqual(V8_FLAGS, ["--v8-flags=--optimize-for-size,--no-opt,--no-lazy"]);
   assert.deepEqual(config.tasks.cli.command.match(/--v8-flags=\S+/g), V8_FLAGS);
 });
 
