@@ -6,6 +6,10 @@
  * binary's flags, against the same plugins, its own index cache already warm; medians, and the
  * ratio this/other.
  *
+ * The binary's flags are this tree's for both, so the ratio is the code's alone. With
+ * `--own-flags` each tree runs with the V8 flags of its own `deno task compile`: the two as
+ * shipped, the ratio a user upgrading from the other tree would see.
+ *
  * Make the other checkout with `git worktree add --detach /tmp/base <rev>`.
  */
 
@@ -13,12 +17,17 @@ import { join } from "node:path";
 import { MAIN, PERMISSION_FLAGS, START_FLAGS, V8_FLAGS } from "../_cli.ts";
 import { median, ms, pairedInterval, pairedRatio } from "./_stats.ts";
 
-const [other, roundsArg] = Deno.args;
+const ownFlags = Deno.args.includes("--own-flags");
+const [other, roundsArg] = Deno.args.filter((arg) => arg !== "--own-flags");
 if (other === undefined) {
-  console.error("usage: deno run -A tests/bench/against.ts OTHER_CHECKOUT [ROUNDS]");
+  console.error("usage: deno run -A tests/bench/against.ts OTHER_CHECKOUT [ROUNDS] [--own-flags]");
   Deno.exit(64);
 }
 const rounds = Number(roundsArg ?? 30);
+const otherFlags = ownFlags
+  ? JSON.parse(Deno.readTextFileSync(join(other, "deno.json"))).tasks.compile.command
+    .match(/--v8-flags=\S+/g) ?? []
+  : V8_FLAGS;
 
 const CALLS: Record<string, string[]> = {
   "route (warm)": ["route", "--task-json", '{"id":1}'],
@@ -43,7 +52,17 @@ try {
   hook("note", "task.done", "exit 0");
 
   const trees = { this: MAIN, other: join(other, "main.ts") };
-  const once = async (main: string, args: string[], cache: string) => {
+  const flags = { this: V8_FLAGS, other: otherFlags };
+  // Deno drops its whole code cache when a run's V8 flags are not the last run's: two flag sets
+  // in one DENO_DIR would compile every module on every call. (_cli.ts has set DENO_DIR.) The
+  // other tree's flags, when they differ, get a DENO_DIR of their own, the npm packages shared.
+  const denoDirs = { this: Deno.env.get("DENO_DIR")!, other: Deno.env.get("DENO_DIR")! };
+  if (flags.other.join(" ") !== flags.this.join(" ")) {
+    denoDirs.other = join(dir, "deno-other");
+    Deno.mkdirSync(denoDirs.other);
+    Deno.symlinkSync(join(denoDirs.this, "npm"), join(denoDirs.other, "npm"));
+  }
+  const once = async (tree: "this" | "other", args: string[], cache: string) => {
     const started = performance.now();
     const out = await new Deno.Command(Deno.execPath(), {
       args: [
@@ -51,8 +70,8 @@ try {
         "--quiet",
         ...PERMISSION_FLAGS,
         ...START_FLAGS,
-        ...V8_FLAGS,
-        main,
+        ...flags[tree],
+        trees[tree],
         "--plugins-dir",
         plugins,
         ...args,
@@ -60,6 +79,7 @@ try {
       // The decision log (where the tree has one) is written, as by default, under the run's
       // temp dir (importing _cli.ts turned it off for this process's children).
       env: {
+        DENO_DIR: denoDirs[tree],
         XDG_CACHE_HOME: cache,
         XDG_STATE_HOME: join(dir, "state"),
         TYHOOKS_DECISION_LOG: "",
@@ -69,7 +89,7 @@ try {
       stderr: "piped",
     }).output();
     if (!out.success) {
-      throw new Error(`${main} ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
+      throw new Error(`${trees[tree]} ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
     }
     return performance.now() - started;
   };
@@ -77,10 +97,9 @@ try {
   for (let round = -2; round < rounds; round++) {
     for (const [call, args] of Object.entries(CALLS)) {
       // Alternate which tree goes first; the first two rounds only warm caches.
-      const order = Object.entries(trees);
-      if (round % 2) order.reverse();
-      for (const [label, main] of order) {
-        const took = await once(main, args, join(dir, `cache-${label}`));
+      const order = ["this", "other"] as const;
+      for (const label of round % 2 ? order.toReversed() : order) {
+        const took = await once(label, args, join(dir, `cache-${label}`));
         if (round >= 0) {
           times.set(`${call}|${label}`, [...times.get(`${call}|${label}`) ?? [], took]);
         }
@@ -90,6 +109,7 @@ try {
   console.log(
     `${rounds} rounds, interleaved; medians, and the median of each round's ratio with its 95% interval`,
   );
+  console.log(`  V8 flags: this ${flags.this.join(" ")}, other ${flags.other.join(" ")}`);
   for (const call of Object.keys(CALLS)) {
     const mine = times.get(`${call}|this`)!;
     const theirs = times.get(`${call}|other`)!;
