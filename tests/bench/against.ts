@@ -53,9 +53,10 @@ try {
 
   const trees = { this: MAIN, other: join(other, "main.ts") };
   const flags = { this: V8_FLAGS, other: otherFlags };
-  // Deno drops its whole code cache when a run's V8 flags are not the last run's: two flag sets
-  // in one DENO_DIR would compile every module on every call. (_cli.ts has set DENO_DIR.) The
-  // other tree's flags, when they differ, get a DENO_DIR of their own, the npm packages shared.
+  // Deno keeps one compiled copy of a module, made with the flags of the run that compiled it: the
+  // modules both trees load (Deno's own process and streams modules) would be compiled afresh on
+  // every call. (_cli.ts has set DENO_DIR.) The other tree's flags, when they differ, get a
+  // DENO_DIR of their own, the npm packages shared.
   const denoDirs = { this: Deno.env.get("DENO_DIR")!, other: Deno.env.get("DENO_DIR")! };
   if (flags.other.join(" ") !== flags.this.join(" ")) {
     denoDirs.other = join(dir, "deno-other");
