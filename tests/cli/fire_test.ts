@@ -195,9 +195,9 @@ Deno.test("fire and status-change say in one info line on stderr how many hooks 
 });
 
 Deno.test("fire gives an event hook its own timeout setting, which --timeout overrides", async () => {
+  const ownTimeout = "tyhooks:\n  task.done: {timeout: 300ms}\n";
   const plugins = await makeTree({
-    "slow/plugin.yaml":
-      "name: slow\nhooks:\n  task.done: slow.sh\ntyhooks:\n  task.done: {timeout: 300ms}\n",
+    "slow/plugin.yaml": `name: slow\nhooks:\n  task.done: slow.sh\n${ownTimeout}`,
     "slow/slow.sh": "#!/bin/sh\nexec sleep 30\n",
     "quick/plugin.yaml": "name: quick\nhooks:\n  task.done: quick.sh\n",
     "quick/quick.sh": "#!/bin/sh\nsleep 1\n",
