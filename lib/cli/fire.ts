@@ -37,7 +37,11 @@ const EVENT_OPTIONS: Record<string, OptionSpec> = {
     type: "boolean",
     help: "print each hook's stdout and stderr under a header naming it (for trying a hook)",
   },
-  timeout: { type: "string", value: "DUR", help: "per-hook timeout (default 30s)" },
+  timeout: {
+    type: "string",
+    value: "DUR",
+    help: "per-hook timeout, over each hook's own (default: its own, else 30s)",
+  },
   detach: {
     type: "boolean",
     help: "run in the background and return at once (log: <cache>/tyhooks/detached.log)",

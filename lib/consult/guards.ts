@@ -140,9 +140,10 @@ export function judgeGuardRun(result: RunResult, timeoutMs: number): GuardOutcom
   if (!succeeded(result)) {
     return { kind: "failure", reason: failureReason(result, timeoutMs) };
   }
-  if (result.stdout.trim() === "") return { kind: "allow", reason: "" };
+  // Before the silence check: what was kept of a cut answer may be all blank.
   const cut = cutAnswer(result);
   if (cut !== null) return { kind: "failure", reason: cut };
+  if (result.stdout.trim() === "") return { kind: "allow", reason: "" };
   const parsed = parseAnswer(PreToolAnswerSchema, result.stdout);
   if (!parsed.ok) return { kind: "failure", reason: parsed.error };
   const { action, ...rest } = parsed.answer;

@@ -115,9 +115,10 @@ function readAnswer<T>(answer: Answer, schema: Schema<T>, silence: T): Reading<T
   if (!succeeded(result)) {
     return { failure: failureReason(result, answer.timeoutMs), stderr: excerpt(result.stderr) };
   }
-  if (result.stdout.trim() === "") return { answer: silence };
+  // Before the silence check: what was kept of a cut answer may be all blank.
   const cut = cutAnswer(result);
   if (cut !== null) return { failure: cut, stdout: excerpt(result.stdout) };
+  if (result.stdout.trim() === "") return { answer: silence };
   const parsed = parseAnswer(schema, result.stdout);
   if (parsed.ok) return { answer: parsed.answer };
   return { failure: parsed.error, stdout: excerpt(result.stdout) };

@@ -131,10 +131,14 @@ export class Runner {
 
   /**
    * The timeout of `plugin`'s hook for `event` (null: the legacy hook): the explicit one given to
-   * the runner (`--timeout`), else the hook's own `timeout` setting, else the event's default.
+   * the runner (`--timeout`), else the hook's own `timeout` setting, else the default. Which of
+   * the {@linkcode Timeouts} applies is the event's own, unless `kind` says.
    */
-  timeoutFor(event: string, plugin: Plugin | null): number {
-    const kind = eventSpec(event).timeout;
+  timeoutFor(
+    event: string,
+    plugin: Plugin | null,
+    kind: keyof Timeouts = eventSpec(event).timeout,
+  ): number {
     // Read directly rather than through hook_settings.ts: the warm path stays a few modules.
     const own = plugin?.settings?.[event]?.timeoutMs;
     return this.#options.timeouts?.[kind] ?? own ?? this.timeouts[kind];
@@ -272,11 +276,14 @@ export class Runner {
     // The event as JSON on stdin (a tyhooks extension): the whole task, for hooks that POST it.
     const stdin = JSON.stringify({ event, task, message }) + "\n";
     const runs: { timeoutMs: number; result: Promise<RunResult> }[] = [];
+    // Fired, any event is bounded as an event is (`fire post_tool_call` included): `--timeout`
+    // of fire sets that bound.
+    const timeoutFor = (plugin: Plugin | null) => this.timeoutFor(event, plugin, "event");
     const legacy = await this.#legacyHook(event);
     // Notified: a hook's background work (`curl … &`) finishes before the run ends.
     const mode = "notify";
     if (legacy !== null) {
-      const timeoutMs = this.timeoutFor(event, null);
+      const timeoutMs = timeoutFor(null);
       runs.push({
         timeoutMs,
         result: this.run(legacy, {
@@ -289,7 +296,7 @@ export class Runner {
       });
     }
     for (const plugin of this.handlers(event)) {
-      const timeoutMs = this.timeoutFor(event, plugin);
+      const timeoutMs = timeoutFor(plugin);
       runs.push({
         timeoutMs,
         result: this.runHook(plugin, event, { env, stdin, mode, timeoutMs }),

@@ -18,6 +18,7 @@
 
 import { join, stateDir } from "../paths.ts";
 import { RunError } from "../errors.ts";
+import { quoted } from "../text.ts";
 import { type Logger, RateLog, silentLogger } from "../log.ts";
 import { checkPrivateDir } from "../fs.ts";
 import {
@@ -171,14 +172,16 @@ export class Spool {
     } catch (error) {
       // JSON.stringify recurses (off V8's fast path for plain data): a body nested some ten
       // thousand deep, such as an agent's tool input, runs out of stack.
-      if (!(error instanceof RangeError)) throw error;
+      if (!(error instanceof RangeError && /call stack/.test(error.message))) throw error;
       throw new RunError(
-        `Cannot spool "${work.what}": it nests too deeply to be written (${error.message})`,
+        `Cannot spool ${quoted(work.what)}: it nests too deeply to be written (${error.message})`,
       );
     }
     if (bytes.length > MAX_ENTRY_BYTES) {
       throw new RunError(
-        `Cannot spool "${work.what}": its ${bytes.length} bytes are over the ${MAX_ENTRY_BYTES} bytes one entry may hold`,
+        `Cannot spool ${
+          quoted(work.what)
+        }: its ${bytes.length} bytes are over the ${MAX_ENTRY_BYTES} bytes one entry may hold`,
       );
     }
     const dir = claim ? (await this.#runnerDir()).dir : this.dir;
@@ -187,11 +190,13 @@ export class Spool {
       this.#closed || usage.entries >= this.#maxEntries ||
       usage.bytes + bytes.length > this.#maxBytes
     ) {
-      this.#refusals.note(usage, `Spool full: refused "${work.what}"`);
+      this.#refusals.note(usage, `Spool full: refused ${quoted(work.what)}`);
       throw new SpoolFullError(
         this.#closed
-          ? `Cannot spool "${work.what}": the spool is closed`
-          : `Cannot spool "${work.what}": the spool is full (${usage.entries} entries, ${usage.bytes} bytes)`,
+          ? `Cannot spool ${quoted(work.what)}: the spool is closed`
+          : `Cannot spool ${
+            quoted(work.what)
+          }: the spool is full (${usage.entries} entries, ${usage.bytes} bytes)`,
       );
     }
     const name = newName();

@@ -194,24 +194,48 @@ Deno.test("fire and status-change say in one info line on stderr how many hooks 
   assert.equal(status.stderr, 'tyhooks: info: "task.done": 1 hook ran\n');
 });
 
-Deno.test("fire gives an event hook its own timeout setting, which --timeout overrides", async () => {
+Deno.test("fire gives each hook of an event its own timeout setting; --timeout replaces them all", async () => {
   const ownTimeout = "tyhooks:\n  task.done: {timeout: 300ms}\n";
-  const plugins = await makeTree({
-    "slow/plugin.yaml": `name: slow\nhooks:\n  task.done: slow.sh\n${ownTimeout}`,
-    "slow/slow.sh": "#!/bin/sh\nexec sleep 30\n",
-    "quick/plugin.yaml": "name: quick\nhooks:\n  task.done: quick.sh\n",
-    "quick/quick.sh": "#!/bin/sh\nsleep 1\n",
+  const dir = await makeTree({
+    "plugins/slow/plugin.yaml": `name: slow\nhooks:\n  task.done: slow.sh\n${ownTimeout}`,
+    "plugins/slow/slow.sh": "#!/bin/sh\nexec sleep 30\n",
+    "plugins/quick/plugin.yaml": "name: quick\nhooks:\n  task.done: quick.sh\n",
+    "plugins/quick/quick.sh": "#!/bin/sh\nexec sleep 2\n",
+    "hooks/task.done": "#!/bin/sh\nexec sleep 2\n",
   });
+  const dirs = ["--plugins-dir", join(dir, "plugins"), "--hooks-dir", join(dir, "hooks")];
   const fire = (...args: string[]) =>
-    cli(["fire", "task.done", "--json", "--plugins-dir", plugins, ...args], { env: ENV });
-  const own = await fire();
-  const runs = (r: { stdout: string }) =>
-    (JSON.parse(r.stdout).runs as { plugin: string; timed_out: boolean }[])
+    cli(["fire", "task.done", "--json", ...dirs, ...args], { env: ENV });
+  const timedOut = (r: { stdout: string }) =>
+    (JSON.parse(r.stdout).runs as { plugin: string | null; timed_out: boolean }[])
       .map((run) => [run.plugin, run.timed_out]);
-  // The other hook keeps the event's 30 s, so it finishes its second.
-  assert.deepEqual(runs(own), [["quick", false], ["slow", true]]);
-  assert.match(own.stderr, /Hook for "task\.done" failed: timed out after 300 ms/);
-  const explicit = await fire("--timeout", "700ms");
-  assert.deepEqual(runs(explicit), [["quick", true], ["slow", true]]);
-  assert.match(explicit.stderr, /timed out after 700 ms/);
+  // The legacy hook and quick keep the event's 30 s, and finish their 2 s.
+  const own = await fire();
+  assert.deepEqual(timedOut(own), [[null, false], ["quick", false], ["slow", true]]);
+  assert.match(own.stderr, /failed: timed out after 300 ms \(plugin=slow /);
+  const explicit = await fire("--timeout", "500ms");
+  assert.deepEqual(timedOut(explicit), [[null, true], ["quick", true], ["slow", true]]);
+  assert.match(explicit.stderr, /failed: timed out after 500 ms \(plugin=slow /);
+});
+
+Deno.test("fire bounds whatever it fires as an event, a tool event too, and --timeout sets that bound", async () => {
+  const plugins = await makeTree({
+    "p/plugin.yaml": "name: p\nhooks:\n  post_tool_call: h.sh\n",
+    "p/h.sh": "#!/bin/sh\nexec sleep 30\n",
+  });
+  const r = await cli(
+    [
+      "fire",
+      "post_tool_call",
+      "--timeout",
+      "500ms",
+      "--plugins-dir",
+      plugins,
+      "--hooks-dir",
+      plugins,
+    ],
+    { env: ENV },
+  );
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /Hook for "post_tool_call" failed: timed out after 500 ms/);
 });
