@@ -104,8 +104,9 @@ async function defaultLoad(dir: string, options: HolderLoadOptions): Promise<Plu
  *
  * Requires `--allow-net`, `--allow-read`, `--allow-write`, `--allow-run`, `--allow-env`, and
  * `--allow-sys` (the user id the spool's owner is checked against). Run it with
- * `--v8-flags=--optimize-for-size,--no-opt,--no-lazy`, as the binary does, or its memory grows by
- * about 60 MB under load (lib/README.md "Daemon").
+ * `--v8-flags=--optimize-for-size,--no-opt,--no-lazy`, as the binary does: without the first two
+ * its memory grows by about 60 MB under load (lib/README.md "Daemon"); the third makes starts
+ * cheaper, at about 3 MB (lib/README.md "Startup and the index cache").
  *
  * @example
  * ```ts

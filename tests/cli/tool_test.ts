@@ -329,16 +329,23 @@ done
   }
 });
 
-Deno.test("tyhooks tool pre blocks on a guard's answer over the output cap, saying so rather than malformed JSON", async () => {
+const CUT_ANSWERS: Record<string, string> = {
   // A rewrite of a 1.1 MB file: valid JSON, but past the 1 MiB kept of a hook's output.
-  const guard = `#!/bin/sh\nprintf '{"action":"allow","args":{"content":"'\n` +
-    `head -c 1100000 /dev/zero | tr '\\\\0' x\nprintf '"}}'\n`;
-  const plugins = await pluginsHandling("pre_tool_call", { guard });
-  const r = await pre(plugins);
-  assert.equal(r.code, 2, r.stderr);
-  assert.equal(r.verdict.action, "block");
-  assert.match(
-    r.verdict.reason,
-    /hook of plugin "guard" failed: its answer of 11000\d\d bytes is over the output cap/,
-  );
-});
+  "a rewrite of a large file": `#!/bin/sh\nprintf '{"action":"allow","args":{"content":"'\n` +
+    `printf '%1100000s' | tr ' ' x\nprintf '"}}'\n`,
+  // What is kept is all blank, which alone would read as silence: allow.
+  "a block after 1.1 MB of blanks": `#!/bin/sh\nprintf '%1100000s'\necho '{"action":"block"}'\n`,
+};
+
+for (const [what, guard] of Object.entries(CUT_ANSWERS)) {
+  Deno.test(`tyhooks tool pre blocks on a guard's answer over the output cap (${what}), saying it was cut`, async () => {
+    const plugins = await pluginsHandling("pre_tool_call", { guard });
+    const r = await pre(plugins);
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.verdict.action, "block");
+    assert.match(
+      r.verdict.reason,
+      /hook of plugin "guard" failed: its answer of 11000\d\d bytes is over the output cap/,
+    );
+  });
+}

@@ -160,7 +160,7 @@ Deno.test("resolvePlacement() returns within its deadline + 1 s when handlers ig
 
 Deno.test("resolvePlacement() says a handler's answer over the output cap was cut, and falls back to local", async () => {
   const big = `#!/bin/sh\ncat >/dev/null\nprintf '{"target":"h","reason":"'\n` +
-    `head -c 1100000 /dev/zero | tr '\\\\0' x\nprintf '"}'\n`;
+    `printf '%1100000s' | tr ' ' x\nprintf '"}'\n`;
   const { runner, lines } = await placementRunner({ a: big });
   assert.deepEqual(await runner.resolvePlacement(TASK, { deadlineMs: 10_000 }), LOCAL_PLACEMENT);
   const errors = lines.filter((l) => l.level === "error").map((l) => l.msg);

@@ -54,8 +54,9 @@ Deno.test("Spool.add refuses past its entry bound and past its byte bound, and l
     roomy.add(work("huge", MAX_ENTRY_BYTES)),
     /^RunError: Cannot spool "huge": its \d+ bytes are over the 16777216 bytes one entry may hold$/,
   );
-  // Nor is one nested deeper than JSON.stringify can write. (A Date in it keeps V8 off its fast
-  // path for plain data, which does not recurse; a daemon's agent bodies took the other one too.)
+  // Nor is one nested deeper than JSON.stringify can write. (V8 writes plain data on a fast path
+  // that does not recurse; a Date in it takes the one that does, as an agent's body in the daemon
+  // did for reasons of V8's own.)
   let deep: unknown = [];
   for (let i = 0; i < 200_000; i++) deep = [deep];
   const body = { at: new Date(0), tool_input: deep };
