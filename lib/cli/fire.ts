@@ -14,7 +14,13 @@ import {
   stringOption,
   UsageError,
 } from "./types.ts";
-import { loadIndex, readTaskOption, runnerOptions, TASK_OPTIONS } from "./runner.ts";
+import {
+  HOOK_TIMEOUT_OPTION,
+  loadIndex,
+  readTaskOption,
+  runnerOptions,
+  TASK_OPTIONS,
+} from "./runner.ts";
 import { relaunchDetached } from "./detach.ts";
 import { hooksDir } from "../paths.ts";
 import { Runner } from "../hooks/runner.ts";
@@ -37,11 +43,7 @@ const EVENT_OPTIONS: Record<string, OptionSpec> = {
     type: "boolean",
     help: "print each hook's stdout and stderr under a header naming it (for trying a hook)",
   },
-  timeout: {
-    type: "string",
-    value: "DUR",
-    help: "per-hook timeout, over each hook's own (default: its own, else 30s)",
-  },
+  timeout: HOOK_TIMEOUT_OPTION,
   detach: {
     type: "boolean",
     help: "run in the background and return at once (log: <cache>/tyhooks/detached.log)",

@@ -35,6 +35,13 @@ export const TASK_OPTIONS: Record<string, OptionSpec> = {
   "task-json": { type: "string", value: "JSON", help: "task JSON given inline" },
 };
 
+/** `--timeout` of the commands that fire hooks (`fire`, `status-change`, `tool post`). */
+export const HOOK_TIMEOUT_OPTION: OptionSpec = {
+  type: "string",
+  value: "DUR",
+  help: "per-hook timeout, over each hook's own (default: its own, else 30s)",
+};
+
 /**
  * The most JSON objects and arrays a tool call's input may hold. Parsing 500,000 took 0.3-0.4 s on
  * a 2-core machine, 20 million (60 MB) 50 s: V8 spends it collecting garbage, where no timer can

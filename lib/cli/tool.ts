@@ -18,6 +18,7 @@ import {
   consultedCall,
   consultOptions,
   failurePolicy,
+  HOOK_TIMEOUT_OPTION,
   hookPaths,
   makeRunner,
   readCallInput,
@@ -207,11 +208,7 @@ export const post: CommandModule = {
       result: { type: "string", value: "R", help: "the tool's result" },
       error: { type: "string", value: "E", help: "the tool's error, if it failed" },
       "post-hook": { type: "string", value: "FILE", multiple: true, help: "a post hook script" },
-      timeout: {
-        type: "string",
-        value: "DUR",
-        help: "per-hook timeout, over each hook's own (default: its own, else 30s)",
-      },
+      timeout: HOOK_TIMEOUT_OPTION,
       detach: {
         type: "boolean",
         help: "run in the background and return at once (log: <cache>/tyhooks/detached.log)",
