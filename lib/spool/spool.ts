@@ -166,6 +166,7 @@ export class Spool {
    */
   async add(work: SpoolWork, options: { claim?: boolean } = {}): Promise<SpoolEntry> {
     const claim = options.claim ?? true;
+    const what = quoted(work.what);
     let bytes: Uint8Array;
     try {
       bytes = encodeEntry(work);
@@ -174,14 +175,12 @@ export class Spool {
       // thousand deep, such as an agent's tool input, runs out of stack.
       if (!(error instanceof RangeError && /call stack/.test(error.message))) throw error;
       throw new RunError(
-        `Cannot spool ${quoted(work.what)}: it nests too deeply to be written (${error.message})`,
+        `Cannot spool ${what}: it nests too deeply to be written (${error.message})`,
       );
     }
     if (bytes.length > MAX_ENTRY_BYTES) {
       throw new RunError(
-        `Cannot spool ${
-          quoted(work.what)
-        }: its ${bytes.length} bytes are over the ${MAX_ENTRY_BYTES} bytes one entry may hold`,
+        `Cannot spool ${what}: its ${bytes.length} bytes are over the ${MAX_ENTRY_BYTES} bytes one entry may hold`,
       );
     }
     const dir = claim ? (await this.#runnerDir()).dir : this.dir;
@@ -190,13 +189,11 @@ export class Spool {
       this.#closed || usage.entries >= this.#maxEntries ||
       usage.bytes + bytes.length > this.#maxBytes
     ) {
-      this.#refusals.note(usage, `Spool full: refused ${quoted(work.what)}`);
+      this.#refusals.note(usage, `Spool full: refused ${what}`);
       throw new SpoolFullError(
         this.#closed
-          ? `Cannot spool ${quoted(work.what)}: the spool is closed`
-          : `Cannot spool ${
-            quoted(work.what)
-          }: the spool is full (${usage.entries} entries, ${usage.bytes} bytes)`,
+          ? `Cannot spool ${what}: the spool is closed`
+          : `Cannot spool ${what}: the spool is full (${usage.entries} entries, ${usage.bytes} bytes)`,
       );
     }
     const name = newName();
