@@ -142,6 +142,15 @@ export async function planInstall(
   const file = settingsFile(agent, options.project);
   const current = await readSettings(file, agent);
   const hooks = hooksOf(current.settings, file, agent);
+  // Claude Code skips a settings file holding one malformed hook entry, the guards written here
+  // with it, and says so only in an interactive session: an install there would guard nothing.
+  const malformed = malformedEntry(hooks, agent);
+  if (malformed !== null) {
+    throw new RunError(`Cannot change ${quoted(file)}: ${malformed}`, {
+      hint: `hint: correct or remove it, then run agent install again; ${agent.title} ` +
+        "may skip the whole file while it is there",
+    });
+  }
   let replaced = 0;
   for (const event of Object.keys(agent.events)) {
     const list = eventList(hooks, event, file);
@@ -259,6 +268,47 @@ function hooksOf(settings: Settings, file: string, agent: AgentSpec): Settings {
     );
   }
   return { ...hooks };
+}
+
+/**
+ * The first entry under `hooks` that is not a hook in the agent's format, worded (`"hooks.Stop[0]"
+ * has no "hooks" list`); null when every entry is one. Claude's format, which Gemini CLI and Codex
+ * share: `EVENT: [{"matcher"?: string, "hooks": [{"type": string, "command"?: string}]}]`;
+ * Cursor's: `EVENT: [{"command": string}]`.
+ */
+export function malformedEntry(hooks: Settings, agent: AgentSpec): string | null {
+  for (const [event, list] of Object.entries(hooks)) {
+    const at = `"hooks.${event}"`;
+    if (!Array.isArray(list)) return `${at} is ${kindOf(list)}, not a list`;
+    for (const [i, item] of list.entries()) {
+      const why = agent.settingsFormat === "cursor" ? notCursorHook(item) : notHookGroup(item);
+      if (why !== null) return `"hooks.${event}[${i}]" ${why}`;
+    }
+  }
+  return null;
+}
+
+function notHookGroup(group: unknown): string | null {
+  if (!isRecord(group)) return `is ${kindOf(group)}, not a map with a "hooks" list`;
+  if (group.matcher !== undefined && typeof group.matcher !== "string") {
+    return `has a "matcher" that is ${kindOf(group.matcher)}, not a string`;
+  }
+  if (!Array.isArray(group.hooks)) return 'has no "hooks" list';
+  for (const [i, hook] of group.hooks.entries()) {
+    if (!isRecord(hook) || typeof hook.type !== "string") {
+      return `has a hook (${i}) that is not a map with a "type"`;
+    }
+    if (hook.type === "command" && typeof hook.command !== "string") {
+      return `has a command hook (${i}) without a "command" string`;
+    }
+  }
+  return null;
+}
+
+function notCursorHook(hook: unknown): string | null {
+  return isRecord(hook) && typeof hook.command === "string"
+    ? null
+    : `is ${kindOf(hook)}, not a map with a "command" string`;
 }
 
 function eventList(hooks: Settings, event: string, file: string): unknown[] {

@@ -11,6 +11,7 @@ import { AGENTS, type AgentSpec, pluginEvent } from "../agents/table.ts";
 import {
   commandWords,
   isTyhooksCommand,
+  malformedEntry,
   readSettingsText,
   settingsFile,
 } from "../agents/install.ts";
@@ -94,6 +95,17 @@ function fileChecks(
     return [problem("fail", name, {
       detail: `${agent.title} settings ${where}: "hooks" is not an object`,
       fix: `correct "hooks" in ${where}, then: ${install}`,
+    })];
+  }
+  // The agent may skip the whole file (Claude Code does, saying so only when interactive).
+  const malformed = isRecord(settings) && isRecord(settings.hooks)
+    ? malformedEntry(settings.hooks, agent)
+    : null;
+  if (malformed !== null) {
+    return [problem("fail", name, {
+      detail: `${agent.title} settings ${where}: ${malformed}, so the agent may skip the whole ` +
+        `file, ${entries.length === 0 ? "its hooks" : "tyhooks' hooks"} with it`,
+      fix: `correct or remove that entry of ${where}`,
     })];
   }
   if (entries.length === 0) {

@@ -220,6 +220,44 @@ Deno.test("agent install refuses a file that is not valid JSON, or whose hooks a
   }
 });
 
+// One malformed hook entry anywhere in the file: Claude Code then skips the file whole, guards
+// included, and tells only an interactive session.
+const MALFORMED: [agent: string, hooks: Record<string, unknown>, named: RegExp][] = [
+  ["claude", { Stop: [5] }, /"hooks\.Stop\[0\]" is a number, not a map with a "hooks" list/],
+  [
+    "claude",
+    { PreToolUse: [{ type: "command", command: "x" }] },
+    /"hooks\.PreToolUse\[0\]" has no "hooks" list/,
+  ],
+  [
+    "claude",
+    { Notification: [{ matcher: { tools: ["Bash"] }, hooks: [] }] },
+    /"matcher" that is a map/,
+  ],
+  [
+    "gemini",
+    { BeforeTool: [{ hooks: [{ type: "command" }] }] },
+    /command hook \(0\) without a "command"/,
+  ],
+  ["cursor", { stop: [null] }, /"hooks\.stop\[0\]" is empty, not a map with a "command" string/],
+];
+
+Deno.test("agent install refuses a file holding a malformed hook entry, naming it, and leaves the file", async () => {
+  const s = await setup();
+  for (const [name, hooks, named] of MALFORMED) {
+    const agent = agentSpec(name)!;
+    const file = join(s.project, agent.projectSettings);
+    const text = JSON.stringify({ hooks }, null, 2);
+    await Deno.mkdir(join(file, ".."), { recursive: true });
+    await Deno.writeTextFile(file, text);
+    const r = await s.tyhooks(["agent", "install", name, "--project", s.project]);
+    assert.equal(r.code, 1, `${name}: ${r.stderr}`);
+    assert.match(r.stderr, new RegExp(`Cannot change "${file}": `));
+    assert.match(r.stderr, named);
+    assert.equal(await Deno.readTextFile(file), text);
+  }
+});
+
 Deno.test("agent install --dry-run prints the resulting file and writes nothing", async () => {
   const s = await setup();
   const r = await s.tyhooks(["agent", "install", "cursor", "--project", s.project, "--dry-run"]);

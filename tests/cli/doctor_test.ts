@@ -235,6 +235,19 @@ const AGENT_CASES: {
     says: /PreToolUse are not in the fail-closed form/,
   },
   {
+    what: "agent settings whose tyhooks guard is fine but another entry is malformed",
+    settings: (s) => {
+      const settings = JSON.parse(
+        claudeSettings(failClosed(s.tyhooks), `'${s.tyhooks}' agent claude`),
+      );
+      settings.hooks.Stop = [{ type: "command", command: "notify-send done" }];
+      return JSON.stringify(settings);
+    },
+    says:
+      /"hooks\.Stop\[0\]" has no "hooks" list, so the agent may skip the whole file, tyhooks' hooks with it/,
+    fix: /; fix: correct or remove that entry of ".*\/\.claude\/settings\.json"$/,
+  },
+  {
     what: "agent settings that are not JSON",
     settings: () => '{"hooks": {',
     says: /Claude Code settings ".*\/\.claude\/settings\.json" is not valid JSON/,
