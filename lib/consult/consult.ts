@@ -11,8 +11,15 @@
 
 import type { Plugin } from "../plugins/types.ts";
 import type { Logger } from "../log.ts";
-import { DRAIN_MS, type RunResult } from "../process/run_script.ts";
+import {
+  cutAnswer,
+  DRAIN_MS,
+  failureReason,
+  type RunResult,
+  succeeded,
+} from "../process/run_script.ts";
 import { clearableTimeout } from "../async.ts";
+import { parseAnswer, type Schema } from "../wire/json.ts";
 
 /** Options every consulted call takes. */
 export interface ConsultOptions {
@@ -216,4 +223,22 @@ export async function consult<T>(
     if (decided.length < started.length) await Promise.allSettled(started);
   }
   return decided;
+}
+
+/**
+ * A consulted handler's run read as a JSON answer: the answer, null when it printed nothing, or
+ * why it gave none (it failed, under `timeoutMs`; its answer was cut at the output cap; or it is
+ * not what `schema` reads). Fails closed: a cut answer is never silence, whatever was kept.
+ */
+export function readJsonAnswer<T>(
+  result: RunResult,
+  schema: Schema<T>,
+  timeoutMs: number,
+): { answer: T | null } | { failure: string } {
+  if (!succeeded(result)) return { failure: failureReason(result, timeoutMs) };
+  const cut = cutAnswer(result);
+  if (cut !== null) return { failure: cut };
+  if (result.stdout.trim() === "") return { answer: null };
+  const parsed = parseAnswer(schema, result.stdout);
+  return parsed.ok ? { answer: parsed.answer } : { failure: parsed.error };
 }

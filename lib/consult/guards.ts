@@ -11,8 +11,9 @@ import {
   type ConsultHandler,
   type ConsultOptions,
   type ConsultRunner,
+  readJsonAnswer,
 } from "./consult.ts";
-import { cutAnswer, failureReason, type RunResult, succeeded } from "../process/run_script.ts";
+import type { RunResult } from "../process/run_script.ts";
 import type { LogFields, Logger } from "../log.ts";
 import type { LoadWarning, PluginIndex } from "../plugins/types.ts";
 import { basename, dirname } from "../paths.ts";
@@ -24,7 +25,6 @@ import {
   oneOf,
   optional,
   orDefault,
-  parseAnswer,
   reader,
   record,
   type Same,
@@ -137,16 +137,10 @@ export function judgeGuardRun(result: RunResult, timeoutMs: number): GuardOutcom
   if (result.error === null && !result.timed_out && result.exit_code === BLOCK_EXIT_CODE) {
     return { kind: "block", reason: result.stderr.trim() };
   }
-  if (!succeeded(result)) {
-    return { kind: "failure", reason: failureReason(result, timeoutMs) };
-  }
-  // Before the silence check: what was kept of a cut answer may be all blank.
-  const cut = cutAnswer(result);
-  if (cut !== null) return { kind: "failure", reason: cut };
-  if (result.stdout.trim() === "") return { kind: "allow", reason: "" };
-  const parsed = parseAnswer(PreToolAnswerSchema, result.stdout);
-  if (!parsed.ok) return { kind: "failure", reason: parsed.error };
-  const { action, ...rest } = parsed.answer;
+  const read = readJsonAnswer(result, PreToolAnswerSchema, timeoutMs);
+  if ("failure" in read) return { kind: "failure", reason: read.failure };
+  if (read.answer === null) return { kind: "allow", reason: "" };
+  const { action, ...rest } = read.answer;
   return { kind: action, ...rest };
 }
 

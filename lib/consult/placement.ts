@@ -14,8 +14,9 @@ import {
   type ConsultOptions,
   type ConsultRunner,
   pluginHandlers,
+  readJsonAnswer,
 } from "./consult.ts";
-import { cutAnswer, failureReason, succeeded } from "../process/run_script.ts";
+import { succeeded } from "../process/run_script.ts";
 import { excerpt } from "../text.ts";
 import {
   array,
@@ -26,7 +27,6 @@ import {
   oneOf,
   optional,
   orDefault,
-  parseAnswer,
   type Same,
   type Schema,
   string,
@@ -112,16 +112,12 @@ type Reading<T> = { answer: T } | { failure: string; stderr?: string; stdout?: s
 function readAnswer<T>(answer: Answer, schema: Schema<T>, silence: T): Reading<T> {
   if (!answer.ran) return { failure: answer.reason };
   const { result } = answer;
-  if (!succeeded(result)) {
-    return { failure: failureReason(result, answer.timeoutMs), stderr: excerpt(result.stderr) };
-  }
-  // Before the silence check: what was kept of a cut answer may be all blank.
-  const cut = cutAnswer(result);
-  if (cut !== null) return { failure: cut, stdout: excerpt(result.stdout) };
-  if (result.stdout.trim() === "") return { answer: silence };
-  const parsed = parseAnswer(schema, result.stdout);
-  if (parsed.ok) return { answer: parsed.answer };
-  return { failure: parsed.error, stdout: excerpt(result.stdout) };
+  const read = readJsonAnswer(result, schema, answer.timeoutMs);
+  if ("answer" in read) return { answer: read.answer ?? silence };
+  // What it printed where the reason is: stderr for a run that failed, else the answer.
+  return succeeded(result)
+    ? { failure: read.failure, stdout: excerpt(result.stdout) }
+    : { failure: read.failure, stderr: excerpt(result.stderr) };
 }
 
 // Only the fields SPEC lists: a handler must not learn the task body by accident.
