@@ -422,6 +422,8 @@ export function matchEndpoint(
 export interface RequestHandlerOptions {
   /** Answers whether a request carries the token; null = no token required. */
   check: ((request: Request) => Promise<boolean>) | null;
+  /** Why a request comes from a web page (refused, 403), or null. */
+  fromBrowser: (request: Request) => string | null;
   log: Logger;
 }
 
@@ -430,13 +432,16 @@ export function requestHandler(
   state: DaemonState,
   options: RequestHandlerOptions,
 ): (request: Request) => Promise<Response> {
-  const { check, log } = options;
+  const { check, fromBrowser, log } = options;
   return async (request) => {
     const started = performance.now();
     const path = pathOf(request.url);
     let response: Response;
     try {
-      // Before routing: a client without the token learns nothing, not even which paths exist.
+      // Before routing: a web page or a client without the token learns nothing, not even which
+      // paths exist.
+      const browser = fromBrowser(request);
+      if (browser !== null) throw new HttpError(403, browser);
       if (check !== null && !(await check(request))) {
         throw new HttpError(401, "Missing or wrong bearer token", { "www-authenticate": "Bearer" });
       }

@@ -10,7 +10,7 @@ import { decodeJson, issueText, type Schema } from "../wire/json.ts";
 import { concat } from "../fs.ts";
 import { onTimeout } from "../async.ts";
 
-/** A request the daemon refuses, with its status (400, 401, 404, 405, 413, 503). */
+/** A request the daemon refuses, with its status (400, 401, 403, 404, 405, 413, 503). */
 export class HttpError extends Error {
   override name = "HttpError";
   /** The HTTP status. */
@@ -34,12 +34,13 @@ export function json(status: number, body: unknown, headers?: Record<string, str
 const JSON_TYPE = { "content-type": "application/json" };
 
 /**
- * The `{"error": message}` response of an error: an HttpError's status, else 500. A 401 closes
- * its connection, so a client without the token cannot keep one of the connections open.
+ * The `{"error": message}` response of an error: an HttpError's status, else 500. A 401 or 403
+ * closes its connection, so a client without the token, or a web page, cannot keep one of the
+ * connections open.
  */
 export function errorResponse(error: unknown): Response {
   if (error instanceof HttpError) {
-    const headers = error.status === 401
+    const headers = error.status === 401 || error.status === 403
       ? { ...error.headers, connection: "close" }
       : error.headers;
     return json(error.status, { error: error.message }, headers);

@@ -16,6 +16,7 @@ import {
   unsafeDirReason,
 } from "../fs.ts";
 import { errorResponse } from "./http.ts";
+import { quoted } from "../text.ts";
 import {
   ConnServer,
   type ConnServerOptions,
@@ -134,6 +135,28 @@ export function checkExposure(address: ListenAddress, token: string | undefined)
       hint: "hint: pass --token-file FILE, or listen on 127.0.0.1:PORT or unix:PATH",
     },
   );
+}
+
+/**
+ * Why a request comes from a web page, or null. A page the user has open can reach a daemon on
+ * loopback TCP through the browser: a cross-site POST (which a browser sends without asking
+ * first when it looks like a form's), or any request under a DNS name the page rebinds to
+ * 127.0.0.1. Browsers name the page in `Origin` and the name they resolved in `Host`; tyhooks'
+ * clients, ty's and curl send no `Origin`, and a loopback name as `Host`.
+ */
+export function fromBrowser(address: ListenAddress): (request: Request) => string | null {
+  const loopback = address.transport === "tcp" && isLoopback(address.hostname);
+  return (request) => {
+    const origin = request.headers.get("origin");
+    if (origin !== null) return `Requests from web pages are refused (Origin ${quoted(origin)})`;
+    if (!loopback) return null;
+    const host = request.headers.get("host") ?? "";
+    // `127.0.0.1:7700`, `localhost`, `[::1]:7700`: the name without its port or brackets.
+    const name = host.startsWith("[") ? host.slice(1, host.indexOf("]")) : host.split(":")[0];
+    if (isLoopback(name)) return null;
+    return `Host ${quoted(host)} is not a loopback name: this daemon answers only to 127.0.0.1, ` +
+      "localhost or ::1";
+  };
 }
 
 /**

@@ -21,6 +21,7 @@ import {
   bearerCheck,
   bindServer,
   type BoundServer,
+  fromBrowser,
   type ListenAddress,
   removeSocket,
 } from "./listen.ts";
@@ -225,6 +226,7 @@ function openState(
 async function listen(state: DaemonState, options: DaemonOptions): Promise<BoundServer> {
   const handle = requestHandler(state, {
     check: options.token === undefined ? null : bearerCheck(options.token),
+    fromBrowser: fromBrowser(options.listen),
     log: state.log,
   });
   let bound: BoundServer | undefined;

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { lchown } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { NEEDS_ROOT, tempDir } from "../_cli.ts";
+import { makeTree, NEEDS_ROOT, tempDir } from "../_cli.ts";
 import { pluginsHandling } from "./_trees.ts";
 import { alive } from "../_procs.ts";
 import { serveFailure, serveOn, type ServeProcess, startServe, tempSocket } from "./_serve.ts";
@@ -117,7 +117,9 @@ Deno.test("serve: clients without the token hold no connection: with --max-conns
       const conn = await Deno.connect({ hostname, port: Number(port) });
       clients.push(conn);
       // Kept alive: the client neither closes nor stops asking.
-      await conn.write(new TextEncoder().encode("GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n"));
+      await conn.write(
+        new TextEncoder().encode("GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"),
+      );
       const n = await conn.read(buffer);
       assert.match(new TextDecoder().decode(buffer.subarray(0, n ?? 0)), /^HTTP\/1\.1 401 /);
     }
@@ -192,5 +194,36 @@ Deno.test("serve: 300 spooled 1 MB events are bounded by bytes: the rest are ref
     assert.ok(after - before < 64 + 96, `RSS grew from ${before} MB to ${after} MB`);
   } finally {
     await d.stop();
+  }
+});
+
+Deno.test("serve on loopback TCP refuses web pages: a request with an Origin, or a Host no loopback name, is 403 and runs nothing", async () => {
+  const out = await tempDir();
+  const plugins = await makeTree({
+    "g/plugin.yaml": "name: g\nactions:\n  - id: a\n    label: A\n    command: a.sh\n",
+    "g/a.sh": `#!/bin/sh\necho ran >> "${out}/ran"\n`,
+  });
+  const d = await startServe(["--listen", "127.0.0.1:0", "--plugins-dir", plugins]);
+  try {
+    const [hostname, port] = d.base.replace("http://", "").split(":");
+    // What a page's form POST sends (no preflight for text/plain), and what a rebound name does.
+    const post = async (headers: string) => {
+      const conn = await Deno.connect({ hostname, port: Number(port) });
+      await conn.write(new TextEncoder().encode(
+        `POST /v1/actions/g/a HTTP/1.1\r\n${headers}Content-Type: text/plain\r\n` +
+          "Content-Length: 2\r\nConnection: close\r\n\r\n{}",
+      ));
+      const answer = await new Response(conn.readable).text();
+      return answer.split("\r\n")[0];
+    };
+    const page = await post(`Host: 127.0.0.1:${port}\r\nOrigin: https://evil.example\r\n`);
+    assert.equal(page, "HTTP/1.1 403 Forbidden");
+    assert.equal(await post(`Host: evil.example:${port}\r\n`), "HTTP/1.1 403 Forbidden");
+    assert.equal(await Deno.stat(join(out, "ran")).catch(() => null), null);
+    // Control: the same request as a local client sends it runs the action.
+    assert.equal(await post(`Host: localhost:${port}\r\n`), "HTTP/1.1 200 OK");
+    assert.equal(await Deno.readTextFile(join(out, "ran")), "ran\n");
+  } finally {
+    await d.kill();
   }
 });
