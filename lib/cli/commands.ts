@@ -167,7 +167,7 @@ export const COMMANDS: CommandEntry[] = [
   },
   {
     name: "services run",
-    summary: "supervise every plugin service until SIGINT/SIGTERM",
+    summary: "supervise every plugin service until SIGINT/SIGQUIT/SIGTERM",
     examples: [
       "tyhooks services run",
       "tyhooks services run --env TY_API_URL=http://127.0.0.1:7000",

@@ -42,7 +42,8 @@ export const spec: CommandSpec = {
     "stop-timeout": {
       type: "string",
       value: "DUR",
-      help: "at SIGINT/SIGTERM, how long running event hooks (and services) may take to end " +
+      help:
+        "at SIGINT/SIGQUIT/SIGTERM, how long running event hooks (and services) may take to end " +
         "(default 5s)",
     },
   },
@@ -57,7 +58,7 @@ export const spec: CommandSpec = {
     "before the 202, and removed once their hooks have run; a full spool (10,000 events or",
     "64 MiB) answers 503. At start the daemon runs what a previous daemon left there, and the",
     "work of --detach runs that died (tyhooks spool list shows it).",
-    "SIGINT/SIGTERM: stop accepting, let route/placement/tool pre calls in flight finish, give",
+    "SIGINT/SIGQUIT/SIGTERM: stop accepting, let route/placement/tool pre calls in flight finish, give",
     "running event hooks --stop-timeout, leave the rest in the spool, stop services, remove the",
     "socket, exit 0.",
   ].join("\n"),

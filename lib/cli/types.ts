@@ -24,11 +24,14 @@ export const EXIT = {
   // sessions of their own, so a closed terminal never reaches them and tyhooks ends them itself.
   SIGHUP: { code: 129, means: "interrupted by SIGHUP" },
   SIGINT: { code: 130, means: "interrupted by SIGINT" },
+  // Ctrl-\ at a terminal: stopped as SIGTERM stops it, or its services and hooks, each in a
+  // session of its own, would run on without it.
+  SIGQUIT: { code: 131, means: "interrupted by SIGQUIT" },
   SIGTERM: { code: 143, means: "interrupted by SIGTERM" },
 } as const;
 
 /** The signals that interrupt a command, each with its exit code in {@linkcode EXIT}. */
-export const INTERRUPTS = ["SIGHUP", "SIGINT", "SIGTERM"] as const;
+export const INTERRUPTS = ["SIGHUP", "SIGINT", "SIGQUIT", "SIGTERM"] as const;
 
 /** A signal that interrupts a command. */
 export type Interrupt = typeof INTERRUPTS[number];

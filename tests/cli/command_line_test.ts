@@ -236,7 +236,7 @@ Deno.test("help prose is wrapped at word boundaries: a line ends only where the 
   assert.ok(paragraphs > COMMANDS.length, `${paragraphs} paragraphs checked`);
 });
 
-Deno.test("--help and README's \"Exit codes\" list exactly the exit-code table's codes, signals as 129/130/143", async () => {
+Deno.test("--help and README's \"Exit codes\" list exactly the exit-code table's codes, signals as 129/130/131/143", async () => {
   const codes = Object.values(EXIT).map((e) => e.code).sort((a, b) => a - b);
   const readme = await Deno.readTextFile(new URL("../../README.md", import.meta.url));
   const section = /### Exit codes\n\n([\s\S]*?)\n\n/.exec(readme)?.[1];
@@ -248,7 +248,7 @@ Deno.test("--help and README's \"Exit codes\" list exactly the exit-code table's
     assert.deepEqual(listed, codes, where);
     assert.match(
       text.replaceAll("\n", " "),
-      /129\/130\/143 interrupted by SIGHUP\/SIGINT\/SIGTERM/,
+      /129\/130\/131\/143 interrupted by SIGHUP\/SIGINT\/SIGQUIT\/SIGTERM/,
       where,
     );
   }

@@ -77,6 +77,18 @@ Deno.test("services run starts a service with the injected TY_API_URL and its ow
   assert.match(stderr, /Service "web\/api" was killed by SIGTERM/);
 });
 
+Deno.test("services run stops its services on SIGQUIT (Ctrl-\\) as on SIGTERM: exit 0, nothing left running", async () => {
+  const plugins = await servicePlugins("q", "  - name: s\n    command: ./s.sh\n", {
+    "s.sh": '#!/bin/sh\necho "$$" > pid\nexec sleep 300\n',
+  });
+  await using run = serviceRun(["--plugins-dir", plugins]);
+  const pid = await readPid(join(plugins, "q", "pid"), 15_000);
+  run.child.kill("SIGQUIT");
+  const { code, stderr } = await run.finish();
+  assert.equal(code, 0, stderr);
+  assert.ok(!alive(pid), "the service is gone");
+});
+
 Deno.test("services run kills a service that ignores SIGTERM within --stop-timeout + 1 s and leaves no child", async () => {
   const plugins = await servicePlugins(
     "stubborn",
