@@ -19,7 +19,7 @@ import { RunError } from "../errors.ts";
 import { clearableTimeout } from "../async.ts";
 import type { HostEntry } from "../hosts/hosts_file.ts";
 import type { Strategy } from "../hosts/pick.ts";
-import { quoted } from "../text.ts";
+import { escapeControl, escapeJsonControl, hasControl, quoted } from "../text.ts";
 
 export const probe: CommandModule = {
   spec: {
@@ -164,8 +164,9 @@ export const sync: CommandModule = {
     const timeoutMs = durationOption(ctx, "timeout") ?? DEFAULT_SYNC_TIMEOUT_MS;
     const hosts = [...new Set(ctx.positionals)];
     for (const host of hosts) {
-      // A word starting with "-" would be read by ssh as an option.
-      if (host === "" || host.startsWith("-") || /[\s\0]/.test(host)) {
+      // A word starting with "-" would be read by ssh as an option; a control character would
+      // reach the terminal in every line naming the host.
+      if (host === "" || host.startsWith("-") || /\s/.test(host) || hasControl(host)) {
         throw new UsageError(`Invalid host ${quoted(host)}: expected an ssh destination`);
       }
     }
@@ -195,10 +196,13 @@ export const sync: CommandModule = {
       if (ctx.values.json) {
         await ctx.print(JSON.stringify({ hosts: outcomes }) + "\n");
       } else {
+        // What a host or its ssh said is escaped: it may hold a terminal's escape sequences.
         await ctx.print(
           outcomes.map((outcome) =>
-            describeSync(outcome) + "\n" +
-            (outcome.facts ? `${outcome.host}: ${JSON.stringify(outcome.facts)}\n` : "")
+            escapeControl(describeSync(outcome)) + "\n" +
+            (outcome.facts
+              ? `${outcome.host}: ${escapeJsonControl(JSON.stringify(outcome.facts))}\n`
+              : "")
           ).join(""),
         );
       }

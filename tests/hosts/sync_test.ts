@@ -230,4 +230,31 @@ Deno.test("tyhooks hosts sync needs a host and a good --timeout, exit 64", async
   const option = await cli(["hosts", "sync", "--", "-oProxyCommand=x"]);
   assert.equal(option.code, 64);
   assert.match(option.stderr, /Invalid host "-oProxyCommand=x": expected an ssh destination/);
+  const escape = await cli(["hosts", "sync", "h\x1b[2Jx"]);
+  assert.equal(escape.code, 64);
+  assert.match(escape.stderr, /Invalid host "h\\u001b\[2Jx": expected an ssh destination/);
+});
+
+Deno.test("hosts sync escapes what a failing host's ssh printed: no escape sequence reaches the terminal", async () => {
+  const host = await fakeHost();
+  // An ssh that fails the way a hostile host could: a title and a screen clear on stderr.
+  const ssh = join(host.dir, "hostile-ssh");
+  await Deno.writeTextFile(
+    ssh,
+    shScript(
+      "cat >/dev/null",
+      'printf "remote\\033]0;PWN\\007 \\033[2J evil\\n" >&2',
+      "exit 255",
+      "",
+    ),
+    { mode: 0o755 },
+  );
+  const r = await cli(["hosts", "sync", "box"], {
+    env: { ...host.env("/usr/bin:/bin"), TYHOOKS_SSH: ssh },
+  });
+  assert.equal(r.code, 1);
+  assert.equal(
+    r.stdout,
+    "box: failed: cannot inspect: exited 255: remote\\x1b]0;PWN\\x07 \\x1b[2J evil\n",
+  );
 });
