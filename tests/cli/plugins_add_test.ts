@@ -76,6 +76,29 @@ Deno.test("plugins add copies a local folder that is not a repository, keeping e
   assert.equal(await Deno.readTextFile(join(root, "tr/README.md")), "docs v2\n");
 });
 
+Deno.test("plugins add removes what a killed install left in staging, not a stage another install holds", async () => {
+  const source = await makeTree(pluginFiles("tracker"));
+  const root = await makeTree({
+    // A killed install's stage: its copy half made, its lock held by nobody.
+    ".tyhooks-staging/.git/add-killed/.lock": "",
+    ".tyhooks-staging/.git/add-killed/tracker/big.bin": "x".repeat(100_000),
+    ".tyhooks-staging/.git/add-running/.lock": "",
+  });
+  // An install still running holds its stage's lock.
+  const running = await Deno.open(join(root, ".tyhooks-staging/.git/add-running/.lock"), {
+    write: true,
+  });
+  await running.lock(true);
+  try {
+    const result = await pluginsAdd(root, source, "--name", "tr");
+    assert.equal(result.code, 0, result.stderr);
+    const left = [...Deno.readDirSync(join(root, ".tyhooks-staging/.git"))].map((e) => e.name);
+    assert.deepEqual(left, ["add-running"]);
+  } finally {
+    running.close();
+  }
+});
+
 Deno.test("plugins add re-adds a plugin ty installed (its folder, its .sources.json) as an update", async () => {
   const repo = await gitRepo(pluginFiles("notify"), "ty-notify");
   const root = await makeTree({});

@@ -277,6 +277,10 @@ type Placed = Omit<InstallResult, "folder" | "dir">;
 // it), under a folder named .git, which ty's discovery and tyhooks' skip: a half-made install is
 // never loaded.
 const STAGING = ".tyhooks-staging";
+// In each stage, locked while its install runs: a stage nobody holds is a killed install's.
+const STAGE_LOCK = ".lock";
+// A stage younger than this may be one whose install has not locked it yet.
+const STAGE_GRACE_MS = 60_000;
 
 async function installStaged(
   dest: string,
@@ -286,7 +290,10 @@ async function installStaged(
   const root = dirname(dest);
   const staging = join(root, STAGING, ".git");
   await Deno.mkdir(staging, { recursive: true });
+  await removeStaleStages(staging);
   const stage = await Deno.makeTempDir({ dir: staging, prefix: "add-" });
+  const held = await Deno.open(join(stage, STAGE_LOCK), { create: true, write: true });
+  await held.lock(true);
   try {
     const staged = join(stage, basename(dest));
     const via = await fetchSource(record, staged, { ...options, stage });
@@ -306,10 +313,37 @@ async function installStaged(
     const updated = await swapIn(staged, dest, { park: staging });
     return { plugins: index.plugins.map((p) => p.name).sort(), updated, via, warnings };
   } finally {
+    held.close();
     await Deno.remove(stage, { recursive: true }).catch(() => {});
     // Left in place while another install is using them (not empty).
     await Deno.remove(staging).catch(() => {});
     await Deno.remove(join(root, STAGING)).catch(() => {});
+  }
+}
+
+// The stages of installs that were killed (kill -9, a crash), which their own cleanup never
+// reached: one copy of a source each, tens of MB for a big one, invisible to every command.
+async function removeStaleStages(staging: string): Promise<void> {
+  for await (const entry of Deno.readDir(staging)) {
+    if (!entry.isDirectory || !entry.name.startsWith("add-")) continue;
+    const stage = join(staging, entry.name);
+    if (await stageInUse(stage)) continue;
+    await Deno.remove(stage, { recursive: true }).catch(() => {});
+  }
+}
+
+async function stageInUse(stage: string): Promise<boolean> {
+  let lock: Deno.FsFile;
+  try {
+    lock = await Deno.open(join(stage, STAGE_LOCK), { write: true });
+  } catch {
+    const info = await Deno.lstat(stage).catch(() => null);
+    return info !== null && Date.now() - (info.mtime?.getTime() ?? 0) < STAGE_GRACE_MS;
+  }
+  try {
+    return !(await lock.tryLock(true));
+  } finally {
+    lock.close();
   }
 }
 
