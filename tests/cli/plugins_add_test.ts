@@ -204,6 +204,17 @@ Deno.test("plugins add refuses sources and refs that are not of an accepted form
   assert.deepEqual(names(root), []);
 });
 
+Deno.test("plugins add of a folder whose name starts with - asks for --name, as --name would refuse it", async () => {
+  const parent = await makeTree({ ...pluginFiles("x", "-evil/") });
+  const root = await makeTree({});
+  const result = await pluginsAdd(root, join(parent, "-evil"));
+  assert.equal(result.code, 1, result.stderr);
+  assert.match(result.stderr, /"-evil" is not a safe folder name\n.*hint: give one with --name/);
+  assert.deepEqual(names(root), []);
+  const named = await pluginsAdd(root, join(parent, "-evil"), "--name", "evil");
+  assert.equal(named.code, 0, named.stderr);
+});
+
 Deno.test("plugins add --name refuses a name that starts with - or . (usage error naming it), and installs nothing", async () => {
   const source = await makeTree(pluginFiles("x"));
   const root = await makeTree({});

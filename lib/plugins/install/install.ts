@@ -102,7 +102,8 @@ export async function installPlugin(
   if (options.name !== undefined) checkInstallName(options.name);
   await checkLocal(source, { parsed, ref });
   const folder = options.name ?? installFolderName(parsed);
-  if (!isSafeDirName(folder)) {
+  // As --name: a folder starting with - would read as a flag to plugins update and remove.
+  if (!isSafeDirName(folder) || folder.startsWith("-")) {
     throw new RunError(
       `Cannot install ${quoted(source)}: ${quoted(folder)} is not a safe folder name`,
       { hint: "hint: give one with --name" },
