@@ -84,6 +84,11 @@ Deno.test("plugins add removes what a killed install left in staging, not a stag
     ".tyhooks-staging/.git/add-killed/tracker/big.bin": "x".repeat(100_000),
     ".tyhooks-staging/.git/add-running/.lock": "",
   });
+  // Both an hour old: a stage younger than a minute is kept whatever its lock says.
+  const hourAgo = new Date(Date.now() - 3_600_000);
+  for (const stage of ["add-killed", "add-running"]) {
+    await Deno.utime(join(root, ".tyhooks-staging/.git", stage), hourAgo, hourAgo);
+  }
   // An install still running holds its stage's lock.
   const running = await Deno.open(join(root, ".tyhooks-staging/.git/add-running/.lock"), {
     write: true,

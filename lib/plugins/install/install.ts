@@ -280,7 +280,7 @@ type Placed = Omit<InstallResult, "folder" | "dir">;
 const STAGING = ".tyhooks-staging";
 // In each stage, locked while its install runs: a stage nobody holds is a killed install's.
 const STAGE_LOCK = ".lock";
-// A stage younger than this may be one whose install has not locked it yet.
+// A stage younger than this may be one whose install has not locked it yet, so it is kept.
 const STAGE_GRACE_MS = 60_000;
 
 async function installStaged(
@@ -325,7 +325,9 @@ async function installStaged(
 // The stages of installs that were killed (kill -9, a crash), which their own cleanup never
 // reached: one copy of a source each, tens of MB for a big one, invisible to every command.
 async function removeStaleStages(staging: string): Promise<void> {
-  for await (const entry of Deno.readDir(staging)) {
+  // Another install's cleanup may have just removed the staging dir: nothing to clean then.
+  const entries = await Array.fromAsync(Deno.readDir(staging)).catch(() => []);
+  for (const entry of entries) {
     if (!entry.isDirectory || !entry.name.startsWith("add-")) continue;
     const stage = join(staging, entry.name);
     if (await stageInUse(stage)) continue;
@@ -334,12 +336,14 @@ async function removeStaleStages(staging: string): Promise<void> {
 }
 
 async function stageInUse(stage: string): Promise<boolean> {
+  // A young stage may be one whose install has not locked it yet: never judged by its lock.
+  const info = await Deno.lstat(stage).catch(() => null);
+  if (info === null || Date.now() - (info.mtime?.getTime() ?? 0) < STAGE_GRACE_MS) return true;
   let lock: Deno.FsFile;
   try {
     lock = await Deno.open(join(stage, STAGE_LOCK), { write: true });
   } catch {
-    const info = await Deno.lstat(stage).catch(() => null);
-    return info !== null && Date.now() - (info.mtime?.getTime() ?? 0) < STAGE_GRACE_MS;
+    return false; // No lock after a minute: a killed install's (or an older tyhooks').
   }
   try {
     return !(await lock.tryLock(true));
