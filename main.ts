@@ -48,7 +48,7 @@ async function print(text: string): Promise<void> {
 }
 
 async function write(bytes: Uint8Array): Promise<void> {
-  // After SIGINT/SIGTERM the command's answer is not an answer (a tool call judged while its
+  // After an interrupt the command's answer is not an answer (a tool call judged while its
   // guard was being killed, say): the exit code says "interrupted" and stdout stays empty.
   if (caught !== undefined) return;
   await writeAll(Deno.stdout, bytes);
