@@ -21,16 +21,14 @@ import { excerpt } from "../text.ts";
 import {
   array,
   boolean,
-  type Infer,
   number,
   object,
   oneOf,
   optional,
   orDefault,
-  type Same,
-  type Schema,
   string,
 } from "../wire/json.ts";
+import type { Infer, Same, Schema } from "../wire/json.ts";
 import { TASK_HOSTS, TASK_PLACEMENT } from "../events.ts";
 import { recordDecision } from "../log.ts";
 
