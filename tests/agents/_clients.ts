@@ -140,7 +140,7 @@ export async function runClient(
     onTurn: onTurn && ((turn) => onTurn(turn, dirs)),
   });
   try {
-    await Deno.mkdir(dirs.home);
+    await Deno.mkdir(join(dirs.home, "tmp"), { recursive: true });
     await Deno.mkdir(dirs.project);
     await writeLauncher(dirs.tyhooks, { plugins: dirs.plugins, state });
     await CLIENT_SETUP[client](dirs, model.url);
@@ -212,7 +212,14 @@ function clientPath(): string {
 
 /** Exactly the client's environment: PATH plus what sends it to the model server, offline. */
 function clientEnv(client: ClientName, dirs: RunDirs, url: string): Record<string, string> {
-  const common = { PATH: clientPath(), HOME: dirs.home, NO_COLOR: "1" };
+  // TMPDIR in the run's dir: Claude Code keeps a folder per project under it, and the run's dir
+  // is removed with the test's other temp dirs.
+  const common = {
+    PATH: clientPath(),
+    HOME: dirs.home,
+    TMPDIR: join(dirs.home, "tmp"),
+    NO_COLOR: "1",
+  };
   switch (client) {
     case "claude":
       return {
