@@ -92,7 +92,7 @@ export interface CommandSpec {
   options: Record<string, OptionSpec>;
   /** Paragraphs after the option list, each refilled to the width (a quoted span kept whole). */
   details?: string;
-  /** The command decides its own exit code on an interrupt (SIGINT, SIGQUIT, SIGTERM; e.g. `services run` exits 0). */
+  /** The command decides its own exit code on an interrupt (e.g. `services run` exits 0). */
   handlesSignals?: boolean;
   /** SIGHUP means something else to this command (`serve` reloads); main.ts leaves it alone. */
   ownsHangup?: boolean;
@@ -129,7 +129,7 @@ export interface CommandContext {
   write(bytes: Uint8Array): Promise<void>;
   /** Writes text to stderr as it is, not as a log line (a block's reason for Claude Code). */
   printError(text: string): void;
-  /** Aborted when tyhooks gets SIGINT, SIGQUIT or SIGTERM; pass it to every library call that waits. */
+  /** Aborted on an interrupt (SIGINT, SIGQUIT, SIGTERM); pass it to every library call that waits. */
   signal: AbortSignal;
   /**
    * Runs another tyhooks command line in this process (a spooled one), stopped by `signal`; its
