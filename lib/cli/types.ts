@@ -129,7 +129,7 @@ export interface CommandContext {
   write(bytes: Uint8Array): Promise<void>;
   /** Writes text to stderr as it is, not as a log line (a block's reason for Claude Code). */
   printError(text: string): void;
-  /** Aborted on an interrupt (SIGINT, SIGQUIT, SIGTERM); pass it to every library call that waits. */
+  /** Aborted on an interrupt (see INTERRUPTS); pass it to every library call that waits. */
   signal: AbortSignal;
   /**
    * Runs another tyhooks command line in this process (a spooled one), stopped by `signal`; its
