@@ -14,7 +14,8 @@
  * instructions it executed: on a noisy machine the one measure that repeats (within ~0.1%), so
  * three rounds tell what sixty timed ones cannot. V8 then runs single-threaded (its background
  * compiler and collector otherwise move the count by a few percent), and each tree gets a fresh
- * `DENO_DIR`. The hook's own process is not counted: the same script for both.
+ * `DENO_DIR`. The hook's own process is not counted: the same script for both. It counts work, not
+ * waiting, and under valgrind a short timer can fire that a native call never sees (README).
  *
  * Make the other checkout with `git worktree add --detach /tmp/base <rev>`.
  */
