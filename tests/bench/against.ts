@@ -15,7 +15,8 @@
  * three rounds tell what sixty timed ones cannot. V8 then runs single-threaded (its background
  * compiler and collector otherwise move the count by a few percent), and each tree gets a fresh
  * `DENO_DIR`. The hook's own process is not counted: the same script for both. It counts work, not
- * waiting, and under valgrind a short timer can fire that a native call never sees (README).
+ * waiting, and runs ~50x slower, so the 100 ms output drain after a hook exits runs out there and
+ * the call looks for strays as for a pipe held open, which a native call does not (README).
  *
  * Make the other checkout with `git worktree add --detach /tmp/base <rev>`.
  */
