@@ -62,3 +62,9 @@ export function ratio(value: number, base: number): string {
 export function rssMb(): number {
   return Math.round(Deno.memoryUsage().rss / 1e6);
 }
+
+/** `141.73 M (141.70-141.76)`: the median of counts in millions, and their range. */
+export function millions(counts: number[]): string {
+  const m = (n: number) => (n / 1e6).toFixed(2);
+  return `${m(median(counts))} M (${m(Math.min(...counts))}-${m(Math.max(...counts))})`;
+}

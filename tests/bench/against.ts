@@ -22,8 +22,8 @@
  */
 
 import { join } from "node:path";
-import { MAIN, PERMISSION_FLAGS, START_FLAGS, V8_FLAGS } from "../_cli.ts";
-import { median, ms, pairedInterval, pairedRatio } from "./_stats.ts";
+import { exec, MAIN, PERMISSION_FLAGS, START_FLAGS, V8_FLAGS } from "../_cli.ts";
+import { median, millions, ms, pairedInterval, pairedRatio } from "./_stats.ts";
 
 const MODES = ["--own-flags", "--instructions"];
 const ownFlags = Deno.args.includes("--own-flags");
@@ -35,7 +35,7 @@ if (other === undefined) {
   );
   Deno.exit(64);
 }
-if (instructions && !await runs("valgrind", ["--version"])) {
+if (instructions && !await hasValgrind()) {
   console.error("--instructions counts with valgrind, which is not installed here");
   Deno.exit(69);
 }
@@ -177,18 +177,11 @@ try {
   await Deno.remove(dir, { recursive: true });
 }
 
-/** `141.73 M (141.70-141.76)`: the median count in millions, and the range. */
-function millions(counts: number[]): string {
-  const m = (n: number) => (n / 1e6).toFixed(2);
-  return `${m(median(counts))} M (${m(Math.min(...counts))}-${m(Math.max(...counts))})`;
-}
-
-/** True when `command` starts and exits 0. */
-async function runs(command: string, args: string[]): Promise<boolean> {
+/** True when valgrind runs here. */
+async function hasValgrind(): Promise<boolean> {
   try {
-    return (await new Deno.Command(command, { args, stdout: "null", stderr: "null" }).output())
-      .success;
+    return (await exec(["valgrind", "--version"])).code === 0;
   } catch {
-    return false;
+    return false; // Not installed: exec cannot spawn it.
   }
 }
