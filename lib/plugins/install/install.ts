@@ -11,7 +11,6 @@
 import { loadPlugins } from "../load.ts";
 import type { LoadWarning, Plugin, PluginIndex } from "../types.ts";
 import { isInside } from "../script_path.ts";
-import { isSafeDirName } from "../scaffold.ts";
 import { quoted } from "../../text.ts";
 import { basename, dirname, join, relative } from "../../paths.ts";
 import { InputError, RunError } from "../../errors.ts";
@@ -20,6 +19,7 @@ import {
   checkRef,
   installFolderName,
   type InstallSource,
+  isInstallFolder,
   parseInstallSource,
   sameSource,
 } from "./source.ts";
@@ -102,8 +102,7 @@ export async function installPlugin(
   if (options.name !== undefined) checkInstallName(options.name);
   await checkLocal(source, { parsed, ref });
   const folder = options.name ?? installFolderName(parsed);
-  // As --name: a folder starting with - would read as a flag to plugins update and remove.
-  if (!isSafeDirName(folder) || folder.startsWith("-")) {
+  if (!isInstallFolder(folder)) {
     throw new RunError(
       `Cannot install ${quoted(source)}: ${quoted(folder)} is not a safe folder name`,
       { hint: "hint: give one with --name" },

@@ -110,9 +110,17 @@ export function checkRef(ref: string): string {
   return ref;
 }
 
-/** Checks a `--name`: one safe folder name, never an option (`plugins remove -rf`). */
+/**
+ * Can `name` be an install folder? A safe plugin folder name that `plugins update` and `remove`
+ * never read as a flag (`-rf`).
+ */
+export function isInstallFolder(name: string): boolean {
+  return isSafeDirName(name) && !name.startsWith("-");
+}
+
+/** Checks a `--name`: one install folder name ({@linkcode isInstallFolder}). */
 export function checkInstallName(name: string): string {
-  if (!isSafeDirName(name) || name.startsWith("-")) {
+  if (!isInstallFolder(name)) {
     throw new InputError(
       `Invalid value ${quoted(name)} for flag "--name": expected one folder name`,
       {
