@@ -8,7 +8,7 @@
 import { normalize } from "../paths.ts";
 import { excerpt } from "../text.ts";
 import { consult, type ConsultOptions, type ConsultRunner, pluginHandlers } from "./consult.ts";
-import { failureReason, succeeded } from "../process/run_script.ts";
+import { cutAnswer, failureReason, succeeded } from "../process/run_script.ts";
 import { type Task, taskEnv } from "../wire/task.ts";
 import { TASK_ROUTE } from "../events.ts";
 import { recordDecision } from "../log.ts";
@@ -35,8 +35,8 @@ export interface RouteOptions extends ConsultOptions {
 
 /**
  * Asks the `task.route` plugins through the consult loop: the first decision that holds or names a
- * config dir, expanded as ty's executor uses it. A router that fails is logged and skipped,
- * whatever it printed. As in ty's executor, only a task whose `executor` is empty or `claude` and
+ * config dir, expanded as ty's executor uses it. A router that fails, or whose answer is over the
+ * output cap, is logged and skipped, whatever it printed. As in ty's executor, only a task whose `executor` is empty or `claude` and
  * that names no config dir is routed (`force` asks anyway). Never rejects.
  */
 export async function route(
@@ -63,6 +63,9 @@ export async function route(
       if (!succeeded(result)) {
         return { failure: failureReason(result, answer.timeoutMs), script: result.script, stderr };
       }
+      // A cut answer may have lost its HOLD or the end of its dir: never a decision.
+      const cut = cutAnswer(result);
+      if (cut !== null) return { failure: cut, script: result.script, stderr };
       return { decision: parseRouteOutput(result.stdout), stderr };
     },
     settles: (meaning) => meaning.decision !== undefined && !isEmptyDecision(meaning.decision),

@@ -39,6 +39,19 @@ Deno.test("route() returns the third router's decision after a silent one and a 
   assert.match(warning.msg, /Router "b-failing" skipped: exited 1/);
 });
 
+Deno.test("route() skips a router whose answer is over the output cap, saying so: its HOLD past the cap is never lost silently", async () => {
+  const { runner, lines } = await routerRunner({
+    a: "#!/bin/sh\necho CLAUDE_CONFIG_DIR=/p/safe\nprintf 'REASON=%1100000s\\n' x\necho HOLD=1\n",
+  });
+  assert.deepEqual(await runner.route(TASK), NO_ROUTE);
+  const warning = lines.find((l) => l.level === "warn" && l.plugin === "a");
+  assert.ok(warning, "the cut router is logged as a warning");
+  assert.match(
+    warning.msg,
+    /Router "a" skipped: its answer of 11000\d\d bytes is over the output cap/,
+  );
+});
+
 Deno.test("route() returns a HOLD or DEFER decision without a config dir", async () => {
   for (const line of ["HOLD=1", "DEFER=yes", "hold=on", "Defer='true'"]) {
     const { runner } = await routerRunner({ r: `#!/bin/sh\necho '${line}'\necho REASON=quota\n` });
