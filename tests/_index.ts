@@ -156,3 +156,12 @@ export async function toolHooks(
   const { runner, lines } = await recordingRunner(plugins, { timeouts });
   return { hooks: new ToolHooks(runner, options), lines };
 }
+
+/**
+ * Waits until a plugin tree written just now can be cached: its paths are "racy" until the second
+ * of their ctime (Deno gives ctime in whole seconds) and RACY_MS after it are over
+ * (lib/plugins/cache.ts).
+ */
+export function settled(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 1000 - Date.now() % 1000 + 30));
+}

@@ -26,6 +26,12 @@ const MAX_CACHE_BYTES = 64 * 1024 * 1024;
  * the signature, so an index built from them is not cached until they have settled.
  */
 const RACY_MS = 20;
+/**
+ * Deno gives ctime in whole seconds (mtime in milliseconds), so a ctime stands for any instant of
+ * its second: a path whose ctime falls in the second the load began is racy, whatever its mtime
+ * says (`cp -p` and `rsync -t --inplace` put an old mtime back; only the ctime tells).
+ */
+const CTIME_TICK_MS = 1000;
 
 interface CacheBody {
   format: number;
@@ -324,11 +330,14 @@ function modeOf(stamps: number[], at: number): number | null {
   return typeof mode === "number" && mode !== -1 ? mode : null;
 }
 
-// The latest mtime or ctime in the signatures.
+// The latest instant an mtime or a ctime of the signatures may stand for.
 function newestStamp(signatures: Iterable<Signature>): number {
   let newest = -Infinity;
   for (const sig of signatures) {
-    for (let at = 0; at < sig.length; at += STAMP) newest = Math.max(newest, sig[at], sig[at + 1]);
+    for (let at = 0; at < sig.length; at += STAMP) {
+      const ctime = sig[at + 1];
+      newest = Math.max(newest, sig[at], ctime < 0 ? ctime : ctime + CTIME_TICK_MS - 1);
+    }
   }
   return newest;
 }

@@ -1,6 +1,7 @@
 /** Plugin trees for benchmarks. */
 
 import { writeTree } from "../_cli.ts";
+import { settled } from "../_index.ts";
 
 /**
  * A plugins dir with `count` plugins, each handling `event` with a trivial script, and with
@@ -20,6 +21,7 @@ export async function pluginTree(
     if (action) files[`${name}/sync.sh`] = "#!/bin/sh\nexit 0\n";
   }
   await writeTree(dir, files);
+  await settled(); // Cacheable from the first call.
   return dir;
 }
 
@@ -30,6 +32,7 @@ export async function routerTree(): Promise<{ dir: string; router: string }> {
     "r/plugin.yaml": "name: r\nhooks:\n  task.route: route.sh\n",
     "r/route.sh": "#!/bin/sh\necho CLAUDE_CONFIG_DIR=/profiles/a\n",
   });
+  await settled(); // Cacheable from the first call.
   return { dir, router: `${dir}/r/route.sh` };
 }
 
@@ -41,6 +44,7 @@ export async function guardTree(persistent: boolean): Promise<string> {
       (persistent ? "tyhooks:\n  pre_tool_call: {persistent: true}\n" : ""),
     "g/guard.sh": ALLOWING_GUARD,
   });
+  await settled(); // Cacheable from the first call.
   return dir;
 }
 

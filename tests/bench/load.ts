@@ -18,6 +18,7 @@ import { loadPluginsCached } from "../../lib/plugins/cache.ts";
 import { MAIN, PERMISSION_FLAGS, V8_FLAGS } from "../_cli.ts";
 import { median, ms } from "./_stats.ts";
 import { pluginTree } from "./_tree.ts";
+import { settled } from "../_index.ts";
 
 const PLUGINS = 1000;
 
@@ -68,8 +69,7 @@ export async function benchLoad(rounds = 7): Promise<string[][]> {
   const warmEnv = { XDG_CACHE_HOME: join(home, "cli-cache") };
   const list = [MAIN, "plugins", "list", "--json", "--plugins-dir", dir];
   try {
-    // A tree written this instant is "racy" and not cached (RACY_MS in lib/plugins/cache.ts).
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await settled();
     for (let i = 0; i < 2; i++) {
       await loadPluginsCached(dir, { cacheDir });
       await run(list, warmEnv);

@@ -18,6 +18,7 @@ import {
   writeTree,
 } from "../_cli.ts";
 import { installNpmPackage, npm, NPM_VERSION as VERSION, type NpmPackage } from "../_npm.ts";
+import { settled } from "../_index.ts";
 
 const decoder = new TextDecoder();
 const EXAMPLES = join(ROOT, "plugins-example");
@@ -342,6 +343,7 @@ Deno.test({
       "r/plugin.yaml": "name: r\nhooks:\n  task.route: route.sh\n",
       "r/route.sh": "#!/bin/sh\necho CLAUDE_CONFIG_DIR=/profiles/a\n",
     });
+    await settled();
     const env = { HOME: await tempDir() };
     const cmd = [
       join(pkg, "node_modules", "deno", "deno"),

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, makeTree, NOOP_SCRIPT, tempDir } from "../_cli.ts";
 import { TWINS } from "./_trees.ts";
+import { settled } from "../_index.ts";
 
 const TREE = {
   "tracker/plugin.yaml": [
@@ -211,8 +212,7 @@ Deno.test("plugins list, services list and spool list say there is nothing in on
 Deno.test("plugins list reads a warm index cache, and prints the same document and warnings as from disk", async () => {
   const dir = await makeTree({ ...TREE, "broken/plugin.yaml": "name: [\n" });
   const home = await tempDir();
-  // A tree written this instant is "racy" and not cached yet (RACY_MS in lib/plugins/cache.ts).
-  await new Promise((resolve) => setTimeout(resolve, 30));
+  await settled();
   const env = { XDG_CACHE_HOME: join(home, "cache") };
   const args = ["plugins", "list", "--json", "--plugins-dir", dir, "--log-level", "debug"];
   const cold = await cli(args, { env });

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { makeTree, spawnCli, tempDir } from "../_cli.ts";
+import { settled } from "../_index.ts";
 
 // Blocks every call it is asked about, so "allow" means the hook was not asked.
 const BLOCKING_GUARD = `#!/bin/sh\necho '{"action":"block","reason":"asked"}'\n`;
@@ -49,8 +50,7 @@ async function pre(plugins: string, tool: string, env: Record<string, string>) {
 Deno.test("tyhooks tool pre with tools ^(B+)+$ answers for a 40-character tool name, asking the hook only when the name matches", async () => {
   // Cold (manifest read), then warm (cached index), as every spawn-time call after the first.
   const { plugins, env } = await guardedBy("^(B+)+$");
-  // A tree written this instant is not cached yet (see RACY_MS in lib/plugins/cache.ts).
-  await new Promise((resolve) => setTimeout(resolve, 30));
+  await settled();
   for (const round of ["cold", "warm"]) {
     const skipped = await pre(plugins, "B".repeat(39) + "x", env);
     assert.equal(skipped.code, 0, `${round}: ${skipped.stderr}`);
@@ -78,7 +78,7 @@ Deno.test("tyhooks tool pre asks a hook whose tools expression is found inside t
 Deno.test("tyhooks tool pre asks a hook whose tools expression is beyond the common subset as RE2 would", async () => {
   // Case folding and word boundaries are RE2's alone.
   const { plugins, env } = await guardedBy("(?i)^bash$|\\bsh\\b");
-  await new Promise((resolve) => setTimeout(resolve, 30));
+  await settled();
   for (const round of ["cold", "warm"]) {
     const verdicts = [];
     for (const tool of ["BASH", "run_bash", "sh", "ssh"]) {

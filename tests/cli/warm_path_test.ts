@@ -10,6 +10,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, makeTree, tempDir } from "../_cli.ts";
+import { settled } from "../_index.ts";
 import { agentPayload, waitForFile } from "../_procs.ts";
 
 /** Modules that must never load on a warm call: each costs milliseconds of every start. */
@@ -73,6 +74,7 @@ const CALLS: [string, string[], Record<string, string>, number][] = [
 for (const [name, args, files, atMost] of CALLS) {
   Deno.test(`a warm ${name} loads at most ${atMost} own modules, and no zod, yaml, node:fs, node:util, node:path or node:async_hooks`, async () => {
     const dir = await makeTree(files);
+    await settled();
     const home = await tempDir();
     const env = { HOME: home, XDG_CACHE_HOME: join(home, "cache") };
     const loaded = await modulesLoaded([...args, "--plugins-dir", dir], env);

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { loadPluginsCached } from "../../lib/plugins/cache.ts";
 import { loadPlugins } from "../../lib/plugins/load.ts";
 import { cli, makeTree, tempDir, writeTree } from "../_cli.ts";
+import { settled } from "../_index.ts";
 
 const ROUTER = {
   "r/plugin.yaml": "name: r\nhooks:\n  task.route: route.sh\n",
@@ -11,8 +12,7 @@ const ROUTER = {
 
 async function warm(files: Record<string, string>) {
   const dir = await makeTree(files);
-  // A tree written this instant is "racy" and not cached yet (see RACY_MS in cache.ts).
-  await new Promise((resolve) => setTimeout(resolve, 30));
+  await settled();
   const cacheDir = await tempDir();
   const first = await loadPluginsCached(dir, { cacheDir });
   assert.equal(first.hit, false);
@@ -85,7 +85,7 @@ Deno.test("loadPluginsCached() reloads when a plugin gains a workflows or routin
   const workflow = await reload();
   assert.equal(workflow.hit, false);
   assert.deepEqual(workflow.index.plugins[0].workflows, ["deploy"]);
-  await new Promise((resolve) => setTimeout(resolve, 30)); // Past RACY_MS: cached again.
+  await settled(); // Cached again once settled.
   await reload();
   assert.equal((await reload()).hit, true);
   await writeTree(dir, { "r/routines/daily/prompt.md": "Check.\n" });
@@ -126,6 +126,7 @@ Deno.test("a warm tyhooks route loads neither yaml nor zod (it runs with npm dis
     ...ROUTER,
     "r/plugin.yaml": "name: r\nhooks: &hooks\n  task.route: route.sh\n",
   });
+  await settled();
   const env = { XDG_CACHE_HOME: await tempDir() };
   const args = [
     "route",
@@ -155,6 +156,7 @@ Deno.test("warm tyhooks place and tool pre with answering handlers run with npm 
     "p/place.sh": '#!/bin/sh\necho \'{"target":"gpu-1","workdir":"~/w","reason":"free"}\'\n',
     "p/guard.sh": '#!/bin/sh\necho \'{"action":"block","reason":"no"}\'\n',
   });
+  await settled();
   const env = { XDG_CACHE_HOME: await tempDir() };
   const place = ["place", "--plugins-dir", dir, "--task-json", '{"id": 1}'];
   const pre = ["tool", "pre", "--tool", "bash", "--args", '{"command":"ls"}', "--plugins-dir", dir];
@@ -171,7 +173,7 @@ Deno.test("loadPluginsCached() keeps the warning of a link that leads nowhere, a
   const dir = await makeTree(ROUTER);
   const target = join(await tempDir(), "guard");
   await Deno.symlink(target, join(dir, "guard"));
-  await new Promise((resolve) => setTimeout(resolve, 30));
+  await settled();
   const cacheDir = await tempDir();
   const cold = await loadPluginsCached(dir, { cacheDir });
   const cached = await loadPluginsCached(dir, { cacheDir });

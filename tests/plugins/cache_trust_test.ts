@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { loadPluginsCached } from "../../lib/plugins/cache.ts";
 import { cli, makeTree, spawnCli, tempDir, writeTree } from "../_cli.ts";
+import { settled } from "../_index.ts";
 
 const ROUTER = {
   "r/plugin.yaml": "name: r\nhooks:\n  task.route: route.sh\n",
@@ -33,8 +34,7 @@ async function withWarm(files: Record<string, string>, fn: (w: Warm) => Promise<
   try {
     const plugins = join(root, "plugins");
     await writeTree(plugins, files);
-    // A tree written this instant is "racy" and not cached yet (see RACY_MS in cache.ts).
-    await settle();
+    await settled();
     const cacheHome = join(root, "cache");
     const cacheDir = join(cacheHome, "tyhooks");
     const reload = () => loadPluginsCached(plugins, { cacheDir });
@@ -49,10 +49,6 @@ async function withWarm(files: Record<string, string>, fn: (w: Warm) => Promise<
   } finally {
     await Deno.remove(root, { recursive: true });
   }
-}
-
-function settle(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 30));
 }
 
 function readCache(path: string): { sum: string; body: Record<string, unknown> } {
@@ -234,7 +230,7 @@ Deno.test("a guard installed while a cold load runs is seen by the next warm cal
   }
   const plugins = await makeTree(files);
   const cacheDir = await tempDir();
-  await settle();
+  await settled();
   try {
     const cold = loadPluginsCached(plugins, { cacheDir, concurrency: 1 });
     // Let discovery list the plugins dir, then install the guard while the manifests load.
@@ -243,9 +239,41 @@ Deno.test("a guard installed while a cold load runs is seen by the next warm cal
     await cold;
     const warm = await loadPluginsCached(plugins, { cacheDir });
     assert.ok(warm.index.plugins.some((p) => p.name === "g"), "the guard is loaded");
-    await settle();
-    const settled = await loadPluginsCached(plugins, { cacheDir });
-    assert.ok(settled.index.plugins.some((p) => p.name === "g"), "and stays loaded");
+    await settled();
+    const later = await loadPluginsCached(plugins, { cacheDir });
+    assert.ok(later.index.plugins.some((p) => p.name === "g"), "and stays loaded");
+  } finally {
+    await Deno.remove(plugins, { recursive: true });
+    await Deno.remove(cacheDir, { recursive: true });
+  }
+});
+
+Deno.test("loadPluginsCached() sees a manifest rewritten in the same second with its size, inode and old mtime kept (cp -p), though Deno's ctime has whole seconds", async () => {
+  const plugins = await makeTree({});
+  const cacheDir = await tempDir();
+  try {
+    // Early in a second, so the steps below fall within it and only the ctime's second tells.
+    await new Promise((resolve) => setTimeout(resolve, 1000 - Date.now() % 1000 + 10));
+    const manifest = join(plugins, "g/plugin.yaml");
+    await writeTree(plugins, {
+      ...GUARD,
+      "g/plugin.yaml": "name: g\nhooks:\n  task.done: guard.sh\n".padEnd(42, "#"),
+    });
+    const { mtime } = await Deno.stat(manifest);
+    await new Promise((resolve) => setTimeout(resolve, 30)); // Past the 20 ms of coarse clocks.
+    assert.ok(
+      !(await loadPluginsCached(plugins, { cacheDir })).index.plugins[0].hooks.pre_tool_call,
+    );
+    // The same 42 bytes, written in place, the old mtime put back.
+    await Deno.writeTextFile(manifest, GUARD["g/plugin.yaml"].padEnd(42, "#"));
+    await Deno.utime(manifest, new Date(), mtime!);
+    const now = await loadPluginsCached(plugins, { cacheDir });
+    assert.ok(now.index.plugins[0].hooks.pre_tool_call, "the guard is loaded");
+    await settled();
+    await loadPluginsCached(plugins, { cacheDir }); // Settled: this one writes the cache.
+    const later = await loadPluginsCached(plugins, { cacheDir });
+    assert.equal(later.hit, true);
+    assert.ok(later.index.plugins[0].hooks.pre_tool_call, "and stays loaded");
   } finally {
     await Deno.remove(plugins, { recursive: true });
     await Deno.remove(cacheDir, { recursive: true });

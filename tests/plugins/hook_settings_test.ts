@@ -6,7 +6,7 @@ import { loadPluginsCached } from "../../lib/plugins/cache.ts";
 import { hookSettings, toolMatches } from "../../lib/plugins/hook_settings.ts";
 import type { PluginIndex } from "../../lib/plugins/types.ts";
 import { NOOP_SCRIPT, tempDir, withTree } from "../_cli.ts";
-import { loadTree, located } from "../_index.ts";
+import { loadTree, located, settled } from "../_index.ts";
 import { RE2JS } from "npm:re2js@^2.10.0";
 
 const GUARD = {
@@ -231,8 +231,7 @@ Deno.test("loadPluginsCached() keeps the settings in the cached index", async ()
   const files = pluginG("{pre_tool_call: guard.sh}", ["  pre_tool_call: {tools: ^bash$}"]);
   await withTree(files, async (root) => {
     const cacheDir = await tempDir();
-    // A tree written this instant is "racy" and not cached yet (see RACY_MS in cache.ts).
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    await settled();
     try {
       assert.equal((await loadPluginsCached(root, { cacheDir })).hit, false);
       const warm = await loadPluginsCached(root, { cacheDir });
