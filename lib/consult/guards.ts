@@ -19,6 +19,7 @@ import type { LoadWarning, PluginIndex } from "../plugins/types.ts";
 import { basename, dirname } from "../paths.ts";
 import {
   boolean,
+  goFold,
   type Infer,
   isRecord,
   object,
@@ -53,12 +54,14 @@ export interface PreToolAnswer {
 const lower = (text: string) => text.trim().toLowerCase();
 const reason = orDefault(string({ trim: true }), "", { orNull: true });
 
+// Keys are matched as Go's encoding/json matches them, as the placement answer's are: `"Action"`
+// is the action, and of `"action"` and `"ACTION"` the last one counts.
 const ownAnswer = object({
   action: oneOf(["allow", "block", "ask"], lower),
   reason,
   args: optional(record(), { orNull: true }),
   context: optional(string(), { orNull: true }),
-});
+}, { go: true });
 true satisfies Same<Infer<typeof ownAnswer>, PreToolAnswer>;
 
 // A Claude Code hook's answer (migrated hooks keep printing it), with the fields that matter to
@@ -84,7 +87,7 @@ const CLAUDE_ACTION = { allow: "allow", deny: "block", ask: "ask" } as const;
 const preToolAnswer = reader<PreToolAnswer>((value, path, issues) => {
   // An answer with an "action", or with none of Claude Code's keys, is tyhooks' own: one
   // without an action is then refused (naming it), never read as a silent allow.
-  if (!isRecord(value) || Object.hasOwn(value, "action")) {
+  if (!isRecord(value) || Object.keys(value).some((key) => goFold(key) === "action")) {
     return ownAnswer.read(value, path, issues);
   }
   if (!CLAUDE_KEYS.some((key) => Object.hasOwn(value, key))) {

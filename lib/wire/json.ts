@@ -376,11 +376,20 @@ function goFields(object: Record<string, unknown>, fields: string[]): Record<str
     if (value === null) continue;
     let field = fields.find((f) => f === key);
     if (field === undefined) {
-      let folded = "";
-      for (const c of key) folded += c === "\u017f" ? "s" : c === "\u212a" ? "k" : c.toLowerCase();
+      const folded = goFold(key);
       field = fields.find((f) => f === folded);
     }
     if (field !== undefined) out[field] = value;
   }
   return out;
+}
+
+/**
+ * `key` folded as Go's `encoding/json` folds it to match a lower-case field name: lower-cased,
+ * `ſ` an `s`, the Kelvin sign a `k`.
+ */
+export function goFold(key: string): string {
+  let folded = "";
+  for (const c of key) folded += c === "\u017f" ? "s" : c === "\u212a" ? "k" : c.toLowerCase();
+  return folded;
 }

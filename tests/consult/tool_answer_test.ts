@@ -21,6 +21,20 @@ Deno.test("a pre hook's action is read in any case and spacing, its reason trimm
   ]);
 });
 
+Deno.test("a pre hook's keys are matched as Go's encoding/json matches them, the last of one key counting", () => {
+  assertRead([
+    ['{"Action":"block","Reason":"no"}', { action: "block", reason: "no" }],
+    ['{"action":"allow","ACTION":"block"}', { action: "block", reason: "" }],
+    ['{"ACTION":"block","action":"allow"}', { action: "allow", reason: "" }],
+    ['{"Action":"ask","Args":{"a":1},"Context":"c"}', {
+      action: "ask",
+      reason: "",
+      args: { a: 1 },
+      context: "c",
+    }],
+  ]);
+});
+
 Deno.test("a pre hook's answer without a known action or with a wrong reason is refused, naming it", () => {
   assertRead([
     [
@@ -30,7 +44,7 @@ Deno.test("a pre hook's answer without a known action or with a wrong reason is 
     ['{"reason":"no action"}', 'wrong answer: "action": missing'],
     ['{"action":1}', 'wrong answer: "action": expected "allow", "block" or "ask", got 1'],
     ['{"action":"block","reason":5}', 'wrong answer: "reason": expected a string, got 5'],
-    ["null", "wrong answer: expected an object, got null"],
+    ["null", 'wrong answer: "action": missing'],
   ]);
 });
 
