@@ -242,11 +242,15 @@ function surrogateEscape(
 
 // How deeply `text` nests, counted without parsing it (a parser is what a deep document makes
 // slow): block indentation levels and sequence dashes, plus open flow brackets outside quotes
-// and comments. It may count a level too many, never too few.
+// and comments. A quote opens a quoted scalar only where a scalar may start (after `[`, `{`, `,`,
+// `?`, `: `, `- ` or at a block line's start): in `[a", [[[` the `"` belongs to the plain `a"`,
+// and the brackets after it nest. It may count a level too many, never too few.
 function nestingDepth(text: string): number {
   const indents: number[] = [];
   let flow = 0;
   let deepest = 0;
+  // Whether a scalar may start here; in a flow collection it carries over the line's end.
+  let scalarStart = true;
   for (const raw of text.split("\n")) {
     const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
     let i = 0;
@@ -255,6 +259,7 @@ function nestingDepth(text: string): number {
     if (flow === 0) {
       while (indents.length > 0 && indents[indents.length - 1] >= i) indents.pop();
       indents.push(i);
+      scalarStart = true;
     }
     let block = indents.length;
     // "- - - x": each dash opens one more sequence on the same line.
@@ -267,12 +272,17 @@ function nestingDepth(text: string): number {
     for (; i < line.length; i++) {
       const c = line[i];
       if (quote !== "") {
-        if (c === quote) quote = "";
+        if (c === quote) [quote, scalarStart] = ["", false];
         else if (c === "\\" && quote === '"') i++;
-      } else if (c === '"' || c === "'") quote = c;
+        continue;
+      }
+      if (c === " ") continue;
+      if ((c === '"' || c === "'") && scalarStart) quote = c;
       else if (c === "#" && (i === 0 || line[i - 1] === " ")) break;
       else if (c === "[" || c === "{") deepest = Math.max(deepest, block + ++flow);
       else if (c === "]" || c === "}") flow = Math.max(0, flow - 1);
+      const spaced = i + 1 === line.length || line[i + 1] === " ";
+      scalarStart = "[{,?".includes(c) || ((c === ":" || c === "-") && spaced);
     }
     deepest = Math.max(deepest, block + flow);
   }

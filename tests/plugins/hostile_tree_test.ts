@@ -72,10 +72,18 @@ Deno.test("loadPlugins() skips a manifest nested deeper than 64 levels, before p
   const flow = `name: deep\nhooks: {task.done: a.sh}\nx: ${"[".repeat(65)}${"]".repeat(65)}\n`;
   let block = "name: deep-block\nhooks:\n  task.done: a.sh\nx:\n";
   for (let i = 1; i <= 70; i++) block += `${"  ".repeat(i)}k:\n`;
-  const fine = `name: fine\nhooks: {task.done: a.sh}\nx: ${"[".repeat(50)}${"]".repeat(50)}\n`;
+  // A quote inside a plain scalar opens no quoted one: the brackets after it nest.
+  const hidden = `name: hidden\nhooks: {task.done: a.sh}\nx: [a", ${"[".repeat(65)}${
+    "]".repeat(66)
+  }\n`;
+  // Quoted scalars hold brackets that do not nest.
+  const fine = `name: fine\nhooks: {task.done: a.sh}\nx: ${"[".repeat(50)}${"]".repeat(50)}\n` +
+    `y: ["${"[".repeat(70)}", '${"{".repeat(70)}', {k: "${"[".repeat(70)}"}]\n`;
   await withTree({
     "flow/plugin.yaml": flow,
     "flow/a.sh": NOOP_SCRIPT,
+    "hidden/plugin.yaml": hidden,
+    "hidden/a.sh": NOOP_SCRIPT,
     "block/plugin.yaml": block,
     "block/a.sh": NOOP_SCRIPT,
     "fine/plugin.yaml": fine,
@@ -86,6 +94,7 @@ Deno.test("loadPlugins() skips a manifest nested deeper than 64 levels, before p
     assert.deepEqual(index.warnings.map((w) => w.message), [
       'Skipped plugin in "block": plugin.yaml is nested deeper than 64 levels',
       'Skipped plugin in "flow": plugin.yaml is nested deeper than 64 levels',
+      'Skipped plugin in "hidden": plugin.yaml is nested deeper than 64 levels',
     ]);
   });
 });
