@@ -59,6 +59,14 @@ export function quoted(value: string): string {
   return escapeJsonControl(JSON.stringify(value));
 }
 
+/**
+ * `value` as JSON text ending in a newline, DEL and C1 escaped too: a document tyhooks prints
+ * carries no control character to a terminal (`indent`: spaces a level, 0 for one line).
+ */
+export function jsonText(value: unknown, indent = 0): string {
+  return escapeJsonControl(JSON.stringify(value, null, indent)) + "\n";
+}
+
 /** `JSON.stringify`'s text with DEL and C1 escaped too (`\u009b`): the same value, no control. */
 export function escapeJsonControl(json: string): string {
   return json.replace(DEL_AND_C1, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);

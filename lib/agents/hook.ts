@@ -22,7 +22,7 @@ import type {
 import type { Runner } from "../hooks/runner.ts";
 import { AGENT_PROMPT, AGENT_STOP, eventSpec, POST_TOOL_CALL, PRE_TOOL_CALL } from "../events.ts";
 import { InputError } from "../errors.ts";
-import { escapeControlKeepingLines, quoted } from "../text.ts";
+import { escapeControlKeepingLines, jsonText, quoted } from "../text.ts";
 import { decodeJson, isRecord } from "../wire/json.ts";
 
 /** What an agent's hook event asks of the plugins. */
@@ -440,9 +440,9 @@ export function commandAnswer(
     if (body === undefined) {
       return { answer: { exitCode: 2, stdout: "", stderr: `${reply.reason}\n` }, dropped };
     }
-    return { answer: { exitCode: 0, stdout: JSON.stringify(body) + "\n", stderr: "" }, dropped };
+    return { answer: { exitCode: 0, stdout: jsonText(body), stderr: "" }, dropped };
   }
-  const stdout = reply.kind === "json" ? JSON.stringify(reply.body) + "\n" : "";
+  const stdout = reply.kind === "json" ? jsonText(reply.body) : "";
   return { answer: { exitCode: 0, stdout, stderr: "" }, dropped };
 }
 

@@ -22,7 +22,7 @@ import {
 } from "./types.ts";
 import { COMMANDS } from "./commands.ts";
 import { createLogger, LOG_LEVELS, type LogLevel } from "../log.ts";
-import { closest } from "../text.ts";
+import { closest, jsonText } from "../text.ts";
 import { writeAll } from "../fs.ts";
 import { InputError, NotFoundError } from "../errors.ts";
 
@@ -242,7 +242,7 @@ export function describeFailure(
   // --log-format json promises one JSON object a stderr line, fatal errors included.
   if (flagValues(args, "log-format").at(-1) === "json") {
     const line = { time: new Date().toISOString(), level: "error", msg: message, hint: fix };
-    return JSON.stringify(line) + "\n";
+    return jsonText(line);
   }
   return `tyhooks: ${message}${fix ? `\n${fix}` : ""}\n`;
 }

@@ -10,7 +10,7 @@ import { EXIT } from "./types.ts";
 import { hooksDir, pluginsDir } from "../paths.ts";
 import { doctor } from "../doctor/doctor.ts";
 import type { Check } from "../doctor/check.ts";
-import { escapeControl } from "../text.ts";
+import { escapeControl, jsonText } from "../text.ts";
 
 export const spec: CommandSpec = {
   summary: "Check the setup and say how to fix what is wrong; exit 1 when a check fails.",
@@ -40,7 +40,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   });
   const ok = !checks.some((c) => c.status === "fail");
   if (ctx.values.json) {
-    await ctx.print(JSON.stringify({ ok, checks }, null, 2) + "\n");
+    await ctx.print(jsonText({ ok, checks }, 2));
   } else {
     await ctx.print(checks.map(line).join(""));
   }

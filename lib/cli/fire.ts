@@ -27,7 +27,7 @@ import { Runner } from "../hooks/runner.ts";
 import { EMPTY_TASK } from "../wire/task.ts";
 import { STATUS_EVENTS, statusEvent, TASK_EVENTS } from "../events.ts";
 import { failureReason, type RunResult, succeeded, toRecord } from "../process/run_script.ts";
-import { closest, quoted } from "../text.ts";
+import { closest, jsonText, quoted } from "../text.ts";
 
 /** Flags of `fire` and `status-change`. */
 const EVENT_OPTIONS: Record<string, OptionSpec> = {
@@ -165,7 +165,7 @@ async function printRuns(ctx: CommandContext, event: string, runs: RunResult[]):
     const records = runs.map((r) =>
       show ? { ...toRecord(r), stdout: r.stdout, stderr: r.stderr } : toRecord(r)
     );
-    await ctx.print(JSON.stringify({ event, runs: records }) + "\n");
+    await ctx.print(jsonText({ event, runs: records }));
     return;
   }
   if (!show) return;

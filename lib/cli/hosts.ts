@@ -19,7 +19,7 @@ import { RunError } from "../errors.ts";
 import { clearableTimeout } from "../async.ts";
 import type { HostEntry } from "../hosts/hosts_file.ts";
 import type { Strategy } from "../hosts/pick.ts";
-import { escapeControl, escapeJsonControl, hasControl, quoted } from "../text.ts";
+import { escapeControl, escapeJsonControl, hasControl, jsonText, quoted } from "../text.ts";
 
 export const probe: CommandModule = {
   spec: {
@@ -44,7 +44,7 @@ export const probe: CommandModule = {
       log: ctx.log,
       signal: ctx.signal,
     });
-    await ctx.print(JSON.stringify(facts) + "\n");
+    await ctx.print(jsonText(facts));
     return 0;
   },
 };
@@ -121,7 +121,7 @@ export const pickHost: CommandModule = {
       log: ctx.log,
       signal: ctx.signal,
     });
-    await ctx.print(JSON.stringify(answer) + "\n");
+    await ctx.print(jsonText(answer));
     return 0;
   },
 };
@@ -194,7 +194,7 @@ export const sync: CommandModule = {
         for (const warning of outcome.warnings) ctx.log.log("warn", warning);
       }
       if (ctx.values.json) {
-        await ctx.print(JSON.stringify({ hosts: outcomes }) + "\n");
+        await ctx.print(jsonText({ hosts: outcomes }));
       } else {
         // What a host or its ssh said is escaped: it may hold a terminal's escape sequences.
         await ctx.print(

@@ -5,7 +5,7 @@ import type { Plugin } from "../plugins/types.ts";
 import { logWarnings } from "../plugins/messages.ts";
 import { type LegacyHooks, pluginListJson, readLegacyHooks } from "../plugins/listing.ts";
 import { isInside } from "../plugins/script_path.ts";
-import { escapeControl, quoted } from "../text.ts";
+import { escapeControl, jsonText, quoted } from "../text.ts";
 import { nothingListed } from "./table.ts";
 
 export const spec: CommandSpec = {
@@ -29,7 +29,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   const warnings = [...index.warnings, ...legacy.problems];
   if (ctx.values.json) {
     const doc = pluginListJson({ ...index, warnings });
-    await ctx.print(JSON.stringify(doc, null, 2) + "\n");
+    await ctx.print(jsonText(doc, 2));
     return 0;
   }
   const parts = [];

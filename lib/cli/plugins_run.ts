@@ -8,7 +8,7 @@ import {
 import { makeRunner, readTaskOption, TASK_OPTIONS } from "./runner.ts";
 import { toRecord } from "../process/run_script.ts";
 import type { ActionOptions } from "../hooks/runner.ts";
-import { quoted } from "../text.ts";
+import { jsonText, quoted } from "../text.ts";
 import { writeAll } from "../fs.ts";
 
 export const spec: CommandSpec = {
@@ -60,7 +60,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   const result = await runner.runAction(plugin, action, live);
   if (ctx.values.json) {
     await ctx.print(
-      JSON.stringify({ ...toRecord(result), stdout: result.stdout, stderr: result.stderr }) + "\n",
+      jsonText({ ...toRecord(result), stdout: result.stdout, stderr: result.stderr }),
     );
   }
   for (const stream of ["stdout", "stderr"] as const) {

@@ -3,7 +3,7 @@ import { basename, dirname, hooksDir, pluginsDir, resolve } from "../paths.ts";
 import { validatePluginDir, validatePlugins } from "../plugins/validate.ts";
 import { readLegacyHooks, warningJson } from "../plugins/listing.ts";
 import type { LoadWarning } from "../plugins/types.ts";
-import { escapeControl, quoted } from "../text.ts";
+import { escapeControl, jsonText, quoted } from "../text.ts";
 
 export const spec: CommandSpec = {
   summary: "Lint plugins strictly (the plugins dir, or each PATH); exit 1 on any problem.",
@@ -63,7 +63,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   }
   const ok = problems.length === 0;
   if (ctx.values.json) {
-    await ctx.print(JSON.stringify({ ok, problems: problems.map(warningJson) }, null, 2) + "\n");
+    await ctx.print(jsonText({ ok, problems: problems.map(warningJson) }, 2));
   } else if (ok) {
     await ctx.print(oks.join("\n") + "\n");
   } else {

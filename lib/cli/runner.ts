@@ -27,7 +27,7 @@ import { clearableTimeout, createLimit } from "../async.ts";
 import { DEFAULT_TIMEOUTS, TASK_PLACEMENT, TASK_ROUTE } from "../events.ts";
 import type { RouteResult } from "../consult/route.ts";
 import type { Logger } from "../log.ts";
-import { quoted } from "../text.ts";
+import { escapeControl, jsonText, quoted } from "../text.ts";
 
 /** Task options shared by the commands that act on a task. */
 export const TASK_OPTIONS: Record<string, OptionSpec> = {
@@ -316,7 +316,7 @@ export const route: CommandModule = {
           `${asked} ${asked === 1 ? "router" : "routers"} asked, none named a config dir or held`;
       ctx.log.log("info", `No router decided: ${why}`);
     }
-    if (ctx.values.json) await ctx.print(JSON.stringify(decision) + "\n");
+    if (ctx.values.json) await ctx.print(jsonText(decision));
     else if (decision.plugin !== "") await ctx.print(keyValueLines(decision, ctx.log));
     return 0;
   },
@@ -350,7 +350,7 @@ export const place: CommandModule = {
       { ...task, remote_required: remoteRequired },
       consult,
     );
-    await ctx.print(JSON.stringify(placement) + "\n");
+    await ctx.print(jsonText(placement));
     if (remoteRequired && placement.target === "") {
       ctx.log.log("error", "No placement handler named a target, and --remote-required was given", {
         handlers: runner.handlers(TASK_PLACEMENT).length,
@@ -376,7 +376,7 @@ export const hosts: CommandModule = {
   async run(ctx: CommandContext): Promise<number> {
     const task = await taskOrEmpty(ctx);
     const { runner, consult } = await consultedCall(ctx, "hosts");
-    await ctx.print(JSON.stringify(await runner.listHosts(task, consult)) + "\n");
+    await ctx.print(jsonText(await runner.listHosts(task, consult)));
     return 0;
   },
 };
@@ -384,12 +384,12 @@ export const hosts: CommandModule = {
 function keyValueLines(decision: RouteResult, log: Logger): string {
   const line = (key: string, value: string) => {
     const at = value.search(LINE_END);
-    if (at === -1) return `${key}=${value}`;
+    if (at === -1) return `${key}=${escapeControl(value)}`;
     log.log("warn", `Cut ${key} at a line-end character, so that no line can be injected`, {
       key,
       kept: value.slice(0, at),
     });
-    return `${key}=${value.slice(0, at)}`;
+    return `${key}=${escapeControl(value.slice(0, at))}`;
   };
   const lines = [
     line("PLUGIN", decision.plugin),

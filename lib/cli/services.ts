@@ -10,6 +10,7 @@ import { stderrSink } from "../services/line_relay.ts";
 import { listServices, startServices } from "../services/service_set.ts";
 import { DEFAULT_STOP_TIMEOUT_MS, parseEnvEntry } from "../services/supervisor.ts";
 import { nothingListed, table } from "./table.ts";
+import { jsonText } from "../text.ts";
 
 export const supervise: CommandModule = {
   spec: {
@@ -105,7 +106,7 @@ export const list: CommandModule = {
     const index = await loadIndex(ctx);
     const services = listServices(index);
     if (ctx.values.json) {
-      await ctx.print(JSON.stringify({ services }) + "\n");
+      await ctx.print(jsonText({ services }));
     } else if (services.length === 0) {
       nothingListed(ctx.log, "services", { where: index.dir });
     } else {

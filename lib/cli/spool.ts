@@ -8,6 +8,7 @@
 import type { CommandContext, CommandModule } from "./types.ts";
 import type { FoundEntry, SetAside, Spool, SpoolDoc } from "../spool/spool.ts";
 import { nothingListed, table } from "./table.ts";
+import { jsonText } from "../text.ts";
 
 /** The commands a spool entry may run: the ones whose work is spooled. */
 const SPOOLABLE = [["fire"], ["status-change"], ["tool", "post"], ["agent"]];
@@ -49,7 +50,7 @@ export const list: CommandModule = {
       bytes: e.bytes,
     }));
     if (ctx.values.json) {
-      await ctx.print(JSON.stringify({ entries, set_aside: found.setAside }) + "\n");
+      await ctx.print(jsonText({ entries, set_aside: found.setAside }));
     } else if (entries.length === 0 && found.setAside.length === 0) {
       nothingListed(ctx.log, "spooled events", { where: dir });
     } else {
@@ -87,7 +88,7 @@ export const run: CommandModule = {
     const result = spool === null
       ? { ran: [], set_aside: [], left: [] }
       : await runSpooled(ctx, spool, { names, cut: ctx.signal });
-    if (ctx.values.json) await ctx.print(JSON.stringify(result) + "\n");
+    if (ctx.values.json) await ctx.print(jsonText(result));
     return result.set_aside.length > 0 ? 1 : 0;
   },
 };

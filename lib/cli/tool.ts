@@ -25,6 +25,7 @@ import {
 } from "./runner.ts";
 import { decodeJson, issueText } from "../wire/json.ts";
 import type { PostToolCall } from "../consult/tool_hooks.ts";
+import { jsonText } from "../text.ts";
 
 /** Flags describing the tool call. */
 const TOOL_CALL_OPTIONS: Record<string, OptionSpec> = {
@@ -193,7 +194,7 @@ export const pre: CommandModule = {
     const canAsk = ctx.values.json === true;
     const verdict = await hooks.preToolCall(call, { ...consult, canAsk });
     const { action, reason, args, context } = verdict;
-    await ctx.print(JSON.stringify({ action, reason, args, context }) + "\n");
+    await ctx.print(jsonText({ action, reason, args, context }));
     return action === "allow" ? 0 : EXIT.blocked.code;
   },
 };

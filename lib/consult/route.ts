@@ -6,7 +6,7 @@
  */
 
 import { normalize } from "../paths.ts";
-import { excerpt } from "../text.ts";
+import { excerpt, hasControl, quoted } from "../text.ts";
 import { consult, type ConsultOptions, type ConsultRunner, pluginHandlers } from "./consult.ts";
 import { cutAnswer, failureReason, succeeded } from "../process/run_script.ts";
 import { type Task, taskEnv } from "../wire/task.ts";
@@ -66,7 +66,13 @@ export async function route(
       // A cut answer may have lost its HOLD or the end of its dir: never a decision.
       const cut = cutAnswer(result);
       if (cut !== null) return { failure: cut, script: result.script, stderr };
-      return { decision: parseRouteOutput(result.stdout), stderr };
+      const decision = parseRouteOutput(result.stdout);
+      // No path holds one, and a NUL or an ESC would reach the agent's environment.
+      if (hasControl(decision.claude_config_dir)) {
+        const dir = quoted(decision.claude_config_dir);
+        return { failure: `its CLAUDE_CONFIG_DIR ${dir} holds a control character`, stderr };
+      }
+      return { decision, stderr };
     },
     settles: (meaning) => meaning.decision !== undefined && !isEmptyDecision(meaning.decision),
   }, options);

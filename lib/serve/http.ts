@@ -9,6 +9,7 @@
 import { decodeJson, issueText, type Schema } from "../wire/json.ts";
 import { concat } from "../fs.ts";
 import { onTimeout } from "../async.ts";
+import { jsonText } from "../text.ts";
 
 /** A request the daemon refuses, with its status (400, 401, 403, 404, 405, 413, 503). */
 export class HttpError extends Error {
@@ -25,7 +26,7 @@ export class HttpError extends Error {
 }
 
 export function json(status: number, body: unknown, headers?: Record<string, string>): Response {
-  return new Response(JSON.stringify(body) + "\n", {
+  return new Response(jsonText(body), {
     status,
     headers: headers === undefined ? JSON_TYPE : { ...JSON_TYPE, ...headers },
   });

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { cli, makeTree, startupMs, tempDir } from "../_cli.ts";
 import { groupGone } from "../_procs.ts";
 import { pidsIn, pluginsHandling } from "./_trees.ts";
+import { hasControl } from "../../lib/text.ts";
 
 const TASK = JSON.stringify({
   id: 5,
@@ -39,6 +40,28 @@ Deno.test("tyhooks route prints the first decision as KEY=VALUE lines, or as JSO
     hold: true,
     reason: "quota low",
   });
+});
+
+Deno.test("tyhooks route escapes control characters of a reason, and skips a router whose config dir holds one", async () => {
+  const plugins = await pluginsHandling("task.route", {
+    "a-escape": "#!/bin/sh\nprintf 'CLAUDE_CONFIG_DIR=/p/\\033]0;x\\007\\n'\n",
+    "b-reason":
+      "#!/bin/sh\nprintf 'CLAUDE_CONFIG_DIR=/p/b\\nREASON=quota \\033[31mlow\\302\\233\\n'\n",
+  });
+  const args = ["route", "--force", "--task-json", TASK, "--plugins-dir", plugins];
+  const text = await cli(args);
+  assert.equal(text.code, 0, text.stderr);
+  assert.equal(
+    text.stdout,
+    "PLUGIN=b-reason\nCLAUDE_CONFIG_DIR=/p/b\nREASON=quota \\x1b[31mlow\\x9b\n",
+  );
+  assert.match(
+    text.stderr,
+    /Router "a-escape" skipped: its CLAUDE_CONFIG_DIR "\/p\/\\u001b\]0;x\\u0007" holds a control character/,
+  );
+  const json = await cli([...args, "--json"]);
+  assert.ok(!hasControl(json.stdout.trimEnd()), json.stdout);
+  assert.equal(JSON.parse(json.stdout).reason, "quota \x1b[31mlow\u009b");
 });
 
 Deno.test(

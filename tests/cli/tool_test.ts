@@ -4,6 +4,7 @@ import { cli, makeTree, startupMs, tempDir } from "../_cli.ts";
 import { groupGone, readPid } from "../_procs.ts";
 import { pluginFiles, pluginsHandling } from "./_trees.ts";
 import { serveOn } from "./_serve.ts";
+import { hasControl } from "../../lib/text.ts";
 
 const ARGS = JSON.stringify({ command: "rm -rf /tmp/x" });
 
@@ -33,6 +34,15 @@ Deno.test("tyhooks tool pre allows with exit 0 when no hook is configured", asyn
   const r = await pre(await makeTree({}));
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(r.verdict, { action: "allow", reason: "" });
+});
+
+Deno.test("tyhooks tool pre prints a guard's reason with its C0, DEL and C1 characters escaped, the same text when parsed", async () => {
+  const reason = "no \x1b[31m\x7f\u009b2J";
+  const r = await pre(await guardAnswering({ action: "block", reason }));
+  assert.equal(r.code, 2, r.stderr);
+  assert.ok(!hasControl(r.stdout.trimEnd()), r.stdout);
+  assert.match(r.stdout, /\\u001b\[31m\\u007f\\u009b2J/);
+  assert.deepEqual(r.verdict, { action: "block", reason });
 });
 
 Deno.test("tyhooks tool pre exits 2 on a JSON block answer, with its reason", async () => {
