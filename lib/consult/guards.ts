@@ -33,6 +33,7 @@ import {
   string,
 } from "../wire/json.ts";
 import { PRE_TOOL_CALL } from "../events.ts";
+import { excerpt } from "../text.ts";
 
 /** What a failing guard (timeout, crash, bad answer) means: `block` (fail closed) or `allow`. */
 export type FailurePolicy = "block" | "allow";
@@ -127,7 +128,12 @@ export type GuardOutcome =
     args?: Record<string, unknown>;
     context?: string;
   }
-  | { kind: "failure"; reason: string };
+  | {
+    kind: "failure";
+    reason: string;
+    /** The start of what the guard wrote on stderr, for the log. */
+    stderr?: string;
+  };
 
 /** Exit code by which a guard blocks, its stderr being the reason. */
 export const BLOCK_EXIT_CODE = 2;
@@ -141,7 +147,9 @@ export function judgeGuardRun(result: RunResult, timeoutMs: number): GuardOutcom
     return { kind: "block", reason: result.stderr.trim() };
   }
   const read = readJsonAnswer(result, PreToolAnswerSchema, timeoutMs);
-  if ("failure" in read) return { kind: "failure", reason: read.failure };
+  if ("failure" in read) {
+    return { kind: "failure", reason: read.failure, stderr: excerpt(result.stderr) };
+  }
   if (read.answer === null) return { kind: "allow", reason: "" };
   const { action, ...rest } = read.answer;
   return { kind: action, ...rest };
@@ -230,14 +238,16 @@ export async function decideGuards(
       const fields = { ...call.fields, plugin: handler.plugin?.name };
       if (outcome.kind === "failure") {
         const failed = `${Noun} ${label} failed: ${outcome.reason}`;
+        const said = { stderr: outcome.stderr };
         if (policy === "block") {
           log.log("error", `${failed}; blocking`, {
             ...fields,
+            ...said,
             hint: "--on-failure allow lets failing hooks through",
           });
           return { action: "block", reason: `${failed} (failure policy: block)`, ...joined(), by };
         }
-        log.log("warn", `${failed}; allowed by the failure policy`, fields);
+        log.log("warn", `${failed}; allowed by the failure policy`, { ...fields, ...said });
         allowReason ||= `${failed} (failure policy: allow)`;
         continue;
       }

@@ -106,6 +106,17 @@ for (const [what, script] of Object.entries(FAILURES)) {
   );
 }
 
+Deno.test("tyhooks tool pre logs what a failing guard wrote on stderr, under either failure policy", async () => {
+  const plugins = await pluginsHandling("pre_tool_call", {
+    guard: "#!/bin/sh\necho 'why: no config' >&2\nexit 3\n",
+  });
+  for (const policy of ["block", "allow"]) {
+    const r = await pre(plugins, "--on-failure", policy);
+    assert.equal(r.verdict.action, policy, r.stderr);
+    assert.match(r.stderr, /hook of plugin "guard" failed: exited 3; .*stderr="why: no config"/);
+  }
+});
+
 Deno.test(
   "tyhooks tool pre asks --pre-hook first, then plugins by name, and runs none after the first block",
   async () => {
