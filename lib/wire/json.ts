@@ -228,6 +228,17 @@ export function number(options: { integer?: boolean; min?: number } = {}): Reade
       typeof value === "number" && (integer ? Number.isSafeInteger(value) : isFinite(value)) &&
       (min === undefined || value >= min)
     ) return value;
+    if (
+      integer && typeof value === "number" && !Number.isSafeInteger(value) &&
+      (Number.isInteger(value) || !isFinite(value))
+    ) {
+      // JSON.parse has already rounded it: the digits it would print are not the ones sent.
+      issues.push({
+        path,
+        message: `expected ${what}, got one too large to hold exactly (past 2^53)`,
+      });
+      return 0;
+    }
     expected(what, value, path, issues);
     return 0;
   });

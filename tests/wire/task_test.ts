@@ -27,6 +27,13 @@ Deno.test("parseTask() names the bad field and what it got, and the input it cam
   };
   assert.equal(invalid('{"id":"seven"}'), '"id": expected an integer, got "seven"');
   assert.equal(invalid('{"id":1.5}'), '"id": expected an integer, got 1.5');
+  // JSON.parse rounds these: the refusal must not name a number that was never sent.
+  for (const id of ["9007199254740993", "-12345678901234567890", "1e400"]) {
+    assert.equal(
+      invalid(`{"id":${id}}`),
+      '"id": expected an integer, got one too large to hold exactly (past 2^53)',
+    );
+  }
   assert.equal(invalid('{"metadata":[1]}'), '"metadata": expected an object, got an array of 1');
   assert.equal(invalid('{"tags":["a"]}'), '"tags": expected a string, got an array of 1');
   assert.equal(invalid("[]"), "expected an object, got an array of 0");
