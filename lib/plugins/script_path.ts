@@ -8,6 +8,7 @@
 
 import { join, sep } from "../paths.ts";
 import { unsafeMode } from "../fs.ts";
+import { quoted } from "../text.ts";
 import type { Observe } from "./types.ts";
 
 /** A plugin dir as given and as resolved through symlinks. */
@@ -45,7 +46,15 @@ export function isInside(parent: string, child: string): boolean {
 export function checkScript(root: PluginRoot, script: string): PathCheck {
   const where = resolvePath(root, script);
   if (!where.ok) return where;
-  if (where.real === null) return { ok: false, reason: "does not exist" };
+  if (where.real === null) {
+    // "/usr/bin/x" that exists elsewhere: say which path was meant.
+    if (!script.startsWith("/")) return { ok: false, reason: "does not exist" };
+    const path = quoted(where.path);
+    return {
+      ok: false,
+      reason: `is joined to the plugin dir, as ty joins it, and ${path} does not exist`,
+    };
+  }
   let info = where.info;
   try {
     info ??= Deno.statSync(where.real);

@@ -53,8 +53,11 @@ Deno.test("loadPlugins() keeps a hook whose script is reached with ../, as ty do
 });
 
 Deno.test("loadPlugins() reads an absolute script path inside the plugin dir, as Go's filepath.Join does", async () => {
-  const { messages } = await loadWithHooks({ "task.failed": "/bin/sh" });
-  assert.deepEqual(messages, ['Dropped hook "task.failed": script "/bin/sh" does not exist']);
+  const { messages, dir } = await loadWithHooks({ "task.failed": "/bin/sh" });
+  assert.deepEqual(messages, [
+    `Dropped hook "task.failed": script "/bin/sh" is joined to the plugin dir, as ty joins it, ` +
+    `and "${join(dir, "bin/sh")}" does not exist`,
+  ]);
 });
 
 Deno.test("loadPlugins() keeps a hook whose script is a symlink leading out of the plugin dir", async () => {
