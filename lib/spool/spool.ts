@@ -238,7 +238,7 @@ export class Spool {
   async scan(
     options: { running?: boolean; setAside?: boolean; only?: ReadonlySet<string> } = {},
   ): Promise<{ entries: FoundEntry[]; setAside: SetAside[] }> {
-    const mine = this.#runner === undefined ? null : (await this.#runner).dir;
+    const mine = (await this.#madeRunnerDir())?.dir ?? null;
     const entries: FoundEntry[] = [];
     const aside: SetAside[] = [];
     const look = async (dir: string, state: FoundEntry["state"], canSetAside: boolean) => {
@@ -341,8 +341,9 @@ export class Spool {
     this.#closed = true;
     this.#refusals.flush();
     await this.#writer.close();
-    if (this.#runner === undefined) return;
-    const { dir, lock } = await this.#runner;
+    const runner = await this.#madeRunnerDir();
+    if (runner === null) return;
+    const { dir, lock } = runner;
     for (const name of [...this.#held.keys()]) await this.release({ name, bytes: 0 });
     removeRunnerDir(dir);
     lock.close();
@@ -359,7 +360,20 @@ export class Spool {
   }
 
   #runnerDir(): Promise<{ dir: string; lock: Deno.FsFile }> {
-    return this.#runner ??= makeRunnerDir(this.dir);
+    if (this.#runner === undefined) {
+      const making = makeRunnerDir(this.dir);
+      this.#runner = making;
+      // A failed attempt is forgotten: the next call tries again, once the spool is writable.
+      making.catch(() => {
+        if (this.#runner === making) this.#runner = undefined;
+      });
+    }
+    return this.#runner;
+  }
+
+  /** This process's runner dir, or null when it has none (never made, or making it failed). */
+  async #madeRunnerDir(): Promise<{ dir: string; lock: Deno.FsFile } | null> {
+    return await this.#runner?.catch(() => null) ?? null;
   }
 
   #setAside(dir: string, name: string, reason: string, why: string): SetAside {

@@ -270,3 +270,24 @@ Deno.test("spool list and spool run where nothing was ever spooled make no spool
   assert.deepEqual(JSON.parse(list.stdout), { entries: [], set_aside: [] });
   await assert.rejects(Deno.lstat(state), Deno.errors.NotFound);
 });
+
+Deno.test("serve: a spool that cannot be written refuses events only while it cannot; a stop then exits 0 and removes the socket", async () => {
+  const { plugins, state, log } = await setup(0);
+  const dir = join(state, "tyhooks", "spool");
+  const d = await serveOn(plugins, [], { env: { XDG_STATE_HOME: state } });
+  try {
+    // The spool dir gone from its path: no runner dir can be made in it.
+    await Deno.rename(dir, `${dir}.away`);
+    const refused = await d.call("POST", "/v1/events/task.done", { task: { id: 1 } });
+    assert.equal(refused.status, 503, JSON.stringify(refused.body));
+    await Deno.rename(`${dir}.away`, dir);
+    const accepted = await d.call("POST", "/v1/events/task.done", { task: { id: 2 } });
+    assert.equal(accepted.status, 202, JSON.stringify(accepted.body));
+    assert.deepEqual([...await ended(log, 1)], ["2"]);
+    const { code, stderr } = await d.stop("SIGINT");
+    assert.equal(code, 0, stderr);
+    await assert.rejects(Deno.lstat(d.socket!), Deno.errors.NotFound);
+  } finally {
+    await d.kill();
+  }
+});
