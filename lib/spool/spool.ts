@@ -183,7 +183,18 @@ export class Spool {
         `Cannot spool ${what}: its ${bytes.length} bytes are over the ${MAX_ENTRY_BYTES} bytes one entry may hold`,
       );
     }
-    const dir = claim ? (await this.#runnerDir()).dir : this.dir;
+    const cannotWrite = (error: unknown) =>
+      new RunError(
+        `Cannot spool ${what}: the spool ${quoted(this.dir)} cannot be written: ${
+          (error as Error).message
+        }`,
+      );
+    let dir = this.dir;
+    try {
+      if (claim) dir = (await this.#runnerDir()).dir;
+    } catch (error) {
+      throw cannotWrite(error);
+    }
     const usage = claim ? this.depth : this.usage();
     if (
       this.#closed || usage.entries >= this.#maxEntries ||
@@ -203,7 +214,7 @@ export class Spool {
       await this.#writer.write(dir, name, bytes);
     } catch (error) {
       if (claim) this.#unhold(name);
-      throw new RunError(`Cannot write to the spool "${dir}": ${(error as Error).message}`);
+      throw cannotWrite(error);
     }
     return { name, bytes: bytes.length };
   }

@@ -271,15 +271,18 @@ Deno.test("spool list and spool run where nothing was ever spooled make no spool
   await assert.rejects(Deno.lstat(state), Deno.errors.NotFound);
 });
 
-Deno.test("serve: a spool that cannot be written refuses events only while it cannot; a stop then exits 0 and removes the socket", async () => {
+Deno.test("serve: a spool that cannot be written refuses events, in one line naming it and the event, only while it cannot; a stop then exits 0 and removes the socket", async () => {
   const { plugins, state, log } = await setup(0);
   const dir = join(state, "tyhooks", "spool");
   const d = await serveOn(plugins, [], { env: { XDG_STATE_HOME: state } });
+  // One line that names the spool and the event refused, in the answer and in the daemon's log.
+  const said = /^Cannot spool "task\.done": the spool ".*\/spool" cannot be written: [^\n]+$/;
   try {
     // The spool dir gone from its path: no runner dir can be made in it.
     await Deno.rename(dir, `${dir}.away`);
     const refused = await d.call("POST", "/v1/events/task.done", { task: { id: 1 } });
     assert.equal(refused.status, 503, JSON.stringify(refused.body));
+    assert.match(refused.body.error, said);
     await Deno.rename(`${dir}.away`, dir);
     const accepted = await d.call("POST", "/v1/events/task.done", { task: { id: 2 } });
     assert.equal(accepted.status, 202, JSON.stringify(accepted.body));
@@ -287,6 +290,10 @@ Deno.test("serve: a spool that cannot be written refuses events only while it ca
     const { code, stderr } = await d.stop("SIGINT");
     assert.equal(code, 0, stderr);
     await assert.rejects(Deno.lstat(d.socket!), Deno.errors.NotFound);
+    assert.ok(
+      stderr.split("\n").some((line) => said.test(line.replace(/^tyhooks: error: /, ""))),
+      stderr,
+    );
   } finally {
     await d.kill();
   }
