@@ -16,11 +16,11 @@
  * @module
  */
 
-import { join, stateDir } from "../paths.ts";
+import { dirname, join, stateDir } from "../paths.ts";
 import { RunError } from "../errors.ts";
 import { quoted } from "../text.ts";
 import { type Logger, RateLog, silentLogger } from "../log.ts";
-import { checkPrivateDir } from "../fs.ts";
+import { checkPrivateDir, unsafeDirReason } from "../fs.ts";
 import {
   encodeEntry,
   ENTRY,
@@ -124,6 +124,13 @@ export class Spool {
     if (!state.ok) {
       throw new RunError(`Cannot use the spool: ${state.reason}`, {
         hint: `hint: chown $(id -u) "${path}" && chmod 700 "${path}"`,
+      });
+    }
+    // Whoever can write a dir above it can move the spool dir away and put one of theirs there.
+    const above = unsafeDirReason(dirname(path));
+    if (above !== null) {
+      throw new RunError(`Cannot use the spool: ${above}`, {
+        hint: `hint: make every dir above "${path}" yours and writable only by you (chmod go-w)`,
       });
     }
     // Tasks are private: readable by nobody else either.

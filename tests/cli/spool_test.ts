@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, makeTree, spawnCli, tempDir } from "../_cli.ts";
 import { waitGone } from "../_procs.ts";
-import { serveOn } from "./_serve.ts";
+import { serveFailure, serveOn, tempSocket } from "./_serve.ts";
 
 // SPEC "Daemon": nothing accepted is lost; "Command line": spool [list|run].
 
@@ -297,4 +297,28 @@ Deno.test("serve: a spool that cannot be written refuses events, in one line nam
   } finally {
     await d.kill();
   }
+});
+
+Deno.test("fire --detach and serve refuse a spool whose parent dir others can write", async () => {
+  const { plugins, state, log } = await setup(0);
+  await Deno.mkdir(join(state, "tyhooks"), { mode: 0o700 });
+  await Deno.chmod(join(state, "tyhooks"), 0o777);
+  const env = { XDG_STATE_HOME: state };
+  const fire = await cli(
+    ["fire", "task.done", "--detach", "--task-json", '{"id":7}', "--plugins-dir", plugins],
+    { env },
+  );
+  assert.equal(fire.code, 1, fire.stderr);
+  assert.match(fire.stderr, /Cannot use the spool: ".*\/tyhooks" is writable by group or others/);
+  const serve = await serveFailure([
+    "--listen",
+    `unix:${await tempSocket()}`,
+    "--plugins-dir",
+    plugins,
+  ], {
+    env,
+  });
+  assert.equal(serve.code, 1, serve.stderr);
+  assert.match(serve.stderr, /Cannot use the spool: ".*\/tyhooks" is writable by group or others/);
+  assert.deepEqual(await lines(log), []);
 });
