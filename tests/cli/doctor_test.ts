@@ -345,3 +345,64 @@ Deno.test("doctor checks Codex's user hooks in ~/.codex, and in $CODEX_HOME when
   const set = await doctor(s, [], { CODEX_HOME: join(s.home, "elsewhere") });
   assert.equal(fails.exec(set.stdout)?.[1], join(s.home, "elsewhere", "hooks.json"));
 });
+
+Deno.test("doctor checks the decision log without making it", async () => {
+  const s = await setup();
+  const r = await doctor(s);
+  assert.match(r.stdout, /^ok {4}decision log: /m);
+  await assert.rejects(Deno.lstat(join(s.env.XDG_STATE_HOME, "tyhooks")), Deno.errors.NotFound);
+  const off = await doctor(s, [], { TYHOOKS_DECISION_LOG: "off" });
+  assert.match(off.stdout, /^ok {4}decision log: turned off by TYHOOKS_DECISION_LOG=off/m);
+});
+
+const DECISION_LOG_CASES: { what: string; make: (log: string) => Promise<void>; says: RegExp }[] = [
+  {
+    what: "a FIFO",
+    make: (log) => new Deno.Command("mkfifo", { args: [log] }).output().then(() => {}),
+    says: /the decision log ".*\/decisions\.log" is not a regular file/,
+  },
+  {
+    what: "a directory",
+    make: (log) => Deno.mkdir(log),
+    says: /the decision log ".*\/decisions\.log" is not a regular file/,
+  },
+  {
+    what: "a symlink",
+    make: async (log) => {
+      await Deno.writeTextFile(`${log}.real`, "", { mode: 0o600 });
+      await Deno.symlink(`${log}.real`, log);
+    },
+    says: /the decision log ".*\/decisions\.log" is a symbolic link, not followed/,
+  },
+  {
+    what: "in a dir others can write",
+    make: (log) => Deno.chmod(join(log, ".."), 0o777),
+    says: /the decision log's dir ".*\/tyhooks" is writable by group or others \(mode 0777\)/,
+  },
+];
+
+for (const c of DECISION_LOG_CASES) {
+  Deno.test(`doctor warns about a decision log that is ${c.what}, as every decision would`, async () => {
+    const s = await setup({
+      ...GOOD_PLUGIN,
+      "guard/plugin.yaml": "name: guard\nhooks:\n  pre_tool_call: guard.sh\n",
+      "guard/guard.sh": "#!/bin/sh\nexit 0\n",
+    });
+    const log = join(s.env.XDG_STATE_HOME, "tyhooks", "decisions.log");
+    await Deno.mkdir(join(log, ".."), { recursive: true, mode: 0o700 });
+    await c.make(log);
+    const r = await doctor(s);
+    const line = r.stdout.split("\n").find((l) => l.includes("decision log: "));
+    assert.match(
+      line ?? "",
+      /^warn {2}decision log: cannot be written, so every decision warns: /,
+      r.stdout,
+    );
+    assert.match(line!, c.says);
+    // What a decision says about the same log.
+    const tool = await cli(["tool", "pre", "--tool", "bash", "--plugins-dir", s.plugins], {
+      env: s.env,
+    });
+    assert.match(tool.stderr, c.says);
+  });
+}
