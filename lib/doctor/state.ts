@@ -10,6 +10,7 @@ import { type Check, passed, problem } from "./check.ts";
 import { cacheDir, dirname, join } from "../paths.ts";
 import { checkPrivateDir, checkPrivateLog } from "../fs.ts";
 import { decisionLogOff, decisionLogPath } from "../log.ts";
+import { RunError } from "../errors.ts";
 import { quoted } from "../text.ts";
 
 /** The index cache, spool and decision log checks, in the order `doctor` prints them. */
@@ -47,9 +48,11 @@ async function spoolCheck(): Promise<Check> {
   try {
     counts = await spoolCounts();
   } catch (error) {
-    return problem("warn", "spool", {
-      detail: `cannot be read: ${(error as Error).message}`,
-      fix: "tyhooks spool list",
+    // What fire --detach, spool and serve refuse: none of them runs or keeps events.
+    const hint = error instanceof RunError ? error.hint : undefined;
+    return problem("fail", "spool", {
+      detail: (error as Error).message,
+      fix: hint?.replace(/^hint: /, "") ?? "tyhooks spool list",
     });
   }
   const events = (n: number) => `${n} accepted ${n === 1 ? "event" : "events"}`;

@@ -120,19 +120,8 @@ export class Spool {
     } catch (error) {
       throw new RunError(`Cannot make the spool dir "${path}": ${(error as Error).message}`);
     }
-    const state = checkPrivateDir(path, "the spool dir");
-    if (!state.ok) {
-      throw new RunError(`Cannot use the spool: ${state.reason}`, {
-        hint: `hint: chown $(id -u) "${path}" && chmod 700 "${path}"`,
-      });
-    }
-    // Whoever can write a dir above it can move the spool dir away and put one of theirs there.
-    const above = unsafeDirReason(dirname(path));
-    if (above !== null) {
-      throw new RunError(`Cannot use the spool: ${above}`, {
-        hint: `hint: make every dir above "${path}" yours and writable only by you (chmod go-w)`,
-      });
-    }
+    const unusable = spoolDirProblem(path);
+    if (unusable !== null) throw unusable;
     // Tasks are private: readable by nobody else either.
     const mode = Deno.lstatSync(path).mode;
     if (mode !== null && (mode & 0o077) !== 0) Deno.chmodSync(path, 0o700);
@@ -421,15 +410,47 @@ export class Spool {
   }
 }
 
-/** How many entries the spool holds, by state; reads only. */
+/**
+ * How many entries the spool holds, by state; reads only. A `RunError` when the spool dir exists
+ * but cannot be used, as every command that opens it would say, even when it holds nothing.
+ */
 export async function spoolCounts(
   dir?: string,
 ): Promise<{ pending: number; running: number; set_aside: number }> {
   const path = dir ?? defaultDir();
-  if (readDirSafe(path).length === 0) return { pending: 0, running: 0, set_aside: 0 };
+  const none = { pending: 0, running: 0, set_aside: 0 };
+  try {
+    Deno.lstatSync(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return none;
+  }
+  const unusable = spoolDirProblem(path);
+  if (unusable !== null) throw unusable;
+  if (readDirSafe(path).length === 0) return none;
   const found = await Spool.open(path).scan({ running: true, setAside: false });
   const pending = found.entries.filter((e) => e.state === "pending").length;
   return { pending, running: found.entries.length - pending, set_aside: found.setAside.length };
+}
+
+/**
+ * Why the spool dir at `path` cannot be used, with the fix, or null: it must be the user's own dir
+ * that nobody else can write, and whoever can write a dir above it could move it away and put one
+ * of theirs there.
+ */
+function spoolDirProblem(path: string): RunError | null {
+  const state = checkPrivateDir(path, "the spool dir");
+  if (!state.ok) {
+    return new RunError(`Cannot use the spool: ${state.reason}`, {
+      hint: `hint: chown $(id -u) "${path}" && chmod 700 "${path}"`,
+    });
+  }
+  const above = unsafeDirReason(dirname(path));
+  if (above !== null) {
+    return new RunError(`Cannot use the spool: ${above}`, {
+      hint: `hint: make every dir above "${path}" yours and writable only by you (chmod go-w)`,
+    });
+  }
+  return null;
 }
 
 function defaultDir(): string {

@@ -406,3 +406,36 @@ for (const c of DECISION_LOG_CASES) {
     assert.match(tool.stderr, c.says);
   });
 }
+
+const UNUSABLE_SPOOL_CASES: { what: string; make: (spool: string) => Promise<void> }[] = [
+  {
+    what: "a symlink to an empty dir",
+    make: async (spool) => {
+      await Deno.mkdir(`${spool}.real`, { mode: 0o700 });
+      await Deno.symlink(`${spool}.real`, spool);
+    },
+  },
+  {
+    what: "an empty dir of mode 0770",
+    make: async (spool) => {
+      await Deno.mkdir(spool);
+      await Deno.chmod(spool, 0o770);
+    },
+  },
+];
+
+for (const c of UNUSABLE_SPOOL_CASES) {
+  Deno.test(`doctor fails on a spool that is ${c.what}, as spool list does`, async () => {
+    const s = await setup();
+    const spool = join(s.env.XDG_STATE_HOME, "tyhooks", "spool");
+    await Deno.mkdir(join(spool, ".."), { recursive: true, mode: 0o700 });
+    await c.make(spool);
+    const list = await cli(["spool", "list"], { env: s.env });
+    assert.equal(list.code, 1, list.stderr);
+    const refusal = /^tyhooks: (Cannot use the spool: .*)$/m.exec(list.stderr)![1];
+    const r = await doctor(s);
+    assert.equal(r.code, 1, r.stdout);
+    const line = failures(r).find((l) => l.startsWith("fail  spool: "));
+    assert.ok(line?.includes(refusal), r.stdout);
+  });
+}
