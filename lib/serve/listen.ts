@@ -8,6 +8,7 @@
 import { defaultSocket, dirname, isAbsolute, join, resolve } from "../paths.ts";
 import { InputError, RunError } from "../errors.ts";
 import {
+  checkPrivateDir,
   currentUid,
   foreignLink,
   modeText,
@@ -200,15 +201,21 @@ export async function claimSocketPath(path: string): Promise<void> {
       `Socket path too long: "${path}" is ${length} bytes, at most ${MAX_SOCKET_PATH}`,
     );
   }
-  await Deno.mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  const dir = dirname(path);
+  await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+  const hint =
+    "hint: use a directory only you can write to (--listen unix:PATH, or $XDG_RUNTIME_DIR)";
   // A 0600 socket is no protection when another user can unlink it and bind their own there.
-  const unsafe = unsafeDirReason(dirname(path));
+  const unsafe = unsafeDirReason(dir);
   if (unsafe !== null) {
     throw new RunError(
-      `Cannot use socket "${path}": another user could replace it: ${unsafe}\n` +
-        "hint: use a directory only you can write to (--listen unix:PATH, or $XDG_RUNTIME_DIR)",
+      `Cannot use socket "${path}": another user could replace it: ${unsafe}\n${hint}`,
     );
   }
+  // Nor when another user may make files in its dir, even a sticky one (as /tmp): they can bind
+  // its name while no daemon runs. The agent fast path and doctor trust no socket there either.
+  const own = checkPrivateDir(Deno.realPathSync(dir), "the socket's dir");
+  if (!own.ok) throw new RunError(`Cannot use socket "${path}": ${own.reason}\n${hint}`);
   let info: Deno.FileInfo;
   try {
     info = await Deno.lstat(path);
