@@ -439,3 +439,29 @@ for (const c of UNUSABLE_SPOOL_CASES) {
     assert.ok(line?.includes(refusal), r.stdout);
   });
 }
+
+Deno.test("doctor fails on a daemon that takes connections but does not answer: guarded calls wait for it, then block", async () => {
+  const s = await setup();
+  const socket = join(s.env.XDG_RUNTIME_DIR, "tyhooks.sock");
+  await using daemon = await startServe(
+    ["--listen", `unix:${socket}`, "--plugins-dir", s.plugins],
+    {
+      env: s.env,
+    },
+  );
+  // Stopped: the kernel still takes connections for it, and nothing answers them.
+  Deno.kill(daemon.pid, "SIGSTOP");
+  let r: CliResult;
+  try {
+    r = await doctor(s);
+  } finally {
+    Deno.kill(daemon.pid, "SIGCONT");
+  }
+  assert.equal(r.code, 1, r.stdout);
+  const line = failures(r).find((l) => l.startsWith("fail  daemon: "));
+  assert.match(
+    line ?? r.stdout,
+    /takes connections on ".*tyhooks\.sock" but did not answer .* within 2 s: guarded calls .* wait for it until their deadline, then block/,
+  );
+  assert.doesNotMatch(r.stdout, /decide in-process/);
+});
