@@ -174,3 +174,12 @@ Deno.test("serve: a socket in a sticky dir that others can write (as /tmp) is re
   assert.match(r.stderr, /^hint: use a directory only you can write to/m);
   assert.deepEqual([...Deno.readDirSync(shared)], []);
 });
+
+Deno.test("serve: a socket path below a dir others can write is refused before any dir is made for it", async () => {
+  const open = await tempDir({ prefix: "tyh-" });
+  await Deno.chmod(open, 0o777);
+  const r = await serveFailure(["--listen", `unix:${open}/sub/tyhooks.sock`]);
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /another user could replace it: ".*" is writable by group or others/);
+  assert.deepEqual([...Deno.readDirSync(open)], []);
+});
