@@ -401,6 +401,7 @@ export function checkPrivateDir(dir: string, what: string): DirState {
     missing: false,
     reason: `${what} ${quoted(dir)} ${why}`,
   });
+  if (info.isSymlink) return untrusted("is a symbolic link, not followed");
   if (!info.isDirectory) return untrusted("is not a directory");
   const me = currentUid();
   if (me === null) return untrusted("cannot be checked (the user id is not known)");

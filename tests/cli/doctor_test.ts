@@ -407,13 +407,18 @@ for (const c of DECISION_LOG_CASES) {
   });
 }
 
-const UNUSABLE_SPOOL_CASES: { what: string; make: (spool: string) => Promise<void> }[] = [
+const UNUSABLE_SPOOL_CASES: {
+  what: string;
+  make: (spool: string) => Promise<void>;
+  says: RegExp;
+}[] = [
   {
     what: "a symlink to an empty dir",
     make: async (spool) => {
       await Deno.mkdir(`${spool}.real`, { mode: 0o700 });
       await Deno.symlink(`${spool}.real`, spool);
     },
+    says: /the spool dir ".*\/spool" is a symbolic link, not followed/,
   },
   {
     what: "an empty dir of mode 0770",
@@ -421,11 +426,12 @@ const UNUSABLE_SPOOL_CASES: { what: string; make: (spool: string) => Promise<voi
       await Deno.mkdir(spool);
       await Deno.chmod(spool, 0o770);
     },
+    says: /the spool dir ".*\/spool" is writable by group or others \(mode 0770\)/,
   },
 ];
 
 for (const c of UNUSABLE_SPOOL_CASES) {
-  Deno.test(`doctor fails on a spool that is ${c.what}, as spool list does`, async () => {
+  Deno.test(`doctor fails on a spool that is ${c.what}, naming why as spool list does`, async () => {
     const s = await setup();
     const spool = join(s.env.XDG_STATE_HOME, "tyhooks", "spool");
     await Deno.mkdir(join(spool, ".."), { recursive: true, mode: 0o700 });
@@ -433,6 +439,7 @@ for (const c of UNUSABLE_SPOOL_CASES) {
     const list = await cli(["spool", "list"], { env: s.env });
     assert.equal(list.code, 1, list.stderr);
     const refusal = /^tyhooks: (Cannot use the spool: .*)$/m.exec(list.stderr)![1];
+    assert.match(refusal, c.says);
     const r = await doctor(s);
     assert.equal(r.code, 1, r.stdout);
     const line = failures(r).find((l) => l.startsWith("fail  spool: "));
