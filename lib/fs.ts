@@ -401,6 +401,7 @@ export function checkPrivateDir(dir: string, what: string): DirState {
     missing: false,
     reason: `${what} ${quoted(dir)} ${why}`,
   });
+  if (info.isSymlink) return untrusted("is a symbolic link, not followed");
   if (!info.isDirectory) return untrusted("is not a directory");
   const me = currentUid();
   if (me === null) return untrusted("cannot be checked (the user id is not known)");
@@ -470,12 +471,9 @@ export function openPrivateLog(
         return `cannot create ${quoted(path)}: ${(error as Error).message}`;
       }
     }
-    if (info.isSymlink) return `${named} is a symbolic link, not followed`;
-    if (!info.isFile) return `${named} is not a regular file`;
-    const unsafe = notPrivate(info, 0o600);
-    if (unsafe === "owner") return `${named} is not owned by the user`;
-    if (unsafe === "mode") {
-      if (!options.repair) return `${named} has mode ${modeText(info.mode!)}, not 0600`;
+    const problem = logFileProblem(info, named);
+    if (problem !== null) {
+      if (!problem.mode || !options.repair) return problem.reason;
       try {
         Deno.chmodSync(path, 0o600);
       } catch (error) {
@@ -489,6 +487,50 @@ export function openPrivateLog(
     }
   }
   return `${named} keeps changing`;
+}
+
+/**
+ * Why {@linkcode openPrivateLog} (without `repair`) would not append to the log at `path`, and
+ * whether its dir or the file is at fault; null when it would (a missing dir or file it would
+ * make). Makes nothing and writes nothing: an existing file is opened for appending and closed.
+ */
+export function checkPrivateLog(
+  path: string,
+  what: string,
+): { reason: string; of: "dir" | "file" } | null {
+  const dirState = checkPrivateDir(dirname(path), `${what}'s dir`);
+  if (!dirState.ok) return dirState.missing ? null : { reason: dirState.reason, of: "dir" };
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.lstatSync(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return null;
+    return { reason: `cannot check ${quoted(path)}: ${(error as Error).message}`, of: "file" };
+  }
+  const problem = logFileProblem(info, `${what} ${quoted(path)}`);
+  if (problem !== null) return { reason: problem.reason, of: "file" };
+  try {
+    Deno.openSync(path, { append: true }).close();
+  } catch (error) {
+    return { reason: `cannot write ${quoted(path)}: ${(error as Error).message}`, of: "file" };
+  }
+  return null;
+}
+
+// Why the file `info` (lstat) at a log's path is not one to append to, or null; `mode` when only
+// its mode is wider than 0600.
+function logFileProblem(
+  info: Deno.FileInfo,
+  named: string,
+): { reason: string; mode: boolean } | null {
+  if (info.isSymlink) return { reason: `${named} is a symbolic link, not followed`, mode: false };
+  if (!info.isFile) return { reason: `${named} is not a regular file`, mode: false };
+  const unsafe = notPrivate(info, 0o600);
+  if (unsafe === "owner") return { reason: `${named} is not owned by the user`, mode: false };
+  if (unsafe === "mode") {
+    return { reason: `${named} has mode ${modeText(info.mode!)}, not 0600`, mode: true };
+  }
+  return null;
 }
 
 // `dir` narrowed to `mode` when it is the user's own (lstat: never through a symlink) and allows

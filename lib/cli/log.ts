@@ -1,6 +1,6 @@
 /**
  * `tyhooks log`: the decision log, filtered, as aligned text or as the JSON lines it stores;
- * `--follow` keeps printing what is appended, as `tail -F` does, across rotations.
+ * `--follow` keeps printing what is appended, as `tail -F` does, across rotations and truncation.
  *
  * @module
  */
@@ -307,9 +307,18 @@ class LineReader {
     return new LineReader(file, info.ino, skip > 0);
   }
 
-  /** The whole lines up to the file's end now; a last line without its newline waits. */
+  /**
+   * The whole lines up to the file's end now; a last line without its newline waits. A file now
+   * shorter than what was read of it was truncated in place: it is read from its start again.
+   */
   async readLines(): Promise<string[]> {
     const lines: string[] = [];
+    if (this.#file.statSync().size < await this.#file.seek(0, Deno.SeekMode.Current)) {
+      await this.#file.seek(0, Deno.SeekMode.Start);
+      this.#decoder = new TextDecoder();
+      this.#partial = "";
+      this.#dropping = false;
+    }
     const buffer = new Uint8Array(64 * 1024);
     for (;;) {
       const n = await this.#file.read(buffer);

@@ -1,6 +1,7 @@
 /**
  * `doctor`'s daemon check: a daemon the agent fast path would use (its socket the user's alone),
- * of the same plugins dir and version. No daemon is fine: calls then decide in-process.
+ * of the same plugins dir and version. No daemon is fine: calls then decide in-process. One that
+ * takes connections and does not answer is not: guarded calls wait for it, then block.
  *
  * @module
  */
@@ -39,6 +40,15 @@ export async function daemonCheck(pluginsDir: string): Promise<Check> {
   const unsafe = exposed(socket, info, 0o600) ?? exposed(dirname(socket), null, 0o700);
   if (unsafe !== null) return problem("fail", NAME, unsafe);
   const health = await askHealth(socket);
+  if (health === "late") {
+    return problem("fail", NAME, {
+      detail: `a daemon takes connections on ${quoted(socket)} but did not answer its health ` +
+        `request within ${HEALTH_TIMEOUT_MS / 1000} s: guarded calls (tyhooks agent, tool pre ` +
+        "--claude) hand their call to it, wait for it until their deadline, then block",
+      fix: `restart the daemon on ${quoted(socket)} (a stopped one resumes with kill -CONT), ` +
+        "or set TYHOOKS_DAEMON=off for the calls tyhooks gets",
+    });
+  }
   if (health === null) {
     return passed(
       NAME,
@@ -110,8 +120,9 @@ function exposed(
   return null;
 }
 
-// The daemon's health document, or null when nothing answers in time.
-async function askHealth(socket: string): Promise<Record<string, unknown> | null> {
+// The daemon's health document; "late" when it does not come in time, null when nothing takes the
+// connection or the answer is not one.
+async function askHealth(socket: string): Promise<Record<string, unknown> | "late" | null> {
   const client = Deno.createHttpClient({ proxy: { transport: "unix", path: socket } });
   try {
     const response = await fetch("http://localhost/v1/health", {
@@ -120,8 +131,8 @@ async function askHealth(socket: string): Promise<Record<string, unknown> | null
     });
     const body: unknown = await response.json();
     return response.ok && isRecord(body) ? body : null;
-  } catch {
-    return null;
+  } catch (error) {
+    return (error as Error)?.name === "TimeoutError" ? "late" : null;
   } finally {
     client.close();
   }

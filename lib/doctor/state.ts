@@ -1,18 +1,21 @@
 /**
  * `doctor`'s checks of what tyhooks keeps between calls: the index cache (used, or ignored and
- * why) and the spool (accepted events still waiting to run, or set aside).
+ * why), the spool (accepted events still waiting to run, or set aside) and the decision log
+ * (writable, or why each decision warns).
  *
  * @module
  */
 
 import { type Check, passed, problem } from "./check.ts";
-import { cacheDir, join } from "../paths.ts";
-import { checkPrivateDir } from "../fs.ts";
+import { cacheDir, dirname, join } from "../paths.ts";
+import { checkPrivateDir, checkPrivateLog } from "../fs.ts";
+import { decisionLogOff, decisionLogPath } from "../log.ts";
+import { RunError } from "../errors.ts";
 import { quoted } from "../text.ts";
 
-/** The index cache and spool checks, in the order `doctor` prints them. */
+/** The index cache, spool and decision log checks, in the order `doctor` prints them. */
 export async function stateChecks(): Promise<Check[]> {
-  return [cacheCheck(), await spoolCheck()];
+  return [cacheCheck(), await spoolCheck(), decisionLogCheck()];
 }
 
 function cacheCheck(): Check {
@@ -45,9 +48,11 @@ async function spoolCheck(): Promise<Check> {
   try {
     counts = await spoolCounts();
   } catch (error) {
-    return problem("warn", "spool", {
-      detail: `cannot be read: ${(error as Error).message}`,
-      fix: "tyhooks spool list",
+    // What fire --detach, spool and serve refuse: none of them runs or keeps events.
+    const hint = error instanceof RunError ? error.hint : undefined;
+    return problem("fail", "spool", {
+      detail: (error as Error).message,
+      fix: hint?.replace(/^hint: /, "") ?? "tyhooks spool list",
     });
   }
   const events = (n: number) => `${n} accepted ${n === 1 ? "event" : "events"}`;
@@ -67,4 +72,30 @@ async function spoolCheck(): Promise<Check> {
   }
   const running = counts.running > 0 ? `; ${events(counts.running)} running now` : "";
   return passed("spool", `nothing waiting${running}`);
+}
+
+// What each decision's append would find (lib/log.ts), looked at without making the log.
+function decisionLogCheck(): Check {
+  const name = "decision log";
+  if (decisionLogOff()) {
+    return passed(name, "turned off by TYHOOKS_DECISION_LOG=off: no decision is recorded");
+  }
+  let path: string;
+  try {
+    path = decisionLogPath();
+  } catch (error) {
+    return problem("warn", name, {
+      detail: `cannot be written: ${(error as Error).message}`,
+      fix: "set HOME, or XDG_STATE_HOME, for the calls tyhooks gets",
+    });
+  }
+  const unusable = checkPrivateLog(path, "the decision log");
+  if (unusable === null) return passed(name, `writable, at ${quoted(path)}`);
+  const dir = dirname(path);
+  return problem("warn", name, {
+    detail: `cannot be written, so every decision warns: ${unusable.reason}`,
+    fix: unusable.of === "dir"
+      ? `chmod 700 ${quoted(dir)} (it must be yours), or TYHOOKS_DECISION_LOG=off`
+      : `mv ${quoted(path)} ${quoted(`${path}.bad`)} (the next decision makes a new one)`,
+  });
 }

@@ -26,6 +26,7 @@ import {
 } from "../wire/task.ts";
 import { POST_TOOL_CALL } from "../events.ts";
 import { NotFoundError } from "../errors.ts";
+import { quoted } from "../text.ts";
 import { type RunRecord, toRecord } from "../process/run_script.ts";
 import type { ToolVerdict } from "../consult/tool_hooks.ts";
 
@@ -435,9 +436,10 @@ export function requestHandler(
   const { check, fromBrowser, log } = options;
   return async (request) => {
     const started = performance.now();
-    const path = pathOf(request.url);
+    let path = "";
     let response: Response;
     try {
+      path = requestPath(request);
       // Before routing: a web page or a client without the token learns nothing, not even which
       // paths exist.
       const browser = fromBrowser(request);
@@ -465,6 +467,17 @@ export function requestHandler(
     });
     return response;
   };
+}
+
+// Deno makes the request's URL from its `Host`: one that is no host and port (`[::1`, `a b`) makes
+// none, and is refused before anything else.
+function requestPath(request: Request): string {
+  try {
+    return pathOf(request.url);
+  } catch {
+    const host = quoted(request.headers.get("host") ?? "");
+    throw new HttpError(400, `Malformed Host header ${host}: not a host name or address and port`);
+  }
 }
 
 // `new URL()` costs more than the rest of routing, and a daemon sees the same few URLs again and

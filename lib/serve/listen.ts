@@ -8,6 +8,7 @@
 import { defaultSocket, dirname, isAbsolute, join, resolve } from "../paths.ts";
 import { InputError, RunError } from "../errors.ts";
 import {
+  checkPrivateDir,
   currentUid,
   foreignLink,
   modeText,
@@ -200,15 +201,25 @@ export async function claimSocketPath(path: string): Promise<void> {
       `Socket path too long: "${path}" is ${length} bytes, at most ${MAX_SOCKET_PATH}`,
     );
   }
-  await Deno.mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  const dir = dirname(path);
+  const hint =
+    "hint: use a directory only you can write to (--listen unix:PATH, or $XDG_RUNTIME_DIR)";
   // A 0600 socket is no protection when another user can unlink it and bind their own there.
-  const unsafe = unsafeDirReason(dirname(path));
-  if (unsafe !== null) {
+  const checkReplaceable = (at: string) => {
+    const unsafe = unsafeDirReason(at);
+    if (unsafe === null) return;
     throw new RunError(
-      `Cannot use socket "${path}": another user could replace it: ${unsafe}\n` +
-        "hint: use a directory only you can write to (--listen unix:PATH, or $XDG_RUNTIME_DIR)",
+      `Cannot use socket "${path}": another user could replace it: ${unsafe}\n${hint}`,
     );
-  }
+  };
+  // Before the socket's dir is made too, so a refusal leaves no dir behind.
+  checkReplaceable(existingDir(dir));
+  await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+  checkReplaceable(dir);
+  // Nor when another user may make files in its dir, even a sticky one (as /tmp): they can bind
+  // its name while no daemon runs. The agent fast path and doctor trust no socket there either.
+  const own = checkPrivateDir(Deno.realPathSync(dir), "the socket's dir");
+  if (!own.ok) throw new RunError(`Cannot use socket "${path}": ${own.reason}\n${hint}`);
   let info: Deno.FileInfo;
   try {
     info = await Deno.lstat(path);
@@ -234,6 +245,18 @@ export async function claimSocketPath(path: string): Promise<void> {
     `Another daemon is listening on "${path}"\n` +
       "hint: stop it first, or choose another path with --listen unix:PATH",
   );
+}
+
+// `dir`, or the nearest dir above it that exists.
+function existingDir(dir: string): string {
+  for (let at = dir;; at = dirname(at)) {
+    try {
+      Deno.lstatSync(at);
+      return at;
+    } catch {
+      if (at === "/") return at;
+    }
+  }
 }
 
 /**

@@ -16,11 +16,11 @@
  * @module
  */
 
-import { join, stateDir } from "../paths.ts";
+import { dirname, join, stateDir } from "../paths.ts";
 import { RunError } from "../errors.ts";
 import { quoted } from "../text.ts";
 import { type Logger, RateLog, silentLogger } from "../log.ts";
-import { checkPrivateDir } from "../fs.ts";
+import { checkPrivateDir, unsafeDirReason } from "../fs.ts";
 import {
   encodeEntry,
   ENTRY,
@@ -120,12 +120,8 @@ export class Spool {
     } catch (error) {
       throw new RunError(`Cannot make the spool dir "${path}": ${(error as Error).message}`);
     }
-    const state = checkPrivateDir(path, "the spool dir");
-    if (!state.ok) {
-      throw new RunError(`Cannot use the spool: ${state.reason}`, {
-        hint: `hint: chown $(id -u) "${path}" && chmod 700 "${path}"`,
-      });
-    }
+    const unusable = spoolDirProblem(path);
+    if (unusable !== null) throw unusable;
     // Tasks are private: readable by nobody else either.
     const mode = Deno.lstatSync(path).mode;
     if (mode !== null && (mode & 0o077) !== 0) Deno.chmodSync(path, 0o700);
@@ -183,7 +179,18 @@ export class Spool {
         `Cannot spool ${what}: its ${bytes.length} bytes are over the ${MAX_ENTRY_BYTES} bytes one entry may hold`,
       );
     }
-    const dir = claim ? (await this.#runnerDir()).dir : this.dir;
+    const cannotWrite = (error: unknown) =>
+      new RunError(
+        `Cannot spool ${what}: the spool ${quoted(this.dir)} cannot be written: ${
+          (error as Error).message
+        }`,
+      );
+    let dir = this.dir;
+    try {
+      if (claim) dir = (await this.#runnerDir()).dir;
+    } catch (error) {
+      throw cannotWrite(error);
+    }
     const usage = claim ? this.depth : this.usage();
     if (
       this.#closed || usage.entries >= this.#maxEntries ||
@@ -203,7 +210,7 @@ export class Spool {
       await this.#writer.write(dir, name, bytes);
     } catch (error) {
       if (claim) this.#unhold(name);
-      throw new RunError(`Cannot write to the spool "${dir}": ${(error as Error).message}`);
+      throw cannotWrite(error);
     }
     return { name, bytes: bytes.length };
   }
@@ -238,7 +245,7 @@ export class Spool {
   async scan(
     options: { running?: boolean; setAside?: boolean; only?: ReadonlySet<string> } = {},
   ): Promise<{ entries: FoundEntry[]; setAside: SetAside[] }> {
-    const mine = this.#runner === undefined ? null : (await this.#runner).dir;
+    const mine = (await this.#madeRunnerDir())?.dir ?? null;
     const entries: FoundEntry[] = [];
     const aside: SetAside[] = [];
     const look = async (dir: string, state: FoundEntry["state"], canSetAside: boolean) => {
@@ -341,8 +348,9 @@ export class Spool {
     this.#closed = true;
     this.#refusals.flush();
     await this.#writer.close();
-    if (this.#runner === undefined) return;
-    const { dir, lock } = await this.#runner;
+    const runner = await this.#madeRunnerDir();
+    if (runner === null) return;
+    const { dir, lock } = runner;
     for (const name of [...this.#held.keys()]) await this.release({ name, bytes: 0 });
     removeRunnerDir(dir);
     lock.close();
@@ -359,7 +367,20 @@ export class Spool {
   }
 
   #runnerDir(): Promise<{ dir: string; lock: Deno.FsFile }> {
-    return this.#runner ??= makeRunnerDir(this.dir);
+    if (this.#runner === undefined) {
+      const making = makeRunnerDir(this.dir);
+      this.#runner = making;
+      // A failed attempt is forgotten: the next call tries again, once the spool is writable.
+      making.catch(() => {
+        if (this.#runner === making) this.#runner = undefined;
+      });
+    }
+    return this.#runner;
+  }
+
+  /** This process's runner dir, or null when it has none (never made, or making it failed). */
+  async #madeRunnerDir(): Promise<{ dir: string; lock: Deno.FsFile } | null> {
+    return await this.#runner?.catch(() => null) ?? null;
   }
 
   #setAside(dir: string, name: string, reason: string, why: string): SetAside {
@@ -389,15 +410,47 @@ export class Spool {
   }
 }
 
-/** How many entries the spool holds, by state; reads only. */
+/**
+ * How many entries the spool holds, by state; reads only. A `RunError` when the spool dir exists
+ * but cannot be used, as every command that opens it would say, even when it holds nothing.
+ */
 export async function spoolCounts(
   dir?: string,
 ): Promise<{ pending: number; running: number; set_aside: number }> {
   const path = dir ?? defaultDir();
-  if (readDirSafe(path).length === 0) return { pending: 0, running: 0, set_aside: 0 };
+  const none = { pending: 0, running: 0, set_aside: 0 };
+  try {
+    Deno.lstatSync(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return none;
+  }
+  const unusable = spoolDirProblem(path);
+  if (unusable !== null) throw unusable;
+  if (readDirSafe(path).length === 0) return none;
   const found = await Spool.open(path).scan({ running: true, setAside: false });
   const pending = found.entries.filter((e) => e.state === "pending").length;
   return { pending, running: found.entries.length - pending, set_aside: found.setAside.length };
+}
+
+/**
+ * Why the spool dir at `path` cannot be used, with the fix, or null: it must be the user's own dir
+ * that nobody else can write, and whoever can write a dir above it could move it away and put one
+ * of theirs there.
+ */
+function spoolDirProblem(path: string): RunError | null {
+  const state = checkPrivateDir(path, "the spool dir");
+  if (!state.ok) {
+    return new RunError(`Cannot use the spool: ${state.reason}`, {
+      hint: `hint: chown $(id -u) "${path}" && chmod 700 "${path}"`,
+    });
+  }
+  const above = unsafeDirReason(dirname(path));
+  if (above !== null) {
+    return new RunError(`Cannot use the spool: ${above}`, {
+      hint: `hint: make every dir above "${path}" yours and writable only by you (chmod go-w)`,
+    });
+  }
+  return null;
 }
 
 function defaultDir(): string {

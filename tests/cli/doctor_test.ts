@@ -345,3 +345,130 @@ Deno.test("doctor checks Codex's user hooks in ~/.codex, and in $CODEX_HOME when
   const set = await doctor(s, [], { CODEX_HOME: join(s.home, "elsewhere") });
   assert.equal(fails.exec(set.stdout)?.[1], join(s.home, "elsewhere", "hooks.json"));
 });
+
+Deno.test("doctor checks the decision log without making it", async () => {
+  const s = await setup();
+  const r = await doctor(s);
+  assert.match(r.stdout, /^ok {4}decision log: /m);
+  await assert.rejects(Deno.lstat(join(s.env.XDG_STATE_HOME, "tyhooks")), Deno.errors.NotFound);
+  const off = await doctor(s, [], { TYHOOKS_DECISION_LOG: "off" });
+  assert.match(off.stdout, /^ok {4}decision log: turned off by TYHOOKS_DECISION_LOG=off/m);
+});
+
+const DECISION_LOG_CASES: { what: string; make: (log: string) => Promise<void>; says: RegExp }[] = [
+  {
+    what: "a FIFO",
+    make: (log) => new Deno.Command("mkfifo", { args: [log] }).output().then(() => {}),
+    says: /the decision log ".*\/decisions\.log" is not a regular file/,
+  },
+  {
+    what: "a directory",
+    make: (log) => Deno.mkdir(log),
+    says: /the decision log ".*\/decisions\.log" is not a regular file/,
+  },
+  {
+    what: "a symlink",
+    make: async (log) => {
+      await Deno.writeTextFile(`${log}.real`, "", { mode: 0o600 });
+      await Deno.symlink(`${log}.real`, log);
+    },
+    says: /the decision log ".*\/decisions\.log" is a symbolic link, not followed/,
+  },
+  {
+    what: "in a dir others can write",
+    make: (log) => Deno.chmod(join(log, ".."), 0o777),
+    says: /the decision log's dir ".*\/tyhooks" is writable by group or others \(mode 0777\)/,
+  },
+];
+
+for (const c of DECISION_LOG_CASES) {
+  Deno.test(`doctor warns about a decision log that is ${c.what}, as every decision would`, async () => {
+    const s = await setup({
+      ...GOOD_PLUGIN,
+      "guard/plugin.yaml": "name: guard\nhooks:\n  pre_tool_call: guard.sh\n",
+      "guard/guard.sh": "#!/bin/sh\nexit 0\n",
+    });
+    const log = join(s.env.XDG_STATE_HOME, "tyhooks", "decisions.log");
+    await Deno.mkdir(join(log, ".."), { recursive: true, mode: 0o700 });
+    await c.make(log);
+    const r = await doctor(s);
+    const line = r.stdout.split("\n").find((l) => l.includes("decision log: "));
+    assert.match(
+      line ?? "",
+      /^warn {2}decision log: cannot be written, so every decision warns: /,
+      r.stdout,
+    );
+    assert.match(line!, c.says);
+    // What a decision says about the same log.
+    const tool = await cli(["tool", "pre", "--tool", "bash", "--plugins-dir", s.plugins], {
+      env: s.env,
+    });
+    assert.match(tool.stderr, c.says);
+  });
+}
+
+const UNUSABLE_SPOOL_CASES: {
+  what: string;
+  make: (spool: string) => Promise<void>;
+  says: RegExp;
+}[] = [
+  {
+    what: "a symlink to an empty dir",
+    make: async (spool) => {
+      await Deno.mkdir(`${spool}.real`, { mode: 0o700 });
+      await Deno.symlink(`${spool}.real`, spool);
+    },
+    says: /the spool dir ".*\/spool" is a symbolic link, not followed/,
+  },
+  {
+    what: "an empty dir of mode 0770",
+    make: async (spool) => {
+      await Deno.mkdir(spool);
+      await Deno.chmod(spool, 0o770);
+    },
+    says: /the spool dir ".*\/spool" is writable by group or others \(mode 0770\)/,
+  },
+];
+
+for (const c of UNUSABLE_SPOOL_CASES) {
+  Deno.test(`doctor fails on a spool that is ${c.what}, naming why as spool list does`, async () => {
+    const s = await setup();
+    const spool = join(s.env.XDG_STATE_HOME, "tyhooks", "spool");
+    await Deno.mkdir(join(spool, ".."), { recursive: true, mode: 0o700 });
+    await c.make(spool);
+    const list = await cli(["spool", "list"], { env: s.env });
+    assert.equal(list.code, 1, list.stderr);
+    const refusal = /^tyhooks: (Cannot use the spool: .*)$/m.exec(list.stderr)![1];
+    assert.match(refusal, c.says);
+    const r = await doctor(s);
+    assert.equal(r.code, 1, r.stdout);
+    const line = failures(r).find((l) => l.startsWith("fail  spool: "));
+    assert.ok(line?.includes(refusal), r.stdout);
+  });
+}
+
+Deno.test("doctor fails on a daemon that takes connections but does not answer: guarded calls wait for it, then block", async () => {
+  const s = await setup();
+  const socket = join(s.env.XDG_RUNTIME_DIR, "tyhooks.sock");
+  await using daemon = await startServe(
+    ["--listen", `unix:${socket}`, "--plugins-dir", s.plugins],
+    {
+      env: s.env,
+    },
+  );
+  // Stopped: the kernel still takes connections for it, and nothing answers them.
+  Deno.kill(daemon.pid, "SIGSTOP");
+  let r: CliResult;
+  try {
+    r = await doctor(s);
+  } finally {
+    Deno.kill(daemon.pid, "SIGCONT");
+  }
+  assert.equal(r.code, 1, r.stdout);
+  const line = failures(r).find((l) => l.startsWith("fail  daemon: "));
+  assert.match(
+    line ?? r.stdout,
+    /takes connections on ".*tyhooks\.sock" but did not answer .* within 2 s: guarded calls .* wait for it until their deadline, then block/,
+  );
+  assert.doesNotMatch(r.stdout, /decide in-process/);
+});

@@ -205,3 +205,25 @@ Deno.test("tyhooks log --follow prints lines appended later, across a rotation, 
   const tools = out.text().trimEnd().split("\n").map((l) => JSON.parse(l).tool);
   assert.deepEqual(tools, ["first", "late", "after", "split"]);
 });
+
+Deno.test("tyhooks log --follow reads a log truncated in place from its start again, as tail -F does", async () => {
+  const { env, log } = await logWith([ROUTED, BLOCKED, ALLOWED]);
+  const child = spawnCli(["log", "--follow", "--json", "--event", "pre_tool_call"], { env });
+  const out = collect(child);
+  try {
+    const before = line(0, { tool: "before" });
+    await Deno.writeTextFile(log, `${before}\n`, { append: true });
+    await out.until('"tool":"before"');
+    // Emptied (`: > decisions.log`), then a line appended: shorter than what was read before.
+    await Deno.truncate(log, 0);
+    await Deno.writeTextFile(log, `${line(0, { tool: "after" })}\n`, { append: true });
+    await out.until('"tool":"after"');
+  } finally {
+    child.kill("SIGINT");
+  }
+  const status = await child.status;
+  await child.stderr.cancel();
+  assert.equal(status.code, 0);
+  const tools = out.text().trimEnd().split("\n").map((l) => JSON.parse(l).tool);
+  assert.deepEqual(tools, ["bash", "read_file", "before", "after"]);
+});

@@ -227,3 +227,37 @@ Deno.test("serve on loopback TCP refuses web pages: a request with an Origin, or
     await d.kill();
   }
 });
+
+for (const transport of ["tcp", "unix"] as const) {
+  Deno.test(`serve on ${transport}: a Host header no URL can be made of is 400 naming it, and runs nothing`, async () => {
+    const out = await tempDir();
+    const plugins = await makeTree({
+      "g/plugin.yaml": "name: g\nactions:\n  - id: a\n    label: A\n    command: a.sh\n",
+      "g/a.sh": `#!/bin/sh\necho ran >> "${out}/ran"\n`,
+    });
+    const d = transport === "tcp"
+      ? await startServe(["--listen", "127.0.0.1:0", "--plugins-dir", plugins])
+      : await serveOn(plugins);
+    try {
+      const connect = () => {
+        if (d.socket !== null) return Deno.connect({ transport: "unix", path: d.socket });
+        const [hostname, port] = d.base.replace("http://", "").split(":");
+        return Deno.connect({ hostname, port: Number(port) });
+      };
+      for (const host of ["[::1", "a b"]) {
+        const conn = await connect();
+        await conn.write(new TextEncoder().encode(
+          `POST /v1/actions/g/a HTTP/1.1\r\nHost: ${host}\r\nContent-Length: 2\r\n` +
+            "Connection: close\r\n\r\n{}",
+        ));
+        const answer = await new Response(conn.readable).text();
+        assert.equal(answer.split("\r\n")[0], "HTTP/1.1 400 Bad Request", answer);
+        const body = JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4));
+        assert.ok(body.error.startsWith(`Malformed Host header "${host}": `), body.error);
+      }
+      assert.equal(await Deno.stat(join(out, "ran")).catch(() => null), null);
+    } finally {
+      await d.kill();
+    }
+  });
+}

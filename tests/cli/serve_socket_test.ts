@@ -157,8 +157,29 @@ Deno.test({
     });
     assert.equal(viaCache.code, 1, viaCache.stderr);
     assert.match(viaCache.stderr, /tyhooks" belongs to another user \(uid 65534\)/);
-    // A sticky, world-writable dir itself (as /tmp) is fine: nobody else can unlink the socket.
-    await using d = await startServe(["--listen", `unix:${shared}/ok.sock`]);
-    assert.equal((await d.call("GET", "/v1/health")).status, 200);
   },
+});
+
+// Nobody else can unlink a socket in a sticky dir (as /tmp), but anyone can bind its name while no
+// daemon runs, and clients would then talk to them: the agent fast path and doctor refuse it.
+Deno.test("serve: a socket in a sticky dir that others can write (as /tmp) is refused, naming why, and nothing is left there", async () => {
+  const shared = await tempDir({ prefix: "tyh-" });
+  await Deno.chmod(shared, 0o1777);
+  const r = await serveFailure(["--listen", `unix:${shared}/tyhooks.sock`]);
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(
+    r.stderr,
+    /Cannot use socket ".*\/tyhooks\.sock": the socket's dir ".*" is writable by group or others \(mode 1777\)/,
+  );
+  assert.match(r.stderr, /^hint: use a directory only you can write to/m);
+  assert.deepEqual([...Deno.readDirSync(shared)], []);
+});
+
+Deno.test("serve: a socket path below a dir others can write is refused before any dir is made for it", async () => {
+  const open = await tempDir({ prefix: "tyh-" });
+  await Deno.chmod(open, 0o777);
+  const r = await serveFailure(["--listen", `unix:${open}/sub/tyhooks.sock`]);
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /another user could replace it: ".*" is writable by group or others/);
+  assert.deepEqual([...Deno.readDirSync(open)], []);
 });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, makeTree, spawnCli, tempDir } from "../_cli.ts";
 import { waitGone } from "../_procs.ts";
-import { serveOn } from "./_serve.ts";
+import { serveFailure, serveOn, tempSocket } from "./_serve.ts";
 
 // SPEC "Daemon": nothing accepted is lost; "Command line": spool [list|run].
 
@@ -269,4 +269,56 @@ Deno.test("spool list and spool run where nothing was ever spooled make no spool
   const list = await cli(["spool", "list", "--json"], { env });
   assert.deepEqual(JSON.parse(list.stdout), { entries: [], set_aside: [] });
   await assert.rejects(Deno.lstat(state), Deno.errors.NotFound);
+});
+
+Deno.test("serve: a spool that cannot be written refuses events, in one line naming it and the event, only while it cannot; a stop then exits 0 and removes the socket", async () => {
+  const { plugins, state, log } = await setup(0);
+  const dir = join(state, "tyhooks", "spool");
+  const d = await serveOn(plugins, [], { env: { XDG_STATE_HOME: state } });
+  // One line that names the spool and the event refused, in the answer and in the daemon's log.
+  const said = /^Cannot spool "task\.done": the spool ".*\/spool" cannot be written: [^\n]+$/;
+  try {
+    // The spool dir gone from its path: no runner dir can be made in it.
+    await Deno.rename(dir, `${dir}.away`);
+    const refused = await d.call("POST", "/v1/events/task.done", { task: { id: 1 } });
+    assert.equal(refused.status, 503, JSON.stringify(refused.body));
+    assert.match(refused.body.error, said);
+    await Deno.rename(`${dir}.away`, dir);
+    const accepted = await d.call("POST", "/v1/events/task.done", { task: { id: 2 } });
+    assert.equal(accepted.status, 202, JSON.stringify(accepted.body));
+    assert.deepEqual([...await ended(log, 1)], ["2"]);
+    const { code, stderr } = await d.stop("SIGINT");
+    assert.equal(code, 0, stderr);
+    await assert.rejects(Deno.lstat(d.socket!), Deno.errors.NotFound);
+    assert.ok(
+      stderr.split("\n").some((line) => said.test(line.replace(/^tyhooks: error: /, ""))),
+      stderr,
+    );
+  } finally {
+    await d.kill();
+  }
+});
+
+Deno.test("fire --detach and serve refuse a spool whose parent dir others can write", async () => {
+  const { plugins, state, log } = await setup(0);
+  await Deno.mkdir(join(state, "tyhooks"), { mode: 0o700 });
+  await Deno.chmod(join(state, "tyhooks"), 0o777);
+  const env = { XDG_STATE_HOME: state };
+  const fire = await cli(
+    ["fire", "task.done", "--detach", "--task-json", '{"id":7}', "--plugins-dir", plugins],
+    { env },
+  );
+  assert.equal(fire.code, 1, fire.stderr);
+  assert.match(fire.stderr, /Cannot use the spool: ".*\/tyhooks" is writable by group or others/);
+  const serve = await serveFailure([
+    "--listen",
+    `unix:${await tempSocket()}`,
+    "--plugins-dir",
+    plugins,
+  ], {
+    env,
+  });
+  assert.equal(serve.code, 1, serve.stderr);
+  assert.match(serve.stderr, /Cannot use the spool: ".*\/tyhooks" is writable by group or others/);
+  assert.deepEqual(await lines(log), []);
 });

@@ -81,6 +81,18 @@ Deno.test("Spool.open refuses a spool dir that others can write", async () => {
   );
 });
 
+Deno.test("Spool.open refuses a spool dir in a dir that others can write", async () => {
+  const parent = join(await tempDir({ prefix: "tyh-spool-" }), "tyhooks");
+  const dir = join(parent, "spool");
+  await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+  // Whoever can write the dir above can move the spool dir away and put one of theirs there.
+  await Deno.chmod(parent, 0o777);
+  assert.throws(
+    () => Spool.open(dir),
+    /Cannot use the spool: ".*\/tyhooks" is writable by group or others and not sticky \(mode 0777\)/,
+  );
+});
+
 Deno.test("an entry goes to one runner only: a second claim of it gets null", async () => {
   const dir = await tempDir({ prefix: "tyh-spool-" });
   await Spool.open(dir).add(work("a"), { claim: false });
