@@ -349,6 +349,7 @@ export class Runner {
       plugin: plugin.name,
       timeoutMs: this.timeouts.action,
       mode: "notify",
+      sweepSession: true,
       raw: true, // Shown to the user as written: binary-safe.
       ...live,
     });

@@ -64,6 +64,11 @@ export interface RunOptions {
   /** What the run waits for after the script exits; default `"consult"`. */
   mode?: RunMode;
   /**
+   * After the run, also end what it left in its session outside its group with its pipes closed
+   * (`set -m; job >/dev/null 2>&1 &`): a scan of every process (a few ms), for actions, not hooks.
+   */
+  sweepSession?: boolean;
+  /**
    * Sees every output chunk as it is read, before the cap (valid only during the call, or until
    * the promise it returns settles: the next read waits for it, never past the end of the run).
    */
@@ -280,8 +285,9 @@ async function settle(
     if (groupAlive(pid)) await terminateGroup(pid, { graceMs, reaped: exited });
   }
   // Pipes still open with the group gone: held by a child that left the group but not the
-  // session (SPEC: only a deliberate setsid escapes), which is ended too.
-  if (!run.signal.aborted && !pipes.ended() && !groupAlive(pid)) {
+  // session (SPEC: only a deliberate setsid escapes), which is ended too; so is one that let go
+  // of the pipes, where the caller pays for the scan.
+  if (!run.signal.aborted && (!pipes.ended() || options.sweepSession) && !groupAlive(pid)) {
     await terminateStrays(pid, graceMs);
   }
   return null;

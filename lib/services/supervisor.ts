@@ -239,8 +239,6 @@ export class Supervisor {
       relayLines(stream, (line) => this.#emit(line), { maxLineBytes: this.#options.maxLineBytes })
     );
     const drained = Promise.all(relays.map((relay) => relay.done));
-    let outputEnded = false;
-    drained.then(() => outputEnded = true);
     const up = clearableTimeout(this.#options.runningAfterMs ?? 1000);
     up.signal.addEventListener("abort", () => {
       if (this.#state === "starting") this.#state = "running";
@@ -259,9 +257,9 @@ export class Supervisor {
       await waitGroupEmpty(child.pid, KILL_SETTLE_MS);
       await within(drained, DRAIN_MS);
     }
-    // Its pipes still open with its group gone: held by a child that made a group of its own in
-    // the service's session, which must not outlive it either (only a setsid escapes).
-    if (!outputEnded && !groupAlive(child.pid)) {
+    // What it left in groups of its own in its session must not outlive it either (only a setsid
+    // escapes), pipes held or let go: a scan of every process, paid once a run.
+    if (!groupAlive(child.pid)) {
       await terminateStrays(child.pid, this.#options.graceMs ?? DEFAULT_GRACE_MS);
       await within(drained, DRAIN_MS);
     }

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { cli, makeTree, shScript, spawnCli } from "../_cli.ts";
 import { TWINS } from "./_trees.ts";
+import { BASH, readPid, waitGone } from "../_procs.ts";
 
 Deno.test("plugins run streams the action's output as it comes", async () => {
   // The action prints a line, then waits until the test has seen it before finishing: only
@@ -123,4 +124,20 @@ Deno.test("plugins run takes the first in path order of two plugins with one nam
     env: { TYHOOKS_NO_CACHE: "1" },
   });
   assert.deepEqual(result, { code: 0, stdout: "first\n", stderr: "" });
+});
+
+Deno.test({
+  name: "plugins run leaves no child the action moved to a group of its own, output let go",
+  ignore: BASH === undefined,
+  async fn() {
+    const plugins = await makeTree({
+      "p/plugin.yaml": "name: p\nactions:\n  - id: go\n    command: go.sh\n",
+      "p/go.sh": `#!${BASH}\nset -m\nsleep 60 >/dev/null 2>&1 &\necho $! > stray\necho started\n`,
+    });
+    const r = await cli(["plugins", "run", "p", "go", "--plugins-dir", plugins]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, "started\n");
+    const pid = await readPid(join(plugins, "p", "stray"));
+    assert(await waitGone(pid, 1000), "the action's set -m child outlived plugins run");
+  },
 });

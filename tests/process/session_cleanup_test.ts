@@ -144,3 +144,47 @@ Deno.test({
     });
   },
 });
+
+Deno.test({
+  name:
+    "runScript() with sweepSession ends a child that left the group and let go of the output, once the script has exited",
+  ignore,
+  async fn() {
+    for (const sweepSession of [true, false]) {
+      const stray = await pidFile();
+      const r = await runScript(BASH!, {
+        args: ["-c", 'set -m; sleep 60 >/dev/null 2>&1 & echo $! > "$STRAY"'],
+        env: { STRAY: stray },
+        timeoutMs: 5000,
+        graceMs: 200,
+        mode: "notify",
+        sweepSession,
+      });
+      assert.equal(r.exit_code, 0);
+      const pid = await readPid(stray);
+      if (sweepSession) {
+        assert(await waitGone(pid, 500), "the set -m child outlived the run");
+        continue;
+      }
+      // Control: a hook's run pays no scan, and the child is seen nowhere else.
+      assert(alive(pid), "control: without the sweep the child is left");
+      Deno.kill(pid, "SIGKILL");
+      assert(await waitGone(pid));
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "a service that exits leaves no child it moved to a group of its own and gave its output up",
+  ignore,
+  async fn() {
+    await withStray({
+      name: "quiet-leaver",
+      script: "set -m; sleep 60 >/dev/null 2>&1 & echo $! > stray; exit 0",
+      restart: "never",
+    }, async (_set, pid) => {
+      assert(await waitGone(pid, 3000), "the set -m child outlived its service");
+    });
+  },
+});
