@@ -3,7 +3,8 @@
  * to a spawn per decision, after git's long-running filter process protocol; one process and its
  * line protocol are persistent_worker.ts. Every guarantee of a one-shot run holds per request, and
  * while a restart waits its backoff, one-shot runs answer, so a guard keeps deciding within its
- * timeout. The processes hold no slot of `--max-procs`: the pool is their bound.
+ * timeout. The processes hold no slot of `--max-procs` (they would starve the one-shot runs):
+ * a pool is their bound, and no pool has more processes than `--max-procs`.
  *
  * @module
  */
@@ -12,6 +13,7 @@ import type { AskHandler, AskRequest } from "../consult/consult.ts";
 import { eventSpec, mayBePersistent } from "../events.ts";
 import type { Plugin } from "../plugins/types.ts";
 import { DEFAULT_MAX_PROCS, hookSettings } from "../plugins/hook_settings.ts";
+import { DEFAULT_MAX_PROCS as DEFAULT_DAEMON_MAX_PROCS } from "./limits.ts";
 import { blankResult, DEFAULT_MAX_OUTPUT, type RunResult } from "../process/run_script.ts";
 import { DEFAULT_GRACE_MS } from "../process/group.ts";
 import { pluginEnv } from "../hooks/runner.ts";
@@ -23,6 +25,8 @@ import { type EndReason, type Outcome, Pending, Worker } from "./persistent_work
 /** Options of {@linkcode PersistentHooks}. */
 export interface PersistentOptions {
   log?: Logger;
+  /** The most processes one pool runs, whatever a hook's `max_procs` says (`--max-procs`). */
+  maxProcs?: number;
   /** Restart delays; default the services' (1 s doubling to 30 s). */
   backoff?: BackoffOptions;
 }
@@ -53,7 +57,8 @@ class HookPool {
     this.#plugin = plugin;
     this.#event = event;
     this.#script = plugin.hooks[event];
-    this.#maxProcs = Math.max(1, hookSettings(plugin, event).maxProcs ?? DEFAULT_MAX_PROCS);
+    const wanted = hookSettings(plugin, event).maxProcs ?? DEFAULT_MAX_PROCS;
+    this.#maxProcs = Math.max(1, Math.min(wanted, options.maxProcs));
     // Consulted hooks answer one JSON line per request; notified ones are only told.
     this.#notifies = eventSpec(event).kind === "notified";
     this.#options = options;
@@ -315,6 +320,7 @@ export class PersistentHooks {
   constructor(options: PersistentOptions = {}) {
     this.#options = {
       log: options.log ?? silentLogger,
+      maxProcs: options.maxProcs ?? DEFAULT_DAEMON_MAX_PROCS,
       backoff: options.backoff ?? DEFAULT_BACKOFF,
     };
   }

@@ -304,7 +304,7 @@ function buildRunners(
 ): DaemonRunners {
   // Only the timeouts given: a hook's own `timeout` setting applies where none is.
   const common = { hooksDir: options.hooksDir, log, timeouts: options.timeouts };
-  const persistent = new PersistentHooks({ log });
+  const persistent = new PersistentHooks({ log, maxProcs: limit.max });
   return {
     persistent,
     decide: new Runner(index, {

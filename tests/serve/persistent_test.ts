@@ -58,6 +58,7 @@ const GUARD_TREE = { "p/plugin.yaml": manifest("pre_tool_call", "g.sh"), "p/g.sh
 async function daemonWith(
   files: Record<string, string>,
   timeouts = { tool: 1500, placement: 1500 },
+  maxProcs?: number,
 ) {
   const plugins = await makeTree(files);
   const path = `${await tempDir({ prefix: "tyh-" })}/t.sock`;
@@ -68,6 +69,7 @@ async function daemonWith(
     spoolDir: await tempDir({ prefix: "tyh-spool-" }),
     watch: false,
     timeouts,
+    maxProcs,
     log: createLogger({ format: "json", level: "debug", write: (l) => lines.push(l) }),
   });
   const client = Deno.createHttpClient({ proxy: { transport: "unix", path } });
@@ -251,6 +253,32 @@ Deno.test("persistent placement hook: answers through its process; max_procs run
     const started = await d.pids();
     assert.ok(started.length >= 1 && started.length <= 2, `${started.length} processes`);
   });
+});
+
+Deno.test("persistent hook: a pool never runs more processes than the daemon's --max-procs, whatever max_procs says", async () => {
+  const d = await daemonWith(
+    {
+      "p/plugin.yaml": manifest("task.placement", "place.sh", "persistent: true, max_procs: 1000"),
+      "p/place.sh": PLACE.replace(
+        "while IFS= read -r line; do",
+        "while IFS= read -r line; do sleep 0.2",
+      ),
+    },
+    undefined,
+    2,
+  );
+  let pids: number[] = [];
+  try {
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => d.post("/v1/placement", { task: { id: 1 } })),
+    );
+    for (const answer of answers) assert.match(answer.target, /^host-\d+$/);
+    const started = await d.pids();
+    assert.ok(started.length >= 1 && started.length <= 2, `${started.length} processes`);
+  } finally {
+    pids = await d.stop();
+  }
+  for (const pid of pids) assert.ok(await waitGone(pid), `process ${pid} left behind`);
 });
 
 Deno.test("persistent guard: a reload ends the processes; the next request starts a new one", async () => {
