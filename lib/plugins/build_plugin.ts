@@ -297,10 +297,12 @@ async function parseService(
     entry.env = env.filter((value, j) => {
       // ty passes such an entry on and keeps the service; tyhooks keeps the service too.
       if (typeof value !== "string" || ENV_ENTRY.test(value)) return true;
-      const key = value.includes("=")
-        ? " (KEY: letters, digits and _, not starting with a digit)"
-        : "";
-      const warning = `Skipped env entry ${quoted(value)} of ${what}: it is not KEY=VALUE${key}`;
+      const why = /^[A-Za-z_][A-Za-z0-9_]*=/.test(value)
+        ? "its value holds a NUL byte, which no environment can"
+        : `it is not KEY=VALUE${
+          value.includes("=") ? " (KEY: letters, digits and _, not starting with a digit)" : ""
+        }`;
+      const warning = `Skipped env entry ${quoted(value)} of ${what}: ${why}`;
       problems.push({ message: warning, at: [...at, "env", j] });
       return false;
     });

@@ -90,7 +90,7 @@ Deno.test("loadPlugins() drops each malformed service with a warning and keeps t
       "    cwd: ../..",
       "  - name: bad-env",
       "    command: sleep 1",
-      '    env: ["1X=y"]',
+      '    env: ["1X=y", "OK=a\\0b"]',
       "  - name: bad-restart",
       "    command: sleep 1",
       "    restart: sometimes",
@@ -105,6 +105,8 @@ Deno.test("loadPlugins() drops each malformed service with a warning and keeps t
     '6:5 Dropped service "no-command": "command" is missing',
     '12:11 Skipped env entry "1X=y" of service "bad-env": it is not KEY=VALUE (KEY: letters, ' +
     "digits and _, not starting with a digit)",
+    '12:19 Skipped env entry "OK=a\\u0000b" of service "bad-env": its value holds a NUL byte, ' +
+    "which no environment can",
     '15:14 Dropped service "bad-restart": "restart" must be one of "always", "on-failure", ' +
     '"never", not "sometimes"',
   ]);
