@@ -13,6 +13,7 @@ import { openReader } from "../process/run_script.ts";
 import { LineReader } from "../process/line_reader.ts";
 import { withRequestId } from "../hooks/runner.ts";
 import { isRecord } from "../wire/json.ts";
+import { escapeJsonControl, quoted } from "../text.ts";
 
 /** How a process ends or gets out of step on its own. */
 export type EndReason = "eof" | "overflow" | "junk" | "astray";
@@ -205,22 +206,28 @@ export class Worker {
   }
 }
 
-/** The `id` an answer line echoes: null when none (or not a string), undefined if not JSON. */
-function answerId(line: string): string | null | undefined {
+/**
+ * The `id` an answer line echoes, whatever its type: null when it has none, undefined if the line
+ * is not JSON.
+ */
+function answerId(line: string): unknown {
   let value: unknown;
   try {
     value = JSON.parse(line);
   } catch {
     return undefined;
   }
-  const id = isRecord(value) ? value.id : undefined;
-  return typeof id === "string" ? id : null;
+  return isRecord(value) && Object.hasOwn(value, "id") ? value.id : null;
 }
 
 /** Why an answer line was not the answer to the request `expected`. */
-function outOfStep(id: string | null | undefined, expected: string): string {
+function outOfStep(id: unknown, expected: string): string {
   if (id === undefined) return "Persistent hook answered a line that is not JSON";
-  const why = id === null ? 'it has no "id"' : `its "id" is "${id}"`;
+  const why = id === null
+    ? 'it has no "id"'
+    : typeof id === "string"
+    ? `its "id" is ${quoted(id)}`
+    : `its "id" is ${escapeJsonControl(JSON.stringify(id).slice(0, 60))}, not a string`;
   return `Persistent hook answered out of step: ${why}, the request's is "${expected}" ` +
     `(hint: answer each request once, echoing its "id")`;
 }

@@ -33,6 +33,7 @@ while IFS= read -r line; do
     chatty) echo "checking $tool"; answer allow "$tool $n $$" ;;
     extra) answer allow "$tool $n $$"; echo ;;
     noid) echo '{"action":"allow","reason":"'"$tool $n $$"'"}' ;;
+    numid) echo '{"id":'"$id"',"action":"allow","reason":"'"$tool $n $$"'"}' ;;
     dup) answer block "$tool $n $$"; sleep 0.5; answer allow "$tool-2-stale" ;;
     rm) answer block "$tool $n $$" ;;
     *) answer allow "$tool $n $$" ;;
@@ -565,6 +566,8 @@ Deno.test("persistent hooks: an answer without the request's id fails that reque
   await withPool(async (ask) => {
     const [noid, a, b] = await Promise.all([ask("noid"), ask("a"), ask("b")]);
     assert.match(noid.error ?? "", /answered out of step: it has no "id", the request's is "1"/);
+    const numeric = await ask("numid");
+    assert.match(numeric.error ?? "", /out of step: its "id" is \d+, not a string, the request's/);
     assert.ok(await waitGone(noid.pid!), "the process out of step was not ended");
     assert.notEqual(a.pid, noid.pid);
     assert.equal(reason(a), `a 1 ${a.pid}`);
