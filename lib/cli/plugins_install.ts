@@ -35,6 +35,7 @@ export const add: CommandModule = {
       ref: stringOption(ctx.values, "ref"),
       signal: ctx.signal,
       onProgress: progressSink(),
+      onWait: waitNote(ctx),
     });
     await ctx.print(installLine(result));
     // Say now, not at the first event, what loading drops from what was just installed.
@@ -61,6 +62,7 @@ export const update: CommandModule = {
     const outcomes = await updateInstalls(dir, ctx.positionals[0], {
       signal: ctx.signal,
       onProgress: progressSink(),
+      onWait: waitNote(ctx),
     });
     if (outcomes.length === 0) {
       await ctx.print(`Nothing to update in ${quoted(dir)}\n`);
@@ -94,7 +96,9 @@ export const remove: CommandModule = {
   },
   async run(ctx: CommandContext): Promise<number> {
     const [name] = ctx.positionals;
-    const removed = await removePlugin(pluginsDir(ctx.globals.pluginsDir), name);
+    const removed = await removePlugin(pluginsDir(ctx.globals.pluginsDir), name, {
+      onWait: waitNote(ctx),
+    });
     const what = removed.unlinked ? "the symlink " : "";
     let line = `Removed ${quoted(name)}: deleted ${what}${quoted(removed.path)}`;
     if (removed.keptFolder !== null) {
@@ -104,6 +108,12 @@ export const remove: CommandModule = {
     return 0;
   },
 };
+
+/** The line that says this command waits for another one's turn. */
+function waitNote(ctx: CommandContext): () => void {
+  const dir = quoted(pluginsDir(ctx.globals.pluginsDir));
+  return () => ctx.log.log("info", `Waiting for another plugins add, update or remove in ${dir}`);
+}
 
 /** `Installed "x" in "/p/x": plugins a, b` */
 function installLine(result: InstallResult): string {

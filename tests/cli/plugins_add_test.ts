@@ -278,3 +278,51 @@ Deno.test("plugins add shows git's progress on stderr when it is a terminal, and
   const piped = await pluginsAdd(await makeTree({}), `file://${repo}`);
   assert.equal(piped.stderr, "");
 });
+
+Deno.test("plugins add run six at once records every install, and of two sources for one folder installs one", async () => {
+  const root = await makeTree({});
+  const folders = await makeTree(
+    Object.assign({}, ...["c1", "c2", "c3", "c4", "c5", "c6"].map((n) => pluginFiles(n, `${n}/`))),
+  );
+  const added = await Promise.all(
+    ["c1", "c2", "c3", "c4", "c5", "c6"].map((n) => pluginsAdd(root, join(folders, n))),
+  );
+  for (const r of added) assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(Object.keys(await sources(root)), ["c1", "c2", "c3", "c4", "c5", "c6"]);
+  // Two folders named "dup", from different places: the second finds the first installed.
+  const twins = await makeTree({
+    ...pluginFiles("dupx", "x/dup/"),
+    ...pluginFiles("dupy", "y/dup/"),
+  });
+  const both = await Promise.all(["x", "y"].map((at) => pluginsAdd(root, join(twins, at, "dup"))));
+  assert.deepEqual(both.map((r) => r.code).sort(), [0, 1], both.map((r) => r.stderr).join("\n"));
+  const refused = both.find((r) => r.code === 1)!;
+  assert.match(refused.stderr, /already holds an install of/);
+  const kept = both.find((r) => r.code === 0)!;
+  assert.equal((await sources(root)).dup.source, join(twins, kept === both[0] ? "x" : "y", "dup"));
+});
+
+Deno.test("plugins add refuses, naming it, a .sources.json it cannot read whole or that is a link, and installs nothing", async () => {
+  const source = await makeTree(pluginFiles("n1"));
+  for (
+    const [what, make] of [
+      ["malformed", (at: string) => Deno.writeTextFile(at, '{"keep":{"source":"/x"},}')],
+      ["a link", async (at: string) => {
+        await Deno.writeTextFile(`${at}.real`, '{"keep":{"source":"/x"}}\n');
+        await Deno.symlink(`${at}.real`, at);
+      }],
+    ] as const
+  ) {
+    const root = await makeTree({});
+    const file = join(root, ".sources.json");
+    await make(file);
+    const before = await Deno.readTextFile(file);
+    const r = await pluginsAdd(root, source, "--name", "n1");
+    assert.equal(r.code, 1, `${what}: ${r.stderr}`);
+    assert.match(r.stderr, /Cannot record the install in ".*\/\.sources\.json": it /, what);
+    assert.match(r.stderr, /move it aside/, what);
+    assert.equal(await Deno.readTextFile(file), before, `${what}: the records are kept`);
+    assert.equal((await Deno.lstat(file)).isSymlink, what === "a link", what);
+    assert.ok(!names(root).includes("n1"), `${what}: nothing installed`);
+  }
+});

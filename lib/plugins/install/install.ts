@@ -39,6 +39,8 @@ import {
   installFolderOf,
   loadSources,
   saveSource,
+  sourcesToChange,
+  withInstallLock,
 } from "./installed.ts";
 
 /** Options of {@linkcode installPlugin}. */
@@ -51,10 +53,12 @@ export interface InstallOptions {
   signal?: AbortSignal;
   /** Sees git's progress output as it comes (give it when stderr is a terminal). */
   onProgress?: (chunk: Uint8Array) => void;
+  /** Hears that another add, update or remove of the plugins dir runs, and this one waits. */
+  onWait?: () => void;
 }
 
-/** Options of {@linkcode updateInstalls}: those of the git calls. */
-export type UpdateOptions = Pick<InstallOptions, "signal" | "onProgress">;
+/** Options of {@linkcode updateInstalls}: those of the git calls, and the wait. */
+export type UpdateOptions = Pick<InstallOptions, "signal" | "onProgress" | "onWait">;
 
 /** What an install or update did. */
 export interface InstallResult {
@@ -109,14 +113,17 @@ export async function installPlugin(
     );
   }
   await Deno.mkdir(pluginsDir, { recursive: true });
-  const dest = join(await Deno.realPath(pluginsDir), folder);
+  const root = await Deno.realPath(pluginsDir);
+  const dest = join(root, folder);
   const from = parsed.kind === "git" ? parsed.url : parsed.path;
-  const kept = await installedThere(dest, { source, from });
-  return await placeInstall(dest, {
-    ...kept,
-    source: from,
-    ...(ref !== undefined ? { ref } : {}),
-  }, options);
+  return await withInstallLock(root, async () => {
+    const kept = await installedThere(dest, { source, from });
+    return await placeInstall(dest, {
+      ...kept,
+      source: from,
+      ...(ref !== undefined ? { ref } : {}),
+    }, options);
+  }, options.onWait);
 }
 
 // A local source must be a folder, and only a repository has refs.
@@ -181,22 +188,24 @@ export async function updateInstalls(
     if (name === undefined) return [];
     throw new RunError(`No plugin or install named ${quoted(name)}: the plugins dir is empty`);
   }
-  const sources = await loadSources(root);
-  const folders = name === undefined
-    ? await knownInstalls(root, sources)
-    : [await installNamed(root, name)];
-  const outcomes: UpdateOutcome[] = [];
-  for (const folder of folders) {
-    try {
-      options.signal?.throwIfAborted();
-      const result = await updateOne(join(root, folder), { ...options, record: sources[folder] });
-      outcomes.push({ folder, ok: true, result });
-    } catch (error) {
-      if (name !== undefined || options.signal?.aborted) throw error;
-      outcomes.push({ folder, ok: false, error: error as Error });
+  return await withInstallLock(root, async () => {
+    const sources = await loadSources(root);
+    const folders = name === undefined
+      ? await knownInstalls(root, sources)
+      : [await installNamed(root, name)];
+    const outcomes: UpdateOutcome[] = [];
+    for (const folder of folders) {
+      try {
+        options.signal?.throwIfAborted();
+        const result = await updateOne(join(root, folder), { ...options, record: sources[folder] });
+        outcomes.push({ folder, ok: true, result });
+      } catch (error) {
+        if (name !== undefined || options.signal?.aborted) throw error;
+        outcomes.push({ folder, ok: false, error: error as Error });
+      }
     }
-  }
-  return outcomes;
+    return outcomes;
+  }, options.onWait);
 }
 
 // The install folders whose source is known (recorded, or a checkout's origin), sorted.
@@ -263,6 +272,8 @@ async function placeInstall(
 ): Promise<InstallResult> {
   await parseInstallSource(record.source);
   if (record.ref !== undefined) checkRef(record.ref);
+  // Refused before anything is placed: the record must be kept with the install.
+  await sourcesToChange(dirname(dest));
   const there = await Deno.lstat(dest).catch(() => null);
   const result = record.subdir === undefined && there?.isDirectory && await isCheckout(dest)
     ? await updateInPlace(dest, record, options)

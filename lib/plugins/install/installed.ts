@@ -91,9 +91,7 @@ export async function loadSources(pluginsDir: string): Promise<Record<string, In
     if (!(await Deno.lstat(path)).isFile) return {};
     const data = JSON.parse(await readBounded(path, { maxBytes: 1 << 20 }));
     if (!isRecord(data)) return {};
-    const records = Object.entries(data).filter(([, v]) =>
-      isRecord(v) && typeof v.source === "string"
-    );
+    const records = Object.entries(data).filter(([, v]) => isSourceRecord(v));
     return Object.fromEntries(records) as Record<string, InstalledSource>;
   } catch {
     return {};
@@ -101,14 +99,72 @@ export async function loadSources(pluginsDir: string): Promise<Record<string, In
 }
 
 /**
+ * The records, for a change to them: a missing file is none; one that cannot be read whole as a
+ * JSON object (malformed, too large, a link, not a file) is a `RunError`, so no rewrite drops the
+ * records it could not read.
+ */
+export async function sourcesToChange(
+  pluginsDir: string,
+): Promise<Record<string, InstalledSource>> {
+  const path = join(pluginsDir, SOURCES_FILE);
+  const info = await Deno.lstat(path).catch((error) => {
+    if (error instanceof Deno.errors.NotFound) return null;
+    throw error;
+  });
+  if (info === null) return {};
+  const cannot = (why: string) =>
+    new RunError(`Cannot record the install in ${quoted(path)}: it ${why}`, {
+      hint: `hint: fix it, or move it aside (mv ${quoted(path)} ${quoted(`${path}.bad`)})`,
+    });
+  if (info.isSymlink) throw cannot("is a symbolic link, which tyhooks does not write through");
+  if (!info.isFile) throw cannot("is not a regular file");
+  let data: unknown;
+  try {
+    data = JSON.parse(await readBounded(path, { maxBytes: 1 << 20, knownRegular: true }));
+  } catch (error) {
+    throw cannot(`cannot be read: ${(error as Error).message}`);
+  }
+  if (!isRecord(data)) throw cannot("holds no JSON object");
+  return data as Record<string, InstalledSource>;
+}
+
+/**
+ * Runs `fn` holding the plugins dir's install lock (an flock on the dir itself): the adds, updates
+ * and removes of one plugins dir take turns, so none checks a folder or rewrites `.sources.json`
+ * while another changes them. `onWait` hears when another holds it.
+ */
+export async function withInstallLock<T>(
+  pluginsDir: string,
+  fn: () => Promise<T>,
+  onWait?: () => void,
+): Promise<T> {
+  let dir: Deno.FsFile;
+  try {
+    dir = await Deno.open(pluginsDir, { read: true });
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return await fn(); // Nothing installed to guard.
+    throw error;
+  }
+  try {
+    if (!(await dir.tryLock(true))) {
+      onWait?.();
+      await dir.lock(true);
+    }
+    return await fn();
+  } finally {
+    dir.close();
+  }
+}
+
+/**
  * Sets (or, with `null`, drops) the record of `dir`, an install folder directly in the plugins
  * dir, rewriting the file as ty does: sorted keys, two-space indent, a final newline, written to
- * a temp file and renamed.
+ * a temp file and renamed. Call it holding the install lock ({@linkcode withInstallLock}).
  */
 export async function saveSource(dir: string, record: InstalledSource | null): Promise<void> {
   const pluginsDir = dirname(dir);
   const folder = basename(dir);
-  const all = await loadSources(pluginsDir);
+  const all = await sourcesToChange(pluginsDir);
   if (record === null) {
     if (!(folder in all)) return;
     delete all[folder];
@@ -116,9 +172,16 @@ export async function saveSource(dir: string, record: InstalledSource | null): P
     all[folder] = record;
   }
   // Go's encoding/json writes map keys sorted, and struct fields in declaration order.
-  const sorted = Object.fromEntries(Object.keys(all).sort().map((k) => [k, ordered(all[k])]));
+  // A record of a shape tyhooks does not know is kept as found.
+  const sorted = Object.fromEntries(
+    Object.keys(all).sort().map((k) => [k, isSourceRecord(all[k]) ? ordered(all[k]) : all[k]]),
+  );
   const text = JSON.stringify(sorted, null, 2) + "\n";
   await writeAtomic(join(pluginsDir, SOURCES_FILE), text, { mode: 0o644 });
+}
+
+function isSourceRecord(value: unknown): value is InstalledSource {
+  return isRecord(value) && typeof value.source === "string";
 }
 
 function ordered(r: InstalledSource): InstalledSource {

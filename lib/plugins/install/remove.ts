@@ -11,7 +11,14 @@ import { isInside } from "../script_path.ts";
 import { quoted } from "../../text.ts";
 import { dirname, join, relative } from "../../paths.ts";
 import { RunError } from "../../errors.ts";
-import { findNamed, firstSymlink, installFolderOf, saveSource } from "./installed.ts";
+import {
+  findNamed,
+  firstSymlink,
+  installFolderOf,
+  saveSource,
+  sourcesToChange,
+  withInstallLock,
+} from "./installed.ts";
 
 /** What {@linkcode removePlugin} removed. */
 export interface RemoveResult {
@@ -38,7 +45,15 @@ export interface RemoveResult {
  * console.assert(removed.path === `${root}/team/one` && removed.keptFolder === `${root}/team`);
  * ```
  */
-export async function removePlugin(pluginsDir: string, name: string): Promise<RemoveResult> {
+export async function removePlugin(
+  pluginsDir: string,
+  name: string,
+  options: { onWait?: () => void } = {},
+): Promise<RemoveResult> {
+  return await withInstallLock(pluginsDir, () => removeLocked(pluginsDir, name), options.onWait);
+}
+
+async function removeLocked(pluginsDir: string, name: string): Promise<RemoveResult> {
   const index = await loadPlugins(pluginsDir);
   const dir = await findNamed(index, name);
   if (dir === null) {
@@ -66,6 +81,8 @@ export async function removePlugin(pluginsDir: string, name: string): Promise<Re
   }
   const top = installFolderOf(root, dir);
   const nested = dir !== join(root, top);
+  // Refused before anything is removed: its record must go with it.
+  if (!nested) await sourcesToChange(realRoot);
   if (link !== null) {
     await Deno.remove(dir);
   } else {
