@@ -15,6 +15,7 @@ import { HostsFileError, RunError } from "../errors.ts";
 import { dirname, resolve } from "../paths.ts";
 import { foreignLink, type OpenedFile, readBounded, unsafeDirReason, unsafeMode } from "../fs.ts";
 import { sshCommand } from "./ssh.ts";
+import { hasControl, quoted } from "../text.ts";
 
 /** One host of a hosts file. */
 export interface HostEntry {
@@ -48,7 +49,7 @@ export function parseHostsFile(text: string, path: string): HostEntry[] {
     const fail = (detail: string): never => {
       throw new HostsFileError(
         path,
-        `Invalid line in hosts file "${path}:${line}": ${detail}`,
+        `Invalid line in hosts file ${quoted(`${path}:${line}`)}: ${detail}`,
         line,
       );
     };
@@ -71,9 +72,13 @@ export function parseHostsFile(text: string, path: string): HostEntry[] {
       fail(`${words.length} words before the probe command: ${SHAPE}${hint}`);
     }
     const [name, workdir = ""] = words;
-    if (name.startsWith("-")) fail(`host name "${name}" starts with "-"`);
+    if (name.startsWith("-")) fail(`host name ${quoted(name)} starts with "-"`);
+    // As hosts sync refuses them: ssh, logs and terminals would each read them their own way.
+    if (hasControl(name) || hasControl(workdir)) {
+      fail(`${quoted(hasControl(name) ? name : workdir)} holds a control character`);
+    }
     const first = seen.get(name);
-    if (first !== undefined) fail(`host "${name}" is already listed on line ${first}`);
+    if (first !== undefined) fail(`host ${quoted(name)} is already listed on line ${first}`);
     seen.set(name, line);
     const probe = command === undefined
       ? defaultProbe(name, ssh ??= sshCommand())
@@ -103,7 +108,7 @@ export async function readHostsFile(path: string): Promise<HostEntry[]> {
   try {
     text = await readBounded(path, { onOpen: (file) => opened = file });
   } catch (error) {
-    throw new RunError(`Cannot read hosts file "${path}": ${(error as Error).message}`, {
+    throw new RunError(`Cannot read hosts file ${quoted(path)}: ${(error as Error).message}`, {
       cause: error,
     });
   }
@@ -115,7 +120,7 @@ export async function readHostsFile(path: string): Promise<HostEntry[]> {
   const untrusted = untrustedReason(path, opened);
   if (untrusted !== null) {
     throw new RunError(
-      `Cannot run the probe command of "${path}:${custom.line}": ${untrusted.why}`,
+      `Cannot run the probe command of ${quoted(`${path}:${custom.line}`)}: ${untrusted.why}`,
       { hint: `hint: ${untrusted.hint}` },
     );
   }
@@ -135,7 +140,7 @@ function untrustedReason(
   const link = foreignLink(path);
   if (link !== null) {
     return {
-      why: `it is named through "${link.link}", a symlink owned by user ${link.uid}`,
+      why: `it is named through ${quoted(link.link)}, a symlink owned by user ${link.uid}`,
       hint: "name the hosts file itself, or a link of your own",
     };
   }

@@ -63,6 +63,9 @@ Deno.test("parseHostsFile() rejects any other shape, naming FILE:LINE", () => {
     ["-oProxyCommand=evil\n", 1, /host name "-oProxyCommand=evil" starts with "-"/],
     ["a\n# c\na -- true\n", 3, /host "a" is already listed on line 1/],
     ["a\0b\n", 1, /NUL byte/],
+    ["-\x1b]0;T\x07\n", 1, /host name "-\\u001b\]0;T\\u0007" starts with "-"$/],
+    ["gpu\x1b[31m ~/w\n", 1, /"gpu\\u001b\[31m" holds a control character$/],
+    ["gpu ~/w\u009b\n", 1, /"~\/w\\u009b" holds a control character$/],
   ];
   for (const [text, line, message] of cases) {
     const error = badLine(text);
