@@ -118,6 +118,17 @@ Deno.test("plugins update of a folder with no known source, or a symlinked one, 
   const none = await cli(["plugins", "update", "nope", "--plugins-dir", root]);
   assert.equal(none.code, 1);
   assert.match(none.stderr, /No plugin or install named "nope"/);
+  // A record no command line gave: an error naming the file, not a usage error.
+  await Deno.writeTextFile(
+    join(root, ".sources.json"),
+    JSON.stringify({ "by-hand": { source: elsewhere, ref: "--upload-pack=touch /tmp/x" } }),
+  );
+  const badRef = await cli(["plugins", "update", "by-hand", "--plugins-dir", root]);
+  assert.equal(badRef.code, 1, badRef.stderr);
+  assert.match(
+    badRef.stderr,
+    /Cannot update "by-hand": its record in ".*\/\.sources\.json" is not usable: Invalid value "--upload-pack=touch \/tmp\/x" for "ref"/,
+  );
 });
 
 Deno.test("plugins update re-copies a plugin ty took out of a collection (subdir), and refuses a subdir that leaves it", async () => {

@@ -251,11 +251,28 @@ async function updateOne(
   }
   const record = recorded ??
     (await isCheckout(dir) ? { source: await originUrl(dir) ?? "" } : { source: "" });
+  const again = `hint: remove it and add it again: tyhooks plugins remove ${folder}`;
   if (record.source === "") {
     throw new RunError(
       `Cannot update ${quoted(folder)}: where it came from is unknown ` +
         "(no recorded source, no git origin)",
-      { hint: `hint: remove it and add it again: tyhooks plugins remove ${folder}` },
+      { hint: again },
+    );
+  }
+  try {
+    await parseInstallSource(record.source);
+    if (record.ref !== undefined) checkRef(record.ref, '"ref"');
+  } catch (error) {
+    // Read from .sources.json or the checkout, not from this command line: no usage error.
+    if (!(error instanceof InputError)) throw error;
+    const where = recorded
+      ? `its record in ${quoted(join(dirname(dir), ".sources.json"))}`
+      : "its git origin";
+    throw new RunError(
+      `Cannot update ${quoted(folder)}: ${where} is not usable: ${error.message}`,
+      {
+        hint: again,
+      },
     );
   }
   return await placeInstall(dir, record, placeOptions);

@@ -99,11 +99,14 @@ function local(path: string): string {
   return resolve(path);
 }
 
-/** Checks a `--ref`: a branch, tag or commit name that can never be read as an option. */
-export function checkRef(ref: string): string {
+/**
+ * Checks a `--ref` (or, naming it `what`, a recorded one): a branch, tag or commit name that can
+ * never be read as an option.
+ */
+export function checkRef(ref: string, what = 'flag "--ref"'): string {
   if (ref === "" || ref.startsWith("-") || /\s/.test(ref) || hasControl(ref)) {
     throw new InputError(
-      `Invalid value ${quoted(ref)} for flag "--ref": expected a branch, tag or commit`,
+      `Invalid value ${quoted(ref)} for ${what}: expected a branch, tag or commit`,
       { input: "--ref", hint: "hint: a ref never starts with - and holds no spaces" },
     );
   }
