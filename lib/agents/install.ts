@@ -246,7 +246,12 @@ async function readSettings(file: string, agent: AgentSpec): Promise<Current> {
   } catch (error) {
     throw new RunError(
       `Cannot change ${quoted(file)}: it is not valid JSON: ${(error as Error).message}`,
-      { hint: `hint: fix it or move it away; ${agent.title} cannot read it either` },
+      {
+        hint: agent.settingsComments
+          ? `hint: ${agent.title} allows comments, which a rewrite cannot keep: remove them, or ` +
+            "write tyhooks' entries in by hand (README, Coding agents)"
+          : `hint: fix it or move it away; ${agent.title} cannot read it either`,
+      },
     );
   }
   if (!isRecord(settings)) {
@@ -379,7 +384,17 @@ function change(
   settings: Settings,
   counts: { entries: number; replaced: number },
 ): SettingsChange {
-  const text = JSON.stringify(settings, null, 2) + "\n";
+  let text: string;
+  try {
+    text = JSON.stringify(settings, null, 2) + "\n";
+  } catch (error) {
+    // JSON.parse read it; writing it back recurses, and V8's stack ends first.
+    throw new RunError(
+      `Cannot change ${quoted(file)}: it is nested too deeply to write back ` +
+        `(${(error as Error).message})`,
+      { hint: "hint: fix it or move it away" },
+    );
+  }
   const same = current.existed && text === current.text;
   return { file, existed: current.existed, text, changed: !same, ...counts };
 }

@@ -42,6 +42,8 @@ export interface AgentSpec {
   /** The hook settings file of a project, relative to its dir. */
   readonly projectSettings: string;
   readonly settingsFormat: SettingsFormat;
+  /** Its settings file may hold comments (Gemini CLI strips them first); a rewrite loses them. */
+  readonly settingsComments: boolean;
   /** The unit of the `timeout` its settings give a hook. */
   readonly timeoutUnit: "s" | "ms";
   /** Its tool events' entries take a `matcher` (`*` = every tool). */
@@ -62,6 +64,7 @@ export const AGENTS: readonly AgentSpec[] = [
     userSettings: "~/.claude/settings.json",
     projectSettings: ".claude/settings.json",
     settingsFormat: "claude",
+    settingsComments: false,
     timeoutUnit: "s",
     matchers: true,
     events: {
@@ -84,6 +87,7 @@ export const AGENTS: readonly AgentSpec[] = [
     userSettings: "~/.gemini/settings.json",
     projectSettings: ".gemini/settings.json",
     settingsFormat: "claude",
+    settingsComments: true,
     timeoutUnit: "ms",
     matchers: true,
     events: {
@@ -104,6 +108,7 @@ export const AGENTS: readonly AgentSpec[] = [
     userSettings: "${CODEX_HOME:-~/.codex}/hooks.json",
     projectSettings: ".codex/hooks.json",
     settingsFormat: "claude",
+    settingsComments: false,
     timeoutUnit: "s",
     matchers: true,
     events: {
@@ -123,6 +128,7 @@ export const AGENTS: readonly AgentSpec[] = [
     userSettings: "~/.cursor/hooks.json",
     projectSettings: ".cursor/hooks.json",
     settingsFormat: "cursor",
+    settingsComments: false,
     timeoutUnit: "s",
     matchers: false,
     events: {

@@ -220,6 +220,24 @@ Deno.test("agent install refuses a file that is not valid JSON, or whose hooks a
   }
 });
 
+Deno.test("agent install says a Gemini CLI file with comments cannot be rewritten keeping them, and names a file nested too deeply to write", async () => {
+  const s = await setup();
+  const gemini = join(s.project, ".gemini", "settings.json");
+  await Deno.mkdir(join(s.project, ".gemini"));
+  await Deno.writeTextFile(gemini, '{\n  // mine\n  "theme": "dark"\n}\n');
+  const commented = await s.tyhooks(["agent", "install", "gemini", "--project", s.project]);
+  assert.equal(commented.code, 1);
+  assert.match(commented.stderr, /hint: Gemini CLI allows comments, which a rewrite cannot keep/);
+  const claude = join(s.project, ".claude", "settings.json");
+  await Deno.mkdir(join(s.project, ".claude"));
+  const deep = `{"deep":${"[".repeat(200_000)}${"]".repeat(200_000)}}`;
+  await Deno.writeTextFile(claude, deep);
+  const nested = await s.tyhooks(["agent", "install", "claude", "--project", s.project]);
+  assert.equal(nested.code, 1);
+  assert.match(nested.stderr, new RegExp(`Cannot change "${claude}": it is nested too deeply`));
+  assert.equal(await Deno.readTextFile(claude), deep);
+});
+
 // One malformed hook entry anywhere in the file: Claude Code then skips the file whole, guards
 // included, and tells only an interactive session.
 const MALFORMED: [agent: string, hooks: Record<string, unknown>, named: RegExp][] = [
