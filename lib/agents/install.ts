@@ -13,7 +13,7 @@ import { DEFAULT_TIMEOUTS, eventSpec } from "../events.ts";
 import { selfCommand } from "../process/detach.ts";
 import { splitWords } from "../hosts/ssh.ts";
 import { basename, dirname, home, join, resolve } from "../paths.ts";
-import { readBounded, writeAtomic } from "../fs.ts";
+import { modeText, readBounded, writeAtomic } from "../fs.ts";
 import { RunError } from "../errors.ts";
 import { kindOf, quoted } from "../text.ts";
 import { isRecord } from "../wire/json.ts";
@@ -201,6 +201,15 @@ export async function applyChange(plan: SettingsChange): Promise<string | null> 
   if (plan.existed) {
     const info = await Deno.stat(target);
     mode = (info.mode ?? 0o644) & 0o777;
+    // A rename would replace it whatever its mode says: its owner made it read-only on purpose.
+    if ((mode & 0o200) === 0) {
+      throw new RunError(
+        `Cannot change ${quoted(plan.file)}: it is read-only (mode ${modeText(mode)})`,
+        {
+          hint: `hint: chmod u+w ${quoted(target)} to let tyhooks change it`,
+        },
+      );
+    }
     backup = `${plan.file}.bak`;
     await writeAtomic(backup, await Deno.readTextFile(target), { mode });
     await Deno.chmod(backup, mode);

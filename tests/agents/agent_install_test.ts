@@ -433,3 +433,26 @@ exec sleep 60
     await waitGone(guard);
   }
 });
+
+Deno.test("agent install and uninstall leave a read-only settings file as it is, saying how to allow it", async () => {
+  const s = await setup();
+  const file = join(s.project, ".claude", "settings.json");
+  await Deno.mkdir(join(s.project, ".claude"));
+  await Deno.writeTextFile(file, '{"theme":"dark"}\n');
+  for (const command of ["install", "uninstall"]) {
+    // Uninstall has tyhooks' entries to take out: the install's, made while it was writable.
+    if (command === "uninstall") {
+      await Deno.chmod(file, 0o644);
+      assert.equal(
+        (await s.tyhooks(["agent", "install", "claude", "--project", s.project])).code,
+        0,
+      );
+    }
+    await Deno.chmod(file, 0o444);
+    const before = await Deno.readTextFile(file);
+    const r = await s.tyhooks(["agent", command, "claude", "--project", s.project]);
+    assert.equal(r.code, 1, `${command}: ${r.stderr}`);
+    assert.match(r.stderr, /it is read-only \(mode 0444\)\nhint: chmod u\+w /, command);
+    assert.equal(await Deno.readTextFile(file), before, command);
+  }
+});
