@@ -101,7 +101,7 @@ Deno.test("plugins update of everything reports each failure and exits 1", async
   );
   assert.match(
     result.stderr,
-    /error: Not updated: git pull failed \(exited 1\): fatal: .*folder=bad/,
+    /error: Not updated: Cannot update "bad": git pull failed \(exited 1\): fatal: .*folder=bad/,
   );
 });
 
@@ -153,4 +153,21 @@ Deno.test("plugins update re-copies a plugin ty took out of a collection (subdir
     /Source ".*\/\.\." : no such folder|Source ".*\.\.": no such folder/,
   );
   assert.equal(await Deno.readTextFile(join(root, "notify/CHANGELOG.md")), "v2\n");
+});
+
+Deno.test("plugins update of a checkout whose upstream rewrote its history fails naming the install and how to add it afresh", async () => {
+  const repo = await gitRepo(pluginFiles("one"), "rewritten");
+  const root = await makeTree({});
+  assert.equal((await pluginsAdd(root, `file://${repo}`)).code, 0);
+  await git(repo, "commit", "--amend", "-q", "-m", "rewritten");
+  const r = await cli(["plugins", "update", "rewritten", "--plugins-dir", root]);
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /Cannot update "rewritten": git pull failed/);
+  assert.match(
+    r.stderr,
+    new RegExp(
+      `hint: .*tyhooks plugins remove rewritten && tyhooks plugins add file://${repo} --name rewritten`,
+    ),
+  );
+  assert.deepEqual(await listNames(root), ["one"]);
 });

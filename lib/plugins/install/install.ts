@@ -412,7 +412,19 @@ async function updateInPlace(
   options: UpdateOptions,
 ): Promise<Placed> {
   const before = await loadPlugins(dirname(dest));
-  const commit = await pullCheckout(dest, { ...options, ref: record.ref });
+  let commit: string;
+  try {
+    commit = await pullCheckout(dest, { ...options, ref: record.ref });
+  } catch (error) {
+    if (!(error instanceof RunError) || options.signal?.aborted) throw error;
+    // Most often an upstream that rewrote its history, which --ff-only (as ty pulls) refuses.
+    const folder = basename(dest);
+    throw new RunError(`Cannot update ${quoted(folder)}: ${error.message}`, {
+      hint: `hint: if its upstream rewrote its history, add it afresh: tyhooks plugins remove ` +
+        `${folder} && tyhooks plugins add ${record.source} --name ${folder}` +
+        (record.ref === undefined ? "" : ` --ref ${record.ref}`),
+    });
+  }
   const after = await loadPlugins(dirname(dest));
   const mine = after.plugins.filter((p) => isInside(dest, p.dir));
   const warnings = after.warnings.filter((w) => isInside(dest, w.path));
