@@ -4,7 +4,7 @@
  * @module
  */
 
-import { type CommandContext, type CommandModule, stringOption } from "./types.ts";
+import { type CommandContext, type CommandModule, stringOption, UsageError } from "./types.ts";
 import { pluginsDir } from "../paths.ts";
 import { installPlugin, type InstallResult, updateInstalls } from "../plugins/install/install.ts";
 import { removePlugin } from "../plugins/install/remove.ts";
@@ -96,6 +96,10 @@ export const remove: CommandModule = {
   },
   async run(ctx: CommandContext): Promise<number> {
     const [name] = ctx.positionals;
+    // `tyhooks plugins remove "$NAME"` with NAME unset must not look like "no such plugin".
+    if (name.trim() === "") {
+      throw new UsageError("plugins remove needs a plugin or folder name, not an empty one");
+    }
     const removed = await removePlugin(pluginsDir(ctx.globals.pluginsDir), name, {
       onWait: waitNote(ctx),
     });

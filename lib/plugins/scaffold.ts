@@ -72,7 +72,14 @@ export async function scaffoldPlugin(
     }
   }
   const dir = join(parent, name);
-  await Deno.mkdir(parent, { recursive: true });
+  try {
+    await Deno.mkdir(parent, { recursive: true });
+  } catch (error) {
+    throw new RunError(
+      `Cannot create plugin ${quoted(name)} in ${quoted(parent)}: ${(error as Error).message}`,
+      { hint: "hint: --dir (or --plugins-dir) names the folder to create it in" },
+    );
+  }
   try {
     await Deno.mkdir(dir);
   } catch (error) {

@@ -105,3 +105,11 @@ Deno.test("plugins new hooks an agent event, and a custom event with a warning t
   const validate = await cli(["plugins", "validate", join(root, "own")]);
   assert.equal(validate.code, 0, validate.stdout + validate.stderr);
 });
+
+Deno.test("plugins new --dir naming a file says it cannot create the plugin there, naming the flag", async () => {
+  const root = await makeTree({ afile: "" });
+  const r = await cli(["plugins", "new", "x", "--dir", join(root, "afile")]);
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /Cannot create plugin "x" in ".*\/afile": /);
+  assert.match(r.stderr, /hint: --dir/);
+});

@@ -115,3 +115,10 @@ Deno.test("plugins remove refuses a plugin inside a symlinked collection: nothin
   assert.deepEqual(names(root), []);
   assert.equal(await Deno.readTextFile(join(real, "victim/unrelated.txt")), "precious\n");
 });
+
+Deno.test("plugins remove of an empty name is a usage error (64), as an unset shell variable gives it", async () => {
+  const root = await makeTree({});
+  const r = await cli(["plugins", "remove", " ", "--plugins-dir", root]);
+  assert.equal(r.code, 64, r.stderr);
+  assert.match(r.stderr, /needs a plugin or folder name, not an empty one/);
+});
