@@ -158,6 +158,7 @@ class Walk {
         real = Deno.realPathSync(path);
       }
     } catch (error) {
+      if (isEditorLock(entry.name, path)) return { path, real: null, linked };
       // A link that leads nowhere (an unmounted disk, a plugin not cloned yet) was meant to hold
       // something: named too.
       const nowhere = leadsNowhere(path, error);
@@ -205,6 +206,17 @@ class Walk {
     if (deadline !== undefined && performance.now() > deadline) {
       throw new DOMException("The plugins dir was not searched in time", "TimeoutError");
     }
+  }
+}
+
+// Emacs marks a file it edits with a link `.#FILE` -> `user@host.PID:BOOT` beside it, which leads
+// nowhere by design: never a plugin, and no reason to stop trusting the guards while it lasts.
+function isEditorLock(name: string, path: string): boolean {
+  if (!name.startsWith(".#")) return false;
+  try {
+    return /^[^/]*@[^/]*\.\d+(?::\d+)?$/.test(Deno.readLinkSync(path));
+  } catch {
+    return false;
   }
 }
 

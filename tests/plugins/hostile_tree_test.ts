@@ -118,6 +118,8 @@ Deno.test("loadPlugins() warns about a plugin dir or a plugins dir that is a lin
     await Deno.symlink("/nonexistent/blockall", join(root, "blockall"));
     await Deno.symlink("loop", join(root, "loop"));
     await Deno.symlink(join(root, "good", "a.sh"), join(root, "a-file"));
+    // Emacs's lock beside a file it edits: by design a link to nowhere, never a plugin.
+    await Deno.symlink("me@host.4242:1700000000", join(root, ".#notes.md"));
     const index = await loadPlugins(root);
     assert.deepEqual(index.plugins.map((p) => p.name), ["good"]);
     assert.deepEqual(index.warnings.map((w) => [w.path, w.message]), [
