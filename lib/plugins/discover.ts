@@ -17,6 +17,8 @@ export const MAX_DEPTH = 5;
 
 /** The most directories one walk lists; past it the walk stops with a warning. */
 export const MAX_DIRS = 10_000;
+/** How the warning of a walk cut at {@linkcode MAX_DIRS} begins (its path: the dir walked). */
+export const SEARCH_CUT = "Stopped searching the plugins dir after";
 
 /** Options of {@linkcode discoverPluginDirs}. */
 export interface DiscoverOptions {
@@ -137,7 +139,7 @@ class Walk {
   result(): Discovery {
     const root = this.#root;
     if (this.#cut) {
-      const message = `Stopped searching the plugins dir after ${MAX_DIRS} directories`;
+      const message = `${SEARCH_CUT} ${MAX_DIRS} directories`;
       this.#warnings.push({ plugin: null, path: root, line: null, column: null, message });
     }
     const start = root.endsWith("/") ? root.length : root.length + 1;

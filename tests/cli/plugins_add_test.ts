@@ -326,3 +326,15 @@ Deno.test("plugins add refuses, naming it, a .sources.json it cannot read whole 
     assert.ok(!names(root).includes("n1"), `${what}: nothing installed`);
   }
 });
+
+Deno.test("plugins add refuses a source of more folders than a search of the plugins dir lists, and installs nothing", async () => {
+  // A collection (no plugin.yaml at its root): each of its folders is searched.
+  const source = await makeTree(pluginFiles("lost", "lost/"));
+  for (let i = 0; i < 10_050; i++) await Deno.mkdir(join(source, `d${i}`));
+  const root = await makeTree({});
+  const r = await pluginsAdd(root, source, "--name", "many");
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /holds more than 10000 folders, and with it every search of the plugins/);
+  assert.deepEqual(names(root), []);
+  await Deno.remove(source, { recursive: true });
+});

@@ -9,6 +9,7 @@
  */
 
 import { loadPlugins } from "../load.ts";
+import { MAX_DIRS, SEARCH_CUT } from "../discover.ts";
 import type { LoadWarning, Plugin, PluginIndex } from "../types.ts";
 import { isInside } from "../script_path.ts";
 import { quoted } from "../../text.ts";
@@ -330,6 +331,15 @@ async function installStaged(
       ...w,
       path: join(dest, relative(staged, w.path)),
     }));
+    // Discovery would stop short in the whole plugins dir from then on, guards unseen.
+    if (index.warnings.some((w) => w.path === stage && w.message.startsWith(SEARCH_CUT))) {
+      throw new RunError(
+        `Cannot install ${quoted(describe(record))}: it holds more than ${MAX_DIRS} folders, ` +
+          "and with it every search of the plugins dir would stop short (every guarded call " +
+          "would then block)",
+        { hint: "hint: install the plugin's own folder, not the tree around it" },
+      );
+    }
     if (index.plugins.length === 0) {
       throw noUsablePlugin(record, warnings, {
         hint: "hint: a plugin is a folder with a plugin.yaml naming a hook, action, service, " +
