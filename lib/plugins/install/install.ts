@@ -271,9 +271,7 @@ async function updateOne(
       : "its git origin";
     throw new RunError(
       `Cannot update ${quoted(folder)}: ${where} is not usable: ${error.message}`,
-      {
-        hint: again,
-      },
+      { hint: again },
     );
   }
   return await placeInstall(dir, record, placeOptions);
