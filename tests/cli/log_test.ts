@@ -178,52 +178,55 @@ function collect(child: Deno.ChildProcess): { text(): string; until(s: string): 
   };
 }
 
-Deno.test("tyhooks log --follow prints lines appended later, across a rotation, until SIGINT (exit 0)", async () => {
-  const { env, log } = await logWith([ROUTED]);
+/**
+ * The tools of the pre_tool_call lines `log --follow --json` printed while `steps` changed the log
+ * (`until` waits for a text to be printed), stopped by SIGINT, which it must exit 0 on.
+ */
+async function followed(
+  lines: string[],
+  steps: (log: string, until: (wanted: string) => Promise<void>) => Promise<void>,
+): Promise<string[]> {
+  const { env, log } = await logWith(lines);
   const child = spawnCli(["log", "--follow", "--json", "--event", "pre_tool_call"], { env });
   const out = collect(child);
   try {
+    await steps(log, out.until);
+  } finally {
+    child.kill("SIGINT");
+  }
+  const status = await child.status;
+  await child.stderr.cancel();
+  assert.equal(status.code, 0);
+  return out.text().trimEnd().split("\n").map((l) => JSON.parse(l).tool);
+}
+
+Deno.test("tyhooks log --follow prints lines appended later, across a rotation, until SIGINT (exit 0)", async () => {
+  const tools = await followed([ROUTED], async (log, until) => {
     // The log's first line does not pass the filter; a line appended after the start does.
     const first = line(0, { tool: "first" });
     await Deno.writeTextFile(log, `${PLACED}\n${first}\n`, { append: true });
-    await out.until('"tool":"first"');
+    await until('"tool":"first"');
     // Rotated: a line written to the old file just before, then the new file's lines.
     await Deno.rename(log, `${log}.1`);
     await Deno.writeTextFile(`${log}.1`, `${line(0, { tool: "late" })}\n`, { append: true });
     await Deno.writeTextFile(log, `${line(0, { tool: "after" })}\n`, { mode: 0o600 });
-    await out.until('"tool":"after"');
+    await until('"tool":"after"');
     // Half a line waits for the rest.
     await Deno.writeTextFile(log, line(0, { tool: "split" }).slice(0, 30), { append: true });
     await Deno.writeTextFile(log, line(0, { tool: "split" }).slice(30) + "\n", { append: true });
-    await out.until('"tool":"split"');
-  } finally {
-    child.kill("SIGINT");
-  }
-  const status = await child.status;
-  await child.stderr.cancel();
-  assert.equal(status.code, 0);
-  const tools = out.text().trimEnd().split("\n").map((l) => JSON.parse(l).tool);
+    await until('"tool":"split"');
+  });
   assert.deepEqual(tools, ["first", "late", "after", "split"]);
 });
 
 Deno.test("tyhooks log --follow reads a log truncated in place from its start again, as tail -F does", async () => {
-  const { env, log } = await logWith([ROUTED, BLOCKED, ALLOWED]);
-  const child = spawnCli(["log", "--follow", "--json", "--event", "pre_tool_call"], { env });
-  const out = collect(child);
-  try {
-    const before = line(0, { tool: "before" });
-    await Deno.writeTextFile(log, `${before}\n`, { append: true });
-    await out.until('"tool":"before"');
+  const tools = await followed([ROUTED, BLOCKED, ALLOWED], async (log, until) => {
+    await Deno.writeTextFile(log, `${line(0, { tool: "before" })}\n`, { append: true });
+    await until('"tool":"before"');
     // Emptied (`: > decisions.log`), then a line appended: shorter than what was read before.
     await Deno.truncate(log, 0);
     await Deno.writeTextFile(log, `${line(0, { tool: "after" })}\n`, { append: true });
-    await out.until('"tool":"after"');
-  } finally {
-    child.kill("SIGINT");
-  }
-  const status = await child.status;
-  await child.stderr.cancel();
-  assert.equal(status.code, 0);
-  const tools = out.text().trimEnd().split("\n").map((l) => JSON.parse(l).tool);
+    await until('"tool":"after"');
+  });
   assert.deepEqual(tools, ["bash", "read_file", "before", "after"]);
 });

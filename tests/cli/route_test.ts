@@ -42,28 +42,6 @@ Deno.test("tyhooks route prints the first decision as KEY=VALUE lines, or as JSO
   });
 });
 
-Deno.test("tyhooks route escapes control characters of a reason, and skips a router whose config dir holds one", async () => {
-  const plugins = await pluginsHandling("task.route", {
-    "a-escape": "#!/bin/sh\nprintf 'CLAUDE_CONFIG_DIR=/p/\\033]0;x\\007\\n'\n",
-    "b-reason":
-      "#!/bin/sh\nprintf 'CLAUDE_CONFIG_DIR=/p/b\\nREASON=quota \\033[31mlow\\302\\233\\n'\n",
-  });
-  const args = ["route", "--force", "--task-json", TASK, "--plugins-dir", plugins];
-  const text = await cli(args);
-  assert.equal(text.code, 0, text.stderr);
-  assert.equal(
-    text.stdout,
-    "PLUGIN=b-reason\nCLAUDE_CONFIG_DIR=/p/b\nREASON=quota \\x1b[31mlow\\x9b\n",
-  );
-  assert.match(
-    text.stderr,
-    /Router "a-escape" skipped: its CLAUDE_CONFIG_DIR "\/p\/\\u001b\]0;x\\u0007" holds a control character/,
-  );
-  const json = await cli([...args, "--json"]);
-  assert.ok(!hasControl(json.stdout.trimEnd()), json.stdout);
-  assert.equal(JSON.parse(json.stdout).reason, "quota \x1b[31mlow\u009b");
-});
-
 Deno.test(
   "tyhooks route prints nothing at all when no router decides, and logs the failing one",
   async () => {
@@ -158,4 +136,21 @@ Deno.test("tyhooks route rejects a bad --deadline with exit 64 naming the flag",
   const r = await cli(["route", "--deadline", "soon"]);
   assert.equal(r.code, 64);
   assert.match(r.stderr, /Invalid duration "soon" for flag "--deadline"/);
+});
+
+Deno.test("tyhooks route escapes control characters of a reason, and skips a router whose config dir holds one", async () => {
+  const plugins = await pluginsHandling("task.route", {
+    "a-escape": "#!/bin/sh\nprintf 'CLAUDE_CONFIG_DIR=/p/\\033]0;x\\007\\n'\n",
+    "b-reason":
+      "#!/bin/sh\nprintf 'CLAUDE_CONFIG_DIR=/p/b\\nREASON=quota \\033[31mlow\\302\\233\\n'\n",
+  });
+  const args = ["route", "--force", "--task-json", TASK, "--plugins-dir", plugins];
+  const [text, json] = await Promise.all([cli(args), cli([...args, "--json"])]);
+  const escaped = "PLUGIN=b-reason\nCLAUDE_CONFIG_DIR=/p/b\nREASON=quota \\x1b[31mlow\\x9b\n";
+  assert.deepEqual([text.code, text.stdout], [0, escaped]);
+  const skipped =
+    /Router "a-escape" skipped: its CLAUDE_CONFIG_DIR "\/p\/\\u001b\]0;x\\u0007" holds a/;
+  assert.match(text.stderr, skipped);
+  assert.ok(!hasControl(json.stdout.trimEnd()), json.stdout);
+  assert.equal(JSON.parse(json.stdout).reason, "quota \x1b[31mlow\u009b");
 });

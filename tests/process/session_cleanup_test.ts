@@ -108,66 +108,42 @@ Deno.test({
   },
 });
 
+// A child that left the group with set -m: holding the output, or having let go of it.
+const STRAYS = {
+  holding: 'set -m; sleep 60 & echo $! > "$STRAY"; echo done',
+  "let go": 'set -m; sleep 60 >/dev/null 2>&1 & echo $! > "$STRAY"; echo done',
+};
+
 Deno.test({
   name:
-    "runScript() ends a child that left the group with set -m and holds the output, once the script has exited",
+    "runScript() ends a child that left the group and holds the output, and with sweepSession one that let go of it, once the script has exited",
   ignore,
   async fn() {
-    for (const mode of ["consult", "notify"] as const) {
+    const runs = [
+      ["holding", "consult", false],
+      ["holding", "notify", false],
+      ["let go", "notify", true],
+      ["let go", "notify", false], // Control: a hook's run pays no scan; the child is left.
+    ] as const;
+    for (const [held, mode, sweepSession] of runs) {
+      const what = `${held}, ${mode}${sweepSession ? ", sweepSession" : ""}`;
       const stray = await pidFile();
       const r = await runScript(BASH!, {
-        // Exits at once; its set -m child keeps stdout open, in a group of its own.
-        args: ["-c", 'set -m; sleep 60 & echo $! > "$STRAY"; echo done'],
+        args: ["-c", STRAYS[held]],
         env: { STRAY: stray },
         timeoutMs: 5000,
         graceMs: 200,
         mode,
-      });
-      assert.equal(r.timed_out, false, mode);
-      assert.equal(r.exit_code, 0, mode);
-      const pid = await readPid(stray);
-      assert(await waitGone(pid, 500), `${mode}: the set -m child outlived the run`);
-    }
-  },
-});
-
-Deno.test({
-  name: "a service that exits leaves no child it moved to a group of its own",
-  ignore,
-  async fn() {
-    await withStray({
-      name: "leaver",
-      script: "set -m; sleep 60 & echo $! > stray; exit 0",
-      restart: "never",
-    }, async (_set, pid) => {
-      assert(await waitGone(pid, 3000), "the set -m child outlived its service");
-    });
-  },
-});
-
-Deno.test({
-  name:
-    "runScript() with sweepSession ends a child that left the group and let go of the output, once the script has exited",
-  ignore,
-  async fn() {
-    for (const sweepSession of [true, false]) {
-      const stray = await pidFile();
-      const r = await runScript(BASH!, {
-        args: ["-c", 'set -m; sleep 60 >/dev/null 2>&1 & echo $! > "$STRAY"'],
-        env: { STRAY: stray },
-        timeoutMs: 5000,
-        graceMs: 200,
-        mode: "notify",
         sweepSession,
       });
-      assert.equal(r.exit_code, 0);
+      assert.equal(r.timed_out, false, what);
+      assert.equal(r.exit_code, 0, what);
       const pid = await readPid(stray);
-      if (sweepSession) {
-        assert(await waitGone(pid, 500), "the set -m child outlived the run");
+      if (held === "holding" || sweepSession) {
+        assert(await waitGone(pid, 500), `${what}: the set -m child outlived the run`);
         continue;
       }
-      // Control: a hook's run pays no scan, and the child is seen nowhere else.
-      assert(alive(pid), "control: without the sweep the child is left");
+      assert(alive(pid), `${what}: the child is left`);
       Deno.kill(pid, "SIGKILL");
       assert(await waitGone(pid));
     }
@@ -175,16 +151,17 @@ Deno.test({
 });
 
 Deno.test({
-  name:
-    "a service that exits leaves no child it moved to a group of its own and gave its output up",
+  name: "a service that exits leaves no child it moved to a group of its own, output held or not",
   ignore,
   async fn() {
-    await withStray({
-      name: "quiet-leaver",
-      script: "set -m; sleep 60 >/dev/null 2>&1 & echo $! > stray; exit 0",
-      restart: "never",
-    }, async (_set, pid) => {
-      assert(await waitGone(pid, 3000), "the set -m child outlived its service");
-    });
+    for (const [held, script] of Object.entries(STRAYS)) {
+      await withStray({
+        name: "leaver",
+        script: script.replaceAll('"$STRAY"', "stray").replace("echo done", "exit 0"),
+        restart: "never",
+      }, async (_set, pid) => {
+        assert(await waitGone(pid, 3000), `${held}: the set -m child outlived its service`);
+      });
+    }
   },
 });
