@@ -155,10 +155,10 @@ let yaml: typeof import("npm:yaml@^2.8.0") | undefined;
 
 /** Parses manifest text with the yaml package, positions included; the first error if any. */
 export async function parseYaml(text: string): Promise<ParsedManifest | ManifestFailure> {
-  if (nestingDepth(text) > MAX_MANIFEST_DEPTH) {
+  yaml ??= await import("npm:yaml@^2.8.0");
+  if (nestingDepth(new yaml.Lexer().lex(text)) > MAX_MANIFEST_DEPTH) {
     return failure(`plugin.yaml is nested deeper than ${MAX_MANIFEST_DEPTH} levels`);
   }
-  yaml ??= await import("npm:yaml@^2.8.0");
   const lineCounter = new yaml.LineCounter();
   try {
     // As ty's yaml.v3: merge keys (`<<: *base`) work, and only the first document is read.
@@ -240,50 +240,44 @@ function surrogateEscape(
   return found;
 }
 
-// How deeply `text` nests, counted without parsing it (a parser is what a deep document makes
-// slow): block indentation levels and sequence dashes, plus open flow brackets outside quotes
-// and comments. A quote opens a quoted scalar only where a scalar may start (after `[`, `{`, `,`,
-// `?`, `: `, `- ` or at a block line's start): in `[a", [[[` the `"` belongs to the plain `a"`,
-// and the brackets after it nest. It may count a level too many, never too few.
-function nestingDepth(text: string): number {
+// How deeply a document nests, counted from the yaml package's lexer tokens without parsing
+// them (a parser is what a deep document makes slow; the lexer is linear, with no recursion, and
+// reads quotes and comments as the parser does): block indentation levels and sequence dashes,
+// plus open flow brackets. It may count a level too many, never too few.
+function nestingDepth(tokens: Iterable<string>): number {
   const indents: number[] = [];
   let flow = 0;
   let deepest = 0;
-  // Whether a scalar may start here; in a flow collection it carries over the line's end.
-  let scalarStart = true;
-  for (const raw of text.split("\n")) {
-    const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
-    let i = 0;
-    while (line[i] === " ") i++;
-    if (i === line.length || line[i] === "#") continue;
-    if (flow === 0) {
-      while (indents.length > 0 && indents[indents.length - 1] >= i) indents.pop();
-      indents.push(i);
-      scalarStart = true;
+  let block = 0;
+  // Where the line stands: its indentation, its leading "- - " run, the rest, or a comment.
+  let at: "indent" | "dashes" | "rest" | "comment" = "indent";
+  let indent = 0;
+  for (const token of tokens) {
+    if (token === "\n" || token === "\r\n") {
+      [at, indent] = ["indent", 0];
+      continue;
     }
-    let block = indents.length;
-    // "- - - x": each dash opens one more sequence on the same line.
-    while (line[i] === "-" && (i + 1 === line.length || line[i + 1] === " ")) {
-      block++;
-      i += 1;
-      while (line[i] === " ") i++;
-    }
-    let quote = "";
-    for (; i < line.length; i++) {
-      const c = line[i];
-      if (quote !== "") {
-        if (c === quote) [quote, scalarStart] = ["", false];
-        else if (c === "\\" && quote === '"') i++;
+    if (at === "comment") continue;
+    if (at === "indent") {
+      if (token.trim() === "") {
+        indent = token.length;
         continue;
       }
-      if (c === " ") continue;
-      if ((c === '"' || c === "'") && scalarStart) quote = c;
-      else if (c === "#" && (i === 0 || line[i - 1] === " ")) break;
-      else if (c === "[" || c === "{") deepest = Math.max(deepest, block + ++flow);
-      else if (c === "]" || c === "}") flow = Math.max(0, flow - 1);
-      const spaced = i + 1 === line.length || line[i + 1] === " ";
-      scalarStart = "[{,?".includes(c) || ((c === ":" || c === "-") && spaced);
+      if (token.startsWith("#")) {
+        at = "comment";
+        continue;
+      }
+      if (flow === 0) {
+        while (indents.length > 0 && indents[indents.length - 1] >= indent) indents.pop();
+        indents.push(indent);
+      }
+      [at, block] = ["dashes", indents.length];
     }
+    if (token.trim() === "") continue;
+    if (at === "dashes" && token === "-") block++;
+    else at = "rest";
+    if (token === "[" || token === "{") flow++;
+    else if (token === "]" || token === "}") flow = Math.max(0, flow - 1);
     deepest = Math.max(deepest, block + flow);
   }
   return deepest;

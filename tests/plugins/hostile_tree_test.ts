@@ -76,6 +76,17 @@ Deno.test("loadPlugins() skips a manifest nested deeper than 64 levels, before p
   const hidden = `name: hidden\nhooks: {task.done: a.sh}\nx: [a", ${"[".repeat(65)}${
     "]".repeat(66)
   }\n`;
+  // JSON-style keys and values, and a doubled quote in a single-quoted one: the brackets inside
+  // quotes are text, the ones around them nest (31 levels a round, 3 rounds).
+  const quotedRound = (open: string, close: string) =>
+    "[".repeat(30) + `{${open}a${close}:${open}${"]".repeat(30)}${close}, b: `;
+  const closing = ("}" + "]".repeat(30)).repeat(3);
+  const json = `name: json\nhooks: {task.done: a.sh}\nx: ${
+    quotedRound('"', '"').repeat(3)
+  }1${closing}\n`;
+  const doubled = `name: doubled\nhooks: {task.done: a.sh}\nx: ${
+    quotedRound("'", "''x'").repeat(3)
+  }1${closing}\n`;
   // Quoted scalars hold brackets that do not nest.
   const fine = `name: fine\nhooks: {task.done: a.sh}\nx: ${"[".repeat(50)}${"]".repeat(50)}\n` +
     `y: ["${"[".repeat(70)}", '${"{".repeat(70)}', {k: "${"[".repeat(70)}"}]\n`;
@@ -84,6 +95,10 @@ Deno.test("loadPlugins() skips a manifest nested deeper than 64 levels, before p
     "flow/a.sh": NOOP_SCRIPT,
     "hidden/plugin.yaml": hidden,
     "hidden/a.sh": NOOP_SCRIPT,
+    "json/plugin.yaml": json,
+    "json/a.sh": NOOP_SCRIPT,
+    "doubled/plugin.yaml": doubled,
+    "doubled/a.sh": NOOP_SCRIPT,
     "block/plugin.yaml": block,
     "block/a.sh": NOOP_SCRIPT,
     "fine/plugin.yaml": fine,
@@ -93,8 +108,10 @@ Deno.test("loadPlugins() skips a manifest nested deeper than 64 levels, before p
     assert.deepEqual(index.plugins.map((p) => p.name), ["fine"]);
     assert.deepEqual(index.warnings.map((w) => w.message), [
       'Skipped plugin in "block": plugin.yaml is nested deeper than 64 levels',
+      'Skipped plugin in "doubled": plugin.yaml is nested deeper than 64 levels',
       'Skipped plugin in "flow": plugin.yaml is nested deeper than 64 levels',
       'Skipped plugin in "hidden": plugin.yaml is nested deeper than 64 levels',
+      'Skipped plugin in "json": plugin.yaml is nested deeper than 64 levels',
     ]);
   });
 });
