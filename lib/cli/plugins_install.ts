@@ -102,6 +102,7 @@ export const remove: CommandModule = {
     }
     const removed = await removePlugin(pluginsDir(ctx.globals.pluginsDir), name, {
       onWait: waitNote(ctx),
+      signal: ctx.signal,
     });
     const what = removed.unlinked ? "the symlink " : "";
     let line = `Removed ${quoted(name)}: deleted ${what}${quoted(removed.path)}`;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cli, MAIN, makeTree, PERMISSION_FLAGS, V8_FLAGS } from "../_cli.ts";
+import { cli, MAIN, makeTree, PERMISSION_FLAGS, spawnCli, V8_FLAGS } from "../_cli.ts";
 import { commit, git, gitRepo, names, pluginFiles, pluginsAdd } from "./_git.ts";
 
 async function listNames(root: string): Promise<string[]> {
@@ -337,4 +337,33 @@ Deno.test("plugins add refuses a source of more folders than a search of the plu
   assert.match(r.stderr, /holds more than 10000 folders, and with it every search of the plugins/);
   assert.deepEqual(names(root), []);
   await Deno.remove(source, { recursive: true });
+});
+
+Deno.test("plugins add waiting for another's turn says so, and SIGINT ends the wait having changed nothing", async () => {
+  const root = await makeTree({});
+  const source = await makeTree(pluginFiles("later"));
+  // Another add, update or remove of this plugins dir holds its lock.
+  const other = await Deno.open(root, { read: true });
+  await other.lock(true);
+  let stderr = "";
+  try {
+    const child = spawnCli(["plugins", "add", source, "--plugins-dir", root]);
+    const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+    while (!stderr.includes("Waiting for another plugins add, update or remove")) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      stderr += value;
+    }
+    child.kill("SIGINT");
+    // An uninterruptible wait would wait for the lock this test holds: bounded, then killed.
+    const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    const status = await child.status;
+    clearTimeout(timer);
+    await reader.cancel();
+    await child.stdout.cancel();
+    assert.equal(status.code, 130, stderr);
+  } finally {
+    other.close();
+  }
+  assert.deepEqual(names(root), [], "nothing installed after the interrupt");
 });

@@ -124,7 +124,7 @@ export async function installPlugin(
       source: from,
       ...(ref !== undefined ? { ref } : {}),
     }, options);
-  }, options.onWait);
+  }, options);
 }
 
 // A local source must be a folder, and only a repository has refs.
@@ -206,7 +206,7 @@ export async function updateInstalls(
       }
     }
     return outcomes;
-  }, options.onWait);
+  }, options);
 }
 
 // The install folders whose source is known (recorded, or a checkout's origin), sorted.

@@ -13,6 +13,7 @@ import { basename, dirname, join, relative, sep } from "../../paths.ts";
 import { readBounded, writeAtomic } from "../../fs.ts";
 import { quoted } from "../../text.ts";
 import { isRecord } from "../../wire/json.ts";
+import { sleep } from "../../async.ts";
 import { RunError } from "../../errors.ts";
 
 /**
@@ -128,15 +129,20 @@ export async function sourcesToChange(
   return data as Record<string, InstalledSource>;
 }
 
+/** How often a command waiting for the install lock asks again. */
+const LOCK_POLL_MS = 100;
+
 /**
  * Runs `fn` holding the plugins dir's install lock (an flock on the dir itself): the adds, updates
  * and removes of one plugins dir take turns, so none checks a folder or rewrites `.sources.json`
- * while another changes them. `onWait` hears when another holds it.
+ * while another changes them. `onWait` hears when another holds it; `signal` ends the wait (a
+ * command interrupted while it waits changes nothing). Where the file system has no flock for a
+ * dir (NFS emulates it with write locks, which a dir cannot take), `fn` runs without it.
  */
 export async function withInstallLock<T>(
   pluginsDir: string,
   fn: () => Promise<T>,
-  onWait?: () => void,
+  options: { onWait?: () => void; signal?: AbortSignal } = {},
 ): Promise<T> {
   let dir: Deno.FsFile;
   try {
@@ -146,10 +152,19 @@ export async function withInstallLock<T>(
     throw error;
   }
   try {
-    if (!(await dir.tryLock(true))) {
-      onWait?.();
-      await dir.lock(true);
+    let locked: boolean;
+    try {
+      locked = await dir.tryLock(true);
+    } catch {
+      return await fn(); // No flock here: as before there was one.
     }
+    if (!locked) options.onWait?.();
+    while (!locked) {
+      options.signal?.throwIfAborted();
+      await sleep(LOCK_POLL_MS, options.signal);
+      locked = await dir.tryLock(true);
+    }
+    options.signal?.throwIfAborted();
     return await fn();
   } finally {
     dir.close();

@@ -48,9 +48,11 @@ export interface RemoveResult {
 export async function removePlugin(
   pluginsDir: string,
   name: string,
-  options: { onWait?: () => void } = {},
+  options: { onWait?: () => void; signal?: AbortSignal } = {},
 ): Promise<RemoveResult> {
-  return await withInstallLock(pluginsDir, () => removeLocked(pluginsDir, name), options.onWait);
+  // The dir locked is the one searched, though a link to it is re-pointed meanwhile.
+  const root = await Deno.realPath(pluginsDir).catch(() => pluginsDir);
+  return await withInstallLock(root, () => removeLocked(root, name), options);
 }
 
 async function removeLocked(pluginsDir: string, name: string): Promise<RemoveResult> {
