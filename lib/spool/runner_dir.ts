@@ -18,10 +18,18 @@ export async function makeRunnerDir(spool: string): Promise<{ dir: string; lock:
   const temp = join(spool, `.run-${id}.tmp`);
   const dir = join(spool, `run-${id}`);
   await Deno.mkdir(temp, { mode: 0o700 });
-  const lock = await Deno.open(join(temp, LOCK), { write: true, createNew: true, mode: 0o600 });
-  await lock.lock(true);
-  await Deno.rename(temp, dir);
-  return { dir, lock };
+  let lock: Deno.FsFile | undefined;
+  try {
+    lock = await Deno.open(join(temp, LOCK), { write: true, createNew: true, mode: 0o600 });
+    await lock.lock(true);
+    await Deno.rename(temp, dir);
+    return { dir, lock };
+  } catch (error) {
+    // The spool tries again at its next add: nothing of this attempt is left behind.
+    lock?.close();
+    await Deno.remove(temp, { recursive: true }).catch(() => {});
+    throw error;
+  }
 }
 
 /** A runner is alive while it holds its lock (a dir without one died removing its dir). */
