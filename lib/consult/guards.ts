@@ -88,7 +88,9 @@ const CLAUDE_ACTION = { allow: "allow", deny: "block", ask: "ask" } as const;
 const preToolAnswer = reader<PreToolAnswer>((value, path, issues) => {
   // An answer with an "action", or with none of Claude Code's keys, is tyhooks' own: one
   // without an action is then refused (naming it), never read as a silent allow.
-  if (!isRecord(value) || Object.keys(value).some((key) => goFold(key) === "action")) {
+  if (
+    !isRecord(value) || Object.keys(value).some((k) => goFold(k) === "action" && value[k] !== null)
+  ) {
     return ownAnswer.read(value, path, issues);
   }
   if (!CLAUDE_KEYS.some((key) => Object.hasOwn(value, key))) {

@@ -26,6 +26,11 @@ Deno.test("a pre hook's keys are matched as Go's encoding/json matches them, the
     ['{"Action":"block","Reason":"no"}', { action: "block", reason: "no" }],
     ['{"action":"allow","ACTION":"block"}', { action: "block", reason: "" }],
     ['{"ACTION":"block","action":"allow"}', { action: "allow", reason: "" }],
+    // A null reads as left out, as Go reads it: this is Claude Code's answer, a deny.
+    ['{"Action":null,"hookSpecificOutput":{"permissionDecision":"deny"}}', {
+      action: "block",
+      reason: "",
+    }],
     ['{"Action":"ask","Args":{"a":1},"Context":"c"}', {
       action: "ask",
       reason: "",
