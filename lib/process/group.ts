@@ -195,10 +195,14 @@ export async function terminateGroup(
 }
 
 /**
- * Terminates what outlived session `sid`'s group in groups of their own. A scan reads every
- * process's stat, so callers call it only when something is seen left (pipes open after exit).
+ * Terminates what outlived session `sid`'s group in groups of their own, once its leader (pid
+ * `sid`) has been reaped. A scan reads every process's stat (about 30 us each), so hooks call it
+ * only when something is seen left (pipes open after exit); actions and services at every end.
  */
 export async function terminateStrays(sid: number, graceMs = DEFAULT_GRACE_MS): Promise<void> {
+  // Linux gives no new process a pid still in use as a session id: a live pid `sid` means the
+  // session has emptied and the pid went to someone else, whose session this is not.
+  if (pidInUse(sid)) return;
   const deadline = performance.now() + graceMs;
   if ((await signalStrays(sid, "SIGTERM")) === 0) return;
   do {
@@ -206,6 +210,16 @@ export async function terminateStrays(sid: number, graceMs = DEFAULT_GRACE_MS): 
     if ((await signalStrays(sid, null)) === 0) return;
   } while (performance.now() < deadline);
   await signalStrays(sid, "SIGKILL");
+}
+
+// Whether a process (a zombie too) has pid `pid`; false where /proc cannot tell.
+function pidInUse(pid: number): boolean {
+  try {
+    Deno.statSync(`/proc/${pid}`);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Sends `signal` to each stray of session `sid` (null: none, just count them). */
