@@ -67,10 +67,12 @@ export async function route(
       const cut = cutAnswer(result);
       if (cut !== null) return { failure: cut, script: result.script, stderr };
       const decision = parseRouteOutput(result.stdout);
-      // No path holds one, and a NUL or an ESC would reach the agent's environment.
+      // A policy, not ty's: a dir named with one is never meant, and a NUL or an ESC would reach
+      // the agent's environment and every log that shows it.
       if (hasControl(decision.claude_config_dir)) {
         const dir = quoted(decision.claude_config_dir);
-        return { failure: `its CLAUDE_CONFIG_DIR ${dir} holds a control character`, stderr };
+        const failure = `its CLAUDE_CONFIG_DIR ${dir} holds a control character`;
+        return { failure, script: result.script, stderr };
       }
       return { decision, stderr };
     },

@@ -217,7 +217,8 @@ export async function claimSocketPath(path: string): Promise<void> {
   await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
   checkReplaceable(dir);
   // Nor when another user may make files in its dir, even a sticky one (as /tmp): they can bind
-  // its name while no daemon runs. The agent fast path and doctor trust no socket there either.
+  // its name while no daemon runs. (The agent fast path and doctor ask more of the dir: 0700, no
+  // link; a daemon in a 0755 dir of yours serves other clients, agents go in-process.)
   const own = checkPrivateDir(Deno.realPathSync(dir), "the socket's dir");
   if (!own.ok) throw new RunError(`Cannot use socket "${path}": ${own.reason}\n${hint}`);
   let info: Deno.FileInfo;
