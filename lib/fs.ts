@@ -490,36 +490,10 @@ export function openPrivateLog(
 }
 
 /**
- * Why {@linkcode openPrivateLog} (without `repair`) would not append to the log at `path`, and
- * whether its dir or the file is at fault; null when it would (a missing dir or file it would
- * make). Makes nothing and writes nothing: an existing file is opened for appending and closed.
+ * Why the file `info` (lstat) at a log's path is not one {@linkcode openPrivateLog} appends to, or
+ * null; `mode` when only its mode is wider than 0600 (which `repair` narrows).
  */
-export function checkPrivateLog(
-  path: string,
-  what: string,
-): { reason: string; of: "dir" | "file" } | null {
-  const dirState = checkPrivateDir(dirname(path), `${what}'s dir`);
-  if (!dirState.ok) return dirState.missing ? null : { reason: dirState.reason, of: "dir" };
-  let info: Deno.FileInfo;
-  try {
-    info = Deno.lstatSync(path);
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return null;
-    return { reason: `cannot check ${quoted(path)}: ${(error as Error).message}`, of: "file" };
-  }
-  const problem = logFileProblem(info, `${what} ${quoted(path)}`);
-  if (problem !== null) return { reason: problem.reason, of: "file" };
-  try {
-    Deno.openSync(path, { append: true }).close();
-  } catch (error) {
-    return { reason: `cannot write ${quoted(path)}: ${(error as Error).message}`, of: "file" };
-  }
-  return null;
-}
-
-// Why the file `info` (lstat) at a log's path is not one to append to, or null; `mode` when only
-// its mode is wider than 0600.
-function logFileProblem(
+export function logFileProblem(
   info: Deno.FileInfo,
   named: string,
 ): { reason: string; mode: boolean } | null {

@@ -8,7 +8,7 @@
 
 import { type Check, passed, problem } from "./check.ts";
 import { cacheDir, dirname, join } from "../paths.ts";
-import { checkPrivateDir, checkPrivateLog } from "../fs.ts";
+import { checkPrivateDir, logFileProblem } from "../fs.ts";
 import { decisionLogOff, decisionLogPath } from "../log.ts";
 import { RunError } from "../errors.ts";
 import { quoted } from "../text.ts";
@@ -98,4 +98,32 @@ function decisionLogCheck(): Check {
       ? `chmod 700 ${quoted(dir)} (it must be yours), or TYHOOKS_DECISION_LOG=off`
       : `mv ${quoted(path)} ${quoted(`${path}.bad`)} (the next decision makes a new one)`,
   });
+}
+
+/**
+ * Why `openPrivateLog` (lib/fs.ts, without `repair`) would not append to the log at `path`, and
+ * whether its dir or the file is at fault; null when it would (a missing dir or file it would
+ * make). Makes nothing and writes nothing: an existing file is opened for appending and closed.
+ */
+function checkPrivateLog(
+  path: string,
+  what: string,
+): { reason: string; of: "dir" | "file" } | null {
+  const dirState = checkPrivateDir(dirname(path), `${what}'s dir`);
+  if (!dirState.ok) return dirState.missing ? null : { reason: dirState.reason, of: "dir" };
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.lstatSync(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return null;
+    return { reason: `cannot check ${quoted(path)}: ${(error as Error).message}`, of: "file" };
+  }
+  const problem = logFileProblem(info, `${what} ${quoted(path)}`);
+  if (problem !== null) return { reason: problem.reason, of: "file" };
+  try {
+    Deno.openSync(path, { append: true }).close();
+  } catch (error) {
+    return { reason: `cannot write ${quoted(path)}: ${(error as Error).message}`, of: "file" };
+  }
+  return null;
 }
