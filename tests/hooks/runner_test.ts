@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { Runner } from "../../lib/hooks/runner.ts";
+import { PersistentHooks } from "../../lib/serve/persistent.ts";
+import { loadPlugins } from "../../lib/plugins/load.ts";
 import { EMPTY_TASK, type Task } from "../../lib/wire/task.ts";
 import { NotFoundError } from "../../lib/errors.ts";
 import { createLogger } from "../../lib/log.ts";
@@ -127,4 +129,50 @@ Deno.test("runAction() names an unknown plugin or action in a NotFoundError", as
     () => runner.runAction("sync", "pull"),
     (e) => e instanceof NotFoundError && /"pull".*"sync"/.test(e.message),
   );
+});
+
+Deno.test("persistent hooks: each request line carries an id of its own, as its first key, and a one-shot run gets one too", async () => {
+  const echo = '#!/bin/sh\necho $$ >> "$TASK_PLUGIN_DIR/pids"\n' +
+    'while IFS= read -r line; do printf \'%s\\n\' "$line" >> "$TASK_PLUGIN_DIR/seen"; ' +
+    'id=${line#*\'"id":"\'}; id=${id%%\'"\'*}; echo \'{"id":"\'"$id"\'"}\'; done\n';
+  const plugins = await makeTree({
+    "p/plugin.yaml":
+      "name: p\nhooks:\n  pre_tool_call: g.sh\ntyhooks:\n  pre_tool_call: {persistent: true}\n",
+    "p/g.sh": echo,
+  });
+  const seen = async () =>
+    (await Deno.readTextFile(join(plugins, "p", "seen"))).split("\n").filter(Boolean);
+  try {
+    const index = await loadPlugins(plugins);
+    const [plugin] = index.plugins;
+    const request = {
+      event: "pre_tool_call",
+      plugin,
+      script: plugin.hooks.pre_tool_call,
+      stdin: JSON.stringify({ hook: "pre_tool_call", tool: "ls" }) + "\n",
+      timeoutMs: 5000,
+      graceMs: 200,
+      signal: new AbortController().signal,
+    };
+    const runner = new Runner(index);
+    const hooks = new PersistentHooks();
+    try {
+      await Promise.all([
+        hooks.ask(request, runner.ask.bind(runner)),
+        hooks.ask(request, runner.ask.bind(runner)),
+      ]);
+    } finally {
+      await hooks.close();
+    }
+    await runner.ask(request);
+    const lines = await seen();
+    assert.equal(lines.length, 3);
+    const ids = lines.map((line) => {
+      assert.match(line, /^\{"id":"\d+","hook":"pre_tool_call","tool":"ls"\}$/);
+      return JSON.parse(line).id;
+    });
+    assert.notEqual(ids[0], ids[1]);
+  } finally {
+    await Deno.remove(plugins, { recursive: true });
+  }
 });

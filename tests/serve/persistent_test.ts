@@ -8,7 +8,6 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startDaemon } from "../../lib/serve/server.ts";
 import { PersistentHooks } from "../../lib/serve/persistent.ts";
-import { Runner } from "../../lib/hooks/runner.ts";
 import { loadPlugins } from "../../lib/plugins/load.ts";
 import type { RunResult } from "../../lib/process/run_script.ts";
 import { createLogger } from "../../lib/log.ts";
@@ -107,8 +106,9 @@ async function withDaemon(
   files: Record<string, string>,
   body: (d: Awaited<ReturnType<typeof daemonWith>>) => Promise<void>,
   timeouts?: { tool: number; placement: number },
+  maxProcs?: number,
 ): Promise<void> {
-  const d = await daemonWith(files, timeouts);
+  const d = await daemonWith(files, timeouts, maxProcs);
   let pids: number[] = [];
   try {
     await body(d);
@@ -239,47 +239,35 @@ Deno.test("persistent guard: a blank line is no answer: the request times out an
   });
 });
 
-Deno.test("persistent placement hook: answers through its process; max_procs runs a pool", async () => {
-  await withDaemon({
-    "p/plugin.yaml": manifest("task.placement", "place.sh", "persistent: true, max_procs: 2"),
-    "p/place.sh": PLACE,
-  }, async (d) => {
-    const answers = await Promise.all(
-      Array.from({ length: 6 }, () => d.post("/v1/placement", { task: { id: 1 } })),
-    );
-    for (const answer of answers) {
-      assert.match(answer.target, /^host-\d+$/);
-      assert.equal(answer.workdir, "~/w");
-    }
-    const started = await d.pids();
-    assert.ok(started.length >= 1 && started.length <= 2, `${started.length} processes`);
-  });
-});
-
-Deno.test("persistent hook: a pool never runs more processes than the daemon's --max-procs, whatever max_procs says", async () => {
-  const d = await daemonWith(
-    {
-      "p/plugin.yaml": manifest("task.placement", "place.sh", "persistent: true, max_procs: 1000"),
-      "p/place.sh": PLACE.replace(
-        "while IFS= read -r line; do",
-        "while IFS= read -r line; do sleep 0.2",
-      ),
-    },
-    undefined,
-    2,
+Deno.test("persistent placement hook: answers through its process; max_procs runs a pool, at most --max-procs processes", async () => {
+  // Each answer takes 0.2 s, so six requests at once would start six processes if allowed.
+  const slow = PLACE.replace(
+    "while IFS= read -r line; do",
+    "while IFS= read -r line; do sleep 0.2",
   );
-  let pids: number[] = [];
-  try {
-    const answers = await Promise.all(
-      Array.from({ length: 8 }, () => d.post("/v1/placement", { task: { id: 1 } })),
+  for (const [pool, maxProcs] of [["max_procs: 2", undefined], ["max_procs: 1000", 2]] as const) {
+    await withDaemon(
+      {
+        "p/plugin.yaml": manifest("task.placement", "place.sh", `persistent: true, ${pool}`),
+        "p/place.sh": slow,
+      },
+      async (d) => {
+        const answers = await Promise.all(
+          Array.from({ length: 6 }, () => d.post("/v1/placement", { task: { id: 1 } })),
+        );
+        for (const answer of answers) {
+          assert.deepEqual([answer.target.startsWith("host-"), answer.workdir], [true, "~/w"]);
+        }
+        const started = await d.pids();
+        assert.ok(
+          started.length >= 1 && started.length <= 2,
+          `${pool}: ${started.length} processes`,
+        );
+      },
+      undefined,
+      maxProcs,
     );
-    for (const answer of answers) assert.match(answer.target, /^host-\d+$/);
-    const started = await d.pids();
-    assert.ok(started.length >= 1 && started.length <= 2, `${started.length} processes`);
-  } finally {
-    pids = await d.stop();
   }
-  for (const pid of pids) assert.ok(await waitGone(pid), `process ${pid} left behind`);
 });
 
 Deno.test("persistent guard: a reload ends the processes; the next request starts a new one", async () => {
@@ -573,46 +561,4 @@ Deno.test("persistent hooks: an answer without the request's id fails that reque
     assert.equal(reason(a), `a 1 ${a.pid}`);
     assert.equal(reason(b), `b 2 ${a.pid}`);
   });
-});
-
-Deno.test("persistent hooks: each request line carries an id of its own, as its first key, and a one-shot run gets one too", async () => {
-  const echo = '#!/bin/sh\necho $$ >> "$TASK_PLUGIN_DIR/pids"\n' +
-    'while IFS= read -r line; do printf \'%s\\n\' "$line" >> "$TASK_PLUGIN_DIR/seen"; ' +
-    'id=${line#*\'"id":"\'}; id=${id%%\'"\'*}; echo \'{"id":"\'"$id"\'"}\'; done\n';
-  const plugins = await makeTree({ ...GUARD_TREE, "p/g.sh": echo });
-  const seen = async () =>
-    (await Deno.readTextFile(join(plugins, "p", "seen"))).split("\n").filter(Boolean);
-  try {
-    const index = await loadPlugins(plugins);
-    const [plugin] = index.plugins;
-    const request = {
-      event: "pre_tool_call",
-      plugin,
-      script: plugin.hooks.pre_tool_call,
-      stdin: JSON.stringify({ hook: "pre_tool_call", tool: "ls" }) + "\n",
-      timeoutMs: 5000,
-      graceMs: 200,
-      signal: new AbortController().signal,
-    };
-    const runner = new Runner(index);
-    const hooks = new PersistentHooks();
-    try {
-      await Promise.all([
-        hooks.ask(request, runner.ask.bind(runner)),
-        hooks.ask(request, runner.ask.bind(runner)),
-      ]);
-    } finally {
-      await hooks.close();
-    }
-    await runner.ask(request);
-    const lines = await seen();
-    assert.equal(lines.length, 3);
-    const ids = lines.map((line) => {
-      assert.match(line, /^\{"id":"\d+","hook":"pre_tool_call","tool":"ls"\}$/);
-      return JSON.parse(line).id;
-    });
-    assert.notEqual(ids[0], ids[1]);
-  } finally {
-    await Deno.remove(plugins, { recursive: true });
-  }
 });
