@@ -97,6 +97,8 @@ async function fireEvent(
   const task = await readTaskOption(ctx);
   durationOption(ctx, "timeout");
   if (ctx.values.detach) {
+    // A --plugin the background run would refuse is this call's usage error (64), not its own.
+    if (ctx.values.plugin !== undefined) await eventRunner(ctx);
     await relaunchDetached(ctx, [what === "event" ? "fire" : "status-change"], { task });
     return 0;
   }

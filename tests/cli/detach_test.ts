@@ -181,3 +181,16 @@ Deno.test("tyhooks fire --detach with a log it cannot write says why, and the ru
     await cleanup(plugins, cache);
   }
 });
+
+Deno.test("tyhooks fire and status-change --detach refuse an unknown --plugin at once (64), spooling nothing", async () => {
+  const plugins = await makeTree({});
+  const state = await tempDir();
+  for (const line of [["fire", "custom.ev"], ["status-change", "done"]]) {
+    const r = await cli([...line, "--detach", "--plugin", "nosuch", "--plugins-dir", plugins], {
+      env: { XDG_STATE_HOME: state },
+    });
+    assert.equal(r.code, 64, r.stderr);
+    assert.match(r.stderr, /Unknown plugin "nosuch" for flag "--plugin"/);
+  }
+  assert.deepEqual([...Deno.readDirSync(state)], [], "nothing spooled");
+});
