@@ -86,9 +86,7 @@ export function clearableTimeout(ms: number): ClearableTimeout {
  * without the signal, for a hot path that needs no listeners.
  */
 export function onTimeout(ms: number, callback: () => void): { clear(): void } {
-  if (!Number.isFinite(ms) || ms < 0) {
-    throw new RangeError(`Invalid timeout: ${ms} ms (must be a finite number, at least 0)`);
-  }
+  checkDuration(ms, "timeout");
   const entry = { at: performance.now() + ms, fire: callback };
   if (armed !== null && !armed.signal.aborted && armed.at <= entry.at) {
     // Due no later than this one: it will fire, find this one not due yet, and re-arm.
@@ -169,4 +167,14 @@ export function createLimit(max: number): Limit {
       else running--;
     }
   };
+}
+
+/**
+ * Throws a `RangeError` naming `what` unless `ms` is a finite number of at least 0: a library
+ * caller's bad duration is refused before anything starts, never half way through.
+ */
+export function checkDuration(ms: unknown, what: string): void {
+  if (typeof ms !== "number" || !Number.isFinite(ms) || ms < 0) {
+    throw new RangeError(`Invalid ${what}: ${ms} ms (must be a finite number, at least 0)`);
+  }
 }

@@ -18,7 +18,7 @@ import {
   type RunResult,
   succeeded,
 } from "../process/run_script.ts";
-import { clearableTimeout } from "../async.ts";
+import { checkDuration, clearableTimeout } from "../async.ts";
 import { parseAnswer, type Schema } from "../wire/json.ts";
 
 /** Options every consulted call takes. */
@@ -153,6 +153,7 @@ export async function consult<T>(
   const graceMs = Math.min(runner.graceMs, CONSULT_GRACE_MS);
   // The kill and the drain after it fit inside the deadline, so the caller waits no longer.
   const reserve = graceMs + DRAIN_MS;
+  if (options.deadlineMs !== undefined) checkDuration(options.deadlineMs, "deadlineMs");
   const deadlineMs = options.deadlineMs ??
     (options.sequential ? handlers.reduce((sum, h) => sum + h.timeoutMs + reserve, 0) : undefined);
   const end = deadlineMs === undefined

@@ -8,7 +8,7 @@
 
 import { join } from "../paths.ts";
 import { excerpt } from "../text.ts";
-import type { Limit } from "../async.ts";
+import { checkDuration, type Limit } from "../async.ts";
 import type { Plugin, PluginIndex } from "../plugins/types.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import type { Task } from "../wire/task.ts";
@@ -117,6 +117,8 @@ export class Runner {
     this.#options = options;
     this.log = options.log ?? silentLogger;
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+    for (const [kind, ms] of Object.entries(this.timeouts)) checkDuration(ms, `${kind} timeout`);
+    if (options.graceMs !== undefined) checkDuration(options.graceMs, "graceMs");
   }
 
   /** The SIGTERM-to-SIGKILL grace scripts get, in ms. */

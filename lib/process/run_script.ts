@@ -21,7 +21,7 @@ import {
   waitGroupEmpty,
   withoutNul,
 } from "./group.ts";
-import { clearableTimeout, within } from "../async.ts";
+import { checkDuration, clearableTimeout, within } from "../async.ts";
 import { concat } from "../fs.ts";
 
 /** Default cap of captured output per stream. */
@@ -135,6 +135,8 @@ export async function runScript(script: string, options: RunOptions = {}): Promi
     result.error = "Not started: interrupted";
     return finish();
   }
+  checkDuration(options.timeoutMs ?? 0, "timeoutMs");
+  checkDuration(options.graceMs ?? 0, "graceMs");
 
   // From the spawn to watching the caller's signal, nothing awaits: an abort meanwhile is seen.
   const child = spawn(script, options);

@@ -9,6 +9,7 @@ import { ExecFormatError, spawnIsolated } from "../../lib/process/group.ts";
 import { alive, fixture, groupGone, pidFile, readPid, waitGone } from "../_procs.ts";
 import { dirname, join } from "node:path";
 import { tempDir } from "../_cli.ts";
+import { Runner } from "../../lib/hooks/runner.ts";
 
 /** {@linkcode runScript} of `sh -c line`. */
 function sh(line: string, options: Omit<RunOptions, "args"> = {}) {
@@ -270,4 +271,27 @@ Deno.test("runScript() cuts an environment value over 64 KiB to 64 KiB, never sp
     String(MAX_ENV_VALUE_BYTES - 1),
     "kept",
   ]);
+});
+
+Deno.test("runScript() and Runner refuse a timeout or grace that is not a finite number of at least 0, before anything starts", async () => {
+  const dir = await tempDir();
+  const marker = join(dir, "started");
+  for (
+    const options of [{ timeoutMs: NaN }, { timeoutMs: -5 }, { timeoutMs: Infinity }, {
+      graceMs: NaN,
+    }, { timeoutMs: "100" as unknown as number }]
+  ) {
+    await assert.rejects(
+      runScript("sh", { args: ["-c", `touch ${marker}; sleep 5`], ...options }),
+      { name: "RangeError", message: /^Invalid (timeoutMs|graceMs): .* \(must be a finite number/ },
+      JSON.stringify(options),
+    );
+  }
+  assert.throws(
+    () => new Runner({ dir: dir, plugins: [], warnings: [] }, { timeouts: { event: NaN } }),
+    {
+      message: /^Invalid event timeout: NaN ms/,
+    },
+  );
+  assert.equal(await Deno.stat(marker).catch(() => null), null, "no script was started");
 });
