@@ -21,11 +21,12 @@ import {
   bearerCheck,
   bindServer,
   type BoundServer,
+  checkExposure,
   fromBrowser,
   type ListenAddress,
   removeSocket,
 } from "./listen.ts";
-import { within } from "../async.ts";
+import { checkDuration, within } from "../async.ts";
 import { DEFAULT_MAX_PROCS, EventQueue, ProcLimit } from "./limits.ts";
 import { type HolderLoadOptions, IndexHolder } from "./index_holder.ts";
 import { type DaemonRunners, type DaemonState, requestHandler, requeue } from "./endpoints.ts";
@@ -38,7 +39,7 @@ import { PersistentHooks } from "./persistent.ts";
 export interface DaemonOptions {
   /** Where to listen: a unix socket (created mode 0600) or a TCP address. */
   listen: ListenAddress;
-  /** Required bearer token; none = no check (see `checkExposure`). */
+  /** Required bearer token; none = no check, which only a unix socket or loopback TCP may have. */
   token?: string;
   /** The plugins dir, loaded at start and reloaded when it changes or on SIGHUP. */
   pluginsDir: string;
@@ -123,6 +124,7 @@ async function defaultLoad(dir: string, options: HolderLoadOptions): Promise<Plu
  * ```
  */
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
+  checkOptions(options);
   const log = options.log ?? silentLogger;
   const limit = new ProcLimit(options.maxProcs ?? DEFAULT_MAX_PROCS);
   const aborts: StopAborts = {
@@ -349,5 +351,30 @@ async function resume(state: DaemonState): Promise<void> {
       events: queued,
       spool: spool.dir,
     });
+  }
+}
+
+// What a library caller gives is checked as the command line checks `serve`'s flags, before
+// anything starts: no unknown address is bound to every interface, no NaN reaches a timer.
+function checkOptions(options: DaemonOptions): void {
+  const { listen } = options;
+  const known = listen?.transport === "unix"
+    ? typeof listen.path === "string" && listen.path !== ""
+    : listen?.transport === "tcp" && typeof listen.hostname === "string" &&
+      Number.isInteger(listen.port) && listen.port >= 0 && listen.port <= 65535;
+  if (!known) {
+    throw new TypeError(
+      `Invalid listen address ${JSON.stringify(listen)}: expected {transport: "unix", path} ` +
+        'or {transport: "tcp", hostname, port}',
+    );
+  }
+  checkExposure(listen, options.token);
+  for (const [kind, ms] of Object.entries(options.timeouts ?? {})) {
+    if (ms !== undefined) checkDuration(ms, `${kind} timeout`);
+  }
+  if (options.stopTimeoutMs !== undefined) checkDuration(options.stopTimeoutMs, "stopTimeoutMs");
+  const { maxProcs } = options;
+  if (maxProcs !== undefined && !(Number.isInteger(maxProcs) && maxProcs >= 1)) {
+    throw new RangeError(`Invalid maxProcs: ${maxProcs} (must be an integer, at least 1)`);
   }
 }
