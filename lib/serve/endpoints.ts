@@ -98,7 +98,8 @@ function health(call: Call): Promise<Response> {
     ok: true,
     version: VERSION,
     plugins: call.snapshot.index.plugins.length,
-    plugins_dir: call.daemon.dirs.plugins_dir,
+    // Its real path (SPEC), as a client names its own.
+    plugins_dir: servedDirs(call.daemon.dirs.plugins_dir)[1],
     uptime_s: Math.floor((performance.now() - call.daemon.startedAt) / 1000),
     spool_depth: depth.entries,
     spool_bytes: depth.bytes,

@@ -290,3 +290,16 @@ Deno.test("serve: hostile bodies (NUL bytes, deep nesting, a NUL event name) get
     assert.equal((await d.call("GET", "/v1/health")).status, 200);
   });
 });
+
+Deno.test("serve: /v1/health names the plugins dir by its real path, though serve was given a link to it", async () => {
+  const { plugins } = await pluginTree();
+  const link = `${plugins}-link`;
+  await Deno.symlink(plugins, link);
+  try {
+    await using d = await serveOn(link, []);
+    const health = await d.call("GET", "/v1/health");
+    assert.equal(health.body.plugins_dir, await Deno.realPath(plugins));
+  } finally {
+    await Deno.remove(link);
+  }
+});
