@@ -65,7 +65,8 @@ export const spec: CommandModule["spec"] = {
     follow: {
       type: "boolean",
       short: "f",
-      help: "keep printing decisions as they are made, until SIGINT (exit 0)",
+      help:
+        "keep printing decisions as they are made, until SIGINT, SIGTERM, SIGHUP or SIGQUIT (exit 0)",
     },
     event: { type: "string", value: "E", help: "only decisions about event E, e.g. task.route" },
     decision: {

@@ -15,7 +15,7 @@ import { jsonText } from "../text.ts";
 export const supervise: CommandModule = {
   spec: {
     summary:
-      "Supervise every plugin service until SIGINT/SIGQUIT/SIGTERM, then stop them all and exit 0 (1 when every service was given up).",
+      "Supervise every plugin service until SIGINT/SIGQUIT/SIGTERM/SIGHUP, then stop them all and exit 0 (1 when every service was given up).",
     options: {
       env: {
         type: "string",
@@ -38,7 +38,7 @@ export const supervise: CommandModule = {
       "Restarts (policy always, on-failure, never): 1s, 2s, 4s ... up to 30s, back to 1s after",
       "10s up; 5 failures in a row within 10s of starting and the service is given up.",
       "",
-      "On SIGINT/SIGQUIT/SIGTERM every group gets SIGTERM, then SIGKILL after --stop-timeout; exit 0.",
+      "On SIGINT/SIGQUIT/SIGTERM/SIGHUP every group gets SIGTERM, then SIGKILL after --stop-timeout; exit 0.",
       "When no service is left running (each given up or ended by its policy), it exits by",
       "itself: 1 when every service was given up, else 0.",
     ].join("\n"),
