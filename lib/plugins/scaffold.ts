@@ -50,6 +50,13 @@ export async function scaffoldPlugin(
   }
   const actions = unique(options.actions ?? []);
   const hooks = unique(options.hooks ?? (actions.length === 0 ? [TASK_DONE] : []));
+  // `--hooks ""` (an unset variable) would scaffold a plugin with nothing to run: never valid.
+  if (hooks.length === 0 && actions.length === 0) {
+    throw new InputError(`Plugin ${quoted(name)} would have no hook and no action`, {
+      input: "--hooks",
+      hint: "hint: --hooks task.done, or --actions sync",
+    });
+  }
   for (const [flag, words] of [["--hooks", hooks], ["--actions", actions]] as const) {
     const bad = words.find((w) => !WORD.test(w));
     if (bad !== undefined) {

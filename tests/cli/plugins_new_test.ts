@@ -113,3 +113,11 @@ Deno.test("plugins new --dir naming a file says it cannot create the plugin ther
   assert.match(r.stderr, /Cannot create plugin "x" in ".*\/afile": /);
   assert.match(r.stderr, /hint: --dir/);
 });
+
+Deno.test("plugins new with --hooks empty and no --actions is a usage error (64), writing nothing", async () => {
+  const root = await makeTree({});
+  const r = await cli(["plugins", "new", "ok", "--hooks", "", "--dir", root]);
+  assert.equal(r.code, 64, r.stderr);
+  assert.match(r.stderr, /Plugin "ok" would have no hook and no action/);
+  assert.deepEqual([...Deno.readDirSync(root)], []);
+});
