@@ -22,7 +22,7 @@ import {
 } from "./types.ts";
 import { COMMANDS } from "./commands.ts";
 import { createLogger, LOG_LEVELS, type LogLevel } from "../log.ts";
-import { closest, jsonText } from "../text.ts";
+import { closest, jsonText, quoted } from "../text.ts";
 import { writeAll } from "../fs.ts";
 import { InputError, NotFoundError } from "../errors.ts";
 
@@ -129,12 +129,17 @@ async function noCommand(
   const meta = metaFlags(LINE_OPTIONS, args);
   if (meta.version) return { code: EXIT.success.code, stdout: await versionLine() };
   if (!meta.help) checkFlags(LINE_OPTIONS, args, group);
+  const missing = group === "" ? "No command given" : `No command given after ${quoted(group)}`;
+  // One JSON object a stderr line, as --log-format json promises: the usage text does not fit.
+  if (!meta.help && flagValues(args, "log-format").at(-1) === "json") {
+    throw new UsageError(missing, `hint: see tyhooks help${group === "" ? "" : ` ${group}`}`);
+  }
   const { groupHelp, helpWidth, topHelp } = await import("./help.ts");
   const width = meta.help ? helpWidth() : 80;
   const text = found.words.length === 0 ? topHelp(width) : groupHelp(group, width)!;
   return meta.help
     ? { code: EXIT.success.code, stdout: text }
-    : { code: EXIT.usage.code, stderr: text };
+    : { code: EXIT.usage.code, stderr: `tyhooks: ${missing}\n\n${text}` };
 }
 
 // Every flag before "--" must be one of `options` (`tyhooks -v`, `tyhooks --verison`).
@@ -241,7 +246,9 @@ export function describeFailure(
   const fix = typeof hint === "string" && hint !== "" ? hint : undefined;
   // --log-format json promises one JSON object a stderr line, fatal errors included.
   if (flagValues(args, "log-format").at(-1) === "json") {
-    const line = { time: new Date().toISOString(), level: "error", msg: message, hint: fix };
+    // A field named hint needs no "hint: " before its text, as the log's own lines have none.
+    const hint = fix?.replace(/^hint: /, "");
+    const line = { time: new Date().toISOString(), level: "error", msg: message, hint };
     return jsonText(line);
   }
   return `tyhooks: ${message}${fix ? `\n${fix}` : ""}\n`;

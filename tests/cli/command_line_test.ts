@@ -343,3 +343,19 @@ Deno.test("an empty --plugins-dir or --hooks-dir is a usage error, not the curre
     assert.match(r.stderr, /needs a directory, not an empty value/);
   }
 });
+
+Deno.test("a line with no command says so first, and under --log-format json as one JSON line, exit 64", async () => {
+  const text = await cli(["tool"]);
+  assert.equal(text.code, 64);
+  assert.match(text.stderr, /^tyhooks: No command given after "tool"\n\nUsage: tyhooks tool /);
+  for (const line of [["--log-format", "json", "tool"], ["--log-format", "json"]]) {
+    const r = await cli(line);
+    assert.equal(r.code, 64, r.stderr);
+    const lines = r.stderr.trimEnd().split("\n");
+    assert.equal(lines.length, 1, r.stderr);
+    const logged = JSON.parse(lines[0]);
+    assert.equal(logged.level, "error");
+    assert.match(logged.msg, /^No command given/);
+    assert.match(logged.hint, /^see tyhooks help/);
+  }
+});
