@@ -39,6 +39,28 @@ async function daemonOver(index: PluginIndex, options: { maxProcs?: number; maxQ
   };
 }
 
+Deno.test("startDaemon() refuses an unknown listen address, an exposed one without a token, and NaN settings, before it binds anything", async () => {
+  const pluginsDir = await tempDir();
+  const spoolDir = await tempDir();
+  const bad: [Record<string, unknown>, RegExp][] = [
+    [{ listen: { transport: "bogus" } }, /^Invalid listen address/],
+    [{ listen: { transport: "tcp", hostname: "0.0.0.0", port: 0 } }, /without "--token-file"/],
+    [{ listen: { transport: "tcp", hostname: "127.0.0.1", port: 0 }, maxProcs: NaN }, /maxProcs/],
+    [
+      { listen: { transport: "tcp", hostname: "127.0.0.1", port: 0 }, timeouts: { route: NaN } },
+      /^Invalid route timeout: NaN ms/,
+    ],
+  ];
+  for (const [options, message] of bad) {
+    await assert.rejects(
+      // What a JavaScript caller may pass.
+      startDaemon({ pluginsDir, spoolDir, watch: false, ...options } as unknown as DaemonOptions),
+      { message },
+      JSON.stringify(options),
+    );
+  }
+});
+
 Deno.test("daemon: events past the spool bound get 503 and a log line; one waiting at stop stays spooled", async () => {
   const index = await indexOf({ slow: { hooks: { "task.done": "#!/bin/sh\nsleep 1\n" } } });
   const d = await daemonOver(index, { maxProcs: 1, maxQueued: 2 });
@@ -113,27 +135,5 @@ Deno.test("daemon: its connection limits apply: a client that sends no headers i
     for (const conn of conns) conn.close();
     await daemon.stop();
     await Deno.remove(dir, { recursive: true });
-  }
-});
-
-Deno.test("startDaemon() refuses an unknown listen address, an exposed one without a token, and NaN settings, before it binds anything", async () => {
-  const pluginsDir = await tempDir();
-  const spoolDir = await tempDir();
-  const bad: [Record<string, unknown>, RegExp][] = [
-    [{ listen: { transport: "bogus" } }, /^Invalid listen address/],
-    [{ listen: { transport: "tcp", hostname: "0.0.0.0", port: 0 } }, /without "--token-file"/],
-    [{ listen: { transport: "tcp", hostname: "127.0.0.1", port: 0 }, maxProcs: NaN }, /maxProcs/],
-    [
-      { listen: { transport: "tcp", hostname: "127.0.0.1", port: 0 }, timeouts: { route: NaN } },
-      /^Invalid route timeout: NaN ms/,
-    ],
-  ];
-  for (const [options, message] of bad) {
-    await assert.rejects(
-      // What a JavaScript caller may pass.
-      startDaemon({ pluginsDir, spoolDir, watch: false, ...options } as unknown as DaemonOptions),
-      { message },
-      JSON.stringify(options),
-    );
   }
 });
