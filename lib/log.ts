@@ -7,7 +7,7 @@
  */
 
 import { within } from "./async.ts";
-import { escapeControl, escapeJsonControl } from "./text.ts";
+import { escapeControl, jsonText } from "./text.ts";
 import { join, stateDir } from "./paths.ts";
 import { concat, openPrivateLog, rotateLog } from "./fs.ts";
 
@@ -378,7 +378,7 @@ export function recordDecision(decision: Decision, log: Logger): void {
   if (decisionLogOff()) return;
   let problem: string | null;
   try {
-    const line = escapeJsonControl(JSON.stringify(toRecord(decision))) + "\n";
+    const line = jsonText(toRecord(decision));
     problem = appendDecisionLine(decisionLogPath(), line);
   } catch (error) {
     problem = (error as Error).message;

@@ -19,7 +19,7 @@ import { RunError } from "../errors.ts";
 import { clearableTimeout } from "../async.ts";
 import type { HostEntry } from "../hosts/hosts_file.ts";
 import type { Strategy } from "../hosts/pick.ts";
-import { escapeControl, escapeJsonControl, hasControl, jsonText, quoted } from "../text.ts";
+import { escapeControl, hasControl, jsonText, quoted } from "../text.ts";
 
 export const probe: CommandModule = {
   spec: {
@@ -200,9 +200,7 @@ export const sync: CommandModule = {
         await ctx.print(
           outcomes.map((outcome) =>
             escapeControl(describeSync(outcome)) + "\n" +
-            (outcome.facts
-              ? `${outcome.host}: ${escapeJsonControl(JSON.stringify(outcome.facts))}\n`
-              : "")
+            (outcome.facts ? `${outcome.host}: ${jsonText(outcome.facts)}` : "")
           ).join(""),
         );
       }
