@@ -13,6 +13,7 @@ import { extname, join } from "../paths.ts";
 import { isFile } from "../fs.ts";
 import {
   ENV_ENTRY,
+  ENV_KEY,
   type Plugin,
   type PluginAction,
   type PluginService,
@@ -297,7 +298,7 @@ async function parseService(
     entry.env = env.filter((value, j) => {
       // ty passes such an entry on and keeps the service; tyhooks keeps the service too.
       if (typeof value !== "string" || ENV_ENTRY.test(value)) return true;
-      const why = /^[A-Za-z_][A-Za-z0-9_]*=/.test(value)
+      const why = value.includes("=") && ENV_KEY.test(value.slice(0, value.indexOf("=")))
         ? "its value holds a NUL byte, which no environment can"
         : `it is not KEY=VALUE${
           value.includes("=") ? " (KEY: letters, digits and _, not starting with a digit)" : ""

@@ -15,8 +15,11 @@ export const RESTART_POLICIES = [
   "never",
 ] as const satisfies readonly RestartPolicy[];
 
-/** What a service `env` entry must look like: `KEY=VALUE`, KEY a shell-safe name, no NUL byte. */
-export const ENV_ENTRY = /^[A-Za-z_][A-Za-z0-9_]*=[^\0]*$/;
+const NAME = "[A-Za-z_][A-Za-z0-9_]*";
+/** A variable name a shell accepts: letters, digits and `_`, not starting with a digit. */
+export const ENV_KEY: RegExp = new RegExp(`^${NAME}$`);
+/** What a service `env` entry must look like: `KEY=VALUE`, KEY an {@linkcode ENV_KEY}, no NUL. */
+export const ENV_ENTRY: RegExp = new RegExp(`^${NAME}=[^\\0]*$`);
 
 /** An action a user can invoke. */
 export interface PluginAction {

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { PluginService } from "../plugins/types.ts";
+import { ENV_KEY, type PluginService } from "../plugins/types.ts";
 import { type Logger, silentLogger } from "../log.ts";
 import {
   DEFAULT_GRACE_MS,
@@ -34,8 +34,6 @@ import { DRAIN_MS } from "../process/run_script.ts";
 export const DEFAULT_STOP_TIMEOUT_MS = 5000;
 // How long SIGKILLed processes get to actually die before a stop reports the group empty.
 const KILL_SETTLE_MS = 200;
-/** A variable name a shell accepts: letters, digits and `_`, not starting with a digit. */
-const ENV_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Variables ty's daemon gives its services; tyhooks passes its own values through. */
 const PASSED_THROUGH = ["TY_DB_PATH", "TY_API_URL"] as const;
 
