@@ -20,7 +20,7 @@ import { eventSpec, mayBePersistent, TOOL_EVENTS } from "../events.ts";
 export const SETTING_KEYS: readonly string[] = ["tools", "timeout", "persistent", "max_procs"];
 
 /** A persistent hook's pool size when `max_procs` is not given. */
-export const DEFAULT_MAX_PROCS = 1;
+export const DEFAULT_POOL_SIZE = 1;
 
 /** Reads `tyhooks:` into event -> valid settings; an event not among `hooked` is a problem. */
 export async function buildHookSettings(

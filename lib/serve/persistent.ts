@@ -12,8 +12,8 @@
 import type { AskHandler, AskRequest } from "../consult/consult.ts";
 import { eventSpec, mayBePersistent } from "../events.ts";
 import type { Plugin } from "../plugins/types.ts";
-import { DEFAULT_MAX_PROCS, hookSettings } from "../plugins/hook_settings.ts";
-import { DEFAULT_MAX_PROCS as DEFAULT_DAEMON_MAX_PROCS } from "./limits.ts";
+import { DEFAULT_POOL_SIZE, hookSettings } from "../plugins/hook_settings.ts";
+import { DEFAULT_MAX_PROCS } from "./limits.ts";
 import { blankResult, DEFAULT_MAX_OUTPUT, type RunResult } from "../process/run_script.ts";
 import { DEFAULT_GRACE_MS } from "../process/group.ts";
 import { pluginEnv } from "../hooks/runner.ts";
@@ -57,7 +57,7 @@ class HookPool {
     this.#plugin = plugin;
     this.#event = event;
     this.#script = plugin.hooks[event];
-    const wanted = hookSettings(plugin, event).maxProcs ?? DEFAULT_MAX_PROCS;
+    const wanted = hookSettings(plugin, event).maxProcs ?? DEFAULT_POOL_SIZE;
     this.#maxProcs = Math.max(1, Math.min(wanted, options.maxProcs));
     // Consulted hooks answer one JSON line per request; notified ones are only told.
     this.#notifies = eventSpec(event).kind === "notified";
@@ -320,7 +320,7 @@ export class PersistentHooks {
   constructor(options: PersistentOptions = {}) {
     this.#options = {
       log: options.log ?? silentLogger,
-      maxProcs: options.maxProcs ?? DEFAULT_DAEMON_MAX_PROCS,
+      maxProcs: options.maxProcs ?? DEFAULT_MAX_PROCS,
       backoff: options.backoff ?? DEFAULT_BACKOFF,
     };
   }
