@@ -36,8 +36,9 @@ export interface RouteOptions extends ConsultOptions {
 /**
  * Asks the `task.route` plugins through the consult loop: the first decision that holds or names a
  * config dir, expanded as ty's executor uses it. A router that fails, or whose answer is over the
- * output cap, is logged and skipped, whatever it printed. As in ty's executor, only a task whose `executor` is empty or `claude` and
- * that names no config dir is routed (`force` asks anyway). Never rejects.
+ * output cap, is logged and skipped, whatever it printed. As in ty's executor, only a task whose
+ * `executor` is empty or `claude` and that names no config dir is routed (`force` asks anyway).
+ * Never rejects.
  */
 export async function route(
   runner: ConsultRunner,
